@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * The `smsgate` command. Each command group lives in its own module under ./commands and is
+ * loaded only when used, so `smsgate sms inspect` never opens a database or a serial port.
+ * A command module exports `run(args: string[]): Promise<number>` (the exit code).
+ */
+import { pathToFileURL } from 'node:url';
+
+type CommandModule = { run(args: string[]): Promise<number> };
+
+const COMMANDS: Record<string, { module: string; usage: string }> = {
+  serve: { module: './commands/serve.js', usage: 'smsgate serve [--config FILE]' },
+  migrate: { module: './commands/migrate.js', usage: 'smsgate migrate [--config FILE]' },
+  client: { module: './commands/client.js', usage: 'smsgate client create|set-webhook ...' },
+  user: { module: './commands/user.js', usage: 'smsgate user create --client NAME --username U --password P [--admin]' },
+  token: { module: './commands/token.js', usage: 'smsgate token create --username U | token revoke --token T' },
+  sender: { module: './commands/sender.js', usage: 'smsgate sender add --client NAME --sender S --type 0|1|2' },
+  webhook: { module: './commands/webhook.js', usage: 'smsgate webhook list --failed | webhook replay --client NAME [--since TIME]' },
+  sms: { module: './commands/sms.js', usage: 'smsgate sms inspect --text T' },
+  pdu: { module: './commands/pdu.js', usage: 'smsgate pdu encode --to MSISDN --text T [--status-report] | pdu decode HEX' },
+  modem: { module: './commands/modem.js', usage: 'smsgate modem probe --path DEV [--profile NAME]' },
+};
+
+export function usage(): string {
+  return ['usage: smsgate <command> [options]', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    process.stderr.write(`smsgate: unknown command '${name}'\n${usage()}\n`);
+    return 2;
+  }
+  const mod = (await import(command.module)) as CommandModule;
+  return mod.run(rest);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      process.stderr.write(`smsgate: ${message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

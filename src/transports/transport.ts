@@ -1,0 +1,109 @@
+/**
+ * The contract every transport (SMPP, modem, simulator) implements and the dispatch engine drives.
+ *
+ * A transport knows nothing of campaigns: it takes one message already planned by the SMS core
+ * (encoding chosen, text split into segments) and hands its parts to the network, reporting one
+ * outcome per part. It reports receipts and inbound messages through handlers that it awaits:
+ * a transport acknowledges a receipt to its peer (deliver_sm_resp, AT+CNMA, deleting a stored
+ * report) only after the handler's promise resolves, so a receipt is never acknowledged before
+ * it is stored.
+ */
+import type { Encoding } from '../sms/index.js';
+
+export type SenderKind = 'alphanumeric' | 'shortcode' | 'international';
+
+export interface OutboundSender {
+  /** Sender id as the campaign gave it, trimmed. */
+  value: string;
+  kind: SenderKind;
+  /** SMPP 3.4 §5.2.5/§5.2.6: alphanumeric 5/0, international 1/1, short code 3/0. */
+  ton: number;
+  npi: number;
+}
+
+export interface OutboundMessage {
+  /** The engine's key for this message (stable across retries); used in logs only. */
+  messageKey: string;
+  /** Normalised msisdn, digits only, international form without '+'. */
+  destination: string;
+  sender: OutboundSender;
+  encoding: Encoding;
+  /** Part texts from the SMS core's planMessage(); segments.join('') is the whole text. */
+  segments: readonly string[];
+  /** Concatenation reference (0..65535), the same for every part and every retry of the message. */
+  concatReference: number;
+  /**
+   * 1-based part numbers to send now; omitted means every part. On a retry the engine sends only
+   * the parts that failed temporarily or whose submit result was lost, keeping each part's number
+   * and the total so the handset still reassembles the whole.
+   */
+  partNumbers?: readonly number[];
+}
+
+export type PartOutcome =
+  /** The peer took the part; messageId is already normalised (see normalizeMessageId). */
+  | { part: number; kind: 'accepted'; messageId: string }
+  /** Final failure: status is what the recipient's receipt will say (max 30 characters). */
+  | { part: number; kind: 'failed-permanent'; status: string; errorCode?: number }
+  /** Worth retrying later (throttled, queue full, timeout, link down). */
+  | { part: number; kind: 'failed-temporary'; status: string; errorCode?: number; retryAfterMs?: number };
+
+export interface TransportReceipt {
+  /** Normalised message id, in the same form the transport gave in the 'accepted' outcome. */
+  messageId: string;
+  /** Status text for the recipient: alphabetic `stat:` as sent, else raw status text; max 30 characters. */
+  status: string;
+  /** True when the status is final (delivered, undeliverable, expired, rejected, deleted...). */
+  final: boolean;
+  errorCode?: string;
+  /** When the network says it finished, as an ISO-8601 instant, if it said. */
+  doneAt?: string;
+  /** The receipt as received (SMPP short_message text or the status report PDU hex), for audit. */
+  raw: string;
+}
+
+export interface InboundMessage {
+  from: string;
+  to: string;
+  text: string;
+  receivedAt: string;
+  raw: string;
+}
+
+export type TransportState =
+  | { state: 'binding' }
+  | { state: 'bound'; detail?: string }
+  | { state: 'down'; reason: string };
+
+export interface TransportHandlers {
+  /** Must be awaited before the receipt is acknowledged to the peer. Rejecting means "not stored": do not acknowledge. */
+  onReceipt(receipt: TransportReceipt): Promise<void>;
+  onInbound(message: InboundMessage): Promise<void>;
+  onState(state: TransportState): void;
+}
+
+export interface Transport {
+  readonly name: string;
+  readonly type: 'smpp' | 'modem' | 'simulator';
+  /** Most submits this transport can usefully have in flight at once (the engine's queue concurrency). */
+  readonly windowSize: number;
+  /** Parts per second this transport accepts at most (the engine's queue rate). */
+  readonly maxPerSecond: number;
+
+  /** Set before start(); receipts that arrive before handlers are set are not acknowledged. */
+  setHandlers(handlers: TransportHandlers): void;
+  /** Starts connecting; resolves once the first connection attempt has been made (it may still be down). */
+  start(): Promise<void>;
+  /**
+   * Stops taking submits, waits up to drainTimeoutMs for in-flight responses, then disconnects
+   * cleanly (SMPP unbind). Every submit still pending after that resolves with 'failed-temporary'.
+   */
+  stop(drainTimeoutMs?: number): Promise<void>;
+  /**
+   * Sends the message's parts. Never rejects for a per-part problem: every requested part gets
+   * exactly one outcome. While the transport is down, parts resolve as 'failed-temporary'
+   * (status 'TRANSPORT_DOWN') without touching the network.
+   */
+  submit(message: OutboundMessage): Promise<PartOutcome[]>;
+  currentState(): TransportState;
+}
