@@ -1,0 +1,23 @@
+/**
+ * smsgate/receipts: the pure receipt core (no I/O). Parses SMPP receipt text and TLVs, maps
+ * TP-Status of modem status reports, normalises message ids, and parks early receipts.
+ */
+export { parseReceiptText, RECEIPT_LABELS } from './receipt-text.js';
+export type { ParsedReceiptText, ReceiptField, ReceiptTextFields } from './receipt-text.js';
+export {
+  fitStatus,
+  isDeliveredStatus,
+  isFinalStatus,
+  MAX_STATUS_CHARS,
+  MESSAGE_STATE_NAMES,
+  messageStateName,
+  receiptStatus,
+  statusFromTpStatus,
+} from './status.js';
+export type { FittedStatus, ReceiptStatusInput } from './status.js';
+export { MESSAGE_ID_MODES, normalizeMessageId } from './message-id.js';
+export type { MessageIdMode } from './message-id.js';
+export { parseReceiptDate, parseSmppReceipt } from './smpp-receipt.js';
+export type { ParsedSmppReceipt, SmppReceiptInput, SmppReceiptResult } from './smpp-receipt.js';
+export { PendingReceipts } from './pending-receipts.js';
+export type { PendingEntry, PendingReceiptsOptions } from './pending-receipts.js';
