@@ -1,0 +1,74 @@
+/**
+ * A whole message as SMS-SUBMIT PDUs, one per part: the SMS core splits and packs the text
+ * (concatenation UDH, septet fill bits), this module wraps each part's user data in a TPDU.
+ */
+import { type Encoding, type MessagePlan, encodeParts, packUserData, planMessage } from '../sms/index.js';
+import type { DestinationNumberType } from './address.js';
+import { DCS } from './dcs.js';
+import { type EncodedSubmitPdu, encodeSubmitTpdu } from './submit.js';
+
+export interface SubmitOptions {
+  /** TP-SRR: ask the SC for an SMS-STATUS-REPORT. Default false. */
+  statusReport?: boolean;
+  /** Type of the destination number. Default 'international' (TON 1 / NPI 1, 0x91). */
+  numberType?: DestinationNumberType;
+  /** Relative TP-VP in minutes, or null to send none. Default 1440 (TP-VP 0xA7, 24 hours). */
+  validityMinutes?: number | null;
+  /** TP-RD. Default false. */
+  rejectDuplicates?: boolean;
+  /** TP-PID. Default 0x00 (TS 23.040 §9.2.3.9: plain SME-to-SME). */
+  protocolId?: number;
+}
+
+export interface SubmitPart extends EncodedSubmitPdu {
+  /** 1-based part number and the part count of the whole message. */
+  sequence: number;
+  total: number;
+}
+
+export interface SegmentedMessage {
+  /** Destination digits, no '+'. */
+  destination: string;
+  encoding: Encoding;
+  /** Per-part texts from planMessage(); segments.join('') is the whole text. */
+  segments: readonly string[];
+  /** Concatenation reference, the same for every part. */
+  reference: number;
+  referenceBits?: 8 | 16;
+}
+
+export const DEFAULT_VALIDITY_MINUTES = 24 * 60;
+
+export function encodeSubmitParts(message: SegmentedMessage, options: SubmitOptions = {}): SubmitPart[] {
+  const text = message.segments.join('');
+  const plan: MessagePlan = {
+    encoding: message.encoding,
+    units: 0,
+    parts: message.segments.length,
+    text,
+    segments: [...message.segments],
+  };
+  const parts = encodeParts(plan, { reference: message.reference, referenceBits: message.referenceBits ?? 8 });
+  return parts.map((part) => {
+    const { userData, udl } = packUserData(part, message.encoding);
+    const pdu = encodeSubmitTpdu({
+      destination: message.destination,
+      numberType: options.numberType ?? 'international',
+      statusReport: options.statusReport ?? false,
+      rejectDuplicates: options.rejectDuplicates ?? false,
+      validityMinutes: options.validityMinutes === undefined ? DEFAULT_VALIDITY_MINUTES : options.validityMinutes,
+      protocolId: options.protocolId ?? 0x00,
+      dcs: message.encoding === 'UCS-2' ? DCS.ucs2 : DCS.gsm7,
+      userData,
+      udl,
+      hasUserDataHeader: part.udh !== null,
+    });
+    return { ...pdu, sequence: part.sequence, total: part.total };
+  });
+}
+
+/** Plans a raw text with the SMS core (replacements, encoding, split) and encodes every part. */
+export function encodeTextSubmitParts(destination: string, rawText: string, options: SubmitOptions & { reference?: number } = {}): SubmitPart[] {
+  const plan = planMessage(rawText);
+  return encodeSubmitParts({ destination, encoding: plan.encoding, segments: plan.segments, reference: options.reference ?? 0 }, options);
+}

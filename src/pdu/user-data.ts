@@ -1,0 +1,92 @@
+/**
+ * TS 23.040 §9.2.3.16 TP-UDL and §9.2.3.24 TP-UD decoding: an optional user data header (when
+ * TP-UDHI is set), then the text. With GSM-7 the UDL counts septets and the text starts on the
+ * septet boundary after the header (fill bits); with 8-bit data and UCS-2 it counts octets.
+ */
+import { GatewayError } from '../errors.js';
+import { decodeGsm7Septets, decodeUcs2, unpackSeptets } from '../sms/index.js';
+import type { Alphabet } from './dcs.js';
+import { octetsToHex } from './octets.js';
+
+/** TS 23.040 §9.2.3.24.1 and §9.2.3.24.8: concatenation information element identifiers. */
+export const IEI = { concat8: 0x00, concat16: 0x08 } as const;
+
+export interface InformationElement {
+  iei: number;
+  /** The element's data as hex. */
+  data: string;
+}
+
+export interface ConcatInfo {
+  reference: number;
+  referenceBits: 8 | 16;
+  total: number;
+  sequence: number;
+}
+
+export interface DecodedUserData {
+  udh: InformationElement[];
+  concat: ConcatInfo | null;
+  /** The text; for 8-bit data, empty (the octets are in dataHex). */
+  text: string;
+  /** The user data after the header, as hex. */
+  dataHex: string;
+}
+
+function bad(message: string, details: Record<string, unknown>): GatewayError {
+  return new GatewayError('PDU_BAD_USER_DATA', message, { details });
+}
+
+function parseHeader(udh: Uint8Array): { elements: InformationElement[]; concat: ConcatInfo | null } {
+  const elements: InformationElement[] = [];
+  let concat: ConcatInfo | null = null;
+  let offset = 0;
+  while (offset < udh.length) {
+    if (offset + 2 > udh.length) throw bad('user data header ends inside an element', { offset });
+    const iei = udh[offset] as number;
+    const length = udh[offset + 1] as number;
+    const data = udh.subarray(offset + 2, offset + 2 + length);
+    if (data.length !== length) throw bad(`element 0x${iei.toString(16)} runs past the header`, { iei, length });
+    elements.push({ iei, data: octetsToHex(data) });
+    if (iei === IEI.concat8 && length === 3) {
+      concat = { reference: data[0] as number, referenceBits: 8, total: data[1] as number, sequence: data[2] as number };
+    } else if (iei === IEI.concat16 && length === 4) {
+      concat = { reference: ((data[0] as number) << 8) | (data[1] as number), referenceBits: 16, total: data[2] as number, sequence: data[3] as number };
+    }
+    offset += 2 + length;
+  }
+  return { elements, concat };
+}
+
+/**
+ * @param userData the octets after TP-UDL, which must be exactly what the UDL says: a longer or
+ *   shorter field is a coded failure (PDU_BAD_USER_DATA), not a silently cut text.
+ */
+export function decodeUserData(userData: Uint8Array, udl: number, alphabet: Alphabet, hasHeader: boolean): DecodedUserData {
+  const expectedOctets = alphabet === 'GSM-7' ? Math.ceil((udl * 7) / 8) : udl;
+  if (userData.length !== expectedOctets) {
+    throw bad(`TP-UDL ${udl} (${alphabet}) needs ${expectedOctets} octets of user data, PDU has ${userData.length}`, {
+      udl, alphabet, octets: userData.length,
+    });
+  }
+  let headerOctets = 0;
+  let header: { elements: InformationElement[]; concat: ConcatInfo | null } = { elements: [], concat: null };
+  if (hasHeader) {
+    const udhl = userData[0];
+    if (udhl === undefined || 1 + udhl > userData.length) throw bad('user data header is longer than the user data', { udhl });
+    headerOctets = 1 + udhl;
+    header = parseHeader(userData.subarray(1, headerOctets));
+  }
+  const body = userData.subarray(headerOctets);
+  let text = '';
+  if (alphabet === 'GSM-7') {
+    const headerSeptets = Math.ceil((headerOctets * 8) / 7);
+    const fillBits = headerSeptets * 7 - headerOctets * 8;
+    const septetCount = udl - headerSeptets;
+    if (septetCount < 0) throw bad('TP-UDL is shorter than the user data header', { udl, headerSeptets });
+    text = decodeGsm7Septets(unpackSeptets(body, septetCount, fillBits));
+  } else if (alphabet === 'UCS-2') {
+    text = decodeUcs2(body);
+  }
+  return { udh: header.elements, concat: header.concat, text, dataHex: octetsToHex(body) };
+}
