@@ -1,0 +1,243 @@
+/**
+ * Validation of the Create Campaign Request (SPEC.md "Create Campaign Request" and "Recipient"):
+ * an ajv schema for shapes, types and lengths, then the rules a schema cannot say (a
+ * non-whitespace character, the sender id rules, a real calendar date for sendAt).
+ *
+ * Behaviour chosen to match the reference service (ASP.NET Core with System.Text.Json):
+ * - property names match case-insensitively (`Text`, `MSISDN`, `clientReference` are accepted);
+ * - unknown properties are ignored;
+ * - no type coercion (`"true"` is not a boolean, `5` is not a string);
+ * - lengths are counted in UTF-16 code units, as .NET's string.Length does (an emoji counts 2);
+ * - a required field that is null is reported as required.
+ * Every failure is listed in one detail string naming the field path, e.g.
+ * `recipientInfo[3].msisdn is required`.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import { validateSender } from '../sms/index.js';
+import { parseSendAt, type LocalMinute } from './send-at.js';
+
+export const CAMPAIGN_LIMITS = {
+  textMaxCharacters: 2000,
+  campaignNameMaxCharacters: 30,
+  msisdnMaxCharacters: 20,
+  clientReferenceMaxCharacters: 30,
+} as const;
+
+export const DEFAULT_CAMPAIGN_NAME = 'API Broadcast';
+
+export interface RecipientRequest {
+  msisdn: string;
+  clientReference: string | null;
+}
+
+/** A request that passed every rule, with defaults applied. */
+export interface CampaignRequest {
+  text: string;
+  /** Trimmed (SPEC: leading and trailing spaces are removed). */
+  from: string;
+  recipients: RecipientRequest[];
+  /** Stored exactly as supplied (not trimmed). */
+  campaignName: string;
+  /** The sendAt string as given, or null for "send immediately". */
+  sendAtLocal: string | null;
+  sendAt: LocalMinute | null;
+  createAsDraft: boolean;
+  shouldSaveList: boolean;
+}
+
+export type CampaignRequestResult = { ok: true; request: CampaignRequest } | { ok: false; errors: string[] };
+
+const CAMPAIGN_FIELDS = ['text', 'from', 'recipientInfo', 'campaignName', 'sendAt', 'createAsDraft', 'shouldSaveList'] as const;
+const RECIPIENT_FIELDS = ['msisdn', 'ClientReference'] as const;
+const REQUIRED_CAMPAIGN_FIELDS: readonly string[] = ['text', 'from', 'recipientInfo'];
+const REQUIRED_RECIPIENT_FIELDS: readonly string[] = ['msisdn'];
+
+/** SPEC Recipient: digits with an optional leading `+`; no spaces, brackets or hyphens. */
+const MSISDN_PATTERN = '^\\+?[0-9]+$';
+
+const SCHEMA = {
+  type: 'object',
+  required: REQUIRED_CAMPAIGN_FIELDS,
+  properties: {
+    text: { type: 'string', minLength: 1, maxLength: CAMPAIGN_LIMITS.textMaxCharacters },
+    from: { type: 'string', minLength: 1 },
+    recipientInfo: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: REQUIRED_RECIPIENT_FIELDS,
+        properties: {
+          msisdn: { type: 'string', minLength: 1, maxLength: CAMPAIGN_LIMITS.msisdnMaxCharacters, pattern: MSISDN_PATTERN },
+          ClientReference: { type: ['string', 'null'], maxLength: CAMPAIGN_LIMITS.clientReferenceMaxCharacters },
+        },
+      },
+    },
+    campaignName: { type: 'string', minLength: 1, maxLength: CAMPAIGN_LIMITS.campaignNameMaxCharacters },
+    sendAt: { type: ['string', 'null'] },
+    createAsDraft: { type: 'boolean' },
+    shouldSaveList: { type: 'boolean' },
+  },
+} as const;
+
+/** unicode:false makes maxLength count UTF-16 code units (string.length), like .NET. */
+const ajv = new Ajv({ allErrors: true, unicode: false, coerceTypes: false, useDefaults: false, strict: true });
+const validateShape = ajv.compile(SCHEMA);
+
+/** Messages past this many are summarised as a count, so a 100,000-row mistake stays readable. */
+export const MAX_LISTED_ERRORS = 20;
+
+export function validateCampaignRequest(body: unknown): CampaignRequestResult {
+  if (!isPlainObject(body)) return { ok: false, errors: ['the request body must be a JSON object'] };
+  const candidate = canonicalize(body, CAMPAIGN_FIELDS, REQUIRED_CAMPAIGN_FIELDS);
+  const recipientInfo = candidate['recipientInfo'];
+  if (Array.isArray(recipientInfo)) {
+    candidate['recipientInfo'] = recipientInfo.map((item: unknown) =>
+      isPlainObject(item) ? canonicalize(item, RECIPIENT_FIELDS, REQUIRED_RECIPIENT_FIELDS) : item,
+    );
+  }
+
+  const errors: string[] = [];
+  if (!validateShape(candidate)) errors.push(...(validateShape.errors ?? []).map(describeAjvError));
+  const rules = checkRules(candidate);
+  errors.push(...rules.errors);
+  if (errors.length > 0) return { ok: false, errors: [...new Set(errors)] };
+
+  const recipients = (candidate['recipientInfo'] as Array<Record<string, unknown>>).map((r) => ({
+    msisdn: r['msisdn'] as string,
+    clientReference: (r['ClientReference'] as string | null | undefined) ?? null,
+  }));
+  const sendAtLocal = (candidate['sendAt'] as string | null | undefined) ?? null;
+  return {
+    ok: true,
+    request: {
+      text: candidate['text'] as string,
+      from: (candidate['from'] as string).trim(),
+      recipients,
+      campaignName: (candidate['campaignName'] as string | undefined) ?? DEFAULT_CAMPAIGN_NAME,
+      sendAtLocal,
+      sendAt: rules.sendAt,
+      createAsDraft: (candidate['createAsDraft'] as boolean | undefined) ?? false,
+      shouldSaveList: (candidate['shouldSaveList'] as boolean | undefined) ?? false,
+    },
+  };
+}
+
+/** One detail string for a problem+json body. */
+export function formatValidationDetail(errors: readonly string[]): string {
+  const listed = errors.slice(0, MAX_LISTED_ERRORS).join('; ');
+  const more = errors.length - MAX_LISTED_ERRORS;
+  return more > 0 ? `${listed}; and ${more} more error${more === 1 ? '' : 's'}` : listed;
+}
+
+/** The rules beyond the schema; each runs only when its field already has the right type. */
+function checkRules(candidate: Record<string, unknown>): { errors: string[]; sendAt: LocalMinute | null } {
+  const errors: string[] = [];
+  let sendAt: LocalMinute | null = null;
+  const { text, from, campaignName, sendAt: sendAtRaw } = candidate;
+  if (typeof text === 'string' && text.length > 0 && !hasNonWhitespace(text)) {
+    errors.push('text must contain a non-whitespace character');
+  }
+  if (typeof from === 'string' && from.length > 0) {
+    const sender = validateSender(from);
+    if (!sender.ok) errors.push(`from is invalid: ${sender.reason}`);
+  }
+  if (typeof campaignName === 'string' && campaignName.length > 0 && !hasNonWhitespace(campaignName)) {
+    errors.push('campaignName must contain a non-whitespace character');
+  }
+  if (typeof sendAtRaw === 'string') {
+    if (!hasNonWhitespace(sendAtRaw)) {
+      errors.push('sendAt must not be empty or blank');
+    } else {
+      const parsed = parseSendAt(sendAtRaw);
+      if (parsed.ok) sendAt = parsed.local;
+      else errors.push(`sendAt ${parsed.reason}`);
+    }
+  }
+  return { errors, sendAt };
+}
+
+/**
+ * Copies the known properties under their canonical names, matching names case-insensitively
+ * (a later duplicate wins, as with repeated JSON keys). A null required field is left out so it is
+ * reported as required.
+ */
+function canonicalize(
+  source: Record<string, unknown>,
+  fields: readonly string[],
+  required: readonly string[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const canonical = canonicalName(key, fields);
+    if (canonical === undefined) continue;
+    const value = source[key];
+    if (value === null && required.includes(canonical)) delete out[canonical];
+    else out[canonical] = value;
+  }
+  return out;
+}
+
+function canonicalName(key: string, fields: readonly string[]): string | undefined {
+  for (const field of fields) {
+    if (field === key) return field;
+  }
+  const lower = key.toLowerCase();
+  return fields.find((field) => field.toLowerCase() === lower);
+}
+
+/** ajv's /recipientInfo/3/msisdn becomes recipientInfo[3].msisdn, as the spec's example writes it. */
+function fieldPath(instancePath: string): string {
+  let path = '';
+  for (const segment of instancePath.split('/').slice(1)) {
+    if (/^[0-9]+$/.test(segment)) path += `[${segment}]`;
+    else path += path === '' ? segment : `.${segment}`;
+  }
+  return path;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  array: 'an array',
+  object: 'an object',
+  boolean: 'a boolean (true or false)',
+  'string,null': 'a string or null',
+};
+
+const PATTERN_MESSAGES: Record<string, string> = {
+  [MSISDN_PATTERN]: "must contain only digits with an optional leading '+'",
+};
+
+function describeAjvError(error: ErrorObject): string {
+  const path = fieldPath(error.instancePath);
+  const subject = path === '' ? 'the request body' : path;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      return `${path === '' ? missing : `${path}.${missing}`} is required`;
+    }
+    case 'type': {
+      const type = Array.isArray(params['type']) ? params['type'].join(',') : String(params['type']);
+      return `${subject} must be ${TYPE_WORDS[type] ?? type}`;
+    }
+    case 'minLength':
+      return params['limit'] === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(params['limit'])} characters`;
+    case 'maxLength':
+      return `${subject} must be at most ${String(params['limit'])} characters`;
+    case 'minItems':
+      return `${subject} must contain at least ${String(params['limit'])} item`;
+    case 'pattern':
+      return `${subject} ${PATTERN_MESSAGES[String(params['pattern'])] ?? `must match ${String(params['pattern'])}`}`;
+    default:
+      return `${subject} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+function hasNonWhitespace(value: string): boolean {
+  return /\S/.test(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

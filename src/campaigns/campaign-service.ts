@@ -1,0 +1,118 @@
+/**
+ * The campaign API's domain side: accept a request durably, read a summary, list senders.
+ * Accepting only stores the request (one INSERT, synchronous=FULL, so a 202 survives kill -9 and a
+ * power cut); the CampaignProcessor turns it into recipients in the background.
+ */
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/database.js';
+import { CampaignStore, type SenderEntry } from '../store/campaign-store.js';
+import { formatValidationDetail, validateCampaignRequest } from './campaign-request.js';
+
+/** Who acts: the authenticated identity's account (client) and user. Identity from src/auth fits. */
+export interface CampaignOwner {
+  clientId: number;
+  userId: number;
+}
+
+/** SPEC.md "Campaign Summary". */
+export interface CampaignSummary {
+  totalSent: number;
+  delivered: number;
+  undelivered: number;
+  pending: number;
+}
+
+/** Codes this module throws; src/api/http-errors.ts maps them to statuses. */
+export const CAMPAIGN_ERROR = {
+  invalidRequest: 'CAMPAIGN_INVALID',
+  invalidId: 'CAMPAIGN_ID_INVALID',
+  notFound: 'CAMPAIGN_NOT_FOUND',
+} as const;
+
+/** RFC 9562 textual form, any case (ids are issued lowercase). */
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface CampaignServiceOptions {
+  store: Store;
+  logger: Logger;
+  now?: () => number;
+  newId?: () => string;
+  /** Called after a campaign is stored in state 'queued' (the processor's wake()). */
+  onQueued?: (campaignId: string) => void;
+}
+
+export class CampaignService {
+  private readonly campaigns: CampaignStore;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly newId: () => string;
+  private readonly onQueued: (campaignId: string) => void;
+
+  constructor(options: CampaignServiceOptions) {
+    this.campaigns = new CampaignStore(options.store.db);
+    this.logger = options.logger.child({ component: 'campaigns' });
+    this.now = options.now ?? Date.now;
+    this.newId = options.newId ?? randomUUID;
+    this.onQueued = options.onQueued ?? (() => undefined);
+  }
+
+  /**
+   * Validates and stores a Create Campaign Request. Throws GatewayError CAMPAIGN_INVALID whose
+   * message is the problem detail (every failing field named) and details.errors the list.
+   */
+  async accept(owner: CampaignOwner, body: unknown): Promise<{ id: string }> {
+    const result = validateCampaignRequest(body);
+    if (!result.ok) {
+      throw new GatewayError(CAMPAIGN_ERROR.invalidRequest, formatValidationDetail(result.errors), {
+        details: { errors: result.errors },
+      });
+    }
+    const { request } = result;
+    const id = this.newId();
+    const state = request.createAsDraft ? 'draft' : 'queued';
+    this.campaigns.insertCampaign({
+      id,
+      clientId: owner.clientId,
+      userId: owner.userId,
+      state,
+      name: request.campaignName,
+      sender: request.from,
+      text: request.text,
+      sendAtLocal: request.sendAtLocal,
+      createAsDraft: request.createAsDraft,
+      shouldSaveList: request.shouldSaveList,
+      requestRecipientsJson: JSON.stringify(request.recipients),
+      createdAtMs: this.now(),
+    });
+    this.logger.info({ campaignId: id, clientId: owner.clientId, state, recipients: request.recipients.length }, 'campaign accepted');
+    if (state === 'queued') this.onQueued(id);
+    return { id };
+  }
+
+  /**
+   * The summary of a ready campaign of the owner's account. Unknown ids, other accounts' campaigns,
+   * drafts and campaigns still queued or processing are all CAMPAIGN_NOT_FOUND (SPEC: 404), so an
+   * id reveals nothing about another account.
+   */
+  async summary(owner: CampaignOwner, id: string): Promise<CampaignSummary> {
+    if (!UUID_PATTERN.test(id)) throw new GatewayError(CAMPAIGN_ERROR.invalidId, 'id must be a valid UUID');
+    const campaign = this.campaigns.findCampaign(id.toLowerCase());
+    if (campaign === undefined || campaign.client_id !== owner.clientId || campaign.state !== 'ready') {
+      throw new GatewayError(CAMPAIGN_ERROR.notFound, `campaign ${id} was not found`);
+    }
+    const counts = this.campaigns.statusCounts(campaign.id);
+    return {
+      totalSent: campaign.total_sent ?? 0,
+      delivered: counts.delivered,
+      undelivered: counts.undelivered,
+      pending: counts.pending,
+    };
+  }
+
+  /** The account's sender ids (legacy v2 sender list). */
+  async senders(owner: Pick<CampaignOwner, 'clientId'>): Promise<SenderEntry[]> {
+    return this.campaigns.senders(owner.clientId);
+  }
+}

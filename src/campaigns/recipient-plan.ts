@@ -1,0 +1,64 @@
+/**
+ * SPEC.md "Recipient processing rules": which of a request's recipients become recipients of the
+ * campaign. Pure: the caller says whether the sender may reach Irish numbers.
+ * - numbers are normalised by the SMS core; one that cannot be normalised is skipped (invalid);
+ * - duplicates are detected after normalisation; the first entry and its ClientReference are kept;
+ * - Irish numbers (353...) are skipped when the sender is not on the account's permitted list.
+ * One skipped number never stops the campaign.
+ */
+import { normalizeMsisdn } from '../sms/index.js';
+import type { RecipientRequest } from './campaign-request.js';
+
+/** ITU-T E.164 country code of Ireland; normalised Irish numbers start with it. */
+export const IRISH_COUNTRY_CODE = '353';
+
+export interface PlannedRecipient {
+  msisdn: string;
+  clientReference: string | null;
+}
+
+export interface RecipientPlan {
+  accepted: PlannedRecipient[];
+  skipped: { invalid: number; duplicate: number; unpermitted: number };
+}
+
+export function planRecipients(
+  requested: readonly RecipientRequest[],
+  options: { senderPermittedForIreland: boolean },
+): RecipientPlan {
+  const accepted: PlannedRecipient[] = [];
+  const skipped = { invalid: 0, duplicate: 0, unpermitted: 0 };
+  const seen = new Set<string>();
+  for (const entry of requested) {
+    const normalized = normalizeMsisdn(entry.msisdn);
+    if (!normalized.ok) {
+      skipped.invalid++;
+      continue;
+    }
+    const { msisdn } = normalized;
+    if (seen.has(msisdn)) {
+      skipped.duplicate++;
+      continue;
+    }
+    // Marked as seen before the permission check: a later duplicate of an unpermitted number is a
+    // duplicate either way, and the count of each reason stays exact.
+    seen.add(msisdn);
+    if (!options.senderPermittedForIreland && msisdn.startsWith(IRISH_COUNTRY_CODE)) {
+      skipped.unpermitted++;
+      continue;
+    }
+    accepted.push({ msisdn, clientReference: entry.clientReference });
+  }
+  return { accepted, skipped };
+}
+
+/**
+ * SPEC.md `from`: for Irish recipients the sender id must be on the permitted list. Sender types
+ * (legacy v2 Sender entry): 0 registered with the national regulator and 2 numeric permit; 1
+ * (international, not approved by that regulator) does not, and neither does an unlisted sender.
+ */
+export const SENDER_TYPES_PERMITTED_FOR_IRELAND: ReadonlySet<number> = new Set([0, 2]);
+
+export function isPermittedForIreland(senderType: number | undefined): boolean {
+  return senderType !== undefined && SENDER_TYPES_PERMITTED_FOR_IRELAND.has(senderType);
+}
