@@ -1,0 +1,167 @@
+/**
+ * SQL of the webhook outbox (table webhook_outbox, migrations/1763740000000-initial-schema.ts).
+ * Prepared statements on the raw better-sqlite3 handle: enqueue runs inside the engine's receipt
+ * transaction, and the sender writes attempt results in batches, one transaction each.
+ */
+import type { SqliteDatabase } from './database.js';
+
+export type OutboxState = 'pending' | 'delivered' | 'dead';
+
+export interface NewOutboxRow {
+  clientId: number;
+  recipientId: number | null;
+  body: string;
+  nowMs: number;
+}
+
+/** A due event with what is needed to send it, read from the client row at send time. */
+export interface DueOutboxRow {
+  id: number;
+  clientId: number;
+  recipientId: number | null;
+  body: string;
+  attempts: number;
+  webhookUrl: string | null;
+  webhookSecretEnc: string | null;
+}
+
+export interface DeadLetterRow {
+  id: number;
+  clientId: number;
+  clientName: string;
+  recipientId: number | null;
+  body: string;
+  attempts: number;
+  lastError: string | null;
+  createdAt: number;
+  deadAt: number | null;
+}
+
+/** The result of one attempt, as written back. */
+export type AttemptRecord =
+  | { id: number; kind: 'delivered'; attempts: number; atMs: number }
+  | { id: number; kind: 'retry'; attempts: number; nextAttemptAt: number; lastError: string }
+  | { id: number; kind: 'dead'; attempts: number; atMs: number; lastError: string };
+
+function prepareStatements(db: SqliteDatabase) {
+  return {
+    // Only clients with a webhook URL get events: one that configured none has not subscribed.
+    insert: db.prepare<[number, number | null, string, number, number, number]>(
+      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at)
+       SELECT ?, ?, ?, 'pending', 0, ?, ? FROM clients WHERE id = ? AND webhook_url IS NOT NULL AND webhook_url <> ''`,
+    ),
+    due: db.prepare<[number, number]>(
+      `SELECT o.id, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts,
+              c.webhook_url AS webhookUrl, c.webhook_secret_enc AS webhookSecretEnc
+       FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
+       WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+       ORDER BY o.next_attempt_at, o.id LIMIT ?`,
+    ),
+    earliestPending: db.prepare<[]>(`SELECT MIN(next_attempt_at) FROM webhook_outbox WHERE state = 'pending'`).pluck(),
+    delivered: db.prepare<[number, number, number]>(
+      `UPDATE webhook_outbox SET state = 'delivered', attempts = ?, delivered_at = ? WHERE id = ? AND state = 'pending'`,
+    ),
+    retry: db.prepare<[number, number, string, number]>(
+      `UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`,
+    ),
+    dead: db.prepare<[number, number, string, number]>(
+      `UPDATE webhook_outbox SET state = 'dead', attempts = ?, dead_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`,
+    ),
+    countByState: db.prepare<[]>(`SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state`),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+const statementsByDb = new WeakMap<SqliteDatabase, Statements>();
+
+function statements(db: SqliteDatabase): Statements {
+  let s = statementsByDb.get(db);
+  if (s === undefined) {
+    s = prepareStatements(db);
+    statementsByDb.set(db, s);
+  }
+  return s;
+}
+
+/** Inserts a pending event due now; false when the client has no webhook URL (nothing to send to). */
+export function insertOutboxRow(db: SqliteDatabase, row: NewOutboxRow): boolean {
+  return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, row.clientId).changes === 1;
+}
+
+export function selectDueOutboxRows(db: SqliteDatabase, nowMs: number, limit: number): DueOutboxRow[] {
+  return statements(db).due.all(nowMs, limit) as DueOutboxRow[];
+}
+
+/** The soonest next_attempt_at of any pending event, or null when none is pending. */
+export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
+  return (statements(db).earliestPending.get() as number | null | undefined) ?? null;
+}
+
+/** Writes attempt results in one transaction. A row no longer pending (replayed or changed) is left alone. */
+export function recordAttempts(db: SqliteDatabase, records: readonly AttemptRecord[]): void {
+  const s = statements(db);
+  db.transaction(() => {
+    for (const r of records) {
+      if (r.kind === 'delivered') s.delivered.run(r.attempts, r.atMs, r.id);
+      else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
+      else s.dead.run(r.attempts, r.atMs, r.lastError, r.id);
+    }
+  })();
+}
+
+export function countOutboxByState(db: SqliteDatabase): Record<OutboxState, number> {
+  const counts: Record<OutboxState, number> = { pending: 0, delivered: 0, dead: 0 };
+  for (const row of statements(db).countByState.all() as { state: OutboxState; n: number }[]) counts[row.state] = row.n;
+  return counts;
+}
+
+export interface DeadLetterFilter {
+  clientId?: number;
+  /** Only events that became dead letters at or after this time (ms since epoch). */
+  sinceMs?: number;
+  limit?: number;
+}
+
+function deadLetterWhere(filter: DeadLetterFilter): { where: string; params: number[] } {
+  const clauses = [`o.state = 'dead'`];
+  const params: number[] = [];
+  if (filter.clientId !== undefined) {
+    clauses.push('o.client_id = ?');
+    params.push(filter.clientId);
+  }
+  if (filter.sinceMs !== undefined) {
+    clauses.push('o.dead_at >= ?');
+    params.push(filter.sinceMs);
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
+/** Dead letters, oldest first. Admin path: not prepared once, the filter varies. */
+export function listDeadLetters(db: SqliteDatabase, filter: DeadLetterFilter = {}): DeadLetterRow[] {
+  const { where, params } = deadLetterWhere(filter);
+  const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.trunc(filter.limit))}`;
+  return db.prepare(
+    `SELECT o.id, o.client_id AS clientId, c.name AS clientName, o.recipient_id AS recipientId, o.body, o.attempts,
+            o.last_error AS lastError, o.created_at AS createdAt, o.dead_at AS deadAt
+     FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
+     WHERE ${where} ORDER BY o.dead_at, o.id${limit}`,
+  ).all(...params) as DeadLetterRow[];
+}
+
+/**
+ * Puts dead letters back in the queue as new events: pending, no attempts, due now. The stored body
+ * is unchanged, so the replayed request carries the same bytes and signature as the first one.
+ * Returns the ids re-queued.
+ */
+export function requeueDeadLetters(db: SqliteDatabase, filter: Omit<DeadLetterFilter, 'limit'>, nowMs: number): number[] {
+  const { where, params } = deadLetterWhere(filter);
+  return db.transaction(() => {
+    const ids = db.prepare(`SELECT o.id FROM webhook_outbox o WHERE ${where} ORDER BY o.id`).pluck().all(...params) as number[];
+    const requeue = db.prepare(
+      `UPDATE webhook_outbox SET state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, dead_at = NULL
+       WHERE id = ? AND state = 'dead'`,
+    );
+    for (const id of ids) requeue.run(nowMs, id);
+    return ids;
+  })();
+}

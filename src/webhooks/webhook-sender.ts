@@ -1,0 +1,329 @@
+/**
+ * Sends queued Delivery Receipts: reads due outbox rows, POSTs each body through its endpoint's
+ * circuit breaker with bounded concurrency, and writes the result back (delivered, retry at, or dead
+ * letter). The outbox is the only state that matters: a crash at any point leaves rows 'pending',
+ * and the next start sends them again (at-least-once; SPEC "Events" point 8 makes receivers idempotent).
+ *
+ * Results are written in small batches (one transaction per flushIntervalMs) so a fast receiver does
+ * not cost one synchronous commit per webhook; a crash before a flush only means a re-send.
+ */
+import type { Logger } from '../log.js';
+import type { SecretBox } from '../store/secret-box.js';
+import type { SqliteDatabase } from '../store/database.js';
+import { recordAttempts, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow } from '../store/webhook-store.js';
+import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
+import { EndpointBreakers } from './endpoint-breakers.js';
+import { createNodeHttpClient, type WebhookHttpClient, type WebhookResponse } from './http-client.js';
+import { classifyHttpStatus, nextWebhookAttemptAt, type AttemptVerdict } from './retry-policy.js';
+import { SIGNATURE_HEADER, signBody } from './signature.js';
+
+export const WEBHOOK_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const WEBHOOK_USER_AGENT = 'smsgate (delivery-receipt webhook)';
+
+/** last_error codes written by the sender besides HTTP_<status> and network error codes (ECONNREFUSED...). */
+export const WEBHOOK_ERROR = {
+  /** The endpoint's breaker was open: the attempt failed fast with no request (SPEC "Events" point 7). */
+  circuitOpen: 'CIRCUIT_OPEN',
+  /** No response status line within timeoutMs. */
+  timeout: 'TIMEOUT',
+  /** The client's webhook URL was removed after the event was queued. */
+  noWebhookUrl: 'NO_WEBHOOK_URL',
+  /** The stored secret does not open with this key file. */
+  secretUnreadable: 'SECRET_UNREADABLE',
+  invalidUrl: 'INVALID_URL',
+} as const;
+
+export interface WebhookSenderOptions {
+  store: { readonly db: SqliteDatabase };
+  secretBox: SecretBox;
+  logger: Logger;
+  config?: Partial<WebhookSenderConfig>;
+  /** Clock for every stored time and retry schedule; default Date.now. */
+  now?: () => number;
+  /** Default: node:http with keep-alive sockets (createNodeHttpClient). */
+  httpClient?: WebhookHttpClient;
+  /** How often due rows are looked for when nothing woke the sender (replays, retries of an earlier run). */
+  pollIntervalMs?: number;
+  /** Results are written at most this long after the attempt ends, in one transaction. */
+  flushIntervalMs?: number;
+  /** How long stop() waits for requests in flight; default timeoutMs + 1 s. */
+  stopTimeoutMs?: number;
+}
+
+export interface WebhookSenderStats {
+  requests: number;
+  delivered: number;
+  retriesScheduled: number;
+  deadLetters: number;
+  circuitOpenFastFails: number;
+}
+
+const SECRET_CACHE_LIMIT = 1024;
+
+export class WebhookSender {
+  private readonly db: SqliteDatabase;
+  private readonly config: WebhookSenderConfig;
+  private readonly now: () => number;
+  private readonly http: WebhookHttpClient;
+  private readonly ownsHttpClient: boolean;
+  private readonly breakers: EndpointBreakers;
+  private readonly logger: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly flushIntervalMs: number;
+  private readonly stopTimeoutMs: number;
+  private readonly readBatchRows: number;
+
+  private running = false;
+  private closed = false;
+  private stopping: Promise<void> | null = null;
+  /** Rows read and not yet written back: queued here, in flight, or awaiting the next flush. */
+  private readonly claimed = new Set<number>();
+  private readonly queue: DueOutboxRow[] = [];
+  private inFlight = 0;
+  private readonly idleWaiters = new Set<() => void>();
+  private results: AttemptRecord[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeDueAtMs = Number.POSITIVE_INFINITY;
+  private pumpScheduled = false;
+  private readonly secrets = new Map<string, string>();
+  private readonly counters: WebhookSenderStats = { requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0 };
+
+  constructor(private readonly options: WebhookSenderOptions) {
+    this.db = options.store.db;
+    this.config = { ...DEFAULT_WEBHOOK_CONFIG, ...options.config };
+    this.now = options.now ?? Date.now;
+    this.ownsHttpClient = options.httpClient === undefined;
+    this.http = options.httpClient ?? createNodeHttpClient({ maxSockets: this.config.concurrency });
+    this.logger = options.logger.child({ component: 'webhooks' });
+    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.flushIntervalMs = options.flushIntervalMs ?? 10;
+    this.stopTimeoutMs = options.stopTimeoutMs ?? this.config.timeoutMs + 1000;
+    this.readBatchRows = Math.max(64, this.config.concurrency * 4);
+    this.breakers = new EndpointBreakers({
+      failuresToOpen: this.config.breakerFailures,
+      openMs: this.config.breakerOpenMs,
+      onStateChange: (key, state) => {
+        const clientId = Number(key.slice(0, key.indexOf(' ')));
+        if (state === 'open') this.logger.warn({ clientId, openMs: this.config.breakerOpenMs }, 'webhook circuit breaker opened');
+        else this.logger.info({ clientId, state }, 'webhook circuit breaker state');
+      },
+    });
+  }
+
+  /** Starts sending; every row already pending and due (for example after a crash) is sent first. */
+  start(): void {
+    if (this.running || this.stopping !== null) return;
+    this.running = true;
+    this.pump();
+  }
+
+  /** New rows were committed: look now rather than at the next poll. Cheap to call often. */
+  wake(): void {
+    if (!this.running || this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /**
+   * Stops taking rows, waits (at most stopTimeoutMs) for requests in flight, and writes their results.
+   * Requests still unanswered at the bound stay 'pending' in the outbox and are sent again next start.
+   */
+  stop(): Promise<void> {
+    if (this.stopping === null) this.stopping = this.shutdown();
+    return this.stopping;
+  }
+
+  stats(): Readonly<WebhookSenderStats> {
+    return { ...this.counters };
+  }
+
+  /** The breaker state of one endpoint, for tests and diagnostics. */
+  breakerState(clientId: number, url: string): 'open' | 'half-open' | 'closed' {
+    return this.breakers.state(EndpointBreakers.keyFor(clientId, url));
+  }
+
+  /** Resolves when nothing is queued, in flight or waiting to be written (rows due later may remain). */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.add(resolve));
+  }
+
+  private async shutdown(): Promise<void> {
+    this.running = false;
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    this.queue.length = 0;
+    if (this.inFlight > 0) {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.idleWaiters.add(resolve)),
+        new Promise<void>((resolve) => { bound = setTimeout(resolve, this.stopTimeoutMs); }),
+      ]);
+      clearTimeout(bound);
+      if (this.inFlight > 0) this.logger.warn({ inFlight: this.inFlight }, 'webhook requests still in flight at stop; they stay pending and are sent again on start');
+    }
+    this.flush();
+    this.closed = true;
+    this.breakers.shutdown();
+    if (this.ownsHttpClient) this.http.close();
+  }
+
+  private isIdle(): boolean {
+    return this.queue.length === 0 && this.inFlight === 0 && this.results.length === 0;
+  }
+
+  private notifyIfIdle(): void {
+    if (!this.isIdle()) return;
+    for (const resolve of this.idleWaiters) resolve();
+    this.idleWaiters.clear();
+  }
+
+  private pump(): void {
+    if (!this.running) return;
+    try {
+      while (this.inFlight < this.config.concurrency) {
+        if (this.queue.length === 0 && !this.refill()) break;
+        const row = this.queue.shift() as DueOutboxRow;
+        this.inFlight += 1;
+        void this.attempt(row).finally(() => {
+          this.inFlight -= 1;
+          this.notifyIfIdle();
+          this.wake();
+        });
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'webhook outbox read failed; retrying at the next poll');
+    }
+    this.armWake(this.now() + this.pollIntervalMs);
+    this.notifyIfIdle();
+  }
+
+  /** Reads due rows not already claimed; false when none is due. */
+  private refill(): boolean {
+    const rows = selectDueOutboxRows(this.db, this.now(), this.claimed.size + this.readBatchRows);
+    for (const row of rows) {
+      if (this.claimed.has(row.id)) continue;
+      this.claimed.add(row.id);
+      this.queue.push(row);
+    }
+    return this.queue.length > 0;
+  }
+
+  /** Ensures a pump no later than dueAtMs (earlier wake-ups win). */
+  private armWake(dueAtMs: number): void {
+    if (!this.running || dueAtMs >= this.wakeDueAtMs) return;
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    this.wakeDueAtMs = dueAtMs;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wakeDueAtMs = Number.POSITIVE_INFINITY;
+      this.pump();
+    }, Math.max(0, dueAtMs - this.now()));
+  }
+
+  private async attempt(row: DueOutboxRow): Promise<void> {
+    const attempts = row.attempts + 1;
+    if (row.webhookUrl === null || row.webhookUrl === '') {
+      this.record(row, attempts, 'permanent', WEBHOOK_ERROR.noWebhookUrl);
+      return;
+    }
+    const body = Buffer.from(row.body, 'utf8');
+    const headers: Record<string, string> = { 'Content-Type': WEBHOOK_CONTENT_TYPE, 'User-Agent': WEBHOOK_USER_AGENT };
+    if (row.webhookSecretEnc !== null) {
+      const secret = this.openSecret(row.webhookSecretEnc);
+      if (secret === null) {
+        this.record(row, attempts, 'permanent', WEBHOOK_ERROR.secretUnreadable);
+        return;
+      }
+      headers[SIGNATURE_HEADER] = signBody(body, secret);
+    }
+    const url = row.webhookUrl;
+    const outcome = await this.breakers.run(EndpointBreakers.keyFor(row.clientId, url), async () => {
+      this.counters.requests += 1;
+      const response = await this.http.post({ url, headers, body, timeoutMs: this.config.timeoutMs });
+      return { verdict: verdictOf(response), value: response };
+    });
+    if (outcome.kind === 'circuit-open') {
+      this.counters.circuitOpenFastFails += 1;
+      this.record(row, attempts, 'transient', WEBHOOK_ERROR.circuitOpen);
+    } else {
+      this.record(row, attempts, outcome.verdict, errorCodeOf(outcome.value));
+    }
+  }
+
+  private openSecret(sealed: string): string | null {
+    const cached = this.secrets.get(sealed);
+    if (cached !== undefined) return cached;
+    try {
+      const secret = this.options.secretBox.open(sealed);
+      if (this.secrets.size >= SECRET_CACHE_LIMIT) this.secrets.clear();
+      this.secrets.set(sealed, secret);
+      return secret;
+    } catch (err) {
+      this.logger.error({ code: (err as { code?: string }).code }, 'webhook secret does not open with this key file');
+      return null;
+    }
+  }
+
+  private record(row: DueOutboxRow, attempts: number, verdict: AttemptVerdict, lastError: string | null): void {
+    // After stop() has written its last batch the store may be closed: a late answer is not written,
+    // so its row stays pending and is sent again on the next start.
+    if (this.closed) return;
+    const atMs = this.now();
+    let record: AttemptRecord;
+    if (verdict === 'delivered') {
+      record = { id: row.id, kind: 'delivered', attempts, atMs };
+      this.counters.delivered += 1;
+    } else {
+      const error = lastError ?? 'UNKNOWN';
+      const nextAttemptAt = verdict === 'transient' ? nextWebhookAttemptAt(attempts, atMs, this.config.retryDelaysMs) : null;
+      if (nextAttemptAt === null) {
+        record = { id: row.id, kind: 'dead', attempts, atMs, lastError: error };
+        this.counters.deadLetters += 1;
+        // Never silently dropped: the dead letter stays in the outbox for `smsgate webhook list --failed` and replay.
+        this.logger.warn({ outboxId: row.id, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error },
+          'webhook dead letter');
+      } else {
+        record = { id: row.id, kind: 'retry', attempts, nextAttemptAt, lastError: error };
+        this.counters.retriesScheduled += 1;
+      }
+    }
+    this.results.push(record);
+    if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.flushIntervalMs);
+  }
+
+  private flush(): void {
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.results;
+    if (batch.length === 0) return;
+    this.results = [];
+    try {
+      recordAttempts(this.db, batch);
+    } catch (err) {
+      // The rows stay 'pending' in the outbox, so they are attempted again: a duplicate, not a loss.
+      this.logger.error({ err, rows: batch.length }, 'writing webhook results failed; those events will be sent again');
+    }
+    for (const r of batch) {
+      this.claimed.delete(r.id);
+      if (r.kind === 'retry') this.armWake(r.nextAttemptAt);
+    }
+    this.notifyIfIdle();
+    this.wake();
+  }
+}
+
+function verdictOf(response: WebhookResponse): AttemptVerdict {
+  if (response.kind === 'response') return classifyHttpStatus(response.statusCode);
+  // SPEC "Events" point 5: network failures are retried; a URL that cannot be used never will work.
+  return response.code === WEBHOOK_ERROR.invalidUrl ? 'permanent' : 'transient';
+}
+
+function errorCodeOf(response: WebhookResponse): string | null {
+  if (response.kind === 'network-error') return response.code;
+  return response.statusCode >= 200 && response.statusCode <= 299 ? null : `HTTP_${response.statusCode}`;
+}
