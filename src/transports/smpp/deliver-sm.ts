@@ -1,0 +1,84 @@
+/**
+ * Reading a deliver_sm (SMPP 3.4 §4.6.1) as the smpp package decodes it: is it a receipt, and
+ * what is its text.
+ */
+import smpp from 'smpp';
+import type { DecodedShortMessage, PDU } from 'smpp';
+import type { SmppReceiptInput } from '../../receipts/index.js';
+
+/** SMPP 3.4 §5.2.12 esm_class bits 5-2 (mask 0x3C): the message type of a deliver_sm. */
+export const ESM_MESSAGE_TYPE_MASK = 0x3c;
+export const ESM_MESSAGE_TYPE = {
+  normal: 0x00,
+  smscDeliveryReceipt: 0x04,
+  smeDeliveryAck: 0x08,
+  smeUserAck: 0x10,
+  conversationAbort: 0x18,
+  intermediateNotification: 0x20,
+} as const;
+
+/**
+ * Types read as receipts: the SMSC delivery receipt, the SME delivery acknowledgement (the
+ * handset confirming receipt, same Appendix B text) and the intermediate delivery notification
+ * (typically ENROUTE, not final). A user acknowledgement (0x10) carries the user's reply text, so
+ * it is an inbound message, as is a conversation abort (0x18, Korean CDMA).
+ */
+const RECEIPT_TYPES: ReadonlySet<number> = new Set([
+  ESM_MESSAGE_TYPE.smscDeliveryReceipt,
+  ESM_MESSAGE_TYPE.smeDeliveryAck,
+  ESM_MESSAGE_TYPE.intermediateNotification,
+]);
+
+function numberField(pdu: PDU, name: string): number | undefined {
+  const value = pdu[name];
+  return typeof value === 'number' ? value : undefined;
+}
+
+function stringField(pdu: PDU, name: string): string | undefined {
+  const value = pdu[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * A receipt by its esm_class type, or (some SMSCs send receipts as type 0) a deliver_sm that
+ * carries a receipted_message_id TLV, which only receipts have (SMPP 3.4 §5.3.2.12).
+ */
+export function isReceiptDeliverSm(pdu: PDU): boolean {
+  const messageType = (numberField(pdu, 'esm_class') ?? 0) & ESM_MESSAGE_TYPE_MASK;
+  return RECEIPT_TYPES.has(messageType) || (messageType === ESM_MESSAGE_TYPE.normal && stringField(pdu, 'receipted_message_id') !== undefined);
+}
+
+function decodedMessage(value: unknown): DecodedShortMessage | undefined {
+  if (typeof value === 'object' && value !== null && 'message' in value) return value as DecodedShortMessage;
+  return undefined;
+}
+
+/**
+ * The text of short_message, or of message_payload when short_message is empty.
+ *
+ * The package decodes data_coding 0 and 1 with its GSM 03.38 table. That is right for an MO
+ * message in the SMSC default alphabet, but receipts are ASCII (SMPP 3.4 Appendix B), and GSM
+ * maps a few ASCII octets to other characters (0x40 '@' -> '¡', 0x5F '_' -> '§'). For a receipt,
+ * and for data_coding 1 (IA5) always, the GSM decoding is reversed to get the octets back
+ * (exact for 0x00-0x7F) and they are read as ASCII/Latin-1. Undecoded binary is read as Latin-1.
+ */
+export function deliverSmText(pdu: PDU, purpose: 'receipt' | 'inbound'): string {
+  const shortMessage = decodedMessage(pdu['short_message']);
+  const payload = decodedMessage(pdu['message_payload']);
+  const chosen = shortMessage !== undefined && shortMessage.message.length > 0 ? shortMessage : payload ?? shortMessage;
+  if (chosen === undefined) return '';
+  const message = chosen.message;
+  if (typeof message !== 'string') return message.toString('latin1');
+  const coding = (numberField(pdu, 'data_coding') ?? 0) & 0x0f;
+  const gsmDecoded = coding === 0x00 || coding === 0x01;
+  if (gsmDecoded && (purpose === 'receipt' || coding === 0x01)) return smpp.encodings.ASCII.encode(message).toString('latin1');
+  return message;
+}
+
+export function receiptInput(pdu: PDU): SmppReceiptInput {
+  return {
+    text: deliverSmText(pdu, 'receipt'),
+    receiptedMessageId: stringField(pdu, 'receipted_message_id'),
+    messageState: numberField(pdu, 'message_state'),
+  };
+}

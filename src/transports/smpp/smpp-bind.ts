@@ -1,0 +1,225 @@
+/**
+ * One of a carrier's binds: a transceiver connection, or a transmitter plus a receiver connection
+ * treated as one unit (if either drops, both are closed and rebound together). Keeps itself bound:
+ * after a lost connection it waits nextReconnectDelayMs and binds again, and after the SMSC
+ * refused the credentials it waits far longer (authFailurePolicy) so a wrong password never
+ * becomes a retry storm.
+ */
+import type { PDU } from 'smpp';
+import { isGatewayError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { ResolvedSmppTransportConfig } from './config.js';
+import { authFailurePolicy, nextReconnectDelayMs, type BackoffPolicy } from './reconnect.js';
+import { SmppConnection, type BindCommand, type RequestResult } from './smpp-connection.js';
+import { BindThrottle } from './throttle.js';
+
+export type BindState = { state: 'binding' } | { state: 'bound' } | { state: 'down'; reason: string };
+
+export interface SmppBindDeps {
+  logger: Logger;
+  random(): number;
+  onDeliverSm(pdu: PDU, connection: SmppConnection): void;
+  /** A window slot was freed: the transport re-checks its waiting submits. */
+  onSlotFreed(): void;
+  /** The bind's state changed. */
+  onStateChange(): void;
+}
+
+export class SmppBind {
+  readonly throttle = new BindThrottle();
+  private bindState: BindState = { state: 'binding' };
+  private connections: SmppConnection[] = [];
+  private transmitter: SmppConnection | undefined;
+  private reserved = 0;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private wakeSleep: (() => void) | undefined;
+  private connectionLost: (() => void) | undefined;
+  private lastCloseReason = '';
+  private drainWaiters: (() => void)[] = [];
+  /** Bind attempts made (for state details and tests). */
+  bindAttempts = 0;
+
+  constructor(
+    readonly index: number,
+    private readonly config: ResolvedSmppTransportConfig,
+    private readonly deps: SmppBindDeps,
+  ) {}
+
+  get state(): BindState {
+    return this.bindState;
+  }
+
+  /** Window slots in use: reserved for a submit about to be sent, or awaiting its response. */
+  get outstanding(): number {
+    return this.reserved;
+  }
+
+  /** Starts the bind loop; resolves after the first bind attempt, bound or not. */
+  start(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.loop = this.run(resolve);
+    });
+  }
+
+  /** Takes a window slot; the caller must then call submit() or release(). */
+  reserve(): void {
+    this.reserved++;
+  }
+
+  release(): void {
+    this.reserved--;
+    if (this.reserved === 0) this.notifyDrained();
+    this.deps.onSlotFreed();
+  }
+
+  /** Sends a submit_sm on a reserved slot and frees the slot when it resolves. */
+  async submit(fields: Record<string, unknown>): Promise<RequestResult> {
+    const connection = this.transmitter;
+    try {
+      if (connection === undefined || this.bindState.state !== 'bound') return { kind: 'failed', code: 'CONNECTION_LOST' };
+      return await connection.request('submit_sm', fields);
+    } finally {
+      this.release();
+    }
+  }
+
+  /**
+   * Stops rebinding, waits up to drainTimeoutMs for outstanding submits, then unbinds every
+   * connection (each waits at most responseTimeoutMs for unbind_resp). Anything still pending
+   * fails with TRANSPORT_STOPPED.
+   */
+  async stop(drainTimeoutMs: number): Promise<void> {
+    this.stopped = true;
+    this.wakeSleep?.();
+    if (this.reserved > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainTimeoutMs);
+        this.drainWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    await Promise.all(this.connections.map((connection) => connection.unbindAndClose()));
+    this.connectionLost?.();
+    await this.loop;
+  }
+
+  private notifyDrained(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+
+  private setState(state: BindState): void {
+    this.bindState = state;
+    this.deps.onStateChange();
+  }
+
+  private async run(firstAttemptDone: () => void): Promise<void> {
+    let attempt = 0;
+    let authFailures = 0;
+    while (!this.stopped) {
+      this.setState({ state: 'binding' });
+      let delayMs: number;
+      try {
+        await this.bindAll();
+        if (this.stopped) break;
+        attempt = 0;
+        authFailures = 0;
+        this.setState({ state: 'bound' });
+        firstAttemptDone();
+        const reason = await this.waitForConnectionLoss();
+        if (this.stopped) break;
+        this.setState({ state: 'down', reason: `connection lost: ${reason}` });
+        delayMs = nextReconnectDelayMs(attempt++, this.deps.random(), this.config.reconnect);
+      } catch (err) {
+        const refused = isGatewayError(err, 'SMPP_BIND_REFUSED');
+        const policy: BackoffPolicy = refused ? authFailurePolicy(this.config.reconnect) : this.config.reconnect;
+        delayMs = nextReconnectDelayMs(refused ? authFailures++ : attempt++, this.deps.random(), policy);
+        const message = err instanceof Error ? err.message : String(err);
+        this.deps.logger.warn({ bind: this.index, retryInMs: delayMs }, message);
+        this.setState({ state: 'down', reason: `${message}; retry in ${Math.round(delayMs / 1000)} s` });
+        firstAttemptDone();
+      }
+      if (this.stopped) break;
+      await this.sleep(delayMs);
+    }
+    this.setState({ state: 'down', reason: 'stopped' });
+    firstAttemptDone();
+  }
+
+  private async bindAll(): Promise<void> {
+    this.bindAttempts++;
+    const commands: BindCommand[] =
+      this.config.bindMode === 'transceiver' ? ['bind_transceiver'] : ['bind_transmitter', 'bind_receiver'];
+    this.lastCloseReason = '';
+    const opened = await Promise.allSettled(commands.map((command) => this.openConnection(command)));
+    const connections = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failure = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure !== undefined || this.stopped) {
+      for (const connection of connections) connection.destroy('BIND_INCOMPLETE');
+      if (failure !== undefined) throw failure.reason;
+      return;
+    }
+    this.connections = connections;
+    this.transmitter = connections[0];
+    this.deps.logger.info({ bind: this.index, mode: this.config.bindMode }, 'bound');
+  }
+
+  private openConnection(bindCommand: BindCommand): Promise<SmppConnection> {
+    return SmppConnection.open({
+      host: this.config.host,
+      port: this.config.port,
+      tls: this.config.tls,
+      tlsRejectUnauthorized: this.config.tlsRejectUnauthorized,
+      systemId: this.config.systemId,
+      password: this.config.password,
+      systemType: this.config.systemType,
+      bindCommand,
+      responseTimeoutMs: this.config.responseTimeoutMs,
+      enquireLinkIntervalMs: this.config.enquireLinkIntervalMs,
+      logger: this.deps.logger.child({ bind: this.index, connection: bindCommand }),
+      onDeliverSm: this.deps.onDeliverSm,
+      onClosed: (reason) => this.onConnectionClosed(reason),
+    });
+  }
+
+  private onConnectionClosed(reason: string): void {
+    if (this.lastCloseReason === '') this.lastCloseReason = reason;
+    // A transmitter-receiver pair is one bind: losing either half closes the other.
+    for (const connection of this.connections) connection.destroy(reason);
+    this.connectionLost?.();
+  }
+
+  private waitForConnectionLoss(): Promise<string> {
+    return new Promise<string>((resolve) => {
+      const done = (): void => {
+        this.connectionLost = undefined;
+        this.connections = [];
+        this.transmitter = undefined;
+        resolve(this.lastCloseReason);
+      };
+      if (this.connections.some((connection) => !connection.isOpen) || this.stopped) {
+        done();
+        return;
+      }
+      this.connectionLost = done;
+    });
+  }
+
+  private sleep(delayMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeSleep = undefined;
+        resolve();
+      }, delayMs);
+      this.wakeSleep = () => {
+        clearTimeout(timer);
+        this.wakeSleep = undefined;
+        resolve();
+      };
+    });
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * One TCP (or TLS) connection to an SMSC carrying one bind, on the `smpp` package.
+ *
+ * The package has no window, no response timeout, no enquire_link answering and an unbounded
+ * callback map, so this class tracks every request it sends itself: each has a deadline, a sweep
+ * fails the overdue ones with RESPONSE_TIMEOUT, and closing the connection fails every one still
+ * pending with the close reason. Nothing waits forever.
+ */
+import smpp from 'smpp';
+import type { PDU, Session } from 'smpp';
+import { GatewayError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { COMMAND_STATUS_CODE, describeCommandStatus } from './command-status.js';
+
+/** SMPP 3.4 §5.2.4: interface_version 0x34 announces SMPP 3.4 (the package's default is 5.0). */
+export const INTERFACE_VERSION_3_4 = 0x34;
+
+export type BindCommand = 'bind_transceiver' | 'bind_transmitter' | 'bind_receiver';
+
+/** Why a request got no response. */
+export type RequestFailureCode = 'RESPONSE_TIMEOUT' | 'CONNECTION_LOST' | 'TRANSPORT_STOPPED';
+
+export type RequestResult = { kind: 'response'; pdu: PDU } | { kind: 'failed'; code: RequestFailureCode };
+
+export interface SmppConnectionOptions {
+  host: string;
+  port: number;
+  tls: boolean;
+  tlsRejectUnauthorized: boolean;
+  systemId: string;
+  password: string;
+  systemType: string;
+  bindCommand: BindCommand;
+  responseTimeoutMs: number;
+  enquireLinkIntervalMs: number;
+  logger: Logger;
+  /** A deliver_sm arrived; the callee answers it with respond(). */
+  onDeliverSm(pdu: PDU, connection: SmppConnection): void;
+  /** The connection is gone (called once); reason is a short code or description. */
+  onClosed(reason: string): void;
+}
+
+interface PendingRequest {
+  deadlineMs: number;
+  resolve(result: RequestResult): void;
+}
+
+/** Commands the SMSC may send that have no response PDU (SMPP 3.4 §4.12 alert_notification). */
+const NO_RESPONSE_COMMANDS: ReadonlySet<string> = new Set(['alert_notification', 'generic_nack']);
+
+export class SmppConnection {
+  private readonly pending = new Map<number, PendingRequest>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private enquireTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private closeReason = '';
+
+  private constructor(
+    private readonly session: Session,
+    private readonly options: SmppConnectionOptions,
+  ) {}
+
+  /**
+   * Connects and binds. Rejects with GatewayError SMPP_CONNECT_FAILED (TCP/TLS), SMPP_BIND_REFUSED
+   * (bind_resp with an error; details.commandStatus) or SMPP_BIND_TIMEOUT.
+   */
+  static async open(options: SmppConnectionOptions): Promise<SmppConnection> {
+    const session = await connectSession(options);
+    const connection = new SmppConnection(session, options);
+    connection.attach();
+    const result = await connection.request(options.bindCommand, {
+      system_id: options.systemId,
+      password: options.password,
+      system_type: options.systemType,
+      interface_version: INTERFACE_VERSION_3_4,
+      addr_ton: 0,
+      addr_npi: 0,
+      address_range: '',
+    });
+    if (result.kind === 'failed') {
+      connection.destroy('BIND_NO_RESPONSE');
+      throw new GatewayError('SMPP_BIND_TIMEOUT', `no ${options.bindCommand}_resp from ${options.host}:${options.port} (${result.code})`, {
+        retryable: true,
+      });
+    }
+    const commandStatus = result.pdu.command_status;
+    if (commandStatus !== COMMAND_STATUS_CODE.ESME_ROK) {
+      connection.destroy('BIND_REFUSED');
+      throw new GatewayError('SMPP_BIND_REFUSED', `${options.bindCommand} refused by ${options.host}:${options.port}: ${describeCommandStatus(commandStatus)}`, {
+        retryable: true,
+        details: { commandStatus },
+      });
+    }
+    connection.startEnquireLink();
+    return connection;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /** Requests sent and not yet answered, of every command. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Sends a request PDU and resolves with its response, or with a coded failure. Never rejects. */
+  request(command: string, fields: Record<string, unknown>): Promise<RequestResult> {
+    if (this.closed) return Promise.resolve({ kind: 'failed', code: this.failureCode() });
+    const pdu = new smpp.PDU(command, fields);
+    if (!this.session.send(pdu)) return Promise.resolve({ kind: 'failed', code: 'CONNECTION_LOST' });
+    return new Promise<RequestResult>((resolve) => {
+      this.pending.set(pdu.sequence_number, { deadlineMs: Date.now() + this.options.responseTimeoutMs, resolve });
+    });
+  }
+
+  /** Answers a request the SMSC sent (deliver_sm_resp, enquire_link_resp...). */
+  respond(request: PDU, commandStatus: number = COMMAND_STATUS_CODE.ESME_ROK): void {
+    if (this.closed) return;
+    const fields: Record<string, unknown> = { command_status: commandStatus };
+    if (request.command === 'deliver_sm') fields['message_id'] = ''; // SMPP 3.4 §4.6.2: unused, NULL
+    this.session.send(request.response(fields));
+  }
+
+  /**
+   * Graceful close (SMPP 3.4 §4.2): unbind, wait up to responseTimeoutMs for unbind_resp, then
+   * close the socket. Requests still pending fail with TRANSPORT_STOPPED.
+   */
+  async unbindAndClose(): Promise<void> {
+    if (this.closed) return;
+    this.stopEnquireLink();
+    const closedPromise = new Promise<void>((resolve) => this.session.socket.once('close', () => resolve()));
+    const result = await this.request('unbind', {});
+    if (result.kind === 'failed') this.options.logger.warn({ code: result.code }, 'no unbind_resp; closing anyway');
+    this.destroy('TRANSPORT_STOPPED');
+    await closedPromise;
+  }
+
+  /** Drops the connection at once; pending requests fail with a code derived from reason. */
+  destroy(reason: string): void {
+    if (this.closed) return;
+    this.markClosed(reason);
+    this.session.destroy();
+  }
+
+  private failureCode(): RequestFailureCode {
+    return this.closeReason === 'TRANSPORT_STOPPED' ? 'TRANSPORT_STOPPED' : 'CONNECTION_LOST';
+  }
+
+  private attach(): void {
+    this.session.on('pdu', (pdu: PDU) => this.onPdu(pdu));
+    this.session.on('error', (err: Error) => {
+      this.options.logger.warn({ err: err.message }, 'smpp connection error');
+      this.destroy(`SOCKET_ERROR: ${err.message}`);
+    });
+    this.session.on('close', () => this.markClosed('CONNECTION_CLOSED_BY_PEER'));
+    const sweepMs = Math.max(5, Math.min(1_000, Math.floor(this.options.responseTimeoutMs / 4)));
+    this.sweepTimer = setInterval(() => this.sweepOverdue(), sweepMs);
+  }
+
+  private startEnquireLink(): void {
+    this.enquireTimer = setInterval(() => {
+      void this.request('enquire_link', {}).then((result) => {
+        // SMPP 3.4 §4.11: a link that does not answer enquire_link is dead; reconnect.
+        if (result.kind === 'failed' && result.code === 'RESPONSE_TIMEOUT') this.destroy('ENQUIRE_LINK_TIMEOUT');
+      });
+    }, this.options.enquireLinkIntervalMs);
+  }
+
+  private stopEnquireLink(): void {
+    if (this.enquireTimer !== undefined) clearInterval(this.enquireTimer);
+    this.enquireTimer = undefined;
+  }
+
+  private sweepOverdue(): void {
+    const nowMs = Date.now();
+    // Every request has the same timeout, so insertion order is deadline order.
+    for (const [sequence, request] of this.pending) {
+      if (request.deadlineMs > nowMs) break;
+      this.pending.delete(sequence);
+      request.resolve({ kind: 'failed', code: 'RESPONSE_TIMEOUT' });
+    }
+  }
+
+  private onPdu(pdu: PDU): void {
+    if (pdu.isResponse()) {
+      const request = this.pending.get(pdu.sequence_number);
+      if (request === undefined) {
+        this.options.logger.debug({ command: pdu.command, sequence: pdu.sequence_number }, 'response to no pending request (late or unknown)');
+        return;
+      }
+      this.pending.delete(pdu.sequence_number);
+      request.resolve({ kind: 'response', pdu });
+      return;
+    }
+    switch (pdu.command) {
+      case 'deliver_sm':
+        this.options.onDeliverSm(pdu, this);
+        return;
+      case 'enquire_link':
+        this.respond(pdu);
+        return;
+      case 'unbind':
+        // SMPP 3.4 §4.2.1: answer, then the SMSC closes; we reconnect after the usual backoff.
+        this.respond(pdu);
+        this.stopEnquireLink();
+        this.session.close();
+        this.markClosed('UNBOUND_BY_SMSC');
+        return;
+      default:
+        if (NO_RESPONSE_COMMANDS.has(pdu.command)) return;
+        // Unknown or unsupported command: generic_nack ESME_RINVCMDID (SMPP 3.4 §4.3) for unknown ids.
+        this.respond(pdu, COMMAND_STATUS_CODE.ESME_RINVCMDID);
+    }
+  }
+
+  private markClosed(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason = reason;
+    this.stopEnquireLink();
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    const code = this.failureCode();
+    for (const request of this.pending.values()) request.resolve({ kind: 'failed', code });
+    this.pending.clear();
+    this.options.onClosed(reason);
+  }
+}
+
+function connectSession(options: SmppConnectionOptions): Promise<Session> {
+  return new Promise<Session>((resolve, reject) => {
+    const session = smpp.connect({
+      host: options.host,
+      port: options.port,
+      tls: options.tls,
+      rejectUnauthorized: options.tlsRejectUnauthorized,
+    });
+    const timer = setTimeout(() => fail(new Error(`no connection within ${options.responseTimeoutMs} ms`)), options.responseTimeoutMs);
+    const fail = (err: Error): void => {
+      clearTimeout(timer);
+      session.removeAllListeners();
+      session.on('error', () => undefined); // late errors of a discarded socket
+      session.destroy();
+      reject(new GatewayError('SMPP_CONNECT_FAILED', `cannot connect to ${options.host}:${options.port}: ${err.message}`, { retryable: true, cause: err }));
+    };
+    session.once('error', fail);
+    session.once(options.tls ? 'secureConnect' : 'connect', () => {
+      clearTimeout(timer);
+      session.removeListener('error', fail);
+      resolve(session);
+    });
+  });
+}

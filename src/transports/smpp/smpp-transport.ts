@@ -1,0 +1,298 @@
+/**
+ * The SMPP transport: a carrier's binds, its shared rate, and the mapping between submits and
+ * part outcomes, and between deliver_sm and receipts / inbound messages.
+ *
+ * Window: at most `window` submit_sm await a response per bind; a submit waits for a free slot
+ * on the least-loaded bound bind. Rate: one token bucket of maxPerSecond for the carrier, so the
+ * binds share it. A bind told to slow down (ESME_RTHROTTLED / ESME_RMSGQFUL) pauses (throttle.ts)
+ * and its part comes back failed-temporary with retryAfterMs.
+ */
+import type { PDU } from 'smpp';
+import { silentLogger, type Logger } from '../../log.js';
+import { normalizeMessageId, parseSmppReceipt } from '../../receipts/index.js';
+import type {
+  OutboundMessage,
+  PartOutcome,
+  Transport,
+  TransportHandlers,
+  TransportReceipt,
+  TransportState,
+} from '../transport.js';
+import { COMMAND_STATUS_CODE, commandStatusInfo, SLOW_DOWN_STATUSES } from './command-status.js';
+import { resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
+import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
+import { SmppBind } from './smpp-bind.js';
+import type { RequestResult, SmppConnection } from './smpp-connection.js';
+import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface SmppTransportOptions {
+  logger?: Logger;
+  /** Randomness for reconnect jitter; Math.random by default. */
+  random?: () => number;
+}
+
+/** Status texts of failed-temporary outcomes that did not come from the SMSC. */
+export const LOCAL_STATUS = {
+  transportDown: 'TRANSPORT_DOWN',
+  transportStopped: 'TRANSPORT_STOPPED',
+  responseTimeout: 'RESPONSE_TIMEOUT',
+  connectionLost: 'CONNECTION_LOST',
+} as const;
+
+type Waiter = () => void;
+
+export class SmppTransport implements Transport {
+  readonly type = 'smpp' as const;
+  readonly name: string;
+  readonly windowSize: number;
+  readonly maxPerSecond: number;
+  readonly config: ResolvedSmppTransportConfig;
+
+  private readonly logger: Logger;
+  private readonly binds: SmppBind[];
+  private readonly bucket: TokenBucket;
+  private handlers: TransportHandlers | undefined;
+  private stopping = false;
+  private waiters: Waiter[] = [];
+  private lastState: TransportState = { state: 'binding' };
+
+  constructor(config: SmppTransportConfig, options: SmppTransportOptions = {}) {
+    this.config = resolveSmppConfig(config);
+    this.name = this.config.name;
+    this.windowSize = this.config.window * this.config.binds;
+    this.maxPerSecond = this.config.maxPerSecond;
+    this.logger = (options.logger ?? silentLogger()).child({ transport: this.name });
+    this.bucket = new TokenBucket(this.maxPerSecond, TokenBucket.capacityFor(this.maxPerSecond), Date.now());
+    const random = options.random ?? Math.random;
+    this.binds = Array.from(
+      { length: this.config.binds },
+      (_, index) =>
+        new SmppBind(index, this.config, {
+          logger: this.logger,
+          random,
+          onDeliverSm: (pdu, connection) => void this.onDeliverSm(pdu, connection),
+          onSlotFreed: () => this.wakeAll(),
+          onStateChange: () => this.onBindStateChange(),
+        }),
+    );
+  }
+
+  setHandlers(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.binds.map((bind) => bind.start()));
+  }
+
+  async stop(drainTimeoutMs: number = this.config.drainTimeoutMs): Promise<void> {
+    this.stopping = true;
+    this.wakeAll();
+    await Promise.all(this.binds.map((bind) => bind.stop(drainTimeoutMs)));
+  }
+
+  currentState(): TransportState {
+    return this.lastState;
+  }
+
+  /** Bind attempts made by each bind since start (for diagnostics and tests). */
+  bindAttempts(): number[] {
+    return this.binds.map((bind) => bind.bindAttempts);
+  }
+
+  /** Submits awaiting a response per bind, and the binds' slow-down levels. */
+  windowUsage(): { outstanding: number; slowDownLevel: number }[] {
+    return this.binds.map((bind) => ({ outstanding: bind.outstanding, slowDownLevel: bind.throttle.slowDownLevel }));
+  }
+
+  async submit(message: OutboundMessage): Promise<PartOutcome[]> {
+    const parts = message.partNumbers ?? message.segments.map((_, index) => index + 1);
+    if (this.stopping) return parts.map((part) => temporary(part, LOCAL_STATUS.transportStopped));
+    const plan = planSubmits(message, this.config);
+    if (!plan.ok) {
+      this.logger.warn({ messageKey: message.messageKey, status: plan.status }, plan.detail);
+      return parts.map((part) => ({ part, kind: 'failed-permanent', status: plan.status }));
+    }
+    if (!this.binds.some((bind) => bind.state.state === 'bound')) {
+      return parts.map((part) => temporary(part, LOCAL_STATUS.transportDown));
+    }
+    const pending: Promise<PartOutcome[]>[] = [];
+    for (const planned of plan.submits) {
+      const bind = await this.acquireBind();
+      if (bind === null) {
+        const status = this.stopping ? LOCAL_STATUS.transportStopped : LOCAL_STATUS.transportDown;
+        pending.push(Promise.resolve(planned.parts.map((part) => temporary(part, status))));
+        continue;
+      }
+      pending.push(bind.submit(planned.fields as unknown as Record<string, unknown>).then((result) => this.outcomes(planned, bind, result)));
+    }
+    return (await Promise.all(pending)).flat();
+  }
+
+  private outcomes(planned: PlannedSubmit, bind: SmppBind, result: RequestResult): PartOutcome[] {
+    if (result.kind === 'failed') {
+      const status = result.code === 'TRANSPORT_STOPPED' ? LOCAL_STATUS.transportStopped : result.code;
+      return planned.parts.map((part) => temporary(part, status));
+    }
+    const commandStatus = result.pdu.command_status;
+    if (commandStatus === COMMAND_STATUS_CODE.ESME_ROK && result.pdu.command !== 'generic_nack') {
+      bind.throttle.onAccepted();
+      const rawId = typeof result.pdu['message_id'] === 'string' ? result.pdu['message_id'] : '';
+      // The same normalisation as receipts get (normalizeMessageId), so early receipts match.
+      const messageId = normalizeMessageId(rawId, 'as-is');
+      return planned.parts.map((part) => ({ part, kind: 'accepted', messageId }));
+    }
+    const info = commandStatusInfo(commandStatus);
+    if (SLOW_DOWN_STATUSES.has(commandStatus)) {
+      const retryAfterMs = bind.throttle.onSlowDown(Date.now());
+      this.logger.info({ bind: bind.index, status: info.name, pauseMs: retryAfterMs }, 'SMSC asked to slow down');
+      setTimeout(() => this.wakeAll(), retryAfterMs).unref();
+      return planned.parts.map((part) => ({ part, kind: 'failed-temporary', status: info.name, errorCode: commandStatus, retryAfterMs }));
+    }
+    if (info.kind === 'temporary') {
+      return planned.parts.map((part) => ({ part, kind: 'failed-temporary', status: info.name, errorCode: commandStatus }));
+    }
+    return planned.parts.map((part) => ({ part, kind: 'failed-permanent', status: info.name, errorCode: commandStatus }));
+  }
+
+  /**
+   * A window slot on the least-loaded bound, unpaused bind, then a rate token. Null when no bind
+   * is bound or the transport is stopping.
+   */
+  private async acquireBind(): Promise<SmppBind | null> {
+    let bind: SmppBind | null = null;
+    for (;;) {
+      if (this.stopping) return null;
+      const nowMs = Date.now();
+      let anyBound = false;
+      let shortestPauseMs = Number.POSITIVE_INFINITY;
+      bind = null;
+      for (const candidate of this.binds) {
+        if (candidate.state.state !== 'bound') continue;
+        anyBound = true;
+        const pauseMs = candidate.throttle.pauseRemainingMs(nowMs);
+        if (pauseMs > 0) {
+          shortestPauseMs = Math.min(shortestPauseMs, pauseMs);
+          continue;
+        }
+        if (candidate.outstanding < this.config.window && (bind === null || candidate.outstanding < bind.outstanding)) bind = candidate;
+      }
+      if (!anyBound) return null;
+      if (bind !== null) break;
+      await this.waitForChange(shortestPauseMs);
+    }
+    bind.reserve();
+    for (let waitMs = this.bucket.take(Date.now()); waitMs > 0; waitMs = this.bucket.take(Date.now())) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (this.stopping || bind.state.state !== 'bound') {
+        bind.release();
+        return this.stopping ? null : this.acquireBind();
+      }
+    }
+    return bind;
+  }
+
+  private waitForChange(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve();
+      };
+      if (Number.isFinite(timeoutMs)) {
+        timer = setTimeout(() => {
+          this.waiters = this.waiters.filter((other) => other !== waiter);
+          resolve();
+        }, timeoutMs);
+      }
+      this.waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Every waiter re-checks in arrival order. Waiters exist only while every slot is taken (the
+   * engine's concurrency is windowSize), so there are few of them.
+   */
+  private wakeAll(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter();
+  }
+
+  private onBindStateChange(): void {
+    // Waiters re-check: a bind came up (slots to use) or went down (maybe none left at all).
+    this.wakeAll();
+    const state = this.aggregateState();
+    if (sameState(state, this.lastState)) return;
+    this.lastState = state;
+    this.logger.info({ state }, 'transport state');
+    this.handlers?.onState(state);
+  }
+
+  private aggregateState(): TransportState {
+    const bound = this.binds.filter((bind) => bind.state.state === 'bound').length;
+    if (bound > 0) return { state: 'bound', detail: `${bound}/${this.binds.length} binds bound` };
+    if (this.binds.some((bind) => bind.state.state === 'binding')) return { state: 'binding' };
+    const reasons = [...new Set(this.binds.map((bind) => (bind.state.state === 'down' ? bind.state.reason : '')))];
+    return { state: 'down', reason: reasons.filter((reason) => reason !== '').join('; ') || 'down' };
+  }
+
+  private async onDeliverSm(pdu: PDU, connection: SmppConnection): Promise<void> {
+    const handlers = this.handlers;
+    if (handlers === undefined) {
+      // Not acknowledged: the SMSC keeps it and retries (ESME_RX_T_APPN, SMPP 3.4 §5.1.3).
+      connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
+      return;
+    }
+    if (isReceiptDeliverSm(pdu)) {
+      await this.handleReceipt(pdu, connection, handlers);
+      return;
+    }
+    const text = deliverSmText(pdu, 'inbound');
+    const from = typeof pdu['source_addr'] === 'string' ? pdu['source_addr'] : '';
+    const to = typeof pdu['destination_addr'] === 'string' ? pdu['destination_addr'] : '';
+    try {
+      await handlers.onInbound({ from, to, text, receivedAt: new Date().toISOString(), raw: text });
+      connection.respond(pdu);
+    } catch (err) {
+      this.logger.warn({ err: errorMessage(err) }, 'inbound handler failed; asking the SMSC to retry');
+      connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
+    }
+  }
+
+  private async handleReceipt(pdu: PDU, connection: SmppConnection, handlers: TransportHandlers): Promise<void> {
+    const parsed = parseSmppReceipt(receiptInput(pdu), this.config.messageIdFormat);
+    if (!parsed.ok) {
+      // No id means it can never be matched; a retry would bring the same text. Refuse it
+      // permanently (ESME_RX_P_APPN) and log it whole so it is not lost silently.
+      this.logger.warn({ raw: parsed.raw, reason: parsed.reason }, 'receipt without a message id refused');
+      connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_P_APPN);
+      return;
+    }
+    const { truncatedFromChars, ...fields } = parsed.receipt;
+    if (truncatedFromChars !== undefined) {
+      this.logger.warn({ messageId: fields.messageId, truncatedFromChars, raw: fields.raw }, 'receipt status cut to 30 characters');
+    }
+    const receipt: TransportReceipt = fields;
+    try {
+      await handlers.onReceipt(receipt);
+      connection.respond(pdu);
+    } catch (err) {
+      this.logger.warn({ messageId: receipt.messageId, err: errorMessage(err) }, 'receipt not stored; asking the SMSC to retry');
+      connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
+    }
+  }
+}
+
+function temporary(part: number, status: string): PartOutcome {
+  return { part, kind: 'failed-temporary', status };
+}
+
+function sameState(a: TransportState, b: TransportState): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,141 @@
+/**
+ * From one OutboundMessage to the submit_sm PDUs that carry it (SMPP 3.4 §4.4.1), per the
+ * carrier's concatenation method:
+ * - udh8 / udh16: one submit_sm per part, short_message = UDH (TS 23.040 §9.2.3.24.1 IEI 0x00 or
+ *   0x08) + text, esm_class 0x40 (SMPP 3.4 §5.2.12 UDHI);
+ * - sar: one submit_sm per part, text only, with sar_msg_ref_num / sar_total_segments /
+ *   sar_segment_seqnum TLVs (SMPP 3.4 §5.3.2.22-24) and the SMSC builds the UDH;
+ * - payload: the whole text in one submit_sm's message_payload TLV (SMPP 3.4 §5.3.2.32), empty
+ *   short_message; every requested part gets that PDU's outcome.
+ * A message that needs one part is sent plain whatever the method.
+ */
+import { concatUdh, gsm7SeptetCapacity, ucs2UnitCapacity } from '../../sms/index.js';
+import type { OutboundMessage } from '../transport.js';
+import type { ResolvedSmppTransportConfig } from './config.js';
+import { encodePartText, gsm7Septets } from './text-coding.js';
+
+/** SMPP 3.4 §5.2.12 esm_class bits smsgate sets. */
+export const ESM_CLASS = {
+  defaultMode: 0x00,
+  udhIndicator: 0x40,
+} as const;
+
+/** SMPP 3.4 §5.2.5/§5.2.6: destinations are international ISDN numbers. */
+export const DESTINATION_TON = 1;
+export const DESTINATION_NPI = 1;
+
+/** submit_sm fields by their SMPP 3.4 names, ready for the smpp package. */
+export interface SubmitSmFields {
+  service_type: string;
+  source_addr_ton: number;
+  source_addr_npi: number;
+  source_addr: string;
+  dest_addr_ton: number;
+  dest_addr_npi: number;
+  destination_addr: string;
+  esm_class: number;
+  protocol_id: number;
+  priority_flag: number;
+  validity_period: string;
+  registered_delivery: number;
+  data_coding: number;
+  /** Always octets: a Buffer makes the smpp package send it unchanged. */
+  short_message: Buffer;
+  sar_msg_ref_num?: number;
+  sar_total_segments?: number;
+  sar_segment_seqnum?: number;
+  message_payload?: Buffer;
+}
+
+export interface PlannedSubmit {
+  /** The part numbers whose outcome is this PDU's outcome. */
+  parts: number[];
+  fields: SubmitSmFields;
+}
+
+export type SubmitPlan =
+  | { ok: true; submits: PlannedSubmit[] }
+  | { ok: false; status: 'ENCODING_UNSUPPORTED' | 'SMS_PART_TOO_LONG' | 'SMS_BAD_PART'; detail: string };
+
+type SmppSubmitConfig = Pick<
+  ResolvedSmppTransportConfig,
+  'concatenation' | 'dataCoding' | 'registeredDelivery' | 'priority' | 'validityPeriod' | 'sourceTon' | 'sourceNpi' | 'systemType'
+>;
+
+function baseFields(message: OutboundMessage, config: SmppSubmitConfig): Omit<SubmitSmFields, 'short_message' | 'data_coding'> {
+  return {
+    service_type: '',
+    source_addr_ton: config.sourceTon ?? message.sender.ton,
+    source_addr_npi: config.sourceNpi ?? message.sender.npi,
+    source_addr: message.sender.value,
+    dest_addr_ton: DESTINATION_TON,
+    dest_addr_npi: DESTINATION_NPI,
+    destination_addr: message.destination,
+    esm_class: ESM_CLASS.defaultMode,
+    protocol_id: 0,
+    priority_flag: config.priority,
+    validity_period: config.validityPeriod ?? '',
+    registered_delivery: config.registeredDelivery,
+  };
+}
+
+function requestedParts(message: OutboundMessage): number[] | string {
+  const total = message.segments.length;
+  const parts = message.partNumbers === undefined ? message.segments.map((_, index) => index + 1) : [...message.partNumbers];
+  for (const part of parts) {
+    if (!Number.isInteger(part) || part < 1 || part > total) return `part ${part} is not between 1 and ${total}`;
+  }
+  return parts;
+}
+
+/** Units the part's text takes against the UDH's room, and that room. */
+function capacityCheck(text: string, message: OutboundMessage, udhOctets: number): string | null {
+  if (message.encoding === 'UCS-2') {
+    const capacity = ucs2UnitCapacity(udhOctets);
+    return text.length > capacity ? `${text.length} UTF-16 units, room for ${capacity} beside a ${udhOctets}-octet UDH` : null;
+  }
+  const septets = gsm7Septets(text);
+  const capacity = gsm7SeptetCapacity(udhOctets);
+  return septets !== null && septets > capacity ? `${septets} septets, room for ${capacity} beside a ${udhOctets}-octet UDH` : null;
+}
+
+export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig): SubmitPlan {
+  const parts = requestedParts(message);
+  if (typeof parts === 'string') return { ok: false, status: 'SMS_BAD_PART', detail: parts };
+  const total = message.segments.length;
+  const base = baseFields(message, config);
+  const gsm7Coding = config.dataCoding.gsm7;
+
+  if (config.concatenation === 'payload' && total > 1) {
+    const coded = encodePartText(message.segments.join(''), message.encoding, gsm7Coding);
+    if (!coded.ok) return coded;
+    return {
+      ok: true,
+      submits: [{ parts, fields: { ...base, data_coding: coded.dataCoding, short_message: Buffer.alloc(0), message_payload: coded.octets } }],
+    };
+  }
+
+  const submits: PlannedSubmit[] = [];
+  for (const part of parts) {
+    const text = message.segments[part - 1]!;
+    const coded = encodePartText(text, message.encoding, gsm7Coding);
+    if (!coded.ok) return { ok: false, status: coded.status, detail: `part ${part}: ${coded.detail}` };
+    const fields: SubmitSmFields = { ...base, data_coding: coded.dataCoding, short_message: coded.octets };
+    if (total > 1 && (config.concatenation === 'udh8' || config.concatenation === 'udh16')) {
+      const bits = config.concatenation === 'udh8' ? 8 : 16;
+      // An 8-bit reference keeps the low octet of the message's 16-bit reference.
+      const reference = bits === 8 ? message.concatReference & 0xff : message.concatReference & 0xffff;
+      const udh = Buffer.from(concatUdh(reference, total, part, bits));
+      const tooLong = capacityCheck(text, message, udh.length);
+      if (tooLong !== null) return { ok: false, status: 'SMS_PART_TOO_LONG', detail: `part ${part}: ${tooLong}` };
+      fields.short_message = Buffer.concat([udh, coded.octets]);
+      fields.esm_class = ESM_CLASS.udhIndicator;
+    } else if (total > 1) {
+      fields.sar_msg_ref_num = message.concatReference & 0xffff;
+      fields.sar_total_segments = total;
+      fields.sar_segment_seqnum = part;
+    }
+    submits.push({ parts: [part], fields });
+  }
+  return { ok: true, submits };
+}
