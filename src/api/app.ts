@@ -1,0 +1,47 @@
+/**
+ * The HTTP face of smsgate (SPEC.md "Endpoints"): health, the v1 campaign API, the token endpoints
+ * (src/auth) and the legacy v2 sender list, on one Koa app. Middleware order: request log (sees the
+ * final status), error boundary (codes -> statuses), then the routers with their 405 handling.
+ */
+import Koa from 'koa';
+import type { Router } from '@koa/router';
+import type { CampaignService } from '../campaigns/index.js';
+import type { SmsGateConfig } from '../config/types.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/database.js';
+import type { ApiAuthenticator } from './auth-port.js';
+import { campaignRouter } from './campaign-routes.js';
+import { errorBoundary } from './error-boundary.js';
+import { healthRouter } from './health-route.js';
+import { legacyRouter } from './legacy-routes.js';
+import { requestLog } from './request-log.js';
+
+export interface ApiDeps {
+  store: Store;
+  auth: ApiAuthenticator;
+  campaigns: CampaignService;
+  config: Pick<SmsGateConfig, 'api'>;
+  logger: Logger;
+  /** The token endpoints (src/auth/koa.ts authRouter), mounted beside the API routes. */
+  authRoutes?: Router;
+}
+
+export function createApiApp(deps: ApiDeps): Koa {
+  const app = new Koa();
+  // Every error is answered by the boundary; Koa's own stderr printing would duplicate it.
+  app.silent = true;
+  const logger = deps.logger.child({ component: 'api' });
+  app.use(requestLog(logger));
+  app.use(errorBoundary(logger));
+  const routers: Router[] = [
+    healthRouter(),
+    campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes }),
+    legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
+  ];
+  if (deps.authRoutes !== undefined) routers.push(deps.authRoutes);
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

@@ -1,0 +1,55 @@
+/**
+ * SPEC.md "POST {base_url}/v1/campaign" and "GET {base_url}/v1/campaign/{id}". Authentication comes
+ * first (401, then 403), as in the reference service where it runs before model binding; only then
+ * is the body read or the id checked.
+ */
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import type { CampaignService } from '../campaigns/index.js';
+import type { ApiAuthenticator, ApiIdentity } from './auth-port.js';
+import { NOT_ADMINISTRATOR_DETAIL, sendBearerChallenge, sendProblem } from './http-errors.js';
+import { readJsonBody } from './read-json-body.js';
+
+/** SPEC.md Create Campaign Response: always this message. */
+export const CAMPAIGN_ACCEPTED_MESSAGE = 'Campaign received to be processed';
+
+export interface CampaignRoutesDeps {
+  auth: ApiAuthenticator;
+  campaigns: CampaignService;
+  maxBodyBytes: number;
+}
+
+export function campaignRouter(deps: CampaignRoutesDeps): Router {
+  const router = new Router();
+
+  router.post('/v1/campaign', async (ctx) => {
+    const identity = await administratorOrRefuse(ctx, deps.auth);
+    if (identity === undefined) return;
+    const body = await readJsonBody(ctx.req, deps.maxBodyBytes);
+    const { id } = await deps.campaigns.accept(identity, body);
+    ctx.status = 202;
+    ctx.body = { id, message: CAMPAIGN_ACCEPTED_MESSAGE };
+  });
+
+  router.get('/v1/campaign/:id', async (ctx) => {
+    const identity = await administratorOrRefuse(ctx, deps.auth);
+    if (identity === undefined) return;
+    ctx.body = await deps.campaigns.summary(identity, ctx.params['id'] ?? '');
+  });
+
+  return router;
+}
+
+/** The identity when it is a recognized client administrator; otherwise answers 401 or 403. */
+async function administratorOrRefuse(ctx: Context, auth: ApiAuthenticator): Promise<ApiIdentity | undefined> {
+  const result = await auth.authenticate(ctx.get('Authorization') || undefined, 'current');
+  if (!result.ok) {
+    sendBearerChallenge(ctx);
+    return undefined;
+  }
+  if (!auth.isRecognizedAdministrator(result.identity)) {
+    sendProblem(ctx, { status: 403, title: 'Forbidden', detail: NOT_ADMINISTRATOR_DETAIL });
+    return undefined;
+  }
+  return result.identity;
+}

@@ -1,0 +1,35 @@
+/**
+ * Wraps every route: a coded GatewayError becomes its mapped response (http-errors.ts), an empty
+ * 404/405/501 from routing becomes Problem Details, and anything unexpected is logged and answered
+ * 500 without internals. No input is meant to reach the 500 path; it exists so a bug never hangs
+ * or crashes the server.
+ */
+import type { Middleware } from 'koa';
+import { isGatewayError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { HTTP_BY_CODE, problemForStatus, sendProblem } from './http-errors.js';
+
+/** Statuses that routing leaves without a body and that get a Problem Details body here. */
+const ROUTING_STATUSES: ReadonlySet<number> = new Set([404, 405, 501]);
+
+export function errorBoundary(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const mapped = isGatewayError(err) ? HTTP_BY_CODE[err.code] : undefined;
+      if (isGatewayError(err) && mapped !== undefined) {
+        if (mapped.status === 413) ctx.set('Connection', 'close');
+        sendProblem(ctx, { ...mapped, detail: err.message });
+        return;
+      }
+      logger.error({ err, method: ctx.method, path: ctx.path }, 'unexpected error while handling a request');
+      sendProblem(ctx, problemForStatus(500, 'An unexpected error occurred.'));
+      return;
+    }
+    if (ctx.body == null && ROUTING_STATUSES.has(ctx.status)) {
+      const detail = ctx.status === 404 ? `no resource at ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`;
+      sendProblem(ctx, problemForStatus(ctx.status, detail));
+    }
+  };
+}

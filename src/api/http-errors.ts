@@ -1,0 +1,66 @@
+/**
+ * The one place where error codes become HTTP responses (STYLE.md rule 3). Problem Details per
+ * RFC 9457 / SPEC.md "Problem Details": application/problem+json with title, status and detail.
+ */
+import type { Context } from 'koa';
+import { CAMPAIGN_ERROR } from '../campaigns/index.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Codes thrown by the API's own modules. */
+export const API_ERROR = {
+  bodyInvalid: 'REQUEST_BODY_INVALID',
+  bodyTooLarge: 'REQUEST_BODY_TOO_LARGE',
+  notAdministrator: 'NOT_CLIENT_ADMINISTRATOR',
+} as const;
+
+/** SPEC.md: the title of every 400 on POST /v1/campaign. */
+export const VALIDATION_TITLE = 'Validation Error';
+
+/** SPEC.md Errors: the fixed 403 detail. */
+export const NOT_ADMINISTRATOR_DETAIL = 'Authenticated user is not a recognized client administrator';
+
+export const HTTP_BY_CODE: Readonly<Record<string, { status: number; title: string }>> = {
+  [CAMPAIGN_ERROR.invalidRequest]: { status: 400, title: VALIDATION_TITLE },
+  [CAMPAIGN_ERROR.invalidId]: { status: 400, title: VALIDATION_TITLE },
+  [CAMPAIGN_ERROR.notFound]: { status: 404, title: 'Not Found' },
+  [API_ERROR.bodyInvalid]: { status: 400, title: VALIDATION_TITLE },
+  [API_ERROR.bodyTooLarge]: { status: 413, title: 'Content Too Large' },
+  [API_ERROR.notAdministrator]: { status: 403, title: 'Forbidden' },
+};
+
+/** Titles for statuses produced without a code (routing, unexpected errors). RFC 9110 §15 reason phrases. */
+export const TITLE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: VALIDATION_TITLE,
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Content Too Large',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+};
+
+export interface Problem {
+  title: string;
+  status: number;
+  detail: string;
+}
+
+export function sendProblem(ctx: Context, problem: Problem): void {
+  ctx.status = problem.status;
+  ctx.body = { title: problem.title, status: problem.status, detail: problem.detail };
+  ctx.type = PROBLEM_CONTENT_TYPE;
+}
+
+export function problemForStatus(status: number, detail: string): Problem {
+  return { status, title: TITLE_BY_STATUS[status] ?? 'Error', detail };
+}
+
+/** SPEC.md: 401 on the campaign endpoints has no body and `WWW-Authenticate: Bearer`. */
+export function sendBearerChallenge(ctx: Context): void {
+  // Koa turns a null body into 204 unless the status is set after it; the explicit null then makes
+  // Koa send no body at all (Content-Length: 0, no Content-Type).
+  ctx.body = null;
+  ctx.status = 401;
+  ctx.set('WWW-Authenticate', 'Bearer');
+}

@@ -1,0 +1,77 @@
+/**
+ * Reads a JSON request body with a byte limit. Bytes are counted as they stream in and collection
+ * stops at the limit (nothing past it is buffered); a declared Content-Length over the limit is
+ * refused before reading. Node's HTTP server drains what is left once the response is sent.
+ */
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../errors.js';
+import { API_ERROR } from './http-errors.js';
+
+/** Media types accepted as JSON: application/json and any +json suffix type (RFC 6839 §3.1). */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number): Promise<unknown> {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+  if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    throw new GatewayError(API_ERROR.bodyInvalid, 'the request body must be JSON with Content-Type application/json');
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  const bytes = await collect(req, maxBodyBytes);
+  let text: string;
+  try {
+    // fatal: invalid UTF-8 is an error, never replaced with U+FFFD; a UTF-8 BOM is skipped.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is not valid UTF-8');
+  }
+  if (text.trim().length === 0) throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is empty');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new GatewayError(API_ERROR.bodyInvalid, `the request body is not valid JSON: ${reason}`);
+  }
+}
+
+function collect(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let receivedBytes = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer): void => {
+      receivedBytes += chunk.length;
+      if (receivedBytes > maxBodyBytes) {
+        cleanup();
+        chunks.length = 0;
+        // Keep the stream flowing so the rest is discarded rather than buffered.
+        req.resume();
+        reject(tooLarge(maxBodyBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, receivedBytes));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(new GatewayError(API_ERROR.bodyInvalid, 'the request body could not be read', { cause: err }));
+    };
+    const onAborted = (): void => onError(new Error('request aborted'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+function tooLarge(maxBodyBytes: number): GatewayError {
+  return new GatewayError(API_ERROR.bodyTooLarge, `the request body is larger than ${maxBodyBytes} bytes`);
+}
