@@ -1,0 +1,139 @@
+/**
+ * Writes what a transport said about each submitted part, in group-committed transactions:
+ * accepted -> 'submitted' with its message id (then any receipt that arrived early is matched);
+ * failed-temporary -> back to 'queued' for a later attempt (nextRetryAt), or 'undelivered' with
+ * the last status once engine.maxAttempts attempts failed; failed-permanent -> 'undelivered'.
+ * A transport that is down (status TRANSPORT_DOWN), and any temporary failure while the engine is
+ * stopping, holds the part without spending an attempt.
+ */
+import type { Logger } from '../log.js';
+import { fitStatus } from '../receipts/index.js';
+import type { SqliteDatabase } from '../store/database.js';
+import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
+import type { PartOutcome } from '../transports/transport.js';
+import type { EngineConfig } from './config.js';
+import { GroupCommit } from './group-commit.js';
+import type { ReceiptApplier } from './receipt-applier.js';
+import type { RecipientUpdates } from './recipient-updates.js';
+import { attemptsExhausted, nextRetryAt } from './retry-policy.js';
+
+/** Transport contract: the status of a part refused because the transport is down. */
+export const TRANSPORT_DOWN_STATUS = 'TRANSPORT_DOWN';
+
+export interface SubmitResult {
+  transport: string;
+  parts: readonly ClaimablePart[];
+  outcomes: readonly PartOutcome[];
+}
+
+export interface OutcomeCounts {
+  accepted: number;
+  retried: number;
+  held: number;
+  failed: number;
+}
+
+export class OutcomeWriter {
+  private readonly commits: GroupCommit<SubmitResult>;
+  private webhooksEnqueued = false;
+  readonly counts: OutcomeCounts = { accepted: 0, retried: 0, held: 0, failed: 0 };
+  /** Set while the engine stops: temporary failures then hold their part instead of spending an attempt. */
+  stopping = false;
+
+  constructor(
+    db: SqliteDatabase,
+    private readonly store: DispatchStore,
+    private readonly receipts: ReceiptApplier,
+    private readonly recipients: RecipientUpdates,
+    private readonly wakeWebhooks: () => void,
+    private readonly config: EngineConfig,
+    private readonly logger: Logger,
+    private readonly now: () => number,
+  ) {
+    this.commits = new GroupCommit(db, (batch) => this.applyBatch(batch), () => this.afterCommit());
+  }
+
+  /** Resolves once the outcomes are on disk. */
+  write(result: SubmitResult): Promise<void> {
+    return this.commits.add(result);
+  }
+
+  drain(): Promise<void> {
+    return this.commits.drain();
+  }
+
+  private applyBatch(batch: readonly SubmitResult[]): void {
+    const nowMs = this.now();
+    for (const result of batch) {
+      for (const part of result.parts) {
+        const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
+        this.applyOutcome(result.transport, part, outcome, nowMs);
+      }
+    }
+  }
+
+  private applyOutcome(transport: string, part: ClaimablePart, outcome: PartOutcome, nowMs: number): void {
+    switch (outcome.kind) {
+      case 'accepted': {
+        if (!this.store.markSubmitted(part.id, outcome.messageId, nowMs)) return;
+        this.counts.accepted++;
+        // A receipt may have beaten this write (or the submit_sm_resp itself): match it now.
+        for (const early of this.store.pendingReceipts(transport, outcome.messageId)) {
+          this.store.matchReceipt(early.id, part.id);
+          const status = { status: early.status, final: early.final === 1, errorCode: early.error_code };
+          if (this.receipts.applyToPart(part.id, part.recipient_id, status, nowMs)) this.webhooksEnqueued = true;
+        }
+        return;
+      }
+      case 'failed-temporary': {
+        const status = this.fit(outcome.status, part);
+        const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
+        if (outcome.status === TRANSPORT_DOWN_STATUS || this.stopping) {
+          this.counts.held++;
+          this.store.requeue(part.id, part.attempts, nowMs + this.config.pollIntervalMs, status, errorCode, nowMs);
+          return;
+        }
+        const attempts = part.attempts + 1;
+        if (!attemptsExhausted(attempts, this.config)) {
+          this.counts.retried++;
+          const dueAt = nextRetryAt(attempts, nowMs, this.config, outcome.retryAfterMs ?? 0);
+          this.store.requeue(part.id, attempts, dueAt, status, errorCode, nowMs);
+          return;
+        }
+        this.logger.info({ partId: part.id, recipientId: part.recipient_id, attempts, status }, 'temporary failures exhausted the attempts: part undelivered');
+        this.fail(part, attempts, status, errorCode, nowMs);
+        return;
+      }
+      case 'failed-permanent': {
+        const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
+        this.fail(part, part.attempts + 1, this.fit(outcome.status, part), errorCode, nowMs);
+        return;
+      }
+    }
+  }
+
+  private fail(part: ClaimablePart, attempts: number, status: string, errorCode: string | null, nowMs: number): void {
+    if (!this.store.failPart(part.id, attempts, status, errorCode, nowMs)) return;
+    this.counts.failed++;
+    if (this.recipients.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) this.webhooksEnqueued = true;
+  }
+
+  private fit(status: string, part: ClaimablePart): string {
+    const fitted = fitStatus(status);
+    if (fitted.truncatedFromChars !== undefined) {
+      this.logger.warn({ partId: part.id, status, chars: fitted.truncatedFromChars }, 'transport status longer than 30 characters: first 30 kept');
+    }
+    return fitted.status;
+  }
+
+  private afterCommit(): void {
+    if (!this.webhooksEnqueued) return;
+    this.webhooksEnqueued = false;
+    this.wakeWebhooks();
+  }
+}
+
+/** Transport contract: every requested part gets one outcome. A missing one is treated as a lost response. */
+function missingOutcome(part: ClaimablePart): PartOutcome {
+  return { part: part.part_number, kind: 'failed-temporary', status: 'NO_OUTCOME' };
+}

@@ -1,0 +1,112 @@
+/**
+ * Receipts to recipients. A transport's receipt is stored (table receipts) and applied to the
+ * part with the same (transport, message_id) in one transaction; the transport acknowledges it to
+ * the SMSC only after that commit (the promise from onReceipt). A receipt that matches no part
+ * yet (it beat its submit_sm_resp, or the response is still being written) is kept 'pending' and
+ * matched when the part's message id is written (see OutcomeWriter); past
+ * engine.unmatchedReceiptTtlMs it is marked 'expired' and logged.
+ */
+import type { Logger } from '../log.js';
+import { isDeliveredStatus } from '../receipts/index.js';
+import type { DispatchStore, ExpiredReceipt } from '../store/dispatch-store.js';
+import type { SqliteDatabase } from '../store/database.js';
+import type { TransportReceipt } from '../transports/transport.js';
+import { GroupCommit } from './group-commit.js';
+import type { RecipientUpdates } from './recipient-updates.js';
+
+export interface ReceiptStatus {
+  status: string;
+  final: boolean;
+  errorCode: string | null;
+}
+
+interface IncomingReceipt {
+  transport: string;
+  receipt: TransportReceipt;
+}
+
+export class ReceiptApplier {
+  private readonly commits: GroupCommit<IncomingReceipt>;
+  private webhooksEnqueued = false;
+  /** Receipts applied since start, for stats. */
+  matched = 0;
+  parked = 0;
+
+  constructor(
+    db: SqliteDatabase,
+    private readonly store: DispatchStore,
+    private readonly recipients: RecipientUpdates,
+    private readonly wakeWebhooks: () => void,
+    private readonly logger: Logger,
+    private readonly now: () => number,
+  ) {
+    this.commits = new GroupCommit(db, (batch) => this.applyBatch(batch), () => this.afterCommit());
+  }
+
+  /** Stores and applies one receipt; resolves once committed (then the transport may acknowledge it). */
+  accept(transport: string, receipt: TransportReceipt): Promise<void> {
+    return this.commits.add({ transport, receipt });
+  }
+
+  drain(): Promise<void> {
+    return this.commits.drain();
+  }
+
+  /**
+   * Applies a receipt's status to a part inside the caller's transaction. A final status moves the
+   * part to delivered (status begins with DELIV) or undelivered, unless it is final already: a
+   * final part state is never overwritten, so duplicates and late receipts change nothing.
+   * Returns true when a webhook was enqueued.
+   */
+  applyToPart(partId: number, recipientId: number, receipt: ReceiptStatus, nowMs: number): boolean {
+    const changed = receipt.final
+      ? this.store.finishPart(partId, isDeliveredStatus(receipt.status) ? 'delivered' : 'undelivered', receipt.status, receipt.errorCode, nowMs)
+      : this.store.notePartStatus(partId, receipt.status, nowMs);
+    if (!changed) return false;
+    return this.recipients.afterPartChange(recipientId, { status: receipt.status, final: receipt.final }, nowMs);
+  }
+
+  /** Marks pending receipts older than the TTL expired and logs each; returns them. */
+  expireUnmatched(ttlMs: number): ExpiredReceipt[] {
+    const expired = this.store.expireReceipts(this.now() - ttlMs);
+    for (const r of expired) {
+      this.logger.warn(
+        { receiptId: r.id, transport: r.transport, messageId: r.message_id, status: r.status, receivedAt: new Date(r.received_at).toISOString() },
+        'receipt matched no submitted part within the TTL: expired (kept in table receipts)',
+      );
+    }
+    return expired;
+  }
+
+  private applyBatch(batch: readonly IncomingReceipt[]): void {
+    const nowMs = this.now();
+    for (const { transport, receipt } of batch) {
+      const part = this.store.partByMessageId(transport, receipt.messageId);
+      this.store.insertReceipt({
+        transport,
+        messageId: receipt.messageId,
+        status: receipt.status,
+        final: receipt.final,
+        errorCode: receipt.errorCode ?? null,
+        doneAt: receipt.doneAt ?? null,
+        raw: receipt.raw,
+        receivedAt: nowMs,
+        matchState: part === undefined ? 'pending' : 'matched',
+        partId: part?.id ?? null,
+      });
+      if (part === undefined) {
+        this.parked++;
+        continue;
+      }
+      this.matched++;
+      const status: ReceiptStatus = { status: receipt.status, final: receipt.final, errorCode: receipt.errorCode ?? null };
+      if (this.applyToPart(part.id, part.recipient_id, status, nowMs)) this.webhooksEnqueued = true;
+    }
+  }
+
+  private afterCommit(): void {
+    if (!this.webhooksEnqueued) return;
+    this.webhooksEnqueued = false;
+    this.wakeWebhooks();
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Turns due recipients into durable message parts. A recipient is due when its campaign is ready
+ * and its send_at has passed. In one transaction per batch it routes each recipient, writes one
+ * message_parts row per SMS part ('queued', or 'undelivered' with NO_ROUTE when no route matches)
+ * and marks the recipient dispatched, so a crash leaves either both or neither.
+ */
+import type { Logger } from '../log.js';
+import type { DispatchStore, DueCampaign } from '../store/dispatch-store.js';
+import type { CampaignPlans } from './campaign-plans.js';
+import type { RecipientUpdates } from './recipient-updates.js';
+import type { RouteTable } from './routing.js';
+
+/** Status of a part whose number matches no route (README: "No route"). */
+export const NO_ROUTE_STATUS = 'NO_ROUTE';
+
+/**
+ * The concatenation reference of a recipient's message (the same for every part and retry):
+ * derived from the recipient id, so it survives restarts without a stored counter, and two
+ * messages to one handset get different references unless 65,536 recipients apart.
+ */
+export function concatReferenceFor(recipientId: number): number {
+  return recipientId & 0xffff;
+}
+
+export interface MaterializeResult {
+  recipients: number;
+  /** Parts queued per transport name (lanes to wake). */
+  queuedByTransport: Map<string, number>;
+  webhooksEnqueued: boolean;
+}
+
+export class Scheduler {
+  /** Campaigns already warned about NO_ROUTE: one warning per campaign, not per recipient. */
+  private readonly warnedNoRoute = new Set<string>();
+
+  constructor(
+    private readonly store: DispatchStore,
+    private readonly routes: RouteTable,
+    private readonly knownTransports: ReadonlySet<string>,
+    private readonly plans: CampaignPlans,
+    private readonly recipients: RecipientUpdates,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Materialises up to batchSize due recipients in one transaction. */
+  materializeDue(nowMs: number, batchSize: number): MaterializeResult {
+    const result: MaterializeResult = { recipients: 0, queuedByTransport: new Map(), webhooksEnqueued: false };
+    this.store.db.transaction(() => {
+      for (const campaign of this.store.dueCampaigns(nowMs, 16)) {
+        const room = batchSize - result.recipients;
+        if (room <= 0) break;
+        this.materializeCampaign(campaign, room, nowMs, result);
+      }
+    })();
+    return result;
+  }
+
+  private materializeCampaign(campaign: DueCampaign, limit: number, nowMs: number, result: MaterializeResult): void {
+    const plan = this.plans.planFor(campaign);
+    const partsTotal = plan.segments.length;
+    const waiting = this.store.waitingRecipients(campaign.id, limit);
+    for (const recipient of waiting) {
+      const routed = this.routes.transportFor(recipient.msisdn);
+      const transport = routed !== undefined && this.knownTransports.has(routed) ? routed : undefined;
+      const concatReference = concatReferenceFor(recipient.id);
+      for (let partNumber = 1; partNumber <= partsTotal; partNumber++) {
+        this.store.insertPart(
+          {
+            recipientId: recipient.id,
+            campaignId: campaign.id,
+            partNumber,
+            partsTotal,
+            concatReference,
+            transport: transport ?? null,
+            state: transport === undefined ? 'undelivered' : 'queued',
+            lastStatus: transport === undefined ? NO_ROUTE_STATUS : null,
+            nextAttemptAt: nowMs,
+            finalAt: transport === undefined ? nowMs : null,
+          },
+          nowMs,
+        );
+      }
+      this.store.markRecipientDispatched(recipient.id, nowMs);
+      if (transport === undefined) {
+        this.warnNoRoute(campaign.id, recipient.msisdn, routed);
+        if (this.recipients.afterPartChange(recipient.id, { status: NO_ROUTE_STATUS, final: true }, nowMs)) {
+          result.webhooksEnqueued = true;
+        }
+      } else {
+        result.queuedByTransport.set(transport, (result.queuedByTransport.get(transport) ?? 0) + partsTotal);
+      }
+    }
+    result.recipients += waiting.length;
+    if (waiting.length < limit && this.store.markCampaignDispatchedIfDone(campaign.id, nowMs)) {
+      this.logger.info({ campaignId: campaign.id }, 'campaign fully dispatched to transports');
+    }
+  }
+
+  private warnNoRoute(campaignId: string, msisdn: string, routed: string | undefined): void {
+    if (this.warnedNoRoute.has(campaignId)) return;
+    this.warnedNoRoute.add(campaignId);
+    this.logger.warn(
+      { campaignId, example: msisdn, transport: routed },
+      routed === undefined
+        ? 'no route matches some recipients of this campaign: their parts are undelivered with status NO_ROUTE'
+        : `route names transport '${routed}', which is not running: parts undelivered with status NO_ROUTE`,
+    );
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * One transport's lane: claims due parts from the store in batches ('queued' -> 'submitting',
+ * written before transport.submit), groups them per recipient into one OutboundMessage, and runs
+ * the submits through a p-queue whose concurrency is the transport's window and whose rate is its
+ * maxPerSecond. Backpressure: it claims more only when fewer than lowWaterMessages wait in the
+ * queue, so memory stays bounded however large the campaign. While the transport is not bound it
+ * claims nothing: its parts stay queued and spend no attempts.
+ */
+import PQueue from 'p-queue';
+import type { Logger } from '../log.js';
+import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
+import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
+import type { CampaignPlan, CampaignPlans } from './campaign-plans.js';
+import type { EngineConfig } from './config.js';
+import type { OutcomeWriter } from './outcome-writer.js';
+import { WakeSignal } from './wake-signal.js';
+
+export interface LaneDeps {
+  transport: Transport;
+  store: DispatchStore;
+  plans: CampaignPlans;
+  outcomes: OutcomeWriter;
+  config: EngineConfig;
+  logger: Logger;
+  now: () => number;
+}
+
+/** p-queue rate settings for a parts-per-second limit: 10 windows a second smooth out bursts. */
+export function rateLimitFor(maxPerSecond: number): { intervalCap: number; interval: number } | undefined {
+  if (!Number.isFinite(maxPerSecond) || maxPerSecond <= 0) return undefined;
+  if (maxPerSecond < 10) return { intervalCap: Math.max(1, Math.floor(maxPerSecond)), interval: 1_000 };
+  return { intervalCap: Math.ceil(maxPerSecond / 10), interval: 100 };
+}
+
+export class TransportLane {
+  private readonly queue: PQueue;
+  private readonly signal = new WakeSignal();
+  private readonly lowWaterMessages: number;
+  private feeding: Promise<void> | undefined;
+  private stopped = false;
+  /** Submits handed to the transport since start. */
+  submits = 0;
+
+  constructor(private readonly deps: LaneDeps) {
+    const { transport } = deps;
+    const rate = rateLimitFor(transport.maxPerSecond);
+    const concurrency = Math.max(1, transport.windowSize);
+    this.queue = new PQueue(rate === undefined ? { concurrency } : { concurrency, ...rate });
+    this.lowWaterMessages = Math.max(2 * concurrency, 64);
+  }
+
+  get name(): string {
+    return this.deps.transport.name;
+  }
+
+  start(): void {
+    this.feeding ??= this.feed();
+  }
+
+  wake(): void {
+    this.signal.wake();
+  }
+
+  /** Stops claiming and forgets claimed submits that have not started (their parts stay 'submitting' for the engine to requeue). */
+  async stopFeeding(): Promise<void> {
+    this.stopped = true;
+    this.signal.wake();
+    await this.feeding;
+    this.queue.clear();
+  }
+
+  /** Resolves when every started submit has finished and its outcome is written. */
+  onIdle(): Promise<void> {
+    return this.queue.onIdle();
+  }
+
+  private async feed(): Promise<void> {
+    const { transport, config, logger } = this.deps;
+    while (!this.stopped) {
+      if (transport.currentState().state !== 'bound') {
+        await this.signal.wait(config.pollIntervalMs);
+        continue;
+      }
+      if (this.queue.size >= this.lowWaterMessages) {
+        await Promise.race([this.queue.onSizeLessThan(this.lowWaterMessages), this.signal.wait(config.pollIntervalMs)]);
+        continue;
+      }
+      let messages: ClaimablePart[][];
+      try {
+        messages = this.claim(config.batchSize);
+      } catch (err) {
+        logger.error({ err, transport: transport.name }, 'claiming parts failed; retrying after the poll interval');
+        await this.signal.wait(config.pollIntervalMs);
+        continue;
+      }
+      if (messages.length === 0) {
+        await this.signal.wait(config.pollIntervalMs);
+        continue;
+      }
+      for (const parts of messages) void this.queue.add(() => this.send(parts));
+      // Let submits start and outcomes commit between claims.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Claims up to limit due parts in one transaction and groups them per recipient. */
+  private claim(limit: number): ClaimablePart[][] {
+    const { store, transport, now } = this.deps;
+    const nowMs = now();
+    const byRecipient = new Map<number, ClaimablePart[]>();
+    store.db.transaction(() => {
+      for (const part of store.claimable(transport.name, nowMs, limit)) {
+        if (!store.markSubmitting(part.id, nowMs)) continue;
+        const group = byRecipient.get(part.recipient_id);
+        if (group === undefined) byRecipient.set(part.recipient_id, [part]);
+        else group.push(part);
+      }
+    })();
+    return [...byRecipient.values()];
+  }
+
+  private async send(parts: ClaimablePart[]): Promise<void> {
+    const { transport, outcomes, logger } = this.deps;
+    const first = parts[0];
+    if (first === undefined) return;
+    const plan = this.planFor(first.campaign_id);
+    const sender = plan?.sender;
+    let results: readonly PartOutcome[];
+    if (plan === undefined || sender === undefined) {
+      const status = plan === undefined ? 'CAMPAIGN_MISSING' : 'INVALID_SENDER';
+      results = parts.map((p) => ({ part: p.part_number, kind: 'failed-permanent', status }));
+    } else {
+      const message = this.messageFor(parts, first, plan, sender);
+      this.submits++;
+      try {
+        results = await transport.submit(message);
+      } catch (err) {
+        // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
+        logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
+        results = parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));
+      }
+    }
+    try {
+      await outcomes.write({ transport: transport.name, parts, outcomes: results });
+    } catch (err) {
+      // The parts stay 'submitting'; the next start (or this stop) requeues them.
+      logger.error({ err, transport: transport.name }, 'writing submit outcomes failed');
+    }
+  }
+
+  private planFor(campaignId: string): CampaignPlan | undefined {
+    const { plans, store } = this.deps;
+    const cached = plans.cached(campaignId);
+    if (cached !== undefined) return cached;
+    const campaign = store.campaignTexts(campaignId);
+    return campaign === undefined ? undefined : plans.planFor(campaign);
+  }
+
+  private messageFor(parts: readonly ClaimablePart[], first: ClaimablePart, plan: CampaignPlan, sender: OutboundSender): OutboundMessage {
+    const everyPart = parts.length === first.parts_total;
+    return {
+      messageKey: `${first.campaign_id}/${first.recipient_id}`,
+      destination: first.msisdn,
+      sender,
+      encoding: plan.encoding,
+      segments: plan.segments,
+      concatReference: first.concat_reference,
+      ...(everyPart ? {} : { partNumbers: parts.map((p) => p.part_number) }),
+    };
+  }
+}

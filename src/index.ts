@@ -1,0 +1,182 @@
+/**
+ * The embeddable gateway: `createGateway(config)` wires the store (migrations applied), auth, the
+ * campaign API and its background processor, the dispatch engine with its transports, and the
+ * webhook sender into one object that starts and stops as a unit. `smsgate serve` is this plus
+ * signal handling. The pure core is exported beside it for programs that embed only that.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+import { createApiApp } from './api/app.js';
+import { AuthService } from './auth/index.js';
+import { CampaignProcessor, CampaignService } from './campaigns/index.js';
+import type { SmsGateConfig } from './config/types.js';
+import { resolveEngineConfig, type EngineConfig } from './engine/config.js';
+import { DispatchEngine } from './engine/dispatch-engine.js';
+import { createTransports } from './engine/transport-factory.js';
+import { silentLogger, type Logger } from './log.js';
+import { openStore, type Store } from './store/database.js';
+import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
+import type { Transport } from './transports/transport.js';
+import { enqueueDeliveryReceipt, WebhookSender } from './webhooks/index.js';
+
+export interface GatewayOptions {
+  logger?: Logger;
+  /** Transports to use instead of building them from config.transports (tests, embedding). Names must match the routes. */
+  transports?: Transport[];
+  /** Clock for the engine and the background workers; defaults to Date.now. */
+  now?: () => number;
+}
+
+export interface Gateway {
+  readonly app: Koa;
+  readonly store: Store;
+  readonly engine: DispatchEngine;
+  readonly campaigns: CampaignService;
+  readonly auth: AuthService;
+  readonly transports: readonly Transport[];
+  /** Starts the background workers and the transports, then listens on api.host:api.port (port 0 picks one). */
+  start(): Promise<void>;
+  /** Stops listening, drains the engine (bounded by engine.drainTimeoutMs), stops transports and workers, closes the store. */
+  stop(): Promise<void>;
+  /** Where the API listens once started. */
+  address(): { host: string; port: number } | undefined;
+}
+
+/**
+ * Builds a gateway. Async because opening the store applies pending migrations and auth loads (or
+ * makes) its signing key; nothing listens and nothing is sent until start().
+ */
+export async function createGateway(config: SmsGateConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? silentLogger();
+  const now = options.now ?? Date.now;
+  const engineConfig: EngineConfig = resolveEngineConfig(config.engine);
+  const store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
+  try {
+    const secretBox = SecretBox.fromKeyFile(config.database.keyFile ?? defaultKeyFileFor(config.database.path));
+    const auth = await AuthService.create(store, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
+    const webhooks = new WebhookSender({
+      store,
+      secretBox,
+      logger: logger.child({ part: 'webhooks' }),
+      config: config.webhooks,
+      now,
+    });
+    const transports = options.transports ?? (await createTransports(config.transports, logger));
+    const engine = new DispatchEngine({
+      store,
+      transports,
+      routes: config.routes,
+      config: engineConfig,
+      logger: logger.child({ part: 'engine' }),
+      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, wake: () => webhooks.wake() },
+      now,
+    });
+    const processor = new CampaignProcessor({
+      store,
+      logger,
+      now,
+      pollIntervalMs: config.processing.pollIntervalMs,
+      onReady: () => engine.wake(),
+    });
+    const campaigns = new CampaignService({ store, logger, now, onQueued: () => processor.wake() });
+    const app = createApiApp({ store, auth, campaigns, config, logger: logger.child({ part: 'api' }) });
+    return new RunningGateway({ app, store, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+interface GatewayParts {
+  app: Koa;
+  store: Store;
+  engine: DispatchEngine;
+  campaigns: CampaignService;
+  auth: AuthService;
+  transports: readonly Transport[];
+  processor: CampaignProcessor;
+  webhooks: WebhookSender;
+  config: SmsGateConfig;
+  logger: Logger;
+  engineConfig: EngineConfig;
+}
+
+class RunningGateway implements Gateway {
+  readonly app: Koa;
+  readonly store: Store;
+  readonly engine: DispatchEngine;
+  readonly campaigns: CampaignService;
+  readonly auth: AuthService;
+  readonly transports: readonly Transport[];
+  private server: Server | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly parts: GatewayParts) {
+    this.app = parts.app;
+    this.store = parts.store;
+    this.engine = parts.engine;
+    this.campaigns = parts.campaigns;
+    this.auth = parts.auth;
+    this.transports = parts.transports;
+  }
+
+  async start(): Promise<void> {
+    const { processor, webhooks, engine, config, logger } = this.parts;
+    // Order matters for crash recovery: the engine requeues parts left 'submitting' before any
+    // transport can report, the sender picks up pending webhooks, the processor redoes queued campaigns.
+    await engine.start();
+    webhooks.start();
+    processor.start();
+    this.server = await listen(this.app, config.api.host, config.api.port);
+    const where = this.address();
+    logger.info({ host: where?.host, port: where?.port }, `smsgate listening on http://${where?.host}:${where?.port}`);
+  }
+
+  address(): { host: string; port: number } | undefined {
+    const info = this.server?.address();
+    if (info === null || info === undefined || typeof info === 'string') return undefined;
+    return { host: (info as AddressInfo).address, port: (info as AddressInfo).port };
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.stopOnce();
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<void> {
+    const { processor, webhooks, engine, store, logger } = this.parts;
+    if (this.server !== undefined) await closeServer(this.server);
+    await processor.stop();
+    await engine.stop();
+    await webhooks.stop();
+    await store.close();
+    logger.info('smsgate stopped');
+  }
+}
+
+function listen(app: Koa, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Keep-alive connections would hold close() open until their idle timeout.
+    server.closeIdleConnections();
+  });
+}
+
+export type { SmsGateConfig } from './config/types.js';
+export type { EngineConfig } from './engine/config.js';
+export { DispatchEngine } from './engine/dispatch-engine.js';
+export { SimulatorTransport } from './transports/simulator/index.js';
+export type { SimulatorTransportConfig } from './transports/simulator/index.js';
+export type * from './transports/transport.js';
+export { GatewayError, isGatewayError } from './errors.js';
+export { createLogger, silentLogger } from './log.js';
+export type { Logger } from './log.js';

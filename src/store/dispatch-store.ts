@@ -1,0 +1,316 @@
+/**
+ * The dispatch engine's SQL: prepared statements on the raw better-sqlite3 handle, because these
+ * run once or more per message part (TypeORM costs several times more per row). Every method is
+ * synchronous and short; callers group them in db.transaction(...) for multi-row work.
+ */
+import type { PartState, RecipientStatus } from './entities.js';
+import type { SqliteDatabase } from './database.js';
+
+export interface DueCampaign {
+  id: string;
+  client_id: number;
+  sender: string;
+  text: string;
+  text_sent: string | null;
+}
+
+export interface WaitingRecipient {
+  id: number;
+  msisdn: string;
+}
+
+export interface NewPart {
+  recipientId: number;
+  campaignId: string;
+  partNumber: number;
+  partsTotal: number;
+  concatReference: number;
+  transport: string | null;
+  state: 'queued' | 'undelivered';
+  lastStatus: string | null;
+  nextAttemptAt: number;
+  finalAt: number | null;
+}
+
+/** A queued part joined with what a submit needs, as claimed by a transport lane. */
+export interface ClaimablePart {
+  id: number;
+  recipient_id: number;
+  campaign_id: string;
+  part_number: number;
+  parts_total: number;
+  concat_reference: number;
+  attempts: number;
+  msisdn: string;
+}
+
+export interface PartForReceipt {
+  id: number;
+  recipient_id: number;
+  state: PartState;
+}
+
+export interface PendingReceipt {
+  id: number;
+  status: string;
+  final: number;
+  error_code: string | null;
+}
+
+export interface RecipientContext {
+  id: number;
+  status: RecipientStatus;
+  last_status: string | null;
+  msisdn: string;
+  client_reference: string | null;
+  client_id: number;
+  sender: string;
+  webhook_url: string | null;
+}
+
+export interface PartStatusRow {
+  part_number: number;
+  state: PartState;
+  last_status: string | null;
+  final_at: number | null;
+}
+
+export interface ExpiredReceipt {
+  id: number;
+  transport: string;
+  message_id: string;
+  status: string;
+  received_at: number;
+}
+
+export interface ReceiptInsert {
+  transport: string;
+  messageId: string;
+  status: string;
+  final: boolean;
+  errorCode: string | null;
+  doneAt: string | null;
+  raw: string;
+  receivedAt: number;
+  matchState: 'matched' | 'pending';
+  partId: number | null;
+}
+
+export class DispatchStore {
+  private readonly s;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.s = {
+      dueCampaigns: db.prepare<[number, number], DueCampaign>(
+        `SELECT id, client_id, sender, text, text_sent FROM campaigns
+         WHERE state = 'ready' AND dispatched_at IS NULL AND COALESCE(send_at, 0) <= ?
+         ORDER BY send_at, created_at LIMIT ?`,
+      ),
+      waitingRecipients: db.prepare<[string, number], WaitingRecipient>(
+        `SELECT id, msisdn FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting' ORDER BY id LIMIT ?`,
+      ),
+      insertPart: db.prepare<[number, string, number, number, number, string | null, string, string | null, number, number | null, number], unknown>(
+        `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
+           last_status, next_attempt_at, final_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      campaignTexts: db.prepare<[string], DueCampaign>(
+        `SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = ?`,
+      ),
+      markRecipientDispatched: db.prepare<[number, number], unknown>(
+        `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ? WHERE id = ? AND dispatch_state = 'waiting'`,
+      ),
+      markCampaignDispatched: db.prepare<[number, string, string], unknown>(
+        `UPDATE campaigns SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting')`,
+      ),
+      claimable: db.prepare<[string, number, number], ClaimablePart>(
+        `SELECT p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn
+         FROM message_parts p JOIN recipients r ON r.id = p.recipient_id
+         WHERE p.state = 'queued' AND p.transport = ? AND p.next_attempt_at <= ?
+         ORDER BY p.next_attempt_at, p.id LIMIT ?`,
+      ),
+      markSubmitting: db.prepare<[number, number], unknown>(
+        `UPDATE message_parts SET state = 'submitting', updated_at = ? WHERE id = ? AND state = 'queued'`,
+      ),
+      markSubmitted: db.prepare<[string, number, number, number], unknown>(
+        `UPDATE message_parts SET state = 'submitted', message_id = ?, attempts = attempts + 1, submitted_at = ?,
+           last_error_code = NULL, updated_at = ? WHERE id = ? AND state = 'submitting'`,
+      ),
+      requeue: db.prepare<[number, number, string | null, string | null, number, number], unknown>(
+        `UPDATE message_parts SET state = 'queued', attempts = ?, next_attempt_at = ?, last_status = ?, last_error_code = ?,
+           updated_at = ? WHERE id = ? AND state = 'submitting'`,
+      ),
+      failPart: db.prepare<[number, string, string | null, number, number, number], unknown>(
+        `UPDATE message_parts SET state = 'undelivered', attempts = ?, last_status = ?, last_error_code = ?, final_at = ?,
+           updated_at = ? WHERE id = ? AND state = 'submitting'`,
+      ),
+      partByMessageId: db.prepare<[string, string], PartForReceipt>(
+        `SELECT id, recipient_id, state FROM message_parts WHERE transport = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
+      ),
+      finishPart: db.prepare<[string, string, string | null, number, number, number], unknown>(
+        `UPDATE message_parts SET state = ?, last_status = ?, last_error_code = ?, final_at = ?, updated_at = ?
+         WHERE id = ? AND state NOT IN ('delivered', 'undelivered')`,
+      ),
+      notePartStatus: db.prepare<[string, number, number], unknown>(
+        `UPDATE message_parts SET last_status = ?, updated_at = ? WHERE id = ? AND state NOT IN ('delivered', 'undelivered')`,
+      ),
+      insertReceipt: db.prepare<[string, string, string, number, string | null, string | null, string, number, string, number | null], unknown>(
+        `INSERT INTO receipts (transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      pendingReceipts: db.prepare<[string, string], PendingReceipt>(
+        `SELECT id, status, final, error_code FROM receipts
+         WHERE match_state = 'pending' AND transport = ? AND message_id = ? ORDER BY id`,
+      ),
+      matchReceipt: db.prepare<[number, number], unknown>(
+        `UPDATE receipts SET match_state = 'matched', part_id = ? WHERE id = ?`,
+      ),
+      expireReceipts: db.prepare<[number], ExpiredReceipt>(
+        `UPDATE receipts SET match_state = 'expired' WHERE match_state = 'pending' AND received_at < ?
+         RETURNING id, transport, message_id, status, received_at`,
+      ),
+      recipientContext: db.prepare<[number], RecipientContext>(
+        `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+         FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+         WHERE r.id = ?`,
+      ),
+      partsOfRecipient: db.prepare<[number], PartStatusRow>(
+        `SELECT part_number, state, last_status, final_at FROM message_parts WHERE recipient_id = ? ORDER BY part_number`,
+      ),
+      updateRecipient: db.prepare<[RecipientStatus, string | null, number, number], unknown>(
+        `UPDATE recipients SET status = ?, last_status = ?, updated_at = ? WHERE id = ?`,
+      ),
+      requeueAllSubmitting: db.prepare<[number], unknown>(
+        `UPDATE message_parts SET state = 'queued', updated_at = ? WHERE state = 'submitting'`,
+      ),
+      orphanedCampaigns: db.prepare<[], { campaign_id: string }>(
+        `SELECT DISTINCT campaign_id FROM recipients r WHERE dispatch_state = 'dispatched'
+           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id)`,
+      ),
+      reopenOrphans: db.prepare<[string], unknown>(
+        `UPDATE recipients SET dispatch_state = 'waiting' WHERE campaign_id = ? AND dispatch_state = 'dispatched'
+           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = recipients.id)`,
+      ),
+      insertInbound: db.prepare<[string, string, string, string, string, number], unknown>(
+        `INSERT INTO inbound_messages (transport, sender, recipient, text, raw, received_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      reopenCampaign: db.prepare<[string], unknown>(`UPDATE campaigns SET dispatched_at = NULL WHERE id = ?`),
+    };
+  }
+
+  dueCampaigns(nowMs: number, limit: number): DueCampaign[] {
+    return this.s.dueCampaigns.all(nowMs, limit);
+  }
+
+  waitingRecipients(campaignId: string, limit: number): WaitingRecipient[] {
+    return this.s.waitingRecipients.all(campaignId, limit);
+  }
+
+  insertPart(part: NewPart, nowMs: number): void {
+    this.s.insertPart.run(
+      part.recipientId, part.campaignId, part.partNumber, part.partsTotal, part.concatReference, part.transport,
+      part.state, part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs,
+    );
+  }
+
+  campaignTexts(campaignId: string): DueCampaign | undefined {
+    return this.s.campaignTexts.get(campaignId);
+  }
+
+  markRecipientDispatched(recipientId: number, nowMs: number): void {
+    this.s.markRecipientDispatched.run(nowMs, recipientId);
+  }
+
+  /** Sets campaigns.dispatched_at once no recipient of the campaign is waiting; true when it did. */
+  markCampaignDispatchedIfDone(campaignId: string, nowMs: number): boolean {
+    return this.s.markCampaignDispatched.run(nowMs, campaignId, campaignId).changes > 0;
+  }
+
+  claimable(transport: string, nowMs: number, limit: number): ClaimablePart[] {
+    return this.s.claimable.all(transport, nowMs, limit);
+  }
+
+  markSubmitting(partId: number, nowMs: number): boolean {
+    return this.s.markSubmitting.run(nowMs, partId).changes > 0;
+  }
+
+  markSubmitted(partId: number, messageId: string, nowMs: number): boolean {
+    return this.s.markSubmitted.run(messageId, nowMs, nowMs, partId).changes > 0;
+  }
+
+  requeue(partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number): boolean {
+    return this.s.requeue.run(attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId).changes > 0;
+  }
+
+  failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number): boolean {
+    return this.s.failPart.run(attempts, status, errorCode, nowMs, nowMs, partId).changes > 0;
+  }
+
+  partByMessageId(transport: string, messageId: string): PartForReceipt | undefined {
+    return this.s.partByMessageId.get(transport, messageId);
+  }
+
+  /** Moves a part to its final state unless it already has one (a final state is never overwritten). */
+  finishPart(partId: number, state: 'delivered' | 'undelivered', status: string, errorCode: string | null, nowMs: number): boolean {
+    return this.s.finishPart.run(state, status, errorCode, nowMs, nowMs, partId).changes > 0;
+  }
+
+  notePartStatus(partId: number, status: string, nowMs: number): boolean {
+    return this.s.notePartStatus.run(status, nowMs, partId).changes > 0;
+  }
+
+  insertReceipt(r: ReceiptInsert): number {
+    const result = this.s.insertReceipt.run(
+      r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId,
+    );
+    return Number(result.lastInsertRowid);
+  }
+
+  pendingReceipts(transport: string, messageId: string): PendingReceipt[] {
+    return this.s.pendingReceipts.all(transport, messageId);
+  }
+
+  matchReceipt(receiptId: number, partId: number): void {
+    this.s.matchReceipt.run(partId, receiptId);
+  }
+
+  expireReceipts(receivedBeforeMs: number): ExpiredReceipt[] {
+    return this.s.expireReceipts.all(receivedBeforeMs);
+  }
+
+  recipientContext(recipientId: number): RecipientContext | undefined {
+    return this.s.recipientContext.get(recipientId);
+  }
+
+  partsOfRecipient(recipientId: number): PartStatusRow[] {
+    return this.s.partsOfRecipient.all(recipientId);
+  }
+
+  updateRecipient(recipientId: number, status: RecipientStatus, lastStatus: string | null, nowMs: number): void {
+    this.s.updateRecipient.run(status, lastStatus, nowMs, recipientId);
+  }
+
+  insertInbound(transport: string, sender: string, recipient: string, text: string, raw: string, receivedAtMs: number): void {
+    this.s.insertInbound.run(transport, sender, recipient, text, raw, receivedAtMs);
+  }
+
+  /** Crash recovery: a part left 'submitting' may or may not have reached the peer; send it again. */
+  requeueAllSubmitting(nowMs: number): number {
+    return this.s.requeueAllSubmitting.run(nowMs).changes;
+  }
+
+  /**
+   * Crash recovery: recipients marked dispatched without any part (not produced by this engine,
+   * which writes both in one transaction, but cheap to repair) go back to waiting, and their
+   * campaigns back to not-dispatched. Returns the recipients reopened.
+   */
+  reopenOrphanedRecipients(): number {
+    let reopened = 0;
+    for (const { campaign_id } of this.s.orphanedCampaigns.all()) {
+      reopened += this.s.reopenOrphans.run(campaign_id).changes;
+      this.s.reopenCampaign.run(campaign_id);
+    }
+    return reopened;
+  }
+}

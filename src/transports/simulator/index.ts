@@ -1,0 +1,9 @@
+export { SimulatorTransport } from './simulator-transport.js';
+export type { SimulatorOptions } from './simulator-transport.js';
+export {
+  DEFAULT_SIMULATOR_OUTCOMES,
+  resolveSimulatorConfig,
+  SIMULATOR_DEFAULTS,
+  simulatorConfigSchema,
+} from './config.js';
+export type { ResolvedSimulatorConfig, SimulatorOutcome, SimulatorOutcomeKind, SimulatorTransportConfig } from './config.js';
