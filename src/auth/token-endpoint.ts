@@ -1,0 +1,162 @@
+/**
+ * The OAuth 2.0 token endpoints (RFC 6749 §4.3 password grant, §6 refresh grant) as a pure
+ * request -> response function over already parsed form fields, so the HTTP layer stays thin.
+ *
+ * Errors (RFC 6749 §5.2, SPEC "POST {auth_url}/token"):
+ *   invalid_client 401          client_id missing or not the endpoint's client id
+ *   invalid_request 400         a required field missing, or a field given twice
+ *   unsupported_grant_type 400  grant_type other than password / refresh_token
+ *   invalid_grant 400           bad username or password, unknown/expired/reused/revoked refresh token
+ *   invalid_grant 429           too many failed attempts (Retry-After says when to try again)
+ * Every response carries Cache-Control: no-store (RFC 6749 §5.1).
+ */
+import type { Logger } from '../log.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { FailureLimiter } from './failure-limiter.js';
+import { verifyPassword } from './password.js';
+import type { IssuedTokens, TokenClientProfile, TokenIssuer } from './token-issuer.js';
+
+export type TokenEndpointKind = 'current' | 'legacy';
+
+/** One form field: absent, given once, or given more than once (RFC 6749 §3.2 forbids repeats). */
+export type FormValue = string | readonly string[] | undefined;
+export type TokenForm = Readonly<Record<string, FormValue>>;
+
+export interface TokenResponse {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+export interface TokenEndpointDeps {
+  store: AuthStore;
+  issuer: TokenIssuer;
+  clients: Record<TokenEndpointKind, TokenClientProfile>;
+  usernameLimiter: FailureLimiter;
+  addressLimiter: FailureLimiter;
+  /** A hash checked when the username is unknown, so a miss costs as much time as a wrong password. */
+  decoyPasswordHash: () => Promise<string>;
+  now: () => number;
+  logger: Logger;
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+const GRANTS: Record<TokenEndpointKind, readonly string[]> = {
+  current: ['password', 'refresh_token'],
+  // SPEC "Legacy v2 ... /token" names the password grant; the legacy response hands out a refresh
+  // token, so its refresh grant is served too (with the legacy lifetimes).
+  legacy: ['password', 'refresh_token'],
+};
+
+function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): TokenResponse {
+  return { status, body: { error, error_description: description }, headers: { ...NO_STORE, ...headers } };
+}
+
+type Field = { ok: true; value: string | undefined } | { ok: false; response: TokenResponse };
+
+function field(form: TokenForm, name: string): Field {
+  const raw = form[name];
+  if (raw === undefined || typeof raw === 'string') return { ok: true, value: raw === '' ? undefined : raw };
+  if (raw.length === 1) return { ok: true, value: raw[0] === '' ? undefined : raw[0] };
+  return { ok: false, response: oauthError(400, 'invalid_request', `Duplicate parameter: ${name}`) };
+}
+
+export async function handleTokenRequest(deps: TokenEndpointDeps, kind: TokenEndpointKind, form: TokenForm, remoteAddress: string): Promise<TokenResponse> {
+  const client = deps.clients[kind];
+  const clientId = field(form, 'client_id');
+  if (!clientId.ok) return clientId.response;
+  if (clientId.value === undefined) return oauthError(401, 'invalid_client', 'Missing parameter: client_id');
+  if (clientId.value !== client.clientId) return oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
+
+  const grantType = field(form, 'grant_type');
+  if (!grantType.ok) return grantType.response;
+  if (grantType.value === undefined) return oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
+  if (!GRANTS[kind].includes(grantType.value)) return oauthError(400, 'unsupported_grant_type', `Unsupported grant_type: ${grantType.value}`);
+
+  const issued = grantType.value === 'password'
+    ? await passwordGrant(deps, client, form, remoteAddress)
+    : await refreshGrant(deps, client, form, remoteAddress);
+  if ('status' in issued) return issued;
+  return { status: 200, body: responseBody(kind, issued), headers: { ...NO_STORE } };
+}
+
+function responseBody(kind: TokenEndpointKind, tokens: IssuedTokens): Record<string, unknown> {
+  const common = {
+    access_token: tokens.accessToken,
+    expires_in: tokens.expiresInSeconds,
+    refresh_expires_in: tokens.refreshExpiresInSeconds,
+    refresh_token: tokens.refreshToken,
+    token_type: 'Bearer',
+  };
+  // SPEC "Legacy v2": exactly access_token, expires_in, refresh_expires_in, refresh_token, token_type, scope.
+  if (kind === 'legacy') return { ...common, scope: tokens.scope };
+  return { ...common, 'not-before-policy': 0, session_state: tokens.sessionState, scope: tokens.scope };
+}
+
+function limited(deps: TokenEndpointDeps, keys: { username?: string; address: string }): TokenResponse | undefined {
+  const nowMs = deps.now();
+  const checks = [deps.addressLimiter.check(keys.address, nowMs)];
+  if (keys.username !== undefined) checks.push(deps.usernameLimiter.check(keys.username, nowMs));
+  let retryAfterMs = 0;
+  for (const check of checks) if (check.limited) retryAfterMs = Math.max(retryAfterMs, check.retryAfterMs);
+  if (retryAfterMs === 0) return undefined;
+  const retryAfterSeconds = Math.ceil(retryAfterMs / 1000);
+  deps.logger.warn({ address: keys.address, username: keys.username, retryAfterSeconds }, 'token request refused: too many failed attempts');
+  return oauthError(429, 'invalid_grant', `Too many failed attempts; retry after ${retryAfterSeconds} seconds`, { 'Retry-After': String(retryAfterSeconds) });
+}
+
+function recordFailure(deps: TokenEndpointDeps, keys: { username?: string; address: string }): void {
+  const nowMs = deps.now();
+  deps.addressLimiter.recordFailure(keys.address, nowMs);
+  if (keys.username !== undefined) deps.usernameLimiter.recordFailure(keys.username, nowMs);
+}
+
+async function passwordGrant(deps: TokenEndpointDeps, client: TokenClientProfile, form: TokenForm, address: string): Promise<IssuedTokens | TokenResponse> {
+  const username = field(form, 'username');
+  if (!username.ok) return username.response;
+  const password = field(form, 'password');
+  if (!password.ok) return password.response;
+  if (username.value === undefined) return oauthError(400, 'invalid_request', 'Missing parameter: username');
+  if (password.value === undefined) return oauthError(400, 'invalid_request', 'Missing parameter: password');
+
+  const keys = { username: username.value, address };
+  const refused = limited(deps, keys);
+  if (refused !== undefined) return refused;
+
+  const user = deps.store.userByUsername(username.value);
+  const passwordOk = await verifyPassword(password.value, user?.passwordHash ?? (await deps.decoyPasswordHash()));
+  if (user === undefined || !passwordOk || !user.userActive) {
+    recordFailure(deps, keys);
+    deps.logger.info({ address, username: username.value, clientId: client.clientId }, 'password grant refused');
+    return oauthError(400, 'invalid_grant', 'Invalid user credentials');
+  }
+  deps.usernameLimiter.reset(username.value);
+  return deps.issuer.issueForLogin(user.userId, user.username, client, deps.now());
+}
+
+async function refreshGrant(deps: TokenEndpointDeps, client: TokenClientProfile, form: TokenForm, address: string): Promise<IssuedTokens | TokenResponse> {
+  const refreshToken = field(form, 'refresh_token');
+  if (!refreshToken.ok) return refreshToken.response;
+  if (refreshToken.value === undefined) return oauthError(400, 'invalid_request', 'Missing parameter: refresh_token');
+
+  const keys = { address };
+  const refused = limited(deps, keys);
+  if (refused !== undefined) return refused;
+
+  const nowMs = deps.now();
+  const check = deps.issuer.checkRefreshToken(refreshToken.value, client.clientId, nowMs);
+  if (!check.ok) {
+    recordFailure(deps, keys);
+    deps.logger.info({ address, reason: check.reason, clientId: client.clientId }, 'refresh grant refused');
+    return oauthError(400, 'invalid_grant', check.reason === 'expired' ? 'Token is not active' : 'Invalid refresh token');
+  }
+  const user = deps.store.userById(check.session.user_id);
+  if (user === undefined || !user.userActive) {
+    deps.issuer.revokeFamily(check.session.family_id, nowMs);
+    return oauthError(400, 'invalid_grant', 'Invalid refresh token');
+  }
+  const issued = await deps.issuer.issueForRefresh(check.session, user.username, client, nowMs);
+  // Lost a race with a concurrent refresh of the same token: it counts as reuse next time it is seen.
+  if (issued === undefined) return oauthError(400, 'invalid_grant', 'Invalid refresh token');
+  return issued;
+}
