@@ -16,3 +16,5 @@ export type { WebhookSenderOptions, WebhookSenderStats } from './webhook-sender.
 export { createNodeHttpClient } from './http-client.js';
 export type { WebhookHttpClient, WebhookRequest, WebhookResponse } from './http-client.js';
 export { EndpointBreakers } from './endpoint-breakers.js';
+export { parseSinceTime } from './since-time.js';
+export type { SinceTime } from './since-time.js';

@@ -1,0 +1,166 @@
+/**
+ * `smsgate webhook list --failed [--client NAME]` shows dead letters (events that exhausted their
+ * retries or were refused with a non-retryable status); `smsgate webhook list` alone shows counts by
+ * state. `smsgate webhook replay --client NAME [--since TIME] [--now]` puts the client's dead letters
+ * back in the queue (same bytes, attempts reset, due now). A running server sends them at its next
+ * poll; when none answers on the configured API address the command says so, and with --now it sends
+ * them itself with the full retry policy and reports the outcome.
+ */
+import { loadConfig, type SmsGateConfig } from '../../config/index.js';
+import { createLogger } from '../../log.js';
+import { openStore, type Store } from '../../store/database.js';
+import { SecretBox } from '../../store/secret-box.js';
+import { countOutboxByState, listDeadLetters, requeueDeadLetters, type DeadLetterRow } from '../../store/webhook-store.js';
+import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
+import { parseArgs, requireValue, UsageError, withUsage, type ParsedArgs } from '../args.js';
+
+const LIST_USAGE = 'smsgate webhook list [--failed] [--client NAME] [--config FILE] [--json]';
+const REPLAY_USAGE = 'smsgate webhook replay --client NAME [--since TIME] [--now] [--config FILE] [--json]';
+const USAGE = `${LIST_USAGE} | ${REPLAY_USAGE}`;
+const HEALTH_TIMEOUT_MS = 1_000;
+
+export async function run(args: string[]): Promise<number> {
+  return withUsage(async () => {
+    const [subcommand, ...rest] = args;
+    if (subcommand === 'list') return list(parseArgs(rest, { values: ['client', 'config'], booleans: ['failed', 'json'] }, LIST_USAGE));
+    if (subcommand === 'replay') return replay(parseArgs(rest, { values: ['client', 'since', 'config'], booleans: ['now', 'json'] }, REPLAY_USAGE));
+    throw new UsageError(subcommand === undefined ? 'missing subcommand' : `unknown subcommand '${subcommand}'`, USAGE);
+  });
+}
+
+function noPositionals(parsed: ParsedArgs, usage: string): void {
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, usage);
+}
+
+async function withStore<T>(config: SmsGateConfig, body: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function clientIdByName(store: Store, name: string): number | null {
+  const id = store.db.prepare('SELECT id FROM clients WHERE name = ?').pluck().get(name) as number | undefined;
+  return id ?? null;
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+function deadLetterJson(row: DeadLetterRow) {
+  return {
+    id: row.id, client: row.clientName, clientId: row.clientId, recipientId: row.recipientId,
+    createdAt: iso(row.createdAt), deadAt: iso(row.deadAt), attempts: row.attempts, lastError: row.lastError, body: row.body,
+  };
+}
+
+async function list(parsed: ParsedArgs): Promise<number> {
+  noPositionals(parsed, LIST_USAGE);
+  const json = parsed.booleans.has('json');
+  const clientName = parsed.values.get('client');
+  if (clientName !== undefined && !parsed.booleans.has('failed')) throw new UsageError('--client goes with --failed', LIST_USAGE);
+  const config = loadConfig(parsed.values.get('config'));
+  return withStore(config, async (store) => {
+    if (!parsed.booleans.has('failed')) {
+      const counts = countOutboxByState(store.db);
+      process.stdout.write(json ? `${JSON.stringify(counts)}\n` : `pending ${counts.pending}\ndelivered ${counts.delivered}\ndead ${counts.dead}\n`);
+      return 0;
+    }
+    let clientId: number | undefined;
+    if (clientName !== undefined) {
+      const id = clientIdByName(store, clientName);
+      if (id === null) {
+        process.stderr.write(`smsgate: no client named '${clientName}'\n`);
+        return 1;
+      }
+      clientId = id;
+    }
+    const rows = listDeadLetters(store.db, clientId === undefined ? {} : { clientId });
+    if (json) {
+      process.stdout.write(`${JSON.stringify(rows.map(deadLetterJson))}\n`);
+    } else if (rows.length === 0) {
+      process.stdout.write('no dead letters\n');
+    } else {
+      process.stdout.write('id\tclient\tcreated\tattempts\tlast_error\tbody\n');
+      for (const r of rows) {
+        process.stdout.write(`${r.id}\t${r.clientName}\t${iso(r.createdAt) ?? ''}\t${r.attempts}\t${r.lastError ?? ''}\t${r.body}\n`);
+      }
+    }
+    return 0;
+  });
+}
+
+/** True when a server answers 200 on the configured API address's /health. */
+async function serverAnswers(config: SmsGateConfig): Promise<boolean> {
+  const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
+  try {
+    const res = await fetch(`http://${host}:${config.api.port}/health`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function replay(parsed: ParsedArgs): Promise<number> {
+  noPositionals(parsed, REPLAY_USAGE);
+  const json = parsed.booleans.has('json');
+  const clientName = requireValue(parsed, 'client', REPLAY_USAGE);
+  const nowMs = Date.now();
+  let sinceMs: number | undefined;
+  const sinceText = parsed.values.get('since');
+  if (sinceText !== undefined) {
+    const since = parseSinceTime(sinceText, nowMs);
+    if (!since.ok) throw new UsageError(since.reason, REPLAY_USAGE);
+    sinceMs = since.sinceMs;
+  }
+  const config = loadConfig(parsed.values.get('config'));
+  return withStore(config, async (store) => {
+    const clientId = clientIdByName(store, clientName);
+    if (clientId === null) {
+      process.stderr.write(`smsgate: no client named '${clientName}'\n`);
+      return 1;
+    }
+    const ids = requeueDeadLetters(store.db, sinceMs === undefined ? { clientId } : { clientId, sinceMs }, nowMs);
+    const running = ids.length > 0 && (await serverAnswers(config));
+    const result: Record<string, unknown> = { client: clientName, requeued: ids.length, serverRunning: running };
+    const lines = [`re-queued ${ids.length} dead letter${ids.length === 1 ? '' : 's'} of client '${clientName}'`];
+    if (ids.length > 0 && running) {
+      lines.push(`the server answering at ${config.api.host}:${config.api.port} sends them at its next poll`);
+    } else if (ids.length > 0 && parsed.booleans.has('now')) {
+      const outcome = await sendNow(store, config, ids);
+      Object.assign(result, outcome);
+      lines.push(`sent from this command: ${outcome.delivered} delivered, ${outcome.dead} dead again, ${outcome.pending} still pending`);
+    } else if (ids.length > 0) {
+      lines.push(`no smsgate server answered at ${config.api.host}:${config.api.port}: they are sent when \`smsgate serve\` starts (or run again with --now to send them from this command)`);
+    }
+    process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${lines.join('\n')}\n`);
+    return 0;
+  });
+}
+
+/** Sends the re-queued rows from this process, retries included, until each is delivered or dead. */
+async function sendNow(store: Store, config: SmsGateConfig, ids: readonly number[]): Promise<{ delivered: number; dead: number; pending: number }> {
+  const logger = createLogger({ level: config.logging.level, destination: process.stderr });
+  const sender = new WebhookSender({ store, secretBox: SecretBox.fromKeyFile(config.database.keyFile), logger, config: config.webhooks });
+  const states = store.db.prepare(`SELECT state FROM webhook_outbox WHERE id IN (SELECT value FROM json_each(?))`).pluck();
+  const count = () => {
+    const tally = { delivered: 0, dead: 0, pending: 0 };
+    for (const state of states.all(JSON.stringify(ids)) as ('delivered' | 'dead' | 'pending')[]) tally[state] += 1;
+    return tally;
+  };
+  // The longest an event can take: every attempt timing out plus every retry delay, with a margin.
+  const boundMs = (config.webhooks.retryDelaysMs.length + 1) * config.webhooks.timeoutMs
+    + config.webhooks.retryDelaysMs.reduce((sum, d) => sum + d, 0) + 5_000;
+  const deadline = Date.now() + boundMs;
+  sender.start();
+  try {
+    while (count().pending > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  } finally {
+    await sender.stop();
+  }
+  return count();
+}
