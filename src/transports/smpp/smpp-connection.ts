@@ -246,6 +246,9 @@ function connectSession(options: SmppConnectionOptions): Promise<Session> {
     session.once('error', fail);
     session.once(options.tls ? 'secureConnect' : 'connect', () => {
       clearTimeout(timer);
+      // Each PDU is its own small write; without this Nagle holds the next one until the
+      // previous is ACKed (up to the peer's 40 ms delayed ACK), which serialises the window.
+      session.socket.setNoDelay(true);
       session.removeListener('error', fail);
       resolve(session);
     });

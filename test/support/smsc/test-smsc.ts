@@ -151,6 +151,13 @@ export class TestSmsc {
     return [...this.sessions.values()].flatMap((info) => (info.bindCommand === null ? [] : [{ id: info.id, bindCommand: info.bindCommand }]));
   }
 
+  /** The raw socket of a session, to write hand-made bytes (e.g. one byte at a time). */
+  socketOf(sessionId: number): import('node:net').Socket {
+    const info = this.sessions.get(sessionId);
+    if (info === undefined) throw new Error(`no session ${sessionId}`);
+    return info.session.socket;
+  }
+
   /** Sends a receipt for messageId (in submit_sm_resp form) to a session that can receive. */
   sendReceipt(messageId: string, plan: ReceiptPlan, destination = '353870000000'): Promise<number> {
     const receiptId = this.receiptIdFor(messageId);
@@ -241,6 +248,7 @@ export class TestSmsc {
   private onSession(session: Session): void {
     const info: SessionInfo = { id: this.nextSessionId++, session, bindCommand: null, outstandingSubmits: 0, framer: new PduFramer(), rawQueue: [] };
     this.sessions.set(info.id, info);
+    session.socket.setNoDelay(true);
     // With a 'readable' listener attached (the package's), 'data' fires for exactly what the
     // package reads, so the framer sees every PDU before the package emits it.
     if (this.options.record) session.socket.on('data', (chunk: Buffer) => info.rawQueue.push(...info.framer.push(chunk)));
