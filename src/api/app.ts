@@ -5,11 +5,11 @@
  */
 import Koa from 'koa';
 import type { Router } from '@koa/router';
+import { authRouter, type AuthService } from '../auth/index.js';
 import type { CampaignService } from '../campaigns/index.js';
 import type { SmsGateConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
-import type { ApiAuthenticator } from './auth-port.js';
 import { campaignRouter } from './campaign-routes.js';
 import { errorBoundary } from './error-boundary.js';
 import { healthRouter } from './health-route.js';
@@ -18,12 +18,10 @@ import { requestLog } from './request-log.js';
 
 export interface ApiDeps {
   store: Store;
-  auth: ApiAuthenticator;
+  auth: AuthService;
   campaigns: CampaignService;
   config: Pick<SmsGateConfig, 'api'>;
   logger: Logger;
-  /** The token endpoints (src/auth/koa.ts authRouter), mounted beside the API routes. */
-  authRoutes?: Router;
 }
 
 export function createApiApp(deps: ApiDeps): Koa {
@@ -37,8 +35,9 @@ export function createApiApp(deps: ApiDeps): Koa {
     healthRouter(),
     campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes }),
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
+    // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.
+    authRouter(deps.auth, { logger }),
   ];
-  if (deps.authRoutes !== undefined) routers.push(deps.authRoutes);
   for (const router of routers) {
     app.use(router.routes());
     app.use(router.allowedMethods());

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiFixture, type Account, type ApiFixture } from '../support/api-fixture.js';
+import { FIXTURE_PASSWORD, startApiFixture, type Account, type ApiFixture } from '../support/api-fixture.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -22,7 +22,7 @@ describe('campaign API over a real server', () => {
 
   beforeAll(async () => {
     fixture = await startApiFixture();
-    admin = fixture.createAccount({ senders: [{ name: 'Acme', type: 0 }] });
+    admin = await fixture.createAccount({ senders: [{ name: 'Acme', type: 0 }] });
   });
   afterAll(async () => {
     await fixture.close();
@@ -74,10 +74,56 @@ describe('campaign API over a real server', () => {
     });
 
     it('answers 401 for a revoked token', async () => {
-      const account = fixture.createAccount();
-      fixture.store.db.prepare('UPDATE personal_access_tokens SET revoked_at = 1 WHERE user_id = ?').run(account.userId);
+      const account = await fixture.createAccount();
+      expect((await fixture.postCampaign(account.token, validBody())).status).toBe(202);
+      expect(fixture.auth.revokePat(account.token)).toBe(true);
       const res = await fixture.postCampaign(account.token, validBody());
       expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    });
+
+    it('answers 401 for an expired token', async () => {
+      await fixture.createAccount({ username: 'expiring-user' });
+      const expiresAt = Date.now() + 60_000;
+      const token = await fixture.auth.createPersonalAccessToken('expiring-user', { expiresAt });
+      expect((await fixture.postCampaign(token, validBody())).status).toBe(202);
+      // Moved into the past in the store: the clock of the running server is real.
+      fixture.store.db.prepare('UPDATE personal_access_tokens SET expires_at = ? WHERE expires_at = ?').run(Date.now() - 1, expiresAt);
+      expect((await fixture.postCampaign(token, validBody())).status).toBe(401);
+    });
+
+    it('answers 401 for a token whose prefix casing was changed', async () => {
+      const account = await fixture.createAccount();
+      expect((await fixture.postCampaign(account.token.replace('smsgate_pat_', 'SMSGATE_pat_'), validBody())).status).toBe(401);
+    });
+
+    it('accepts an OAuth access token from POST /auth/token (password grant)', async () => {
+      await fixture.createAccount({ username: 'oauth-user' });
+      const tokenRes = await fetch(`${fixture.baseUrl}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: 'messaging-api', grant_type: 'password', username: 'oauth-user', password: FIXTURE_PASSWORD }),
+      });
+      expect(tokenRes.status).toBe(200);
+      const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
+      const res = await fixture.postCampaign(accessToken, validBody());
+      expect(res.status).toBe(202);
+      const { id } = (await res.json()) as { id: string };
+      expect((await waitForSummary(fixture, accessToken, id)).status).toBe(200);
+    });
+
+    it('refuses a legacy access token on the current API with 401', async () => {
+      await fixture.createAccount({ username: 'legacy-user' });
+      const tokenRes = await fetch(`${fixture.baseUrl}/legacy/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: 'legacy-api', grant_type: 'password', username: 'legacy-user', password: FIXTURE_PASSWORD }),
+      });
+      expect(tokenRes.status).toBe(200);
+      const { access_token: legacyToken } = (await tokenRes.json()) as { access_token: string };
+      expect((await fixture.postCampaign(legacyToken, validBody())).status).toBe(401);
+      const senders = await fetch(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${legacyToken}` } });
+      expect(senders.status).toBe(200);
     });
 
     it.each([
@@ -85,7 +131,7 @@ describe('campaign API over a real server', () => {
       ['a deactivated user', { userActive: false }],
       ['a user of a deactivated client', { clientActive: false }],
     ])('answers 403 problem+json for %s', async (_name, options) => {
-      const account = fixture.createAccount(options);
+      const account = await fixture.createAccount(options);
       const res = await fixture.postCampaign(account.token, validBody());
       expect(res.status).toBe(403);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -209,7 +255,7 @@ describe('campaign API over a real server', () => {
       const res = await fixture.postCampaign(admin.token, validBody());
       const { id } = (await res.json()) as { id: string };
       await waitForSummary(fixture, admin.token, id);
-      const other = fixture.createAccount();
+      const other = await fixture.createAccount();
       expect((await fixture.getSummary(other.token, id)).status).toBe(404);
     });
 
@@ -237,7 +283,7 @@ describe('campaign API over a real server', () => {
       const unauthenticated = await fixture.getSummary(undefined, id);
       expect(unauthenticated.status).toBe(401);
       expect(await unauthenticated.text()).toBe('');
-      const nonAdmin = fixture.createAccount({ admin: false });
+      const nonAdmin = await fixture.createAccount({ admin: false });
       const forbidden = await fixture.getSummary(nonAdmin.token, id);
       expect(forbidden.status).toBe(403);
       expect(await forbidden.json()).toEqual({
@@ -252,7 +298,7 @@ describe('campaign API over a real server', () => {
 
   describe('GET /api/v2/senderlist', () => {
     it("returns the account's senders as [{name, type}]", async () => {
-      const account = fixture.createAccount({ senders: [{ name: 'Zeta', type: 1 }, { name: 'Alpha', type: 0 }, { name: '353861234567', type: 2 }] });
+      const account = await fixture.createAccount({ senders: [{ name: 'Zeta', type: 1 }, { name: 'Alpha', type: 0 }, { name: '353861234567', type: 2 }] });
       const res = await fetch(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${account.token}` } });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -262,7 +308,7 @@ describe('campaign API over a real server', () => {
     });
 
     it('returns an empty array for an account without senders', async () => {
-      const account = fixture.createAccount();
+      const account = await fixture.createAccount();
       const res = await fetch(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${account.token}` } });
       expect(await res.json()).toEqual([]);
     });
@@ -292,6 +338,7 @@ describe('campaign API over a real server', () => {
       ['DELETE', '/v1/campaign/0d7f0b3e-6f3c-4f9a-9d6e-2b1c3a4d5e6f', 'GET'],
       ['POST', '/health', 'GET'],
       ['PUT', '/api/v2/senderlist', 'GET'],
+      ['GET', '/auth/token', 'POST'],
     ])('answers 405 with Allow for %s %s', async (method, path, allowed) => {
       const res = await fetch(`${fixture.baseUrl}${path}`, { method });
       expect(res.status).toBe(405);
@@ -308,7 +355,7 @@ describe('request body limit', () => {
 
   beforeAll(async () => {
     fixture = await startApiFixture({ maxBodyBytes });
-    admin = fixture.createAccount();
+    admin = await fixture.createAccount();
   });
   afterAll(async () => {
     await fixture.close();

@@ -22,7 +22,7 @@ let admin: Account;
 
 beforeAll(async () => {
   fixture = await startApiFixture({ startProcessor: false });
-  admin = fixture.createAccount();
+  admin = await fixture.createAccount();
 });
 afterAll(async () => {
   await fixture.close();

@@ -9,13 +9,26 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../src/api/app.js';
-import type { ApiAuthenticator, ApiBearerResult, ApiIdentity } from '../../src/api/auth-port.js';
-import { generatePat, hashPat } from '../../src/auth/pat.js';
+import { AuthService } from '../../src/auth/index.js';
 import { CampaignProcessor, CampaignService } from '../../src/campaigns/index.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { SecretBox } from '../../src/store/secret-box.js';
+import type { AuthConfig } from '../../src/config/types.js';
 
-export const FIXTURE_PAT_PREFIX = 'smsgate';
+export const FIXTURE_AUTH_CONFIG: AuthConfig = {
+  patPrefix: 'smsgate',
+  clientId: 'messaging-api',
+  issuer: 'smsgate-test',
+  accessTokenSeconds: 300,
+  refreshTokenSeconds: 1800,
+  legacy: { clientId: 'legacy-api', accessTokenSeconds: 120, refreshTokenSeconds: 1200 },
+  bruteForce: { windowMs: 60_000, maxFailuresPerUsername: 1000, maxFailuresPerAddress: 1000 },
+};
+
+/** Passwords in fixtures are hashed with a cheap scrypt cost; the real cost is AUTH's to test. */
+const FIXTURE_SCRYPT_COST = { N: 1024, r: 8, p: 1 };
+export const FIXTURE_PASSWORD = 'correct horse battery staple';
 
 export interface ApiFixtureOptions {
   maxBodyBytes?: number;
@@ -48,7 +61,8 @@ export interface ApiFixture {
   store: Store;
   campaigns: CampaignService;
   processor: CampaignProcessor;
-  createAccount(options?: AccountOptions): Account;
+  auth: AuthService;
+  createAccount(options?: AccountOptions): Promise<Account>;
   /** fetch against the fixture with a bearer token and a JSON body. */
   postCampaign(token: string | undefined, body: unknown): Promise<Response>;
   getSummary(token: string | undefined, id: string): Promise<Response>;
@@ -62,7 +76,10 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const store = await openStore({ path: dbPath, synchronous: options.synchronous ?? 'FULL' });
   const processor = new CampaignProcessor({ store, logger, pollIntervalMs: 50 });
   const campaigns = new CampaignService({ store, logger, onQueued: () => processor.wake() });
-  const auth = new PatAuthenticator(store);
+  const auth = await AuthService.create(store, FIXTURE_AUTH_CONFIG, SecretBox.fromKeyFile(join(dir, 'smsgate.key')), {
+    logger,
+    scryptCost: FIXTURE_SCRYPT_COST,
+  });
   const app = createApiApp({
     store,
     auth,
@@ -85,31 +102,19 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     store,
     campaigns,
     processor,
-    createAccount(account: AccountOptions = {}): Account {
+    auth,
+    async createAccount(account: AccountOptions = {}): Promise<Account> {
       accounts++;
-      const nowMs = Date.now();
       const clientName = account.clientName ?? `client-${accounts}`;
-      const clientId = Number(
-        store.db.prepare('INSERT INTO clients (name, active, created_at) VALUES (?, ?, ?)').run(
-          clientName, account.clientActive === false ? 0 : 1, nowMs,
-        ).lastInsertRowid,
-      );
-      const userId = Number(
-        store.db.prepare(
-          'INSERT INTO users (client_id, username, password_hash, is_admin, active, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-        ).run(clientId, account.username ?? `user-${accounts}`, 'unused', account.admin === false ? 0 : 1,
-          account.userActive === false ? 0 : 1, nowMs).lastInsertRowid,
-      );
-      const token = generatePat(FIXTURE_PAT_PREFIX);
-      store.db.prepare(
-        'INSERT INTO personal_access_tokens (user_id, token_hash, token_hint, created_at) VALUES (?, ?, ?, ?)',
-      ).run(userId, hashPat(token), 'fixture', nowMs);
-      for (const sender of account.senders ?? []) {
-        store.db.prepare('INSERT INTO senders (client_id, name, type, created_at) VALUES (?, ?, ?, ?)').run(
-          clientId, sender.name, sender.type, nowMs,
-        );
-      }
-      return { clientId, userId, token };
+      const username = account.username ?? `user-${accounts}`;
+      const client = auth.createClient({ name: clientName });
+      const user = await auth.createUser({ clientName, username, password: FIXTURE_PASSWORD, isAdmin: account.admin ?? true });
+      const token = await auth.createPersonalAccessToken(username);
+      for (const sender of account.senders ?? []) auth.addSender({ clientName, sender: sender.name, type: sender.type });
+      // The admin CLI has no deactivate command yet; the columns are what AuthService reads.
+      if (account.clientActive === false) store.db.prepare('UPDATE clients SET active = 0 WHERE id = ?').run(client.id);
+      if (account.userActive === false) store.db.prepare('UPDATE users SET active = 0 WHERE id = ?').run(user.id);
+      return { clientId: client.id, userId: user.id, token };
     },
     postCampaign(token, body) {
       return fetch(`${baseUrl}/v1/campaign`, {
@@ -131,31 +136,4 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** PAT-only authenticator over the stored hashes, used until src/auth's AuthService lands. */
-class PatAuthenticator implements ApiAuthenticator {
-  constructor(private readonly store: Store) {}
-
-  async authenticate(header: string | undefined): Promise<ApiBearerResult> {
-    if (header === undefined) return { ok: false, reason: 'missing' };
-    const match = /^Bearer +(\S+)$/i.exec(header);
-    if (match === null) return { ok: false, reason: 'malformed' };
-    const row = this.store.db.prepare(
-      `SELECT u.id AS userId, u.client_id AS clientId, c.name AS clientName, u.username, u.is_admin AS isAdmin,
-              u.active AS userActive, c.active AS clientActive, t.revoked_at AS revokedAt
-       FROM personal_access_tokens t JOIN users u ON u.id = t.user_id JOIN clients c ON c.id = u.client_id
-       WHERE t.token_hash = ?`,
-    ).get(hashPat(match[1]!)) as (ApiIdentity & { userActive: number; clientActive: number; revokedAt: number | null }) | undefined;
-    if (row === undefined) return { ok: false, reason: 'invalid' };
-    if (row.revokedAt !== null) return { ok: false, reason: 'revoked' };
-    this.active.set(row.userId, row.userActive === 1 && row.clientActive === 1);
-    return { ok: true, via: 'pat', identity: { userId: row.userId, clientId: row.clientId, clientName: row.clientName, username: row.username, isAdmin: Boolean(row.isAdmin) } };
-  }
-
-  private readonly active = new Map<number, boolean>();
-
-  isRecognizedAdministrator(identity: ApiIdentity): boolean {
-    return identity.isAdmin && this.active.get(identity.userId) === true;
-  }
 }
