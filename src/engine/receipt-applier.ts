@@ -7,7 +7,7 @@
  * engine.unmatchedReceiptTtlMs it is marked 'expired' and logged.
  */
 import type { Logger } from '../log.js';
-import { isDeliveredStatus } from '../receipts/index.js';
+import { fitStatus, isDeliveredStatus } from '../receipts/index.js';
 import type { DispatchStore, ExpiredReceipt } from '../store/dispatch-store.js';
 import type { SqliteDatabase } from '../store/database.js';
 import type { TransportReceipt } from '../transports/transport.js';
@@ -80,7 +80,8 @@ export class ReceiptApplier {
 
   private applyBatch(batch: readonly IncomingReceipt[]): void {
     const nowMs = this.now();
-    for (const { transport, receipt } of batch) {
+    for (const { transport, receipt: received } of batch) {
+      const receipt = this.usableStatus(transport, received);
       const part = this.store.partByMessageId(transport, receipt.messageId);
       this.store.insertReceipt({
         transport,
@@ -102,6 +103,21 @@ export class ReceiptApplier {
       const status: ReceiptStatus = { status: receipt.status, final: receipt.final, errorCode: receipt.errorCode ?? null };
       if (this.applyToPart(part.id, part.recipient_id, status, nowMs)) this.webhooksEnqueued = true;
     }
+  }
+
+  /**
+   * The webhook needs a status of 1 to 30 characters (SPEC "Limits"). Transports fit it already;
+   * an empty one becomes UNKNOWN and a longer one keeps its first 30 characters, both logged.
+   */
+  private usableStatus(transport: string, receipt: TransportReceipt): TransportReceipt {
+    if (receipt.status.trim() === '') {
+      this.logger.warn({ transport, messageId: receipt.messageId }, 'receipt without a status: recorded as UNKNOWN');
+      return { ...receipt, status: 'UNKNOWN' };
+    }
+    const fitted = fitStatus(receipt.status);
+    if (fitted.truncatedFromChars === undefined) return receipt;
+    this.logger.warn({ transport, messageId: receipt.messageId, status: receipt.status }, 'receipt status longer than 30 characters: first 30 kept');
+    return { ...receipt, status: fitted.status };
   }
 
   private afterCommit(): void {

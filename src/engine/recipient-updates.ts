@@ -21,8 +21,8 @@ export interface DeliveryReceiptEvent {
 
 /** Where delivery receipts go: the webhook outbox (src/webhooks) in the gateway, a recorder in tests. */
 export interface DeliveryReceiptSink {
-  /** Synchronous INSERT, called inside the engine's transaction. */
-  enqueue(db: SqliteDatabase, event: DeliveryReceiptEvent, nowMs: number): void;
+  /** Synchronous INSERT, called inside the engine's transaction; false when no row was written (no webhook URL). */
+  enqueue(db: SqliteDatabase, event: DeliveryReceiptEvent, nowMs: number): boolean;
   /** Called after the transaction committed, when at least one receipt was enqueued. */
   wake(): void;
 }
@@ -53,7 +53,7 @@ export class RecipientUpdates {
     // A client without a webhook URL gets no outbox row: there is nowhere to send it, and the
     // summary already counts the status. Setting a URL later does not replay old statuses.
     if (recipient.webhook_url === null || recipient.webhook_url === '' || next.lastStatus === null) return false;
-    this.sink.enqueue(
+    return this.sink.enqueue(
       this.store.db,
       {
         clientId: recipient.client_id,
@@ -65,6 +65,5 @@ export class RecipientUpdates {
       },
       nowMs,
     );
-    return true;
   }
 }

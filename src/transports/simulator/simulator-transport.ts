@@ -98,6 +98,20 @@ export class SimulatorTransport implements Transport {
     return this.state;
   }
 
+  /**
+   * Test and demo hook: reports a receipt now, as an SMSC would (any id, any status, final or not),
+   * e.g. a duplicate, an out-of-order or an intermediate receipt. Resolves when the engine stored it.
+   */
+  reportReceipt(receipt: { messageId: string; status: string; final?: boolean }): Promise<void> {
+    if (this.handlers === undefined) return Promise.reject(new Error('no handlers set'));
+    return this.handlers.onReceipt({
+      messageId: receipt.messageId,
+      status: receipt.status,
+      final: receipt.final ?? true,
+      raw: `id:${receipt.messageId} stat:${receipt.status}`,
+    });
+  }
+
   /** Receipts accepted but not yet reported. */
   pendingReceipts(): number {
     return this.receipts.length;

@@ -1,0 +1,261 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ENGINE_DEFAULTS } from '../../src/engine/config.js';
+import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
+import { silentLogger } from '../../src/log.js';
+import { SimulatorTransport } from '../../src/transports/simulator/index.js';
+import { startEngineHarness, waitFor, type EngineHarness } from './engine-harness.js';
+import { ScriptedTransport } from './scripted-transport.js';
+
+let harness: EngineHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function simulator(overrides: Partial<ConstructorParameters<typeof SimulatorTransport>[0]> = {}): SimulatorTransport {
+  return new SimulatorTransport({ name: 'sim', type: 'simulator', maxPerSecond: 100_000, receiptDelayMs: 5, outcomes: [], ...overrides }, { recordAccepted: true });
+}
+
+const allFinal = (rows: { status: string }[]): boolean => rows.every((r) => r.status !== 'pending');
+
+describe('dispatch engine with the simulator', () => {
+  it('delivers a one-part campaign and writes one webhook per recipient with the exact body', async () => {
+    const sim = simulator();
+    harness = await startEngineHarness({ transports: [sim] });
+    const clientId = harness.seedClient();
+    const campaignId = harness.seedCampaign({ clientId, sender: 'Acme', msisdns: ['353871234567', '447700900123'], clientReferences: ['ref-1', null] });
+    const recipients = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipients.map((r) => [r.status, r.last_status, r.dispatch_state])).toEqual([
+      ['delivered', 'DELIVRD', 'dispatched'],
+      ['delivered', 'DELIVRD', 'dispatched'],
+    ]);
+    const parts = harness.parts(campaignId);
+    expect(parts.map((p) => [p.state, p.attempts, p.transport, p.parts_total])).toEqual([
+      ['delivered', 1, 'sim', 1],
+      ['delivered', 1, 'sim', 1],
+    ]);
+    expect(harness.outbox().map((o) => o.body)).toEqual([
+      '{"To":"353871234567","From":"Acme","Status":"DELIVRD","ClientReference":"ref-1"}',
+      '{"To":"447700900123","From":"Acme","Status":"DELIVRD","ClientReference":null}',
+    ]);
+    expect(harness.receipts().every((r) => r.match_state === 'matched')).toBe(true);
+    expect(harness.webhookWakes).toBeGreaterThan(0);
+  });
+
+  it('sends a multi-part text as parts with one concatenation reference and delivers when every part is delivered', async () => {
+    const sim = simulator();
+    harness = await startEngineHarness({ transports: [sim] });
+    const text = 'x'.repeat(153 * 2 + 10);
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), text, msisdns: ['353871234567'] });
+    const [recipient] = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipient?.status).toBe('delivered');
+    const parts = harness.parts(campaignId);
+    expect(parts.map((p) => p.part_number)).toEqual([1, 2, 3]);
+    expect(new Set(parts.map((p) => p.concat_reference)).size).toBe(1);
+    expect(sim.accepted.map((a) => a.text).join('')).toBe(text);
+    expect(harness.outbox()).toHaveLength(1);
+  });
+
+  it('makes a multi-part recipient undelivered when one part is UNDELIV, with one webhook', async () => {
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    harness = await startEngineHarness({ transports: [sim] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), text: 'y'.repeat(200), msisdns: ['353871234567'] });
+    await waitFor(() => harness!.parts(campaignId), (ps) => ps.length === 2 && ps.every((p) => p.state === 'submitted'));
+    const [first, second] = sim.accepted;
+    await sim.reportReceipt({ messageId: first!.messageId, status: 'DELIVRD' });
+    expect(harness.recipients(campaignId)[0]?.status).toBe('pending');
+    await sim.reportReceipt({ messageId: second!.messageId, status: 'UNDELIV' });
+    expect(harness.recipients(campaignId)[0]).toMatchObject({ status: 'undelivered', last_status: 'UNDELIV' });
+    expect(harness.parts(campaignId).map((p) => p.state)).toEqual(['delivered', 'undelivered']);
+    expect(harness.outbox().map((o) => JSON.parse(o.body).Status)).toEqual(['UNDELIV']);
+  });
+
+  it('ignores duplicate and out-of-order receipts: a delivered recipient stays delivered', async () => {
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    harness = await startEngineHarness({ transports: [sim] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'] });
+    await waitFor(() => harness!.parts(campaignId), (ps) => ps[0]?.state === 'submitted');
+    const id = sim.accepted[0]!.messageId;
+    await sim.reportReceipt({ messageId: id, status: 'DELIVRD' });
+    await sim.reportReceipt({ messageId: id, status: 'DELIVRD' });
+    await sim.reportReceipt({ messageId: id, status: 'UNDELIV' });
+    await sim.reportReceipt({ messageId: id, status: 'ENROUTE', final: false });
+    expect(harness.recipients(campaignId)[0]).toMatchObject({ status: 'delivered', last_status: 'DELIVRD' });
+    expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'delivered', last_status: 'DELIVRD' });
+    expect(harness.outbox()).toHaveLength(1);
+    expect(harness.receipts()).toHaveLength(4);
+  });
+
+  it('reports an intermediate status as a webhook while the recipient stays pending', async () => {
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    harness = await startEngineHarness({ transports: [sim] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'] });
+    await waitFor(() => harness!.parts(campaignId), (ps) => ps[0]?.state === 'submitted');
+    const id = sim.accepted[0]!.messageId;
+    await sim.reportReceipt({ messageId: id, status: 'ENROUTE', final: false });
+    expect(harness.recipients(campaignId)[0]).toMatchObject({ status: 'pending', last_status: 'ENROUTE' });
+    await sim.reportReceipt({ messageId: id, status: 'ENROUTE', final: false });
+    await sim.reportReceipt({ messageId: id, status: 'DELIVRD' });
+    expect(harness.recipients(campaignId)[0]).toMatchObject({ status: 'delivered', last_status: 'DELIVRD' });
+    expect(harness.outbox().map((o) => JSON.parse(o.body).Status)).toEqual(['ENROUTE', 'DELIVRD']);
+  });
+
+  it('retries temporary failures with backoff up to maxAttempts, then the recipient is undelivered with the last status', async () => {
+    const sim = simulator({ outcomes: [{ suffix: '7', status: 'ESME_RTHROTTLED', kind: 'temporary' }] });
+    harness = await startEngineHarness({ transports: [sim], engine: { maxAttempts: 3, retryBaseDelayMs: 5 } });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'] });
+    const [recipient] = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipient).toMatchObject({ status: 'undelivered', last_status: 'ESME_RTHROTTLED' });
+    expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'undelivered', attempts: 3, last_status: 'ESME_RTHROTTLED' });
+    expect(sim.accepted).toHaveLength(0);
+    expect(harness.outbox().map((o) => JSON.parse(o.body).Status)).toEqual(['ESME_RTHROTTLED']);
+  });
+
+  it('delivers after a temporary failure when a retry succeeds', async () => {
+    const sim = simulator({ outcomes: [{ suffix: '7', status: 'ESME_RTHROTTLED', kind: 'temporary', failures: 2 }] });
+    harness = await startEngineHarness({ transports: [sim], engine: { maxAttempts: 5, retryBaseDelayMs: 5 } });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'] });
+    const [recipient] = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipient?.status).toBe('delivered');
+    expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'delivered', attempts: 3 });
+  });
+
+  it('fails a part permanently at submit with the transport status, after one attempt', async () => {
+    const sim = simulator({ outcomes: [{ suffix: '8', status: 'REJECTD', kind: 'reject' }] });
+    harness = await startEngineHarness({ transports: [sim] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234568', '353871234567'] });
+    const recipients = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipients.map((r) => [r.msisdn, r.status, r.last_status])).toEqual([
+      ['353871234568', 'undelivered', 'REJECTD'],
+      ['353871234567', 'delivered', 'DELIVRD'],
+    ]);
+    expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'undelivered', attempts: 1 });
+  });
+
+  it('holds parts while the transport is down, spending no attempts, and sends them when it comes back', async () => {
+    const sim = simulator();
+    harness = await startEngineHarness({ transports: [sim] });
+    sim.setDown('link lost');
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567', '353871234568'] });
+    await waitFor(() => harness!.parts(campaignId), (ps) => ps.length === 2);
+    // Several poll intervals pass with the link down.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(harness.parts(campaignId).map((p) => [p.state, p.attempts])).toEqual([
+      ['queued', 0],
+      ['queued', 0],
+    ]);
+    sim.setUp();
+    const recipients = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered']);
+  });
+
+  it('marks recipients no route matches undelivered with NO_ROUTE and sends their webhook', async () => {
+    const sim = simulator();
+    harness = await startEngineHarness({ transports: [sim], routes: [{ prefix: '44', transport: 'sim' }] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['447700900123', '353871234567'] });
+    const recipients = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipients.map((r) => [r.status, r.last_status])).toEqual([
+      ['delivered', 'DELIVRD'],
+      ['undelivered', 'NO_ROUTE'],
+    ]);
+    expect(harness.parts(campaignId)[1]).toMatchObject({ state: 'undelivered', transport: null, attempts: 0 });
+    expect(harness.outbox().map((o) => JSON.parse(o.body).Status).sort()).toEqual(['DELIVRD', 'NO_ROUTE']);
+  });
+
+  it('writes no webhook outbox row for a client without a webhook URL', async () => {
+    const sim = simulator();
+    harness = await startEngineHarness({ transports: [sim] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(null), msisdns: ['353871234567'] });
+    await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(harness.outbox()).toHaveLength(0);
+  });
+
+  it('does not send a campaign before its send time', async () => {
+    const sim = simulator();
+    harness = await startEngineHarness({ transports: [sim] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'], sendAtMs: Date.now() + 3_600_000 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(harness.parts(campaignId)).toHaveLength(0);
+    expect(harness.recipients(campaignId)[0]?.dispatch_state).toBe('waiting');
+    harness.clockSkewMs = 3_600_001;
+    harness.engine.wake();
+    await waitFor(() => harness!.recipients(campaignId), allFinal);
+  });
+
+  it('keeps an unmatched receipt pending, then expires it after the TTL', async () => {
+    const sim = simulator();
+    harness = await startEngineHarness({ transports: [sim], engine: { unmatchedReceiptTtlMs: 60_000 } });
+    await sim.reportReceipt({ messageId: 'no-such-id', status: 'DELIVRD' });
+    expect(harness.receipts()).toMatchObject([{ message_id: 'no-such-id', match_state: 'pending', part_id: null }]);
+    expect(harness.engine.expireUnmatchedReceipts()).toBe(0);
+    harness.clockSkewMs = 60_001;
+    expect(harness.engine.expireUnmatchedReceipts()).toBe(1);
+    expect(harness.receipts()[0]?.match_state).toBe('expired');
+  });
+});
+
+describe('dispatch engine orderings', () => {
+  it('matches a receipt that arrives before its submit response once the message id is written', async () => {
+    const transport = new ScriptedTransport();
+    harness = await startEngineHarness({ transports: [transport] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'] });
+    await waitFor(() => transport.held.length, (n) => n === 1);
+    expect(harness.parts(campaignId)[0]?.state).toBe('submitting');
+    await transport.handlers!.onReceipt({ messageId: 'abc123', status: 'DELIVRD', final: true, raw: 'id:abc123 stat:DELIVRD' });
+    expect(harness.receipts()[0]).toMatchObject({ match_state: 'pending' });
+    transport.held.shift()!.answer([{ part: 1, kind: 'accepted', messageId: 'abc123' }]);
+    const [recipient] = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipient).toMatchObject({ status: 'delivered', last_status: 'DELIVRD' });
+    expect(harness.receipts()[0]).toMatchObject({ match_state: 'matched', part_id: harness.parts(campaignId)[0]?.id });
+    expect(harness.outbox()).toHaveLength(1);
+  });
+
+  it('on stop waits for in-flight submits, then puts unsent parts back to queued without spending attempts', async () => {
+    const transport = new ScriptedTransport();
+    harness = await startEngineHarness({ transports: [transport] });
+    const msisdns = Array.from({ length: 10 }, (_, i) => `3538700000${String(i).padStart(2, '0')}`);
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns });
+    await waitFor(() => transport.held.length, (n) => n === transport.windowSize);
+    const first = transport.held.shift()!;
+    first.answer([{ part: 1, kind: 'accepted', messageId: 'm-1' }]);
+    await harness.engine.stop();
+    const parts = harness.parts(campaignId);
+    expect(parts.filter((p) => p.state === 'submitted')).toHaveLength(1);
+    expect(parts.filter((p) => p.state === 'queued')).toHaveLength(9);
+    expect(parts.every((p) => p.state === 'submitted' || p.attempts === 0)).toBe(true);
+    expect(transport.stopCalls).toBe(1);
+  });
+
+  it('after a crash re-sends parts left submitting and re-creates parts of recipients dispatched without any', async () => {
+    const transport = new ScriptedTransport();
+    harness = await startEngineHarness({ transports: [transport] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567', '353871234568'] });
+    await waitFor(() => transport.held.length, (n) => n === 2);
+    const db = harness.store.db;
+    // What a kill -9 leaves: both parts 'submitting'; then one recipient loses its parts as if never written.
+    const [, second] = harness.recipients(campaignId);
+    db.prepare('DELETE FROM message_parts WHERE recipient_id = ?').run(second!.id);
+    const sim = simulator();
+    const restarted = new DispatchEngine({
+      store: harness.store,
+      transports: [sim],
+      routes: [{ prefix: '', transport: 'sim' }],
+      config: { ...ENGINE_DEFAULTS, pollIntervalMs: 20 },
+      logger: silentLogger(),
+      deliveryReceipts: { enqueue: () => false, wake: () => {} },
+    });
+    // The crashed engine's parts name transport 'scripted'; re-point them at the restarted one.
+    db.prepare(`UPDATE message_parts SET transport = 'sim'`).run();
+    await restarted.start();
+    try {
+      const recipients = await waitFor(() => harness!.recipients(campaignId), allFinal);
+      expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered']);
+      expect(harness.parts(campaignId).map((p) => [p.state, p.attempts])).toEqual([
+        ['delivered', 1],
+        ['delivered', 1],
+      ]);
+    } finally {
+      await restarted.stop();
+    }
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * A dispatch engine over a real SQLite file in a temp dir, with accounts and ready campaigns
+ * seeded by SQL (the campaign processor is tested on its own) and the real webhook outbox.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ENGINE_DEFAULTS, type EngineConfig } from '../../src/engine/config.js';
+import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
+import type { Route } from '../../src/engine/routing.js';
+import { silentLogger } from '../../src/log.js';
+import { planMessage } from '../../src/sms/index.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../src/store/entities.js';
+import type { Transport } from '../../src/transports/transport.js';
+import { enqueueDeliveryReceipt } from '../../src/webhooks/index.js';
+
+export interface HarnessOptions {
+  transports: Transport[];
+  routes?: Route[];
+  engine?: Partial<EngineConfig>;
+}
+
+export interface SeedCampaign {
+  clientId: number;
+  text?: string;
+  sender?: string;
+  msisdns: readonly string[];
+  clientReferences?: readonly (string | null)[];
+  sendAtMs?: number;
+}
+
+export interface EngineHarness {
+  store: Store;
+  engine: DispatchEngine;
+  /** Added to Date.now() for the engine's clock (TTL tests move time forward). */
+  clockSkewMs: number;
+  webhookWakes: number;
+  seedClient(webhookUrl?: string | null): number;
+  seedCampaign(seed: SeedCampaign): string;
+  recipients(campaignId: string): RecipientRow[];
+  parts(campaignId: string): MessagePartRow[];
+  receipts(): ReceiptRow[];
+  outbox(): WebhookOutboxRow[];
+  close(): Promise<void>;
+}
+
+export async function startEngineHarness(options: HarnessOptions): Promise<EngineHarness> {
+  const dir = mkdtempSync(join(tmpdir(), 'smsgate-engine-'));
+  const store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
+  let clients = 0;
+  const harness: EngineHarness = {
+    store,
+    engine: undefined as unknown as DispatchEngine,
+    clockSkewMs: 0,
+    webhookWakes: 0,
+    seedClient(webhookUrl = 'http://127.0.0.1:9/hook') {
+      clients++;
+      return Number(
+        store.db.prepare('INSERT INTO clients (name, active, webhook_url, created_at) VALUES (?, 1, ?, ?)').run(`client-${clients}`, webhookUrl, Date.now()).lastInsertRowid,
+      );
+    },
+    seedCampaign(seed) {
+      const id = randomUUID();
+      const text = seed.text ?? 'Hello from the engine test';
+      const plan = planMessage(text);
+      const nowMs = Date.now();
+      store.db.transaction(() => {
+        store.db.prepare(
+          `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message,
+             total_sent, skipped_count, created_at, ready_at)
+           VALUES (?, ?, 'ready', 'test', ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+        ).run(id, seed.clientId, seed.sender ?? 'Acme', text, seed.sendAtMs ?? nowMs, plan.text, plan.encoding, plan.parts, seed.msisdns.length, nowMs, nowMs);
+        const insert = store.db.prepare('INSERT INTO recipients (campaign_id, msisdn, client_reference) VALUES (?, ?, ?)');
+        seed.msisdns.forEach((msisdn, i) => insert.run(id, msisdn, seed.clientReferences?.[i] ?? null));
+      })();
+      harness.engine.wake();
+      return id;
+    },
+    recipients: (campaignId) => store.db.prepare('SELECT * FROM recipients WHERE campaign_id = ? ORDER BY id').all(campaignId) as RecipientRow[],
+    parts: (campaignId) => store.db.prepare('SELECT * FROM message_parts WHERE campaign_id = ? ORDER BY recipient_id, part_number').all(campaignId) as MessagePartRow[],
+    receipts: () => store.db.prepare('SELECT * FROM receipts ORDER BY id').all() as ReceiptRow[],
+    outbox: () => store.db.prepare('SELECT * FROM webhook_outbox ORDER BY id').all() as WebhookOutboxRow[],
+    async close() {
+      await harness.engine.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  harness.engine = new DispatchEngine({
+    store,
+    transports: options.transports,
+    routes: options.routes ?? [{ prefix: '', transport: options.transports[0]?.name ?? 'sim' }],
+    config: { ...ENGINE_DEFAULTS, pollIntervalMs: 20, retryBaseDelayMs: 10, retryMaxDelayMs: 100, drainTimeoutMs: 2_000, ...options.engine },
+    logger: silentLogger(),
+    deliveryReceipts: {
+      enqueue: enqueueDeliveryReceipt,
+      wake: () => {
+        harness.webhookWakes++;
+      },
+    },
+    now: () => Date.now() + harness.clockSkewMs,
+  });
+  await harness.engine.start();
+  return harness;
+}
+
+/** Polls until the check passes; fails with the last value after timeoutMs (never a timing assertion). */
+export async function waitFor<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2_000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
