@@ -1,0 +1,61 @@
+/**
+ * What the admin commands (migrate, client, user, token, sender) share: the config, the store with
+ * migrations applied, the AuthService, output as text or `--json`, and failures as exit codes:
+ * a coded GatewayError (missing client or user, duplicate, bad config) prints its message and
+ * exits 1; usage errors are the caller's (exit 2 via withUsage).
+ */
+import { AuthService } from '../auth/index.js';
+import { loadConfig, type SmsGateConfig } from '../config/index.js';
+import { isGatewayError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import { openStore, type Store } from '../store/database.js';
+import { SecretBox } from '../store/secret-box.js';
+
+export interface AdminSession {
+  config: SmsGateConfig;
+  store: Store;
+  auth: AuthService;
+}
+
+export interface AdminOutput {
+  json: boolean;
+  /** Prints `value` as one JSON document with --json, else the human text. */
+  result(text: string, value: unknown): void;
+}
+
+export function adminOutput(json: boolean): AdminOutput {
+  return {
+    json,
+    result(text, value) {
+      process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+    },
+  };
+}
+
+/** Runs `body` with an open store; coded failures become a message on stderr and exit code 1. */
+export async function withStore(
+  configPath: string | undefined,
+  options: { migrate: boolean },
+  body: (config: SmsGateConfig, store: Store) => Promise<number>,
+): Promise<number> {
+  let store: Store | undefined;
+  try {
+    const config = loadConfig(configPath);
+    store = await openStore({ path: config.database.path, synchronous: config.database.synchronous }, { migrate: options.migrate });
+    return await body(config, store);
+  } catch (err) {
+    if (!isGatewayError(err)) throw err;
+    process.stderr.write(`smsgate: ${err.message}\n`);
+    return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+export function withAdminSession(configPath: string | undefined, body: (session: AdminSession) => Promise<number>): Promise<number> {
+  return withStore(configPath, { migrate: true }, async (config, store) => {
+    const secretBox = SecretBox.fromKeyFile(config.database.keyFile);
+    const auth = await AuthService.create(store, config.auth, secretBox, { logger: silentLogger() });
+    return body({ config, store, auth });
+  });
+}

@@ -1,0 +1,56 @@
+/**
+ * `smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET]`
+ * `smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret]`
+ * set-webhook without --secret keeps the stored secret; --clear-secret removes it (webhooks are
+ * then sent unsigned, SPEC "Authentication" §7).
+ */
+import type { CreatedClient } from '../../auth/index.js';
+import { adminOutput, withAdminSession } from '../admin-session.js';
+import { parseArgs, requireValue, UsageError, withUsage } from '../args.js';
+
+const USAGE = 'smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET] [--config FILE] [--json]\n'
+  + '       smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]';
+
+function describe(client: CreatedClient): string {
+  const webhook = client.webhookUrl === null ? 'no webhook' : `webhook ${client.webhookUrl} (${client.hasWebhookSecret ? 'signed' : 'unsigned'})`;
+  return `client ${client.name} (id ${client.id}): ${webhook}`;
+}
+
+export async function run(args: string[]): Promise<number> {
+  return withUsage(async () => {
+    const parsed = parseArgs(args, { values: ['config', 'name', 'webhook-url', 'webhook-secret', 'url', 'secret'], booleans: ['json', 'clear-secret'] }, USAGE);
+    const [action, ...extra] = parsed.positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0] ?? ''}'`, USAGE);
+    const out = adminOutput(parsed.booleans.has('json'));
+    const name = requireValue(parsed, 'name', USAGE);
+    const only = (allowed: string[]): void => {
+      for (const flag of [...parsed.values.keys(), ...parsed.booleans]) {
+        if (!['config', 'json', 'name', ...allowed].includes(flag)) throw new UsageError(`--${flag} does not apply to client ${action ?? ''}`, USAGE);
+      }
+    };
+    if (action === 'create') {
+      only(['webhook-url', 'webhook-secret']);
+      const webhookUrl = parsed.values.get('webhook-url');
+      const webhookSecret = parsed.values.get('webhook-secret');
+      if (webhookSecret !== undefined && webhookUrl === undefined) throw new UsageError('--webhook-secret needs --webhook-url', USAGE);
+      return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
+        const client = auth.createClient({ name, ...(webhookUrl === undefined ? {} : { webhookUrl }), ...(webhookSecret === undefined ? {} : { webhookSecret }) });
+        out.result(`created ${describe(client)}`, client);
+        return 0;
+      });
+    }
+    if (action === 'set-webhook') {
+      only(['url', 'secret', 'clear-secret']);
+      const url = requireValue(parsed, 'url', USAGE);
+      const secret = parsed.values.get('secret');
+      const clear = parsed.booleans.has('clear-secret');
+      if (clear && secret !== undefined) throw new UsageError('--secret and --clear-secret exclude each other', USAGE);
+      return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
+        const client = auth.setWebhook(name, { url, ...(clear ? { secret: null } : secret === undefined ? {} : { secret }) });
+        out.result(`updated ${describe(client)}`, client);
+        return 0;
+      });
+    }
+    throw new UsageError(action === undefined ? 'missing action: create or set-webhook' : `unknown action '${action}'`, USAGE);
+  });
+}
