@@ -1,0 +1,165 @@
+/**
+ * The one conformance suite every transport runs (SMPP, modem, simulator): submit, receipt,
+ * temporary failure, permanent failure, stop.
+ *
+ * A transport's test file calls `describeTransportConformance('smpp', factory)`. The factory
+ * builds a NOT yet started transport wired to a real peer it controls (a test SMSC, an emulated
+ * modem on a pty, the simulator), plus hooks that make that peer produce each outcome:
+ *
+ * - `peer.nextSubmit(outcome)`: how the peer answers every part submitted from now on, until
+ *   called again: 'accept' (take it and give an id), 'temporary' (a retryable refusal:
+ *   throttled, queue full, network busy), 'permanent' (a final refusal: bad destination),
+ *   'no-response' (say nothing until the transport gives up or stops). The suite calls it
+ *   before every submit.
+ * - `peer.sendReceipt(messageId, status)`: the peer reports a receipt for a part the transport
+ *   accepted with that messageId (exactly the id from the 'accepted' outcome); resolves when the
+ *   receipt has been sent (the suite then waits for onReceipt).
+ * - `close()`: releases the peer after the suite stopped the transport.
+ *
+ * The suite sets handlers, starts the transport, waits until currentState() is 'bound', and
+ * checks only what the Transport contract (src/transports/transport.ts) promises.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planMessage } from '../../src/sms/index.js';
+import type { OutboundMessage, PartOutcome, Transport, TransportReceipt, TransportState } from '../../src/transports/transport.js';
+
+export type PeerSubmitOutcome = 'accept' | 'temporary' | 'permanent' | 'no-response';
+
+export interface ConformancePeer {
+  nextSubmit(outcome: PeerSubmitOutcome): void;
+  sendReceipt(messageId: string, status: 'DELIVRD' | 'UNDELIV'): Promise<void>;
+}
+
+export interface ConformanceRig {
+  transport: Transport;
+  peer: ConformancePeer;
+  close(): Promise<void>;
+}
+
+export type ConformanceFactory = () => Promise<ConformanceRig>;
+
+const MAX_STATUS_CHARS = 30;
+
+function message(text: string): OutboundMessage {
+  const plan = planMessage(text);
+  return {
+    messageKey: `conformance-${Math.random().toString(36).slice(2)}`,
+    destination: '353871234567',
+    sender: { value: 'smsgate', kind: 'alphanumeric', ton: 5, npi: 0 },
+    encoding: plan.encoding,
+    segments: plan.segments,
+    concatReference: 42,
+  };
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function accepted(outcome: PartOutcome | undefined): Extract<PartOutcome, { kind: 'accepted' }> {
+  if (outcome?.kind !== 'accepted') throw new Error(`expected an accepted outcome, got ${JSON.stringify(outcome)}`);
+  return outcome;
+}
+
+export function describeTransportConformance(name: string, factory: ConformanceFactory): void {
+  describe(`Transport conformance: ${name}`, () => {
+    let rig: ConformanceRig;
+    let receipts: TransportReceipt[];
+    let states: TransportState[];
+    let stopped: boolean;
+
+    beforeEach(async () => {
+      rig = await factory();
+      receipts = [];
+      states = [];
+      stopped = false;
+      rig.transport.setHandlers({
+        onReceipt: async (receipt) => {
+          receipts.push(receipt);
+        },
+        onInbound: async () => undefined,
+        onState: (state) => states.push(state),
+      });
+      await rig.transport.start();
+      await waitFor(() => rig.transport.currentState().state === 'bound', `${name} to be bound`);
+    });
+
+    afterEach(async () => {
+      if (!stopped) await rig.transport.stop(1_000);
+      await rig.close();
+    });
+
+    it('declares a positive window and rate', () => {
+      expect(rig.transport.windowSize).toBeGreaterThan(0);
+      expect(rig.transport.maxPerSecond).toBeGreaterThan(0);
+      expect(rig.transport.name.length).toBeGreaterThan(0);
+    });
+
+    it('accepts a submitted part and gives it a message id', async () => {
+      rig.peer.nextSubmit('accept');
+      const outcomes = await rig.transport.submit(message('conformance: accepted'));
+      expect(outcomes).toHaveLength(1);
+      const outcome = accepted(outcomes[0]);
+      expect(outcome.part).toBe(1);
+      expect(outcome.messageId.length).toBeGreaterThan(0);
+    });
+
+    it('gives every part of a long message exactly one outcome, by part number', async () => {
+      rig.peer.nextSubmit('accept');
+      const outcomes = await rig.transport.submit(message('x'.repeat(153 * 2 + 10)));
+      expect(outcomes.map((outcome) => outcome.part).sort()).toEqual([1, 2, 3]);
+      expect(outcomes.every((outcome) => outcome.kind === 'accepted')).toBe(true);
+    });
+
+    it('delivers the receipt through onReceipt with the accepted id', async () => {
+      rig.peer.nextSubmit('accept');
+      const outcome = accepted((await rig.transport.submit(message('conformance: receipt')))[0]);
+      await rig.peer.sendReceipt(outcome.messageId, 'DELIVRD');
+      await waitFor(() => receipts.length > 0, 'onReceipt');
+      expect(receipts[0]).toMatchObject({ messageId: outcome.messageId, final: true });
+      expect(receipts[0]!.status.startsWith('DELIV')).toBe(true);
+      expect(receipts[0]!.raw.length).toBeGreaterThan(0);
+    });
+
+    it('reports an undeliverable receipt as final and not delivered', async () => {
+      rig.peer.nextSubmit('accept');
+      const outcome = accepted((await rig.transport.submit(message('conformance: undeliv')))[0]);
+      await rig.peer.sendReceipt(outcome.messageId, 'UNDELIV');
+      await waitFor(() => receipts.length > 0, 'onReceipt');
+      expect(receipts[0]).toMatchObject({ messageId: outcome.messageId, final: true });
+      expect(receipts[0]!.status.startsWith('DELIV')).toBe(false);
+    });
+
+    it('reports a temporary refusal as failed-temporary', async () => {
+      rig.peer.nextSubmit('temporary');
+      const [outcome] = await rig.transport.submit(message('conformance: temporary'));
+      expect(outcome).toMatchObject({ part: 1, kind: 'failed-temporary' });
+      expect(outcome?.kind === 'failed-temporary' && outcome.status.length).toBeGreaterThan(0);
+    });
+
+    it('reports a permanent refusal as failed-permanent with a status of at most 30 characters', async () => {
+      rig.peer.nextSubmit('permanent');
+      const [outcome] = await rig.transport.submit(message('conformance: permanent'));
+      expect(outcome).toMatchObject({ part: 1, kind: 'failed-permanent' });
+      const status = outcome?.kind === 'failed-permanent' ? outcome.status : '';
+      expect(status.length).toBeGreaterThan(0);
+      expect(status.length).toBeLessThanOrEqual(MAX_STATUS_CHARS);
+    });
+
+    it('stop() resolves a pending submit as failed-temporary, and later submits too', async () => {
+      rig.peer.nextSubmit('no-response');
+      const pending = rig.transport.submit(message('conformance: pending at stop'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      stopped = true;
+      await rig.transport.stop(200);
+      const [outcome] = await pending;
+      expect(outcome).toMatchObject({ part: 1, kind: 'failed-temporary' });
+      const [late] = await rig.transport.submit(message('conformance: after stop'));
+      expect(late).toMatchObject({ part: 1, kind: 'failed-temporary' });
+    });
+  });
+}
