@@ -7,6 +7,8 @@
  * entry's own schema chosen by `type` (TRANSPORT_SCHEMAS), so an error names the right fields.
  */
 
+import { simulatorConfigSchema } from '../transports/simulator/config.js';
+
 const positiveInt = { type: 'integer', minimum: 1 } as const;
 const nonNegativeInt = { type: 'integer', minimum: 0 } as const;
 const nonEmptyString = { type: 'string', minLength: 1 } as const;
@@ -160,29 +162,6 @@ export const configSchema = {
   },
 } as const;
 
-const simulatorSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'type'],
-  properties: {
-    name: { type: 'string' },
-    type: { const: 'simulator' },
-    maxPerSecond: positiveInt,
-    window: positiveInt,
-    receiptDelayMs: nonNegativeInt,
-    outcomes: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['suffix', 'status'],
-        properties: { suffix: { type: 'string', pattern: '^[0-9]*$' }, status: { type: 'string', minLength: 1, maxLength: 40 } },
-      },
-    },
-    defaultStatus: { type: 'string', minLength: 1, maxLength: 30 },
-  },
-} as const;
-
 /** Fields of SmppTransportConfig (src/transports/smpp/config.ts); the transport applies its defaults. */
 const smppSchema = {
   type: 'object',
@@ -194,6 +173,7 @@ const smppSchema = {
     host: nonEmptyString,
     port: { type: 'integer', minimum: 1, maximum: 65535 },
     tls: { type: 'boolean' },
+    tlsRejectUnauthorized: { type: 'boolean' },
     // SMPP 3.4 §4.1.1: system_id is a C-Octet String of at most 16 octets, password 9, system_type 13.
     systemId: { type: 'string', minLength: 1, maxLength: 15 },
     password: { type: 'string', maxLength: 8 },
@@ -207,12 +187,11 @@ const smppSchema = {
     reconnect: {
       type: 'object',
       additionalProperties: false,
-      properties: { initialDelayMs: positiveInt, maxDelayMs: positiveInt },
+      properties: { initialDelayMs: positiveInt, maxDelayMs: positiveInt, authFailureDelayMs: positiveInt },
     },
     dataCoding: {
       type: 'object',
       additionalProperties: false,
-      required: ['gsm7'],
       properties: { gsm7: { enum: [0, 1, 3] } },
     },
     concatenation: { enum: ['udh8', 'udh16', 'sar', 'payload'] },
@@ -226,6 +205,7 @@ const smppSchema = {
     // SMPP 3.4 §5.2.5 / §5.2.6.
     sourceTon: { type: 'integer', minimum: 0, maximum: 6 },
     sourceNpi: { type: 'integer', minimum: 0, maximum: 18 },
+    drainTimeoutMs: nonNegativeInt,
   },
 } as const;
 
@@ -246,6 +226,7 @@ const modemSchema = {
         required: ['path'],
         properties: {
           path: nonEmptyString,
+          name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
           profile: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$' },
           baudRate: positiveInt,
           pin: { type: 'string', pattern: '^[0-9]{4,8}$' },
@@ -256,11 +237,19 @@ const modemSchema = {
     },
     statusReports: { type: 'boolean' },
     receiptMatchWindowMs: positiveInt,
+    registrationTimeoutMs: positiveInt,
+    healthIntervalMs: positiveInt,
+    reopenBackoffMs: { type: 'array', minItems: 1, items: positiveInt },
+    maxAttemptsPerPart: positiveInt,
+    retryDelayMs: nonNegativeInt,
+    // 3GPP TS 23.040 §9.2.3.12.1: relative TP-VP spans 5 minutes to 63 weeks.
+    validityMinutes: { type: 'integer', minimum: 5, maximum: 635040 },
+    profilesDir: nonEmptyString,
   },
 } as const;
 
 export const TRANSPORT_SCHEMAS = {
-  simulator: simulatorSchema,
+  simulator: simulatorConfigSchema,
   smpp: smppSchema,
   modem: modemSchema,
 } as const;

@@ -3,6 +3,10 @@
  * The ajv schemas in ./schema.ts accept exactly this; unknown keys are an error naming the key.
  * Relative paths are resolved against the current working directory (the README says so).
  */
+import type { ModemTransportConfig } from '../transports/modem/config.js';
+import type { SimulatorTransportConfig } from '../transports/simulator/config.js';
+import type { SmppTransportConfig } from '../transports/smpp/config.js';
+
 export interface DatabaseConfig {
   path: string;
   /** FULL by default: see src/store/database.ts. */
@@ -78,72 +82,14 @@ export interface RouteConfig {
   transport: string;
 }
 
-export interface SimulatorOutcomeConfig {
-  /** Msisdn suffix this outcome applies to. */
-  suffix: string;
-  /** Receipt status, or `REJECT:<status>` for a permanent failure at submit, `TEMP:<status>` for a temporary one. */
-  status: string;
-}
-
 /**
- * Transport entries as the file gives them, validated per type: the simulator's fields by
- * simulatorConfigSchema, SMPP per SmppTransportConfig, modem per ModemTransportConfig. Each transport
- * module applies its own defaults, so unset optional fields stay absent here.
+ * Transport entries as the file gives them, validated per type against the transport's own
+ * interface: the simulator's (with its exported schema), SmppTransportConfig and ModemTransportConfig.
+ * Each transport module applies its own defaults, so unset optional fields stay absent here.
  */
-export interface SimulatorTransportEntry {
-  name: string;
-  type: 'simulator';
-  maxPerSecond?: number;
-  window?: number;
-  receiptDelayMs?: number;
-  outcomes?: SimulatorOutcomeConfig[];
-  defaultStatus?: string;
-}
+export type { SimulatorTransportConfig, SmppTransportConfig, ModemTransportConfig };
 
-export interface SmppTransportEntry {
-  name: string;
-  type: 'smpp';
-  host: string;
-  port: number;
-  tls?: boolean;
-  systemId: string;
-  password: string;
-  systemType?: string;
-  bindMode: 'transceiver' | 'transmitter-receiver';
-  binds?: number;
-  window?: number;
-  maxPerSecond?: number;
-  enquireLinkIntervalMs?: number;
-  responseTimeoutMs?: number;
-  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
-  dataCoding?: { gsm7: 0 | 1 | 3 };
-  concatenation?: 'udh8' | 'udh16' | 'sar' | 'payload';
-  registeredDelivery?: number;
-  validityPeriod?: string;
-  priority?: number;
-  messageIdFormat?: 'as-is' | 'hex-to-dec' | 'dec-to-hex';
-  sourceTon?: number;
-  sourceNpi?: number;
-}
-
-export interface ModemDeviceEntry {
-  path: string;
-  profile?: string;
-  baudRate?: number;
-  pin?: string;
-  smsc?: string;
-  messagesPerMinute?: number;
-}
-
-export interface ModemTransportEntry {
-  name: string;
-  type: 'modem';
-  devices: ModemDeviceEntry[];
-  statusReports?: boolean;
-  receiptMatchWindowMs?: number;
-}
-
-export type TransportEntry = SimulatorTransportEntry | SmppTransportEntry | ModemTransportEntry;
+export type TransportEntry = SimulatorTransportConfig | SmppTransportConfig | ModemTransportConfig;
 export type TransportType = TransportEntry['type'];
 
 /** Kept for modules written against the first skeleton: every entry has these two fields. */

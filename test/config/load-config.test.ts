@@ -126,6 +126,8 @@ describe('validation errors name the file and the key', () => {
     ['an SMPP system_id past 15 octets', { transports: [{ ...smpp, systemId: 'a'.repeat(16) }] }, 'v.json: transports[0].systemId: must NOT have more than 15 characters'],
     ['a modem without devices', { transports: [{ name: 'm', type: 'modem', devices: [] }] }, 'v.json: transports[0].devices: must NOT have fewer than 1 items'],
     ['a modem device key unknown', { transports: [{ name: 'm', type: 'modem', devices: [{ path: '/dev/ttyUSB0', speed: 1 }] }] }, 'v.json: transports[0].devices[0].speed: unknown key'],
+    ['a simulator outcome of an unknown kind', { transports: [{ name: 's', type: 'simulator', outcomes: [{ suffix: '9', status: 'X', kind: 'maybe' }] }] }, 'v.json: transports[0].outcomes[0].kind: must be one of "receipt", "reject", "temporary"'],
+    ['a modem PIN that is not 4-8 digits', { transports: [{ name: 'm', type: 'modem', devices: [{ path: '/dev/ttyUSB0', pin: '12' }] }] }, 'v.json: transports[0].devices[0].pin: must match pattern "^[0-9]{4,8}$"'],
     ['a simulator outcome without status', { transports: [{ name: 's', type: 'simulator', outcomes: [{ suffix: '9' }] }] }, 'v.json: transports[0].outcomes[0].status: is required'],
     ['a second transport with the same name', { transports: [{ name: 's', type: 'simulator' }, { ...smpp, name: 's' }] }, 'v.json: transports[1].name: duplicate transport name "s"'],
     ['a route to an unknown transport', { routes: [{ prefix: '353', transport: 'carrier' }] }, 'v.json: routes[0].transport: no transport named "carrier" (configured: sim)'],
@@ -148,6 +150,24 @@ describe('validation errors name the file and the key', () => {
     }, 'arch.json', { SMPP_PASSWORD: 'pw' });
     expect(config.transports.map((t) => t.type)).toEqual(['simulator', 'smpp', 'modem']);
     expect(config.routes).toHaveLength(2);
+  });
+
+  it('accepts every field the transports define (simulator outcome kinds, SMPP TLS and drain, modem tuning)', () => {
+    const config = resolveConfigFromObject({
+      transports: [
+        { name: 'sim', type: 'simulator', maxPerSecond: 50, outcomes: [{ suffix: '7', status: 'ESME_RTHROTTLED', kind: 'temporary', failures: 1 }] },
+        { ...smpp, tls: true, tlsRejectUnauthorized: false, reconnect: { initialDelayMs: 500, maxDelayMs: 5000, authFailureDelayMs: 30000 }, drainTimeoutMs: 100, dataCoding: { gsm7: 3 }, concatenation: 'sar' },
+        {
+          name: 'modems', type: 'modem', devices: [{ path: '/dev/ttyUSB0', name: 'm0', profile: 'quectel-ec25', pin: '${SIM_PIN}' }],
+          registrationTimeoutMs: 1000, healthIntervalMs: 1000, reopenBackoffMs: [100, 200], maxAttemptsPerPart: 2, retryDelayMs: 0, validityMinutes: 1440,
+        },
+      ],
+    }, 'all.json', { SIM_PIN: '1234' });
+    expect(config.transports[2]).toMatchObject({ devices: [{ pin: '1234' }] });
+  });
+
+  it('fills the SMPP bind mode with transceiver when omitted', () => {
+    expect(resolveConfigFromObject({ transports: [smpp] }, 'b.json', {}).transports[0]).toMatchObject({ bindMode: 'transceiver' });
   });
 
   it('routes everything to the first transport when routes are omitted', () => {
