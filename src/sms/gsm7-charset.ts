@@ -3,6 +3,7 @@
  * shift table as the main table, plus the default extension or a national single shift table.
  * Encoding runs for every message, so it is one Int16Array indexed by UTF-16 code unit.
  */
+import { GatewayError } from '../errors.js';
 import { GSM7_DEFAULT_EXTENSION, GSM7_DEFAULT_TABLE, GSM7_ESCAPE } from './gsm7-alphabet.js';
 import { NATIONAL_LANGUAGE_TABLES, type NationalLanguage } from './national-languages.js';
 
@@ -34,7 +35,9 @@ const cache = new Map<string, Gsm7Charset>();
 function buildCharset(shift: Gsm7Shift): Gsm7Charset {
   const mainTable = shift.locking === undefined ? GSM7_DEFAULT_TABLE : NATIONAL_LANGUAGE_TABLES[shift.locking].locking;
   if (mainTable === undefined) {
-    throw new RangeError(`TS 23.038 Annex A defines no locking shift table for ${shift.locking ?? ''}`);
+    throw new GatewayError('SMS_NO_LOCKING_TABLE', `TS 23.038 Annex A defines no locking shift table for ${shift.locking ?? ''}`, {
+      details: { language: shift.locking },
+    });
   }
   const extensionPairs = shift.single === undefined ? GSM7_DEFAULT_EXTENSION : NATIONAL_LANGUAGE_TABLES[shift.single].singleShift;
   const encode = new Int16Array(0x10000).fill(NOT_ENCODABLE);
@@ -51,7 +54,7 @@ function buildCharset(shift: Gsm7Shift): Gsm7Charset {
   return { encode, main, extension };
 }
 
-/** The (cached) character set for a shift combination. Throws RangeError for a locking table Annex A lacks. */
+/** The (cached) character set for a shift combination; SMS_NO_LOCKING_TABLE for a locking table Annex A lacks. */
 export function gsm7Charset(shift?: Gsm7Shift): Gsm7Charset {
   const key = `${shift?.locking ?? ''}/${shift?.single ?? ''}`;
   let charset = cache.get(key);

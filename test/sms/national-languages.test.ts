@@ -70,6 +70,7 @@ describe('Annex A tables', () => {
 
   test('Spanish has no locking shift table in Annex A', () => {
     expect(NATIONAL_LANGUAGE_TABLES.spanish.locking).toBeUndefined();
+    expect(() => encodeGsm7Septets('a', { locking: 'spanish' })).toThrow(expect.objectContaining({ code: 'SMS_NO_LOCKING_TABLE' }));
   });
 
   test.each(LANGUAGES.filter((l) => NATIONAL_LANGUAGE_TABLES[l].locking !== undefined))(
