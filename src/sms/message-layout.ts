@@ -44,7 +44,7 @@ function concatIeOctets(options: SmsOptions | undefined): number {
   return options?.concatReferenceBits === 16 ? IE_OCTETS.concat16 : IE_OCTETS.concat8;
 }
 
-/** Units and parts of `text` in GSM-7 under `charset`, or null when a character is not encodable. */
+/** Units and parts of `text` in GSM-7 with a charset encode table, or null when a character is not encodable. */
 export function countGsm7(text: string, encode: Int16Array, singleCapacity: number, multiCapacity: number): PartCount | null {
   let units = 0;
   let parts = 1;
