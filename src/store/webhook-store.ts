@@ -97,16 +97,30 @@ export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
   return (statements(db).earliestPending.get() as number | null | undefined) ?? null;
 }
 
-/** Writes attempt results in one transaction. A row no longer pending (replayed or changed) is left alone. */
+/**
+ * Writes attempt results in one transaction. A row no longer pending (replayed or changed) is left alone.
+ *
+ * The commit does not wait for the disk (synchronous NORMAL for this transaction only, WAL mode): a
+ * result lost to a power cut leaves its row pending, so the event is sent again, which the spec allows
+ * (SPEC "Events" point 8). The next FULL commit of the connection syncs these frames too. Waiting for
+ * the disk here would cost one sync per batch on the hot path of every webhook.
+ */
 export function recordAttempts(db: SqliteDatabase, records: readonly AttemptRecord[]): void {
   const s = statements(db);
-  db.transaction(() => {
-    for (const r of records) {
-      if (r.kind === 'delivered') s.delivered.run(r.attempts, r.atMs, r.id);
-      else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
-      else s.dead.run(r.attempts, r.atMs, r.lastError, r.id);
-    }
-  })();
+  // Inside a caller's transaction the pragma cannot change; the caller's commit decides then.
+  const previous = db.inTransaction ? 0 : (db.pragma('synchronous', { simple: true }) as number);
+  if (previous > 1) db.pragma('synchronous = NORMAL');
+  try {
+    db.transaction(() => {
+      for (const r of records) {
+        if (r.kind === 'delivered') s.delivered.run(r.attempts, r.atMs, r.id);
+        else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
+        else s.dead.run(r.attempts, r.atMs, r.lastError, r.id);
+      }
+    })();
+  } finally {
+    if (previous > 1) db.pragma(`synchronous = ${previous}`);
+  }
 }
 
 export function countOutboxByState(db: SqliteDatabase): Record<OutboxState, number> {

@@ -9,7 +9,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 export interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
-  body: Buffer;
+  /** Sent as UTF-8, byte for byte the text that was signed. */
+  body: string;
   timeoutMs: number;
 }
 
@@ -60,7 +61,7 @@ export function createNodeHttpClient(options: { maxSockets: number }): WebhookHt
         const req = send(target, {
           method: 'POST',
           agent: secure ? httpsAgent : httpAgent,
-          headers: { ...headers, 'Content-Length': String(body.length) },
+          headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body, 'utf8')) },
         }, (res) => {
           discard(res);
           settle({ kind: 'response', statusCode: res.statusCode ?? 0 });
@@ -72,7 +73,8 @@ export function createNodeHttpClient(options: { maxSockets: number }): WebhookHt
         req.on('error', (err: NodeJS.ErrnoException) => {
           settle({ kind: 'network-error', code: err.code ?? 'NETWORK_ERROR', message: err.message });
         });
-        req.end(body);
+        // A string body lets node:http send the header block and the body in one write.
+        req.end(body, 'utf8');
       });
     },
     close() {
