@@ -61,6 +61,8 @@ interface InFlight {
   lines: string[];
   pdus: { header: string; hex: string }[];
   awaitingPrompt: boolean;
+  /** Set once the PDU and Ctrl-Z were written: from then on the network may have the message. */
+  pduWritten: boolean;
   onPrompt: (() => void) | null;
   resolve(response: AtResponse): void;
   reject(err: GatewayError): void;
@@ -95,7 +97,8 @@ export class AtChannel {
     const err = new GatewayError('AT_CLOSED', `modem link closed: ${reason}`, { retryable: true });
     const current = this.inFlight;
     this.inFlight = null;
-    current?.reject(err);
+    // A send cut after its PDU went out has an unknown result: say so with its own code.
+    current?.reject(current.pduWritten ? new GatewayError('AT_CLOSED_AFTER_PDU', `modem link closed after the PDU was written: ${reason}`, { retryable: true }) : err);
     for (const fail of this.waiters) fail(err);
     this.waiters.clear();
   }
@@ -127,7 +130,7 @@ export class AtChannel {
   private start(command: string, expectPrefix: string | null, awaitingPrompt: boolean): Promise<AtResponse> & { flight: InFlight } {
     let flight!: InFlight;
     const promise = new Promise<AtResponse>((resolve, reject) => {
-      flight = { command, expectPrefix, lines: [], pdus: [], awaitingPrompt, onPrompt: null, resolve, reject };
+      flight = { command, expectPrefix, lines: [], pdus: [], awaitingPrompt, pduWritten: false, onPrompt: null, resolve, reject };
     }) as Promise<AtResponse> & { flight: InFlight };
     promise.flight = flight;
     return promise;
@@ -173,6 +176,7 @@ export class AtChannel {
       throw new GatewayError('AT_PROMPT_TIMEOUT', `no '> ' prompt within ${options.promptTimeoutMs} ms`, { retryable: true });
     }
     if (!gotPrompt) return pending;
+    flight.pduWritten = true;
     this.link.write(`${hex}${CTRL_Z}`);
     return this.withDeadline(pending, options.resultTimeoutMs, 'AT_RESULT_TIMEOUT', `${command} got no final result after the PDU`);
   }

@@ -1,0 +1,312 @@
+/**
+ * One modem of a transport's pool: opens the serial port, initialises the modem, takes parts from
+ * the shared queue at the profile's rate, polls health, and when the port closes or errors (USB
+ * unplug) reopens it with backoff and initialises again. A part it holds when the link drops goes
+ * back to the queue if nothing was sent, or comes back 'failed-temporary' (RESULT_UNKNOWN) if
+ * the PDU was already written.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SerialPort } from 'serialport';
+import { isGatewayError } from '../../errors.js';
+import type { DecodedDeliver, DecodedStatusReport } from '../../pdu/index.js';
+import type { PartOutcome } from '../transport.js';
+import { AtChannel, sleep } from './at-channel.js';
+import { type ModemHealth, ModemSession, type SendResult } from './modem-session.js';
+import type { PartQueue, QueuedPart } from './part-queue.js';
+import type { ModemProfile } from './profile.js';
+
+export type DeviceState = 'opening' | 'initialising' | 'ready' | 'down' | 'stopped';
+
+export interface DeviceWorkerOptions {
+  name: string;
+  path: string;
+  profile: ModemProfile;
+  baudRate: number;
+  messagesPerMinute: number;
+  pin: string | undefined;
+  smsc: string | undefined;
+  registrationTimeoutMs: number;
+  registrationPollMs: number;
+  healthIntervalMs: number;
+  reopenBackoffMs: readonly number[];
+  maxAttemptsPerPart: number;
+  retryDelayMs: number;
+  queue: PartQueue;
+  logger: Logger;
+  /** Called with every accepted part before its outcome resolves, so the receipt key exists first. */
+  onAccepted(device: string, messageReference: number, destination: string, messageId: string): void;
+  onStatusReport(device: string, report: DecodedStatusReport, hex: string): Promise<void>;
+  onInbound(device: string, message: DecodedDeliver, hex: string): Promise<void>;
+  onStateChange(device: string, state: DeviceState, reason?: string): void;
+}
+
+export interface DeviceStatus {
+  name: string;
+  path: string;
+  profile: string;
+  state: DeviceState;
+  health: ModemHealth | null;
+  sent: number;
+  lastError: string | null;
+}
+
+export class DeviceWorker {
+  private stateValue: DeviceState = 'down';
+  private stopping = false;
+  private port: SerialPort | null = null;
+  private channel: AtChannel | null = null;
+  private session: ModemSession | null = null;
+  private nextSlotMs = 0;
+  private inFlight: Promise<void> | null = null;
+  private loop: Promise<void> | null = null;
+  private healthTimer: NodeJS.Timeout | null = null;
+  private wakeBackoff: (() => void) | null = null;
+  private healthValue: ModemHealth | null = null;
+  private sentCount = 0;
+  private lastError: string | null = null;
+
+  constructor(private readonly options: DeviceWorkerOptions) {}
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get state(): DeviceState {
+    return this.stateValue;
+  }
+
+  get messagesPerMinute(): number {
+    return this.options.messagesPerMinute;
+  }
+
+  status(): DeviceStatus {
+    return {
+      name: this.options.name,
+      path: this.options.path,
+      profile: this.options.profile.name,
+      state: this.stateValue,
+      health: this.healthValue,
+      sent: this.sentCount,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Starts the open / init / send cycle; resolves after the first attempt to come up. */
+  start(): Promise<void> {
+    let firstAttempt!: () => void;
+    const attempted = new Promise<void>((resolve) => {
+      firstAttempt = resolve;
+    });
+    this.loop = this.lifecycle(firstAttempt);
+    return attempted;
+  }
+
+  /** Stops taking parts, waits up to drainTimeoutMs for the send in flight, then closes the port. */
+  async stop(drainTimeoutMs: number): Promise<void> {
+    this.stopping = true;
+    this.options.queue.wake();
+    this.wakeBackoff?.();
+    if (this.inFlight !== null) await Promise.race([this.inFlight, sleep(drainTimeoutMs)]);
+    this.closePort('stopped');
+    await this.loop;
+    this.setState('stopped');
+  }
+
+  private setState(state: DeviceState, reason?: string): void {
+    if (this.stateValue === state) return;
+    this.stateValue = state;
+    this.options.onStateChange(this.options.name, state, reason);
+  }
+
+  private async lifecycle(firstAttempt: () => void): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      try {
+        this.setState('opening');
+        const { closed } = await this.open();
+        this.setState('initialising');
+        await this.session?.init();
+        this.setState('ready');
+        failures = 0;
+        this.lastError = null;
+        firstAttempt();
+        this.startHealth();
+        void this.session?.drainStored().catch((err: unknown) => this.options.logger.warn({ err }, 'reading stored messages failed'));
+        await Promise.race([this.sendLoop(), closed]);
+      } catch (err) {
+        this.lastError = isGatewayError(err) ? err.code : err instanceof Error ? err.message : String(err);
+        this.options.logger.warn({ err: this.lastError, path: this.options.path }, 'modem not available');
+      }
+      firstAttempt();
+      this.stopHealth();
+      this.closePort(this.lastError ?? 'link lost');
+      if (this.inFlight !== null) await this.inFlight;
+      if (this.stopping) break;
+      this.setState('down', this.lastError ?? 'link lost');
+      const backoff = this.options.reopenBackoffMs;
+      const delayMs = backoff[Math.min(failures, backoff.length - 1)] ?? 1_000;
+      failures++;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        this.wakeBackoff = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeBackoff = null;
+    }
+  }
+
+  /** Opens the port and wires it to a new channel and session; `closed` settles when the link drops. */
+  private async open(): Promise<{ closed: Promise<void> }> {
+    const port = new SerialPort({ path: this.options.path, baudRate: this.options.baudRate, autoOpen: false });
+    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+    let markClosed!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      markClosed = resolve;
+    });
+    const channel = new AtChannel(
+      { write: (data) => port.write(Buffer.from(data, 'latin1')) },
+      {
+        onUrc: (urc) => void this.session?.handleUrc(urc),
+        onStray: (text) => this.options.logger.debug({ line: text }, 'unexpected line from the modem'),
+      },
+    );
+    const lost = (reason: string): void => {
+      if (!channel.closed) {
+        this.lastError = reason;
+        channel.close(reason);
+      }
+      markClosed();
+    };
+    port.on('data', (chunk: Buffer) => channel.receive(chunk));
+    port.on('close', () => lost('port closed'));
+    port.on('error', (err: Error) => lost(`port error: ${err.message}`));
+    this.port = port;
+    this.channel = channel;
+    this.session = new ModemSession(channel, {
+      profile: this.options.profile,
+      pin: this.options.pin,
+      smsc: this.options.smsc,
+      registrationTimeoutMs: this.options.registrationTimeoutMs,
+      registrationPollMs: this.options.registrationPollMs,
+      logger: this.options.logger,
+      handlers: {
+        onStatusReport: (report, hex) => this.options.onStatusReport(this.options.name, report, hex),
+        onInbound: (message, hex) => this.options.onInbound(this.options.name, message, hex),
+      },
+    });
+    return { closed };
+  }
+
+  private closePort(reason: string): void {
+    this.channel?.close(reason);
+    const port = this.port;
+    this.port = null;
+    if (port?.isOpen) port.close(() => undefined);
+    this.options.queue.wake();
+  }
+
+  private startHealth(): void {
+    const poll = async (): Promise<void> => {
+      try {
+        this.healthValue = (await this.session?.health()) ?? null;
+        this.options.logger.info({ ...this.healthValue, path: this.options.path }, 'modem health');
+      } catch (err) {
+        if (isGatewayError(err, 'AT_TIMEOUT')) {
+          // A modem that stops answering is treated like an unplug: reopen and initialise again.
+          this.options.logger.warn({ path: this.options.path }, 'modem stopped answering; reopening');
+          this.closePort('not answering');
+        }
+      }
+    };
+    void poll();
+    this.healthTimer = setInterval(() => void poll(), this.options.healthIntervalMs);
+    this.healthTimer.unref();
+  }
+
+  private stopHealth(): void {
+    if (this.healthTimer !== null) clearInterval(this.healthTimer);
+    this.healthTimer = null;
+  }
+
+  private async sendLoop(): Promise<void> {
+    const intervalMs = 60_000 / this.options.messagesPerMinute;
+    const queue = this.options.queue;
+    while (!this.stopping && this.channel !== null && !this.channel.closed) {
+      const now = Date.now();
+      if (now < this.nextSlotMs) {
+        await sleep(this.nextSlotMs - now);
+        continue;
+      }
+      const part = queue.take(now);
+      if (part === undefined) {
+        const readyAt = queue.nextReadyAtMs();
+        await queue.wait(readyAt === null ? 1_000 : readyAt - now);
+        continue;
+      }
+      this.nextSlotMs = now + intervalMs;
+      const sending = this.sendOne(part);
+      this.inFlight = sending;
+      await sending;
+      this.inFlight = null;
+    }
+  }
+
+  private async sendOne(part: QueuedPart): Promise<void> {
+    const session = this.session;
+    let result: SendResult;
+    try {
+      result = session === null ? { kind: 'not-sent', status: 'DEVICE_LOST' } : await session.send(part.tpduOctets, part.hex);
+    } catch (err) {
+      this.options.logger.error({ err }, 'unexpected send failure');
+      result = { kind: 'unknown', status: 'RESULT_UNKNOWN' };
+    }
+    const log = this.options.logger.child({ messageKey: part.messageKey, part: part.sequence });
+    switch (result.kind) {
+      case 'accepted': {
+        const messageId = `${this.options.name}-${randomUUID()}`;
+        this.sentCount++;
+        this.options.onAccepted(this.options.name, result.messageReference, part.destination, messageId);
+        log.debug({ messageId, messageReference: result.messageReference }, 'part accepted');
+        part.resolve({ part: part.sequence, kind: 'accepted', messageId });
+        return;
+      }
+      case 'rejected': {
+        if (!result.temporary) {
+          log.warn({ status: result.status }, 'part rejected');
+          part.resolve({ part: part.sequence, kind: 'failed-permanent', status: result.status, ...(result.errorCode === undefined ? {} : { errorCode: result.errorCode }) });
+          return;
+        }
+        part.attempts++;
+        if (part.attempts < this.options.maxAttemptsPerPart) {
+          log.info({ status: result.status, attempt: part.attempts }, 'temporary modem error; retrying');
+          part.notBeforeMs = Date.now() + this.options.retryDelayMs;
+          this.options.queue.pushFront(part);
+          return;
+        }
+        log.warn({ status: result.status, attempts: part.attempts }, 'part failed temporarily');
+        part.resolve(temporary(part, result.status, result.errorCode, this.options.retryDelayMs));
+        return;
+      }
+      case 'not-sent':
+        if (result.status === 'DEVICE_LOST') {
+          // Nothing went out: another device (or this one, reopened) sends it.
+          this.options.queue.pushFront(part);
+          return;
+        }
+        log.warn({ status: result.status }, 'no prompt from the modem');
+        part.resolve(temporary(part, result.status, undefined, this.options.retryDelayMs));
+        return;
+      case 'unknown':
+        log.warn({ status: result.status }, 'send result unknown');
+        part.resolve(temporary(part, result.status, undefined, this.options.retryDelayMs));
+        return;
+    }
+  }
+}
+
+function temporary(part: QueuedPart, status: string, errorCode: number | undefined, retryAfterMs: number): PartOutcome {
+  return { part: part.sequence, kind: 'failed-temporary', status, retryAfterMs, ...(errorCode === undefined ? {} : { errorCode }) };
+}

@@ -1,0 +1,218 @@
+/**
+ * The GSM modem transport: a pool of modems behind the Transport contract. Parts wait in one
+ * queue shared by the devices; each device takes parts at its profile's rate, so the pool sends
+ * at the sum of the rates. Status reports become receipts by (device, TP-MR, recipient).
+ */
+import type { Logger } from 'pino';
+import { pino } from 'pino';
+import { isGatewayError } from '../../errors.js';
+import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
+import { isFinalStatus, statusFromTpStatus } from '../../receipts/index.js';
+import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportState } from '../transport.js';
+import { sleep } from './at-channel.js';
+import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
+import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
+import { PartQueue } from './part-queue.js';
+import { loadProfile } from './profile.js';
+import { ReceiptMatcher } from './receipt-matcher.js';
+
+export interface ModemTransportOptions {
+  logger?: Logger;
+  /** Registration poll interval; tests shorten it. Default 1 s. */
+  registrationPollMs?: number;
+}
+
+/** A report can arrive in the same read as its +CMGS result: look again briefly before giving up (Jasmin does the same). */
+const RECEIPT_LOOKUP_RETRIES_MS = [50, 200, 1_000] as const;
+
+export class ModemTransport implements Transport {
+  readonly type = 'modem' as const;
+  readonly name: string;
+  readonly windowSize: number;
+  readonly maxPerSecond: number;
+
+  private readonly config: ResolvedModemTransportConfig;
+  private readonly logger: Logger;
+  private readonly queue = new PartQueue();
+  private readonly matcher: ReceiptMatcher;
+  private readonly workers: DeviceWorker[];
+  private handlers: TransportHandlers | null = null;
+  private stopped = false;
+  private started = false;
+  private stateValue: TransportState = { state: 'down', reason: 'not started' };
+  private pruneTimer: NodeJS.Timeout | null = null;
+
+  constructor(config: ModemTransportConfig, options: ModemTransportOptions = {}) {
+    this.config = withModemDefaults(config);
+    this.name = config.name;
+    this.logger = (options.logger ?? pino({ level: 'silent' })).child({ transport: config.name });
+    this.matcher = new ReceiptMatcher(this.config.receiptMatchWindowMs);
+    // Profiles are loaded (and validated) up front: a bad profile is a config error, not a runtime one.
+    this.workers = this.config.devices.map((device) => {
+      const profile = loadProfile(device.profile ?? 'generic', this.config.profilesDir);
+      const name = deviceName(device);
+      return new DeviceWorker({
+        name,
+        path: device.path,
+        profile,
+        baudRate: device.baudRate ?? profile.baudRate,
+        messagesPerMinute: device.messagesPerMinute ?? profile.messagesPerMinute,
+        pin: device.pin,
+        smsc: device.smsc,
+        registrationTimeoutMs: this.config.registrationTimeoutMs,
+        registrationPollMs: options.registrationPollMs ?? 1_000,
+        healthIntervalMs: this.config.healthIntervalMs,
+        reopenBackoffMs: this.config.reopenBackoffMs,
+        maxAttemptsPerPart: this.config.maxAttemptsPerPart,
+        retryDelayMs: this.config.retryDelayMs,
+        queue: this.queue,
+        logger: this.logger.child({ device: name }),
+        onAccepted: (dev, mr, destination, messageId) => this.matcher.remember(dev, mr, destination, messageId, Date.now()),
+        onStatusReport: (dev, report, hex) => this.onStatusReport(dev, report, hex),
+        onInbound: (dev, message, hex) => this.onInbound(dev, message, hex),
+        onStateChange: (dev, state, reason) => this.onDeviceState(dev, state, reason),
+      });
+    });
+    const names = new Set(this.workers.map((w) => w.name));
+    if (names.size !== this.workers.length) throw new Error(`modem transport '${config.name}': device names must be unique`);
+    // One part in flight per device, plus one waiting so no device idles between parts.
+    this.windowSize = Math.max(1, this.workers.length * 2);
+    this.maxPerSecond = this.workers.reduce((sum, w) => sum + w.messagesPerMinute, 0) / 60;
+  }
+
+  setHandlers(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.setState({ state: 'binding' });
+    this.pruneTimer = setInterval(() => this.matcher.prune(Date.now()), 60_000);
+    this.pruneTimer.unref();
+    await Promise.all(this.workers.map((w) => w.start()));
+    this.refreshState();
+  }
+
+  async stop(drainTimeoutMs = 5_000): Promise<void> {
+    this.stopped = true;
+    if (this.pruneTimer !== null) clearInterval(this.pruneTimer);
+    await Promise.all(this.workers.map((w) => w.stop(drainTimeoutMs)));
+    for (const part of this.queue.drainAll()) {
+      part.resolve({ part: part.sequence, kind: 'failed-temporary', status: 'TRANSPORT_STOPPED' });
+    }
+    this.setState({ state: 'down', reason: 'stopped' });
+  }
+
+  currentState(): TransportState {
+    return this.stateValue;
+  }
+
+  /** Per-device state, signal, registration and operator as last polled. */
+  devices(): DeviceStatus[] {
+    return this.workers.map((w) => w.status());
+  }
+
+  async submit(message: OutboundMessage): Promise<PartOutcome[]> {
+    const total = message.segments.length;
+    const wanted = message.partNumbers ?? Array.from({ length: total }, (_, i) => i + 1);
+    if (this.stopped || this.stateValue.state !== 'bound') {
+      const status = this.stopped ? 'TRANSPORT_STOPPED' : 'TRANSPORT_DOWN';
+      return wanted.map((part) => ({ part, kind: 'failed-temporary', status }));
+    }
+    let parts;
+    try {
+      parts = encodeSubmitParts(
+        { destination: message.destination, encoding: message.encoding, segments: message.segments, reference: message.concatReference & 0xff, referenceBits: 8 },
+        { statusReport: this.config.statusReports, validityMinutes: this.config.validityMinutes },
+      );
+    } catch (err) {
+      // A message the codec cannot encode will never go: permanent, with the codec's code as status.
+      const status = isGatewayError(err) ? err.code.slice(0, 30) : 'PDU_ENCODE_FAILED';
+      this.logger.warn({ messageKey: message.messageKey, status }, 'cannot encode message');
+      return wanted.map((part) => ({ part, kind: 'failed-permanent', status }));
+    }
+    const outcomes = wanted.map((sequence) => {
+      const part = parts.find((p) => p.sequence === sequence);
+      if (part === undefined) return Promise.resolve<PartOutcome>({ part: sequence, kind: 'failed-permanent', status: 'NO_SUCH_PART' });
+      return new Promise<PartOutcome>((resolve) => {
+        this.queue.push({
+          messageKey: message.messageKey,
+          destination: message.destination,
+          sequence,
+          total: part.total,
+          hex: part.hex,
+          tpduOctets: part.tpduOctets,
+          attempts: 0,
+          notBeforeMs: 0,
+          resolve,
+        });
+      });
+    });
+    return Promise.all(outcomes);
+  }
+
+  private setState(state: TransportState): void {
+    const same = JSON.stringify(state) === JSON.stringify(this.stateValue);
+    this.stateValue = state;
+    if (!same) this.handlers?.onState(state);
+  }
+
+  private refreshState(): void {
+    if (this.stopped) return;
+    const ready = this.workers.filter((w) => w.state === 'ready').length;
+    if (ready > 0) {
+      this.setState({ state: 'bound', detail: `${ready}/${this.workers.length} devices ready` });
+      return;
+    }
+    const starting = this.workers.some((w) => w.state === 'opening' || w.state === 'initialising');
+    this.setState(starting && this.stateValue.state !== 'bound' ? { state: 'binding' } : { state: 'down', reason: 'no modem ready' });
+    // No device can send: waiting parts fail now rather than sit in a queue nobody drains.
+    for (const part of this.queue.drainAll()) {
+      part.resolve({ part: part.sequence, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' });
+    }
+  }
+
+  private onDeviceState(device: string, state: DeviceState, reason?: string): void {
+    this.logger.info({ device, state, ...(reason === undefined ? {} : { reason }) }, 'modem state');
+    this.refreshState();
+  }
+
+  private async onStatusReport(device: string, report: DecodedStatusReport, hex: string): Promise<void> {
+    const handlers = this.handlers;
+    if (handlers === null) throw new Error('no receipt handler set; report left unacknowledged');
+    let messageId = this.matcher.match(device, report.messageReference, report.recipient.digits, Date.now());
+    for (const delayMs of RECEIPT_LOOKUP_RETRIES_MS) {
+      if (messageId !== null) break;
+      await sleep(delayMs);
+      messageId = this.matcher.match(device, report.messageReference, report.recipient.digits, Date.now());
+    }
+    if (messageId === null) {
+      this.logger.warn({ device, messageReference: report.messageReference, status: report.status, pdu: hex }, 'status report matches no sent part');
+      return;
+    }
+    const status = statusFromTpStatus(report.status);
+    const final = isFinalStatus(status);
+    await handlers.onReceipt({
+      messageId,
+      status,
+      final,
+      errorCode: String(report.status),
+      doneAt: report.dischargeTime.instant,
+      raw: hex,
+    });
+    if (final) this.matcher.forget(device, report.messageReference, messageId);
+  }
+
+  private async onInbound(device: string, message: DecodedDeliver, hex: string): Promise<void> {
+    const handlers = this.handlers;
+    if (handlers === null) throw new Error('no inbound handler set; message left on the SIM');
+    await handlers.onInbound({
+      from: message.originator.digits,
+      to: device,
+      text: message.userData.text,
+      receivedAt: message.serviceCentreTimestamp.instant,
+      raw: hex,
+    });
+  }
+}
