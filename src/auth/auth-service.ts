@@ -49,9 +49,12 @@ export interface AuthServiceOptions {
 
 /** PAT last-use time is written at most this often, so a busy token does not write on every request. */
 export const PAT_LAST_USED_INTERVAL_MS = 60_000;
+/** Expired refresh sessions are deleted at start and then at most this often, from the token endpoint. */
+export const REFRESH_PURGE_INTERVAL_MS = 3_600_000;
 
 export class AuthService {
   readonly accounts: Accounts;
+  private lastPurgeMs: number;
 
   private constructor(
     private readonly store: AuthStore,
@@ -63,6 +66,8 @@ export class AuthService {
     scryptCost: ScryptCost,
   ) {
     this.accounts = new Accounts(store, secretBox, config.patPrefix, now, scryptCost);
+    this.lastPurgeMs = now();
+    store.deleteExpiredRefreshSessions(this.lastPurgeMs);
   }
 
   /** Loads (or on first start creates) the JWT signing key; migrations must have been applied. */
@@ -87,7 +92,6 @@ export class AuthService {
       now,
       logger,
     };
-    authStore.deleteExpiredRefreshSessions(now());
     return new AuthService(authStore, config, issuer, endpoint, now, secretBox, scryptCost);
   }
 
@@ -113,6 +117,11 @@ export class AuthService {
 
   /** POST /auth/token ('current') and POST /legacy/auth/token ('legacy'). */
   tokenEndpoint(form: TokenForm, remoteAddress: string, which: TokenEndpointKind): Promise<TokenResponse> {
+    const nowMs = this.now();
+    if (nowMs - this.lastPurgeMs >= REFRESH_PURGE_INTERVAL_MS) {
+      this.lastPurgeMs = nowMs;
+      this.store.deleteExpiredRefreshSessions(nowMs);
+    }
     return handleTokenRequest(this.endpoint, which, form, remoteAddress);
   }
 

@@ -1,5 +1,5 @@
 /** Authentication: bearer tokens to identities, the OAuth token endpoints, account administration. */
-export { AuthService, PAT_LAST_USED_INTERVAL_MS } from './auth-service.js';
+export { AuthService, PAT_LAST_USED_INTERVAL_MS, REFRESH_PURGE_INTERVAL_MS } from './auth-service.js';
 export type { Audience, AuthServiceOptions, BearerFailure, BearerResult, Identity } from './auth-service.js';
 export { SENDER_TYPES, checkWebhookUrl } from './accounts.js';
 export type { AddedSender, CreatedClient, CreatedUser, IssuedPat, SenderType } from './accounts.js';
