@@ -3,8 +3,8 @@
  * request -> response function over already parsed form fields, so the HTTP layer stays thin.
  *
  * Errors (RFC 6749 §5.2, SPEC "POST {auth_url}/token"):
- *   invalid_client 401          client_id missing or not the endpoint's client id
- *   invalid_request 400         a required field missing, or a field given twice
+ *   invalid_client 401          client_id not the endpoint's client id
+ *   invalid_request 400         a required field (client_id included) missing, or a field given twice
  *   unsupported_grant_type 400  grant_type other than password / refresh_token
  *   invalid_grant 400           bad username or password, unknown/expired/reused/revoked refresh token
  *   invalid_grant 429           too many failed attempts (Retry-After says when to try again)
@@ -65,7 +65,8 @@ export async function handleTokenRequest(deps: TokenEndpointDeps, kind: TokenEnd
   const client = deps.clients[kind];
   const clientId = field(form, 'client_id');
   if (!clientId.ok) return clientId.response;
-  if (clientId.value === undefined) return oauthError(401, 'invalid_client', 'Missing parameter: client_id');
+  // A missing field is a malformed request (400), not failed client authentication (401).
+  if (clientId.value === undefined) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
   if (clientId.value !== client.clientId) return oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
 
   const grantType = field(form, 'grant_type');

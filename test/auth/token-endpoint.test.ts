@@ -108,7 +108,7 @@ describe('POST /auth/token, request errors', () => {
   it.each([
     ['an unknown client_id', { ...login, client_id: 'someone-else' }, 401, 'invalid_client'],
     ['the legacy client_id at the current endpoint', { ...login, client_id: 'legacy-api' }, 401, 'invalid_client'],
-    ['no client_id', { grant_type: 'password', username: 'alice', password: 'x' }, 401, 'invalid_client'],
+    ['no client_id', { grant_type: 'password', username: 'alice', password: 'x' }, 400, 'invalid_request'],
     ['no grant_type', { client_id: 'messaging-api', username: 'alice', password: 'x' }, 400, 'invalid_request'],
     ['an unsupported grant_type', { ...login, grant_type: 'client_credentials' }, 400, 'unsupported_grant_type'],
     ['no username', { client_id: 'messaging-api', grant_type: 'password', password: 'x' }, 400, 'invalid_request'],
