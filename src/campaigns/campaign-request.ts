@@ -59,8 +59,8 @@ const SCHEMA = {
   type: 'object',
   required: REQUIRED_CAMPAIGN_FIELDS,
   properties: {
-    text: { type: 'string', minLength: 1, maxLength: CAMPAIGN_LIMITS.textMaxCharacters },
-    from: { type: 'string', minLength: 1 },
+    text: { type: 'string' },
+    from: { type: 'string' },
     recipientInfo: {
       type: 'array',
       minItems: 1,
@@ -68,20 +68,19 @@ const SCHEMA = {
         type: 'object',
         required: REQUIRED_RECIPIENT_FIELDS,
         properties: {
-          msisdn: { type: 'string', minLength: 1, maxLength: CAMPAIGN_LIMITS.msisdnMaxCharacters, pattern: MSISDN_PATTERN },
-          ClientReference: { type: ['string', 'null'], maxLength: CAMPAIGN_LIMITS.clientReferenceMaxCharacters },
+          msisdn: { type: 'string', pattern: MSISDN_PATTERN },
+          ClientReference: { type: ['string', 'null'] },
         },
       },
     },
-    campaignName: { type: 'string', minLength: 1, maxLength: CAMPAIGN_LIMITS.campaignNameMaxCharacters },
+    campaignName: { type: 'string' },
     sendAt: { type: ['string', 'null'] },
     createAsDraft: { type: 'boolean' },
     shouldSaveList: { type: 'boolean' },
   },
 } as const;
 
-/** unicode:false makes maxLength count UTF-16 code units (string.length), like .NET. */
-const ajv = new Ajv({ allErrors: true, unicode: false, coerceTypes: false, useDefaults: false, strict: true });
+const ajv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, strict: true });
 const validateShape = ajv.compile(SCHEMA);
 
 /** Messages past this many are summarised as a count, so a 100,000-row mistake stays readable. */
@@ -130,12 +129,43 @@ export function formatValidationDetail(errors: readonly string[]): string {
   return more > 0 ? `${listed}; and ${more} more error${more === 1 ? '' : 's'}` : listed;
 }
 
+/**
+ * String lengths in UTF-16 code units (string.length, as .NET counts). Checked here rather than with
+ * ajv's minLength/maxLength, which count code points. [field, minimum, maximum].
+ */
+const CAMPAIGN_LENGTHS: ReadonlyArray<readonly [string, number, number]> = [
+  ['text', 1, CAMPAIGN_LIMITS.textMaxCharacters],
+  ['from', 1, Number.POSITIVE_INFINITY],
+  ['campaignName', 1, CAMPAIGN_LIMITS.campaignNameMaxCharacters],
+];
+const RECIPIENT_LENGTHS: ReadonlyArray<readonly [string, number, number]> = [
+  ['msisdn', 1, CAMPAIGN_LIMITS.msisdnMaxCharacters],
+  ['ClientReference', 0, CAMPAIGN_LIMITS.clientReferenceMaxCharacters],
+];
+
+function lengthErrors(source: Record<string, unknown>, rules: typeof CAMPAIGN_LENGTHS, pathPrefix: string, errors: string[]): void {
+  for (const [field, min, max] of rules) {
+    const value = source[field];
+    if (typeof value !== 'string') continue;
+    const path = `${pathPrefix}${field}`;
+    if (value.length < min) errors.push(min === 1 ? `${path} must not be empty` : `${path} must be at least ${min} characters`);
+    else if (value.length > max) errors.push(`${path} must be at most ${max} characters`);
+  }
+}
+
 /** The rules beyond the schema; each runs only when its field already has the right type. */
 function checkRules(candidate: Record<string, unknown>): { errors: string[]; sendAt: LocalMinute | null } {
   const errors: string[] = [];
   let sendAt: LocalMinute | null = null;
+  lengthErrors(candidate, CAMPAIGN_LENGTHS, '', errors);
+  const recipientInfo = candidate['recipientInfo'];
+  if (Array.isArray(recipientInfo)) {
+    recipientInfo.forEach((recipient: unknown, index) => {
+      if (isPlainObject(recipient)) lengthErrors(recipient, RECIPIENT_LENGTHS, `recipientInfo[${index}].`, errors);
+    });
+  }
   const { text, from, campaignName, sendAt: sendAtRaw } = candidate;
-  if (typeof text === 'string' && text.length > 0 && !hasNonWhitespace(text)) {
+  if (typeof text === 'string' && text.length > 0 && text.length <= CAMPAIGN_LIMITS.textMaxCharacters && !hasNonWhitespace(text)) {
     errors.push('text must contain a non-whitespace character');
   }
   if (typeof from === 'string' && from.length > 0) {
@@ -221,10 +251,6 @@ function describeAjvError(error: ErrorObject): string {
       const type = Array.isArray(params['type']) ? params['type'].join(',') : String(params['type']);
       return `${subject} must be ${TYPE_WORDS[type] ?? type}`;
     }
-    case 'minLength':
-      return params['limit'] === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(params['limit'])} characters`;
-    case 'maxLength':
-      return `${subject} must be at most ${String(params['limit'])} characters`;
     case 'minItems':
       return `${subject} must contain at least ${String(params['limit'])} item`;
     case 'pattern':

@@ -1,0 +1,112 @@
+/**
+ * bench:api — POST /v1/campaign latency (p50, p99) at 1, 1,000 and 100,000 recipients over real
+ * HTTP on loopback with a real SQLite file (synchronous=FULL), the processing rate to ready
+ * (recipients per second), and peak RSS. Prints a table; asserts nothing (the machine is shared).
+ * Goals (issue 3): 100,000 recipients accepted in under 1 s and ready in under 5 s.
+ */
+import { performance } from 'node:perf_hooks';
+import { startApiFixture, type ApiFixture } from '../../test/support/api-fixture.js';
+
+interface Row {
+  case: string;
+  requests: number;
+  p50Ms: string;
+  p99Ms: string;
+  maxMs: string;
+}
+
+function percentile(sortedMs: readonly number[], p: number): number {
+  const index = Math.min(sortedMs.length - 1, Math.ceil((p / 100) * sortedMs.length) - 1);
+  return sortedMs[Math.max(0, index)]!;
+}
+
+function campaignBody(recipients: number): string {
+  const recipientInfo = Array.from({ length: recipients }, (_, i) => ({
+    msisdn: `3538${String(i).padStart(8, '0')}`,
+    ClientReference: `ref-${i}`,
+  }));
+  return JSON.stringify({ text: 'Bench message with some ordinary text in it.', from: 'Bench', recipientInfo });
+}
+
+async function postLatencies(fixture: ApiFixture, token: string, recipients: number, requests: number): Promise<{ row: Row; ids: string[] }> {
+  const body = campaignBody(recipients);
+  const latenciesMs: number[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < requests; i++) {
+    const startedMs = performance.now();
+    const res = await fixture.postCampaign(token, body);
+    const json = (await res.json()) as { id: string };
+    latenciesMs.push(performance.now() - startedMs);
+    if (res.status !== 202) throw new Error(`POST answered ${res.status}`);
+    ids.push(json.id);
+  }
+  latenciesMs.sort((a, b) => a - b);
+  return {
+    ids,
+    row: {
+      case: `POST ${recipients.toLocaleString('en')} recipient${recipients === 1 ? '' : 's'} (${(Buffer.byteLength(body) / 1024).toFixed(0)} KiB)`,
+      requests,
+      p50Ms: percentile(latenciesMs, 50).toFixed(1),
+      p99Ms: percentile(latenciesMs, 99).toFixed(1),
+      maxMs: latenciesMs[latenciesMs.length - 1]!.toFixed(1),
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  // The processor is driven by hand so that acceptance and processing are timed apart.
+  const fixture = await startApiFixture({ startProcessor: false });
+  try {
+    const { token } = await fixture.createAccount({ senders: [{ name: 'Bench', type: 0 }] });
+    const rows: Row[] = [];
+    rows.push((await postLatencies(fixture, token, 1, 500)).row);
+    rows.push((await postLatencies(fixture, token, 1_000, 100)).row);
+    await fixture.processor.processOnce();
+    const big = await postLatencies(fixture, token, 100_000, 5);
+    rows.push(big.row);
+    console.table(rows);
+
+    // Processing: the five 100,000-recipient campaigns, one pass each, timed separately.
+    const processing: Array<{ campaign: number; recipients: number; ms: string; recipientsPerSecond: string }> = [];
+    for (let i = 0; i < big.ids.length; i++) {
+      const startedMs = performance.now();
+      const readyCount = await processOneCampaign(fixture);
+      const elapsedMs = performance.now() - startedMs;
+      if (readyCount !== 1) throw new Error('expected exactly one campaign per pass');
+      processing.push({ campaign: i + 1, recipients: 100_000, ms: elapsedMs.toFixed(0), recipientsPerSecond: Math.round(100_000 / (elapsedMs / 1000)).toLocaleString('en') });
+    }
+    console.table(processing);
+
+    // End to end: accepted (202) to ready, with the background processor woken by the accept.
+    fixture.processor.start();
+    const startedMs = performance.now();
+    const res = await fixture.postCampaign(token, campaignBody(100_000));
+    const acceptedMs = performance.now() - startedMs;
+    const { id } = (await res.json()) as { id: string };
+    while ((fixture.store.db.prepare('SELECT state FROM campaigns WHERE id = ?').get(id) as { state: string }).state !== 'ready') {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const readyMs = performance.now() - startedMs;
+    await fixture.processor.stop();
+    console.table([{ case: '100,000 recipients end to end', acceptedMs: acceptedMs.toFixed(0), readyMs: readyMs.toFixed(0) }]);
+    console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+  } finally {
+    await fixture.close();
+  }
+}
+
+/** processOnce handles everything queued; the bench queues one campaign per pass by holding the others back. */
+async function processOneCampaign(fixture: ApiFixture): Promise<number> {
+  const db = fixture.store.db;
+  const queued = db.prepare("SELECT id FROM campaigns WHERE state = 'queued' ORDER BY created_at, id").all() as Array<{ id: string }>;
+  const [first, ...rest] = queued;
+  if (first === undefined) return 0;
+  const hold = db.prepare("UPDATE campaigns SET state = 'draft' WHERE id = ?");
+  for (const { id } of rest) hold.run(id);
+  const count = await fixture.processor.processOnce();
+  const release = db.prepare("UPDATE campaigns SET state = 'queued' WHERE id = ?");
+  for (const { id } of rest) release.run(id);
+  return count;
+}
+
+await main();
