@@ -42,8 +42,8 @@ const authSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    // Tokens read `<patPrefix>_pat_<random>`; the prefix must not itself hide that separator.
-    patPrefix: { type: 'string', pattern: '^[A-Za-z0-9]{1,32}$', default: 'smsgate' },
+    // Tokens read `<patPrefix>_pat_<random>`: characters that survive a header and a shell unquoted.
+    patPrefix: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$', default: 'smsgate' },
     clientId: { ...nonEmptyString, default: 'messaging-api' },
     issuer: { ...nonEmptyString, default: 'smsgate' },
     accessTokenSeconds: { ...positiveInt, default: 300 },

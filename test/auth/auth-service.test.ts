@@ -186,3 +186,20 @@ describe('JWT signing key', () => {
     expect(await f.auth.authenticate(bearer(String(issued.body['access_token'])), 'current')).toMatchObject({ ok: true, via: 'jwt' });
   });
 });
+
+describe('a configured PAT prefix', () => {
+  it('is used for new tokens and matched case-sensitively', async () => {
+    const custom = await createAuthFixture({ patPrefix: 'Acme-SMS' });
+    try {
+      await seedAccounts(custom.auth);
+      const token = await custom.auth.createPersonalAccessToken('alice');
+      expect(token).toMatch(/^Acme-SMS_pat_[0-9A-Za-z]{43}$/);
+      expect(await custom.auth.authenticate(bearer(token), 'current')).toMatchObject({ ok: true, via: 'pat' });
+      expect(await custom.auth.authenticate(bearer(token.replace('Acme-SMS', 'acme-sms')), 'current')).toEqual({ ok: false, reason: 'malformed' });
+      const otherPrefix = token.replace('Acme-SMS', 'smsgate');
+      expect(await custom.auth.authenticate(bearer(otherPrefix), 'current')).toEqual({ ok: false, reason: 'malformed' });
+    } finally {
+      await custom.close();
+    }
+  });
+});
