@@ -8,7 +8,8 @@ import { GatewayError } from '../errors.js';
 
 export interface DeliveryReceiptEvent {
   clientId: number;
-  recipientId: number;
+  /** Kept with the event for diagnostics; null for an event not tied to a stored recipient. */
+  recipientId: number | null;
   /** The recipient's normalised msisdn. */
   to: string;
   /** The campaign's sender id. */
