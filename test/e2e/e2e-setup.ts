@@ -1,0 +1,71 @@
+/**
+ * Shared pieces of the end-to-end tests: a temp dir, a gateway config routing everything to an
+ * SMPP test SMSC, and small HTTP helpers against the API.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `smsgate-${prefix}-`));
+}
+
+export function gatewayConfig(dir: string, smsc: { host: string; port: number }, overrides: { window?: number; maxPerSecond?: number } = {}): Record<string, unknown> {
+  return {
+    database: { path: join(dir, 'smsgate.sqlite') },
+    api: { host: '127.0.0.1', port: 0 },
+    logging: { level: 'warn' },
+    engine: { pollIntervalMs: 50, retryBaseDelayMs: 200, drainTimeoutMs: 2_000 },
+    processing: { pollIntervalMs: 50 },
+    webhooks: { retryDelaysMs: [200, 400, 800] },
+    transports: [
+      {
+        name: 'carrier',
+        type: 'smpp',
+        host: smsc.host,
+        port: smsc.port,
+        systemId: 'esme',
+        password: 'secret',
+        bindMode: 'transceiver',
+        window: overrides.window ?? 10,
+        maxPerSecond: overrides.maxPerSecond ?? 10_000,
+      },
+    ],
+    routes: [{ prefix: '', transport: 'carrier' }],
+  };
+}
+
+export async function postCampaign(baseUrl: string, token: string, body: unknown): Promise<{ status: number; id: string }> {
+  const response = await fetch(`${baseUrl}/v1/campaign`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as { id: string };
+  return { status: response.status, id: json.id };
+}
+
+export interface Summary {
+  totalSent: number;
+  delivered: number;
+  undelivered: number;
+  pending: number;
+}
+
+/** The summary, or undefined while the campaign is still processing (404). */
+export async function getSummary(baseUrl: string, token: string, id: string): Promise<Summary | undefined> {
+  const response = await fetch(`${baseUrl}/v1/campaign/${id}`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status === 404) return undefined;
+  if (response.status !== 200) throw new Error(`summary answered ${response.status}`);
+  return (await response.json()) as Summary;
+}
+
+export async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)?.slice(0, 500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
