@@ -11,8 +11,9 @@
  * answering, which resets the count (a permanent 4xx passes opossum's errorFilter as a success).
  */
 import CircuitBreaker from 'opossum';
+import type { AttemptVerdict } from './retry-policy.js';
 
-export type BreakerVerdict = 'delivered' | 'transient' | 'permanent';
+export type BreakerVerdict = AttemptVerdict;
 
 /** What the guarded attempt produced; `verdict` decides how the breaker counts it. */
 export interface GuardedResult<T> {

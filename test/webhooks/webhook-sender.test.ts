@@ -205,6 +205,26 @@ describe('WebhookSender against a real receiver', () => {
     expect(r.count).toBe(2);
   });
 
+  it('retries a refused connection (nobody listening) and keeps it as a dead letter after the last retry', async () => {
+    const closed = await receiver(null);
+    const url = closed.url;
+    await closed.close();
+    receivers.splice(receivers.indexOf(closed), 1);
+    const clientId = fx.addClient('nobody-home', { url });
+    const id = queue(clientId, '353870303030');
+    sender().start();
+    await settled(id);
+    expect(fx.row(id)).toMatchObject({ state: 'dead', attempts: 4, last_error: 'ECONNREFUSED' });
+  });
+
+  it('does not retry a webhook URL it cannot use (not http or https)', async () => {
+    const clientId = fx.addClient('ftp', { url: 'ftp://127.0.0.1/hook' });
+    const id = queue(clientId, '353870404040');
+    sender().start();
+    await settled(id);
+    expect(fx.row(id)).toMatchObject({ state: 'dead', attempts: 1, last_error: 'INVALID_URL' });
+  });
+
   it('reads the webhook URL at send time, so changing it redirects pending events', async () => {
     const oldReceiver = await receiver('whsec');
     const newReceiver = await receiver('new-secret');
