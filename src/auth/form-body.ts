@@ -21,7 +21,8 @@ export async function readFormBody(req: IncomingMessage, maxBytes = MAX_FORM_BYT
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return tooLarge(maxBytes);
   const body = await collect(req, maxBytes);
-  if (body === undefined) return tooLarge(maxBytes);
+  if (body === 'too-large') return tooLarge(maxBytes);
+  if (body === 'incomplete') return { ok: false, status: 400, description: 'request body ended early' };
   const form: Record<string, FormValue> = {};
   for (const [name, value] of new URLSearchParams(body.toString('utf8'))) {
     const previous = form[name];
@@ -34,28 +35,29 @@ function tooLarge(maxBytes: number): FormBody {
   return { ok: false, status: 413, description: `request body larger than ${maxBytes} bytes` };
 }
 
-/** The body, or undefined once it passes maxBytes (the rest is drained, never buffered). */
-function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
+/**
+ * The body; 'too-large' once it passes maxBytes (the rest is drained, never buffered);
+ * 'incomplete' when the client goes away before the end.
+ */
+function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too-large' | 'incomplete'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let receivedBytes = 0;
-    let overflowed = false;
+    let settled = false;
+    const settle = (outcome: Buffer | 'too-large' | 'incomplete'): void => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      resolve(outcome);
+    };
     req.on('data', (chunk: Buffer) => {
-      if (overflowed) return;
+      if (settled) return;
       receivedBytes += chunk.length;
-      if (receivedBytes > maxBytes) {
-        overflowed = true;
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      if (receivedBytes > maxBytes) settle('too-large');
+      else chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!overflowed) resolve(Buffer.concat(chunks));
-    });
-    req.on('error', (err) => {
-      if (!overflowed) reject(err);
-    });
+    req.on('end', () => settle(Buffer.concat(chunks)));
+    req.on('error', () => settle('incomplete'));
+    req.on('close', () => settle('incomplete'));
   });
 }
