@@ -7,7 +7,7 @@
 import type { Middleware } from 'koa';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { HTTP_BY_CODE, problemForStatus, sendProblem } from './http-errors.js';
+import { HTTP_BY_CODE, problemForStatus, RETRY_AFTER_SECONDS, sendProblem } from './http-errors.js';
 
 /** Statuses that routing leaves without a body and that get a Problem Details body here. */
 const ROUTING_STATUSES: ReadonlySet<number> = new Set([404, 405, 501]);
@@ -20,6 +20,7 @@ export function errorBoundary(logger: Logger): Middleware {
       const mapped = isGatewayError(err) ? HTTP_BY_CODE[err.code] : undefined;
       if (isGatewayError(err) && mapped !== undefined) {
         if (mapped.status === 413) ctx.set('Connection', 'close');
+        if (mapped.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
         sendProblem(ctx, { ...mapped, detail: err.message });
         return;
       }

@@ -24,6 +24,8 @@ export const HTTP_BY_CODE: Readonly<Record<string, { status: number; title: stri
   [CAMPAIGN_ERROR.invalidRequest]: { status: 400, title: VALIDATION_TITLE },
   [CAMPAIGN_ERROR.invalidId]: { status: 400, title: VALIDATION_TITLE },
   [CAMPAIGN_ERROR.notFound]: { status: 404, title: 'Not Found' },
+  // Not an input problem, so not a 400: the client may retry the same request.
+  [CAMPAIGN_ERROR.notStored]: { status: 503, title: 'Service Unavailable' },
   [API_ERROR.bodyInvalid]: { status: 400, title: VALIDATION_TITLE },
   [API_ERROR.bodyTooLarge]: { status: 413, title: 'Content Too Large' },
   [API_ERROR.notAdministrator]: { status: 403, title: 'Forbidden' },
@@ -38,7 +40,11 @@ export const TITLE_BY_STATUS: Readonly<Record<number, string>> = {
   413: 'Content Too Large',
   500: 'Internal Server Error',
   501: 'Not Implemented',
+  503: 'Service Unavailable',
 };
+
+/** Seconds a client should wait before retrying a 503 (RFC 9110 §10.2.3 Retry-After). */
+export const RETRY_AFTER_SECONDS = 1;
 
 export interface Problem {
   title: string;

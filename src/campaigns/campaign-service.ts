@@ -8,7 +8,7 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { CampaignStore, type SenderEntry } from '../store/campaign-store.js';
-import { formatValidationDetail, validateCampaignRequest } from './campaign-request.js';
+import { formatValidationDetail, validateCampaignRequest, type CampaignRequest } from './campaign-request.js';
 
 /** Who acts: the authenticated identity's account (client) and user. Identity from src/auth fits. */
 export interface CampaignOwner {
@@ -29,6 +29,8 @@ export const CAMPAIGN_ERROR = {
   invalidRequest: 'CAMPAIGN_INVALID',
   invalidId: 'CAMPAIGN_ID_INVALID',
   notFound: 'CAMPAIGN_NOT_FOUND',
+  /** The store refused the INSERT (disk full, read-only, locked past the busy timeout): nothing was accepted. */
+  notStored: 'CAMPAIGN_NOT_STORED',
 } as const;
 
 /** RFC 9562 textual form, any case (ids are issued lowercase). */
@@ -72,6 +74,21 @@ export class CampaignService {
     const { request } = result;
     const id = this.newId();
     const state = request.createAsDraft ? 'draft' : 'queued';
+    try {
+      this.insertCampaign(owner, id, state, request);
+    } catch (err) {
+      this.logger.error({ err, clientId: owner.clientId }, 'campaign could not be stored');
+      throw new GatewayError(CAMPAIGN_ERROR.notStored, 'the campaign could not be stored; nothing was accepted, retry later', {
+        retryable: true,
+        cause: err,
+      });
+    }
+    this.logger.info({ campaignId: id, clientId: owner.clientId, state, recipients: request.recipients.length }, 'campaign accepted');
+    if (state === 'queued') this.onQueued(id);
+    return { id };
+  }
+
+  private insertCampaign(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest): void {
     this.campaigns.insertCampaign({
       id,
       clientId: owner.clientId,
@@ -86,9 +103,6 @@ export class CampaignService {
       requestRecipientsJson: JSON.stringify(request.recipients),
       createdAtMs: this.now(),
     });
-    this.logger.info({ campaignId: id, clientId: owner.clientId, state, recipients: request.recipients.length }, 'campaign accepted');
-    if (state === 'queued') this.onQueued(id);
-    return { id };
   }
 
   /**

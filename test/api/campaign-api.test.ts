@@ -187,6 +187,23 @@ describe('campaign API over a real server', () => {
       expect(res.status).toBe(202);
     });
 
+    it('answers 503 problem+json with Retry-After when the store refuses the campaign, and stores nothing', async () => {
+      const count = (): unknown => fixture.store.db.prepare('SELECT COUNT(*) AS n FROM campaigns').get();
+      const before = count();
+      // A temporary trigger makes exactly the campaign INSERT fail, as a full disk would.
+      fixture.store.db.exec("CREATE TEMP TRIGGER refuse_campaigns BEFORE INSERT ON campaigns BEGIN SELECT RAISE(ABORT, 'refused'); END");
+      try {
+        const res = await fixture.postCampaign(admin.token, validBody());
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('1');
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(await res.json()).toMatchObject({ title: 'Service Unavailable', status: 503 });
+      } finally {
+        fixture.store.db.exec('DROP TRIGGER refuse_campaigns');
+      }
+      expect(count()).toEqual(before);
+    });
+
     it('matches property names case-insensitively and ignores unknown ones', async () => {
       const res = await fixture.postCampaign(admin.token, {
         TEXT: 'Hi', From: 'Acme', RecipientInfo: [{ MSISDN: '353871111111', clientreference: 'x' }],
