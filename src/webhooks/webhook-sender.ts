@@ -176,6 +176,8 @@ export class WebhookSender {
     this.closed = true;
     this.breakers.shutdown();
     if (this.ownsHttpClient) this.http.close();
+    for (const resolve of this.idleWaiters) resolve();
+    this.idleWaiters.clear();
   }
 
   private isIdle(): boolean {
@@ -195,7 +197,11 @@ export class WebhookSender {
         if (this.queue.length === 0 && !this.refill()) break;
         const row = this.queue.shift() as DueOutboxRow;
         this.inFlight += 1;
-        void this.attempt(row).finally(() => {
+        void this.attempt(row).catch((err: unknown) => {
+          // Not expected (every outcome is recorded); the row stays pending and the next poll tries it again.
+          this.logger.error({ err, outboxId: row.id }, 'webhook attempt failed unexpectedly');
+          this.claimed.delete(row.id);
+        }).finally(() => {
           this.inFlight -= 1;
           this.notifyIfIdle();
           this.wake();
