@@ -91,6 +91,9 @@ function loggable(command: string): string {
 }
 
 export class ModemSession {
+  /** Storage indexes being read, so a +CMTI/+CDSI and the start-up AT+CMGL never handle one message twice. */
+  private readonly indexesInHand = new Set<number>();
+
   constructor(
     private readonly channel: AtChannel,
     private readonly options: SessionOptions,
@@ -280,6 +283,7 @@ export class ModemSession {
         // TS 27.005 §3.4.1: +CMTI: <mem>,<index> / +CDSI: <mem>,<index>.
         const index = Number(splitArgs(urc.args)[1]);
         if (!Number.isInteger(index)) throw new GatewayError('MODEM_BAD_URC', `${urc.name} without an index: ${urc.args}`);
+        if (this.indexesInHand.has(index)) return;
         const read = await this.run(`AT+CMGR=${index}`, '+CMGR');
         const pdu = read.pdus[0];
         if (read.final.kind !== 'ok' || pdu === undefined) {
@@ -307,12 +311,18 @@ export class ModemSession {
   }
 
   private async handleStored(index: number, hex: string): Promise<void> {
-    const pdu = this.decode(hex);
-    if (pdu !== null) await this.dispatch(pdu, hex);
-    // Deleted only after the handler resolved; an undecodable one (logged with its hex) is deleted
-    // too, or it would fill the SIM and block every later report.
-    const deleted = await this.run(`AT+CMGD=${index}`);
-    if (deleted.final.kind !== 'ok') this.options.logger.warn({ index, status: finalStatus(deleted.final) }, 'AT+CMGD failed');
+    if (this.indexesInHand.has(index)) return;
+    this.indexesInHand.add(index);
+    try {
+      const pdu = this.decode(hex);
+      if (pdu !== null) await this.dispatch(pdu, hex);
+      // Deleted only after the handler resolved; an undecodable one (logged with its hex) is deleted
+      // too, or it would fill the SIM and block every later report.
+      const deleted = await this.run(`AT+CMGD=${index}`);
+      if (deleted.final.kind !== 'ok') this.options.logger.warn({ index, status: finalStatus(deleted.final) }, 'AT+CMGD failed');
+    } finally {
+      this.indexesInHand.delete(index);
+    }
   }
 
   private decode(hex: string): DecodedPdu | null {
