@@ -74,14 +74,16 @@ export class SmppBind {
   }
 
   /** Sends a submit_sm on a reserved slot and frees the slot when it resolves. */
-  async submit(fields: Record<string, unknown>): Promise<RequestResult> {
+  submit(fields: Record<string, unknown>): Promise<RequestResult> {
     const connection = this.transmitter;
-    try {
-      if (connection === undefined || this.bindState.state !== 'bound') return { kind: 'failed', code: 'CONNECTION_LOST' };
-      return await connection.request('submit_sm', fields);
-    } finally {
+    if (connection === undefined || this.bindState.state !== 'bound') {
       this.release();
+      return Promise.resolve({ kind: 'failed', code: 'CONNECTION_LOST' });
     }
+    return connection.request('submit_sm', fields).then((result) => {
+      this.release();
+      return result;
+    });
   }
 
   /**

@@ -119,15 +119,33 @@ export class SmppTransport implements Transport {
     }
     const pending: Promise<PartOutcome[]>[] = [];
     for (const planned of plan.submits) {
-      const bind = await this.acquireBind();
+      // Fast path without a promise hop when a slot and a token are free right now.
+      const bind = this.acquireNow() ?? (await this.acquireBind());
       if (bind === null) {
         const status = this.stopping ? LOCAL_STATUS.transportStopped : LOCAL_STATUS.transportDown;
         pending.push(Promise.resolve(planned.parts.map((part) => temporary(part, status))));
         continue;
       }
-      pending.push(bind.submit(planned.fields as unknown as Record<string, unknown>).then((result) => this.outcomes(planned, bind, result)));
+      const fields = planned.fields as unknown as Record<string, unknown>;
+      pending.push(bind.submit(fields).then((result) => this.outcomes(planned, bind, result)));
     }
+    if (pending.length === 1) return pending[0]!;
     return (await Promise.all(pending)).flat();
+  }
+
+  /** A bind with a free slot and a rate token, taken now; null if either must be waited for. */
+  private acquireNow(): SmppBind | null {
+    if (this.stopping || this.waiters.length > 0) return null;
+    const nowMs = Date.now();
+    let best: SmppBind | null = null;
+    for (const candidate of this.binds) {
+      if (candidate.state.state !== 'bound' || candidate.outstanding >= this.config.window) continue;
+      if (candidate.throttle.pauseRemainingMs(nowMs) > 0) continue;
+      if (best === null || candidate.outstanding < best.outstanding) best = candidate;
+    }
+    if (best === null || this.bucket.take(nowMs) > 0) return null;
+    best.reserve();
+    return best;
   }
 
   private outcomes(planned: PlannedSubmit, bind: SmppBind, result: RequestResult): PartOutcome[] {
@@ -215,6 +233,7 @@ export class SmppTransport implements Transport {
    * engine's concurrency is windowSize), so there are few of them.
    */
   private wakeAll(): void {
+    if (this.waiters.length === 0) return;
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter();
