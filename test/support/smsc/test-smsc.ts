@@ -50,6 +50,8 @@ export interface TestSmscOptions {
   dropAfterSubmits?: number | null;
   /** Record every PDU and submit (default true); benchmarks turn it off to measure the ESME. */
   record?: boolean;
+  /** Serve SMPP over TLS with this PEM key and certificate. */
+  tls?: { key: string; cert: string } | null;
 }
 
 export interface RecordedPdu {
@@ -99,8 +101,8 @@ const EMPTY_SUBMIT: RawSubmitSm = decodeSubmitSm(Buffer.from('000000210000000400
 const ESM_CLASS_SMSC_DELIVERY_RECEIPT = 0x04;
 
 export class TestSmsc {
-  readonly options: Required<Omit<TestSmscOptions, 'onSubmit' | 'autoReceipt' | 'dropAfterSubmits'>> &
-    Pick<TestSmscOptions, 'onSubmit' | 'autoReceipt' | 'dropAfterSubmits'>;
+  readonly options: Required<Omit<TestSmscOptions, 'onSubmit' | 'autoReceipt' | 'dropAfterSubmits' | 'tls'>> &
+    Pick<TestSmscOptions, 'onSubmit' | 'autoReceipt' | 'dropAfterSubmits' | 'tls'>;
   readonly received: RecordedPdu[] = [];
   readonly submits: RecordedSubmit[] = [];
   readonly bindAttempts: BindAttempt[] = [];
@@ -130,11 +132,12 @@ export class TestSmsc {
       autoReceipt: options.autoReceipt,
       dropAfterSubmits: options.dropAfterSubmits,
       record: options.record ?? true,
+      tls: options.tls,
     };
   }
 
   static async start(options: TestSmscOptions = {}): Promise<TestSmsc> {
-    const server = smpp.createServer({});
+    const server = smpp.createServer(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {});
     const smsc = new TestSmsc(server, options);
     server.on('session', (session: Session) => smsc.onSession(session));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

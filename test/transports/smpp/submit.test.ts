@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { normalizeMessageId } from '../../../src/receipts/index.js';
 import { outbound, startRig, type Rig } from './helpers.js';
@@ -84,5 +85,32 @@ describe('SmppTransport submit', () => {
     const [outcome] = await rig.transport.submit(outbound('x'));
     expect(outcome).toEqual({ part: 1, kind: 'accepted', messageId: rig.smsc.submits[0]!.messageId });
     expect(rig.smsc.submits[0]!.messageId).toMatch(/^[0-9A-F]+$/);
+  });
+});
+
+describe('SmppTransport over TLS', () => {
+  it('binds and submits over TLS when tls is set', async () => {
+    const fixtures = new URL('./fixtures/', import.meta.url);
+    const tls = {
+      key: readFileSync(new URL('smsc-key.pem', fixtures), 'utf8'),
+      cert: readFileSync(new URL('smsc-cert.pem', fixtures), 'utf8'),
+    };
+    // The fixture certificate is self-signed, so verification is turned off for this test only.
+    rig = await startRig({ tls }, { tls: true, tlsRejectUnauthorized: false });
+    expect(rig.transport.currentState().state).toBe('bound');
+    expect((await rig.transport.submit(outbound('over TLS')))[0]?.kind).toBe('accepted');
+    expect(rig.smsc.submits[0]!.wire.short_message.length).toBe(8);
+  });
+
+  it('refuses an unverifiable certificate by default', async () => {
+    const fixtures = new URL('./fixtures/', import.meta.url);
+    const tls = {
+      key: readFileSync(new URL('smsc-key.pem', fixtures), 'utf8'),
+      cert: readFileSync(new URL('smsc-cert.pem', fixtures), 'utf8'),
+    };
+    rig = await startRig({ tls }, { tls: true });
+    const state = rig.transport.currentState();
+    expect(state.state).toBe('down');
+    expect(state.state === 'down' && state.reason).toMatch(/self[- ]signed/i);
   });
 });
