@@ -14,7 +14,8 @@ export function gatewayConfig(dir: string, smsc: { host: string; port: number },
   return {
     database: { path: join(dir, 'smsgate.sqlite') },
     api: { host: '127.0.0.1', port: 0 },
-    logging: { level: 'warn' },
+    // info: the child's "listening on" line is how GatewayProcess finds its port.
+    logging: { level: 'info' },
     engine: { pollIntervalMs: 50, retryBaseDelayMs: 200, drainTimeoutMs: 2_000 },
     processing: { pollIntervalMs: 50 },
     webhooks: { retryDelaysMs: [200, 400, 800] },

@@ -38,6 +38,7 @@ export class ReceiptingSmsc {
   private nextId = 1;
   private pump: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly seenSessions = new Set<number>();
 
   private constructor(
     readonly smsc: TestSmsc,
@@ -97,7 +98,15 @@ export class ReceiptingSmsc {
 
   private offer(): void {
     const now = Date.now();
-    if (this.smsc.boundSessions().length === 0) return;
+    const sessions = this.smsc.boundSessions();
+    if (sessions.length === 0) return;
+    for (const { id } of sessions) {
+      if (this.seenSessions.has(id)) continue;
+      this.seenSessions.add(id);
+      // The test SMSC adds one 'close' listener per deliver_sm awaiting its response; with a
+      // receipt window of 64 that is expected, not a leak.
+      this.smsc.socketOf(id).setMaxListeners(this.options.receiptWindow + 16);
+    }
     while (!this.stopped && this.inFlight < this.options.receiptWindow && this.head < this.queue.length && (this.queue[this.head]?.dueAt ?? Infinity) <= now) {
       const receipt = this.queue[this.head++] as StoredReceipt;
       if (this.head > 4_096 && this.head * 2 > this.queue.length) {
