@@ -1,0 +1,48 @@
+/**
+ * `smsgate pdu encode --to MSISDN --text T [--status-report]` prints one SMS-SUBMIT PDU per part
+ * (hex, SMSC octet 00 first, as written after the AT+CMGS prompt), one per line.
+ * `smsgate pdu decode HEX` prints the decoded PDU as one JSON line.
+ */
+import { isGatewayError } from '../../errors.js';
+import { decodePdu, encodeTextSubmitParts } from '../../pdu/index.js';
+import { normalizeMsisdn } from '../../sms/index.js';
+import { parseArgs, requireValue, UsageError, withUsage } from '../args.js';
+
+const USAGE = 'smsgate pdu encode --to MSISDN --text T [--status-report] | pdu decode HEX';
+
+export async function run(args: string[]): Promise<number> {
+  return withUsage(async () => {
+    const [subcommand, ...rest] = args;
+    if (subcommand === 'encode') return encode(rest);
+    if (subcommand === 'decode') return decode(rest);
+    throw new UsageError(subcommand === undefined ? 'missing subcommand' : `unknown subcommand '${subcommand}'`, USAGE);
+  });
+}
+
+function encode(args: string[]): number {
+  const parsed = parseArgs(args, { values: ['to', 'text'], booleans: ['status-report'] }, USAGE);
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, USAGE);
+  const to = normalizeMsisdn(requireValue(parsed, 'to', USAGE));
+  if (!to.ok) throw new UsageError(`--to: ${to.reason}`, USAGE);
+  const text = requireValue(parsed, 'text', USAGE);
+  if (text.length === 0) throw new UsageError('--text must not be empty', USAGE);
+  const parts = encodeTextSubmitParts(to.msisdn, text, { statusReport: parsed.booleans.has('status-report') });
+  process.stdout.write(parts.map((p) => `${p.hex}\n`).join(''));
+  return 0;
+}
+
+function decode(args: string[]): number {
+  const parsed = parseArgs(args, {}, USAGE);
+  const [hex, extra] = parsed.positionals;
+  if (hex === undefined) throw new UsageError('missing HEX', USAGE);
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`, USAGE);
+  if (!/^(?:[0-9A-Fa-f]{2})+$/.test(hex)) throw new UsageError('HEX must be an even number of hex digits', USAGE);
+  try {
+    process.stdout.write(`${JSON.stringify(decodePdu(hex))}\n`);
+    return 0;
+  } catch (err) {
+    if (!isGatewayError(err)) throw err;
+    process.stderr.write(`smsgate: ${err.code}: ${err.message}\n`);
+    return 1;
+  }
+}
