@@ -6,6 +6,7 @@ export { parseReceiptText, RECEIPT_LABELS } from './receipt-text.js';
 export type { ParsedReceiptText, ReceiptField, ReceiptTextFields } from './receipt-text.js';
 export {
   fitStatus,
+  fullReceiptStatus,
   isDeliveredStatus,
   isFinalStatus,
   MAX_STATUS_CHARS,

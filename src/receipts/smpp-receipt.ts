@@ -5,7 +5,7 @@
  */
 import { normalizeMessageId, type MessageIdMode } from './message-id.js';
 import { parseReceiptText } from './receipt-text.js';
-import { fitStatus, isFinalStatus, receiptStatus } from './status.js';
+import { fitStatus, fullReceiptStatus, isFinalStatus } from './status.js';
 
 export interface SmppReceiptInput {
   /** short_message (or message_payload) decoded as text. */
@@ -58,7 +58,7 @@ export function parseSmppReceipt(input: SmppReceiptInput, idMode: MessageIdMode)
   const fields = parseReceiptText(input.text);
   const rawId = input.receiptedMessageId?.trim() || fields.id?.trim() || '';
   if (rawId.length === 0) return { ok: false, reason: 'NO_MESSAGE_ID', raw: input.text };
-  const fitted = fitStatus(receiptStatus({ stat: fields.stat, messageState: input.messageState, rawText: input.text }));
+  const fitted = fitStatus(fullReceiptStatus({ stat: fields.stat, messageState: input.messageState, raw: input.text }));
   const receipt: ParsedSmppReceipt = {
     messageId: normalizeMessageId(rawId, idMode),
     status: fitted.status,

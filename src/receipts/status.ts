@@ -7,6 +7,8 @@
  * with `DELIV`.
  */
 
+import { parseReceiptText } from './receipt-text.js';
+
 /** SPEC "Limits": Status (receipt) up to 30 characters. */
 export const MAX_STATUS_CHARS = 30;
 
@@ -80,13 +82,18 @@ export function fitStatus(status: string): FittedStatus {
 
 const ALPHABETIC = /^[A-Za-z]+$/;
 
+/**
+ * What a receipt's status is read from. parseReceiptText()'s result fits as it is (it has `stat`
+ * and `raw`); `rawText` is accepted as another name for `raw`.
+ */
 export interface ReceiptStatusInput {
   /** The `stat:` value of the receipt text, if one was found. */
   stat?: string | undefined;
   /** SMPP 3.4 §5.2.28 message_state TLV (0x0427), if present. */
   messageState?: number | undefined;
   /** The whole receipt text as received. */
-  rawText: string;
+  raw?: string | undefined;
+  rawText?: string | undefined;
 }
 
 /**
@@ -97,7 +104,7 @@ export interface ReceiptStatusInput {
  * 4. else the whole receipt text, trimmed (no `stat:` could be read at all);
  * 5. else `UNKNOWN` for an empty receipt.
  */
-export function receiptStatus(input: ReceiptStatusInput): string {
+export function fullReceiptStatus(input: ReceiptStatusInput): string {
   if (input.messageState !== undefined) {
     const name = messageStateName(input.messageState);
     if (name !== undefined) return name;
@@ -105,8 +112,20 @@ export function receiptStatus(input: ReceiptStatusInput): string {
   const stat = input.stat?.trim();
   if (stat !== undefined && ALPHABETIC.test(stat)) return stat;
   if (stat !== undefined && stat.length > 0) return stat;
-  const raw = input.rawText.trim();
+  const raw = (input.raw ?? input.rawText ?? '').trim();
   return raw.length > 0 ? raw : 'UNKNOWN';
+}
+
+/**
+ * fullReceiptStatus() fitted to the webhook's 30 characters (first 30 kept). Give it the
+ * receipt text, or parsed fields, and optionally the message_state TLV. This function cannot
+ * report a cut: code that must log one uses fitStatus() or parseSmppReceipt()'s
+ * truncatedFromChars, as the SMPP transport does.
+ */
+export function receiptStatus(input: string | ReceiptStatusInput, tlvs: { messageState?: number | undefined } = {}): string {
+  const source: ReceiptStatusInput = typeof input === 'string' ? parseReceiptText(input) : input;
+  const messageState = tlvs.messageState ?? source.messageState;
+  return fitStatus(fullReceiptStatus({ ...source, messageState })).status;
 }
 
 /**

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   fitStatus,
+  fullReceiptStatus,
   isDeliveredStatus,
+  parseReceiptText,
   isFinalStatus,
   MAX_STATUS_CHARS,
   receiptStatus,
@@ -82,5 +84,21 @@ describe('statusFromTpStatus (3GPP TS 23.040 §9.2.3.15)', () => {
     expect(isFinalStatus(statusFromTpStatus(0x21))).toBe(false);
     expect(isDeliveredStatus(statusFromTpStatus(0x00))).toBe(true);
     expect(isFinalStatus(statusFromTpStatus(0x65))).toBe(true);
+  });
+});
+
+describe('receiptStatus input forms', () => {
+  it('takes the receipt text itself', () => {
+    expect(receiptStatus('id:1 sub:001 stat:Delivered err:000')).toBe('Delivered');
+  });
+
+  it('takes parseReceiptText output and a message_state TLV', () => {
+    expect(receiptStatus(parseReceiptText('id:1 stat:DELIVRD'), { messageState: 8 })).toBe('REJECTD');
+  });
+
+  it('returns at most 30 characters of a long raw status', () => {
+    const text = 'the carrier could not deliver the message because of reasons';
+    expect(receiptStatus(text)).toBe(text.slice(0, 30));
+    expect(fullReceiptStatus({ raw: text })).toBe(text);
   });
 });

@@ -8,11 +8,14 @@ export interface BackoffPolicy {
   maxDelayMs: number;
 }
 
+/** The SMPP transport's defaults (config.ts SMPP_DEFAULTS.reconnect): 1 s doubling to 60 s. */
+export const DEFAULT_BACKOFF: BackoffPolicy = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
+
 /**
  * attempt 0 is the first retry. Nominal delay = min(maxDelayMs, initialDelayMs * 2^attempt);
  * the result lies in [nominal / 2, nominal).
  */
-export function nextReconnectDelayMs(attempt: number, random: number, policy: BackoffPolicy): number {
+export function nextReconnectDelayMs(attempt: number, random: number, policy: BackoffPolicy = DEFAULT_BACKOFF): number {
   const exponent = Math.min(Math.max(0, Math.floor(attempt)), 30);
   const nominalMs = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** exponent);
   const unit = Math.min(Math.max(random, 0), 1);

@@ -140,3 +140,10 @@ describe('PduFramer (test SMSC wire capture)', () => {
     expect(() => new PduFramer().push(Buffer.from('0000000400000000', 'hex'))).toThrow(RangeError);
   });
 });
+
+describe('nextReconnectDelayMs defaults', () => {
+  it('uses the transport defaults (1 s doubling to 60 s) when no policy is given', () => {
+    expect(nextReconnectDelayMs(0, 0)).toBe(500);
+    expect(nextReconnectDelayMs(10, 0)).toBe(30_000);
+  });
+});
