@@ -28,7 +28,8 @@ export interface SmppTransportConfig {
   systemId: string;
   password: string;
   systemType?: string;
-  bindMode: SmppBindMode;
+  /** Default 'transceiver'. */
+  bindMode?: SmppBindMode;
   binds?: number;
   /** submit_sm awaiting submit_sm_resp per bind. */
   window?: number;
@@ -67,6 +68,7 @@ export interface ResolvedSmppTransportConfig
 export const SMPP_DEFAULTS = {
   tls: false,
   tlsRejectUnauthorized: true,
+  bindMode: 'transceiver',
   systemType: '',
   binds: 1,
   window: 10,
@@ -94,7 +96,7 @@ export function resolveSmppConfig(config: SmppTransportConfig): ResolvedSmppTran
     systemId: config.systemId,
     password: config.password,
     systemType: config.systemType ?? SMPP_DEFAULTS.systemType,
-    bindMode: config.bindMode,
+    bindMode: config.bindMode ?? SMPP_DEFAULTS.bindMode,
     binds: config.binds ?? SMPP_DEFAULTS.binds,
     window: config.window ?? SMPP_DEFAULTS.window,
     maxPerSecond: config.maxPerSecond ?? SMPP_DEFAULTS.maxPerSecond,
@@ -124,7 +126,7 @@ export const applySmppDefaults = resolveSmppConfig;
 export const SMPP_TRANSPORT_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'type', 'host', 'port', 'systemId', 'password', 'bindMode'],
+  required: ['name', 'type', 'host', 'port', 'systemId', 'password'],
   properties: {
     name: { type: 'string', minLength: 1 },
     type: { const: 'smpp' },
