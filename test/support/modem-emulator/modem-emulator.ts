@@ -207,6 +207,11 @@ export class ModemEmulator {
         } else this.input += ch;
         continue;
       }
+      if (ch === CTRL_Z || ch === ESC) {
+        // Outside a send these cancel nothing (gammu sends ESC first to reset a half-typed send).
+        this.input = '';
+        continue;
+      }
       if (ch === '\r') {
         const line = this.input;
         this.input = '';
