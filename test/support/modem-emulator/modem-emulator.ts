@@ -85,6 +85,7 @@ export class ModemEmulator {
   private busy = false;
   private readonly queue: string[] = [];
   private failures: number[] = [];
+  private submitMode: 'accept' | 'temporary' | 'permanent' | 'no-response' = 'accept';
   private promptDrops = 0;
   private noise: string[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -140,6 +141,19 @@ export class ModemEmulator {
   /** The next `count` submits fail with +CMS ERROR: <code>. */
   failNextSubmits(code: number, count = 1): void {
     for (let i = 0; i < count; i++) this.failures.push(code);
+  }
+
+  /**
+   * How every later submit is answered until changed: 'accept', 'temporary' (+CMS ERROR 42,
+   * congestion), 'permanent' (+CMS ERROR 1, unassigned number) or 'no-response' (silence after the PDU).
+   */
+  setSubmitMode(mode: 'accept' | 'temporary' | 'permanent' | 'no-response'): void {
+    this.submitMode = mode;
+  }
+
+  /** Sends a status report now, as +CDS or stored with +CDSI per the host's AT+CNMI <ds>. */
+  reportStatus(messageReference: number, recipient: string, tpStatus: number): void {
+    this.sendStatusReport(messageReference, recipient, new Date(), tpStatus);
   }
 
   /** The next `count` AT+CMGS commands get no '> ' prompt. */
@@ -401,7 +415,8 @@ export class ModemEmulator {
       this.respond([], this.cmsError(304));
       return;
     }
-    const failure = this.failures.shift();
+    if (this.submitMode === 'no-response') return;
+    const failure = this.failures.shift() ?? (this.submitMode === 'temporary' ? 42 : this.submitMode === 'permanent' ? 1 : undefined);
     const [minMs, maxMs] = this.timing.submitDelayMs;
     const delayMs = minMs + Math.random() * (maxMs - minMs);
     this.later(delayMs, () => {
@@ -417,10 +432,8 @@ export class ModemEmulator {
     });
   }
 
-  private sendStatusReport(messageReference: number, recipient: string, submittedAt: Date): void {
-    const report = buildStatusReportPdu({
-      smsc: this.smsc, messageReference, recipient, submittedAt, dischargedAt: new Date(), status: this.options.reportStatus ?? 0x00,
-    });
+  private sendStatusReport(messageReference: number, recipient: string, submittedAt: Date, status = this.options.reportStatus ?? 0x00): void {
+    const report = buildStatusReportPdu({ smsc: this.smsc, messageReference, recipient, submittedAt, dischargedAt: new Date(), status });
     if (this.cnmiDs === 1) this.unsolicited([`+CDS: ${report.tpduOctets}`, report.hex]);
     else if (this.cnmiDs === 2) {
       const index = this.store({ status: 'REC UNREAD', ...report });
