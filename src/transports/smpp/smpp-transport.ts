@@ -285,13 +285,16 @@ export class SmppTransport implements Transport {
     if (!parsed.ok) {
       // No id means it can never be matched; a retry would bring the same text. Refuse it
       // permanently (ESME_RX_P_APPN) and log it whole so it is not lost silently.
-      this.logger.warn({ raw: parsed.raw, reason: parsed.reason }, 'receipt without a message id refused');
+      this.logger.warn({ receipt: withoutMessageText(parsed.raw), reason: parsed.reason }, 'receipt without a message id refused');
       connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_P_APPN);
       return;
     }
     const { truncatedFromChars, ...fields } = parsed.receipt;
     if (truncatedFromChars !== undefined) {
-      this.logger.warn({ messageId: fields.messageId, truncatedFromChars, raw: fields.raw }, 'receipt status cut to 30 characters');
+      this.logger.warn(
+        { messageId: fields.messageId, truncatedFromChars, receipt: withoutMessageText(fields.raw) },
+        'receipt status cut to 30 characters',
+      );
     }
     const receipt: TransportReceipt = fields;
     try {
@@ -302,6 +305,12 @@ export class SmppTransport implements Transport {
       connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
     }
   }
+}
+
+/** Receipt text for logs: the `text:` field quotes the message, which is logged only when configured (STYLE 12). */
+function withoutMessageText(raw: string): string {
+  const at = raw.search(/(^|\s)text\s*:/i);
+  return at < 0 ? raw : `${raw.slice(0, at)} text:[not logged]`;
 }
 
 function temporary(part: number, status: string): PartOutcome {

@@ -46,6 +46,8 @@ export interface TestSmscOptions {
   autoReceipt?: ReceiptPlan | null;
   /** 'ignore' leaves enquire_link unanswered (a dead link as the ESME sees it). */
   enquireLink?: 'answer' | 'ignore';
+  /** Delay before each enquire_link_resp (a slow link). */
+  enquireLinkDelayMs?: number;
   /** Close the connection when this many submits have arrived (one-shot; the last one is unanswered). */
   dropAfterSubmits?: number | null;
   /** Record every PDU and submit (default true); benchmarks turn it off to measure the ESME. */
@@ -128,6 +130,7 @@ export class TestSmsc {
       receiptIdFormat: options.receiptIdFormat ?? 'same',
       responseDelayMs: options.responseDelayMs ?? 0,
       enquireLink: options.enquireLink ?? 'answer',
+      enquireLinkDelayMs: options.enquireLinkDelayMs ?? 0,
       onSubmit: options.onSubmit,
       autoReceipt: options.autoReceipt,
       dropAfterSubmits: options.dropAfterSubmits,
@@ -187,12 +190,15 @@ export class TestSmsc {
     const info = this.receivingSession();
     if (info === undefined) return Promise.reject(new Error('no session bound to receive'));
     return new Promise<number>((resolve) => {
+      const onClose = (): void => resolve(-1);
       const sent = info.session.send(new smpp.PDU('deliver_sm', fields), (response: PDU) => {
+        // Remove the close listener once answered: one per receipt would pile up on a long run.
+        info.session.socket.off('close', onClose);
         this.deliverResponses.push(response.command_status);
         resolve(response.command_status);
       });
       if (!sent) resolve(-1);
-      info.session.socket.once('close', () => resolve(-1));
+      info.session.socket.once('close', onClose);
     });
   }
 
@@ -274,7 +280,9 @@ export class TestSmsc {
         return;
       case 'enquire_link':
         this.enquireLinksReceived++;
-        if (this.options.enquireLink === 'answer') info.session.send(pdu.response());
+        if (this.options.enquireLink === 'ignore') return;
+        if (this.options.enquireLinkDelayMs > 0) setTimeout(() => info.session.send(pdu.response()), this.options.enquireLinkDelayMs);
+        else info.session.send(pdu.response());
         return;
       case 'unbind':
         info.session.send(pdu.response());

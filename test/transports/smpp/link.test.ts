@@ -106,6 +106,13 @@ describe('connection loss', () => {
     expect(rig.smsc.enquireLinksReceived).toBeGreaterThanOrEqual(1);
   });
 
+  it('keeps a slow but answering link up', async () => {
+    rig = await startRig({ enquireLinkDelayMs: 100 }, { enquireLinkIntervalMs: 150, responseTimeoutMs: 1_000 });
+    await waitFor(() => rig!.smsc.enquireLinksReceived >= 3, 'three enquire_links');
+    expect(rig.smsc.bindAttempts).toHaveLength(1);
+    expect(rig.transport.currentState().state).toBe('bound');
+  });
+
   it('answers the SMSC enquire_link', async () => {
     rig = await startRig();
     expect(await rig.smsc.sendEnquireLink()).toBe(true);

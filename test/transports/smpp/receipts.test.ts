@@ -75,6 +75,31 @@ describe('receipts', () => {
     expect(rig.handlers.receipts.map((receipt) => receipt.messageId)).toEqual([messageId]);
   });
 
+  it('does not acknowledge a receipt that arrives before handlers are set', async () => {
+    const { SmppTransport } = await import('../../../src/transports/smpp/index.js');
+    const { TestSmsc } = await import('../../support/smsc/test-smsc.js');
+    const { smppConfig } = await import('./helpers.js');
+    const smsc = await TestSmsc.start();
+    const transport = new SmppTransport(smppConfig(smsc));
+    await transport.start();
+    try {
+      expect(await smsc.sendReceipt('123', { stat: 'DELIVRD' })).toBe(0x64);
+    } finally {
+      await transport.stop(100);
+      await smsc.stop();
+    }
+  });
+
+  it('matches an early receipt with ids in another base (hex resp, decimal receipt TLV)', async () => {
+    rig = await startRig(
+      { idFormat: 'hex', receiptIdFormat: 'decimal', autoReceipt: { stat: 'DELIVRD', tlvs: true, beforeResponse: true } },
+      { messageIdFormat: 'dec-to-hex' },
+    );
+    const messageId = acceptedId(await rig.transport.submit(outbound('x')));
+    await waitFor(() => rig!.handlers.receipts.length === 1, 'receipt');
+    expect(rig.handlers.receipts[0]!.messageId).toBe(messageId);
+  });
+
   it('refuses a receipt without any message id with ESME_RX_P_APPN', async () => {
     rig = await startRig();
     const status = await rig.smsc.sendDeliverSm({ esm_class: 0x04, data_coding: 0, short_message: Buffer.from('stat:DELIVRD err:000') });
