@@ -146,3 +146,24 @@ describe('stop', () => {
     expect(kinds(await pending)).toEqual(['failed-temporary:TRANSPORT_STOPPED']);
   });
 });
+
+describe('logging', () => {
+  it('never writes the password, even when the bind is refused', async () => {
+    const { createLogger } = await import('../../../src/log.js');
+    const { SmppTransport } = await import('../../../src/transports/smpp/index.js');
+    const { TestSmsc } = await import('../../support/smsc/test-smsc.js');
+    const { smppConfig } = await import('./helpers.js');
+    const { PassThrough } = await import('node:stream');
+    const lines: string[] = [];
+    const destination = new PassThrough();
+    destination.on('data', (chunk: Buffer) => lines.push(chunk.toString('utf8')));
+    const smsc = await TestSmsc.start();
+    const transport = new SmppTransport(smppConfig(smsc, { password: 'pw12345x' }), { logger: createLogger({ level: 'debug', destination }) });
+    await transport.start();
+    await transport.stop(100);
+    await smsc.stop();
+    const log = lines.join('');
+    expect(log).toContain('ESME_RINVPASWD');
+    expect(log).not.toContain('pw12345x');
+  });
+});
