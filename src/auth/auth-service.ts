@@ -62,6 +62,7 @@ export class AuthService {
     private readonly issuer: TokenIssuer,
     private readonly endpoint: TokenEndpointDeps,
     private readonly now: () => number,
+    private readonly logger: Logger,
     secretBox: SecretBox,
     scryptCost: ScryptCost,
   ) {
@@ -92,7 +93,7 @@ export class AuthService {
       now,
       logger,
     };
-    return new AuthService(authStore, config, issuer, endpoint, now, secretBox, scryptCost);
+    return new AuthService(authStore, config, issuer, endpoint, now, logger, secretBox, scryptCost);
   }
 
   /** Reads the Authorization header and resolves it to an identity, or says why not (all 401). */
@@ -165,8 +166,20 @@ export class AuthService {
     if (row.expires_at !== null && row.expires_at <= nowMs) return { ok: false, reason: 'expired' };
     const identity = this.identityOf(row.user_id);
     if (identity === undefined) return { ok: false, reason: 'invalid' };
-    this.store.touchPat(row.id, nowMs, PAT_LAST_USED_INTERVAL_MS);
+    this.recordPatUse(row.id, nowMs);
     return { ok: true, identity, via: 'pat' };
+  }
+
+  /**
+   * last_used_at is bookkeeping: a read-only, full or busy database must not turn a valid token into
+   * a failed request, so a failed write is logged (never the token) and authentication goes on.
+   */
+  private recordPatUse(patId: number, nowMs: number): void {
+    try {
+      this.store.touchPat(patId, nowMs, PAT_LAST_USED_INTERVAL_MS);
+    } catch (err) {
+      this.logger.warn({ err, patId }, 'could not record the last use of a personal access token');
+    }
   }
 
   private identityOf(userId: number): Identity | undefined {

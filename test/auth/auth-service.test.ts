@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PAT_LAST_USED_INTERVAL_MS } from '../../src/auth/index.js';
+import { AuthService, PAT_LAST_USED_INTERVAL_MS } from '../../src/auth/index.js';
+import { createLogger } from '../../src/log.js';
 import { isGatewayError } from '../../src/errors.js';
 import { createAuthFixture, seedAccounts, START_MS, type AuthFixture } from './auth-fixture.js';
 
@@ -97,6 +99,23 @@ describe('personal access tokens', () => {
     f.clock.nowMs = START_MS + PAT_LAST_USED_INTERVAL_MS;
     await f.auth.authenticate(bearer(token), 'current');
     expect(lastUsed()).toBe(START_MS + PAT_LAST_USED_INTERVAL_MS);
+  });
+});
+
+describe('a personal access token when its last use cannot be recorded', () => {
+  it('still authenticates, and the failed write is logged without the token', async () => {
+    const token = await f.auth.createPersonalAccessToken('alice');
+    // A real SQLite refusal of the last_used_at UPDATE, as a read-only or full database gives.
+    f.store.db.exec(`CREATE TRIGGER refuse_pat_update BEFORE UPDATE ON personal_access_tokens
+      BEGIN SELECT RAISE(ABORT, 'attempt to write a readonly database'); END`);
+    const lines: string[] = [];
+    const destination = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString('utf8')); done(); } });
+    const auth = await AuthService.create(f.store, f.config, f.secretBox, { now: () => f.clock.nowMs, logger: createLogger({ destination }) });
+    const result = await auth.authenticate(bearer(token), 'current');
+    expect(result).toMatchObject({ ok: true, via: 'pat', identity: { username: 'alice' } });
+    const warning = lines.find((line) => line.includes('could not record the last use'));
+    expect(warning).toContain('readonly database');
+    expect(lines.join('')).not.toContain(token.slice('smsgate_pat_'.length));
   });
 });
 
