@@ -29,7 +29,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
   let gateway: GatewayProcess | undefined;
   try {
     const { path, config } = writeGatewayConfig(dir, {
-      database: { path: join(dir, 'smsgate.sqlite') },
+      database: { path: join(dir, 'smsgate.sqlite'), ...(process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? { synchronous: 'NORMAL' } : {}) },
       api: { host: '127.0.0.1', port: 0 },
       logging: { level: 'info' },
       webhooks: { concurrency: 64 },
@@ -42,7 +42,9 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       routes: [{ prefix: '', transport: 'carrier' }],
     });
     const account = await seedAccount(config, { webhookUrl: receiver.url, webhookSecret: SECRET, senders: [{ name: 'Bench', type: 0 }] });
-    gateway = await GatewayProcess.spawn(path);
+    // SMSGATE_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process.
+    const nodeArgs = process.env['SMSGATE_GATEWAY_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
+    gateway = await GatewayProcess.spawn(path, { nodeArgs });
     const running = gateway;
 
     const body = JSON.stringify({

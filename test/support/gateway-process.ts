@@ -90,16 +90,23 @@ export class GatewayProcess {
   }
 
   /** Spawns `smsgate serve --config configPath` and resolves once it listens. */
-  static async spawn(configPath: string, options: { env?: NodeJS.ProcessEnv; startTimeoutMs?: number } = {}): Promise<GatewayProcess> {
+  static async spawn(
+    configPath: string,
+    options: { env?: NodeJS.ProcessEnv; startTimeoutMs?: number; /** e.g. ['--cpu-prof'] */ nodeArgs?: string[] } = {},
+  ): Promise<GatewayProcess> {
     ensureBuilt();
-    const child = spawn(process.execPath, [CLI, 'serve', '--config', configPath], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', '--config', configPath], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];
     const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-      const timer = setTimeout(() => reject(new Error(`smsgate serve did not listen within the timeout:\n${lines.slice(-20).join('\n')}`)), options.startTimeoutMs ?? 30_000);
+      const timer = setTimeout(() => {
+        // Never leave a stray server behind a failed start.
+        child.kill('SIGKILL');
+        reject(new Error(`smsgate serve did not listen within the timeout:\n${lines.slice(-20).join('\n')}`));
+      }, options.startTimeoutMs ?? 30_000);
       const onLine = (line: string): void => {
         if (lines.length < 10_000) lines.push(line);
         const listening = /listening on (http:\/\/[^\s"]+)/.exec(line);
