@@ -1,14 +1,17 @@
 /**
  * Turns queued campaigns into recipients and marks them ready (SPEC.md "Recipient processing
  * rules", "Scheduling"). Runs in the background: woken after each accept, and polling as a safety
- * net. Crash recovery: a campaign left in 'processing' by a crash is redone; its partial recipients
- * are deleted and rewritten in the same transaction that marks it ready, so redoing is idempotent.
+ * net. A campaign's recipients are written in transactions of RECIPIENTS_PER_TRANSACTION, yielding
+ * to the event loop between them, so a 100,000-recipient campaign never blocks the API for long;
+ * the engine sees none of them until the final transaction marks the campaign ready.
+ * Crash recovery: a campaign left in 'processing' (by a crash, a stop or a busy database) is redone
+ * from the start: the recipients an earlier attempt wrote are deleted first, so redoing is idempotent.
  */
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { analyzeText } from '../sms/index.js';
 import type { Store } from '../store/database.js';
-import { CampaignStore, type CampaignToProcess } from '../store/campaign-store.js';
+import { CampaignStore, type CampaignToProcess, type ReadyCampaign, type RecipientToWrite } from '../store/campaign-store.js';
 import type { RecipientRequest } from './campaign-request.js';
 import { isPermittedForIreland, planRecipients } from './recipient-plan.js';
 import { dublinLocalToUtcMs, parseSendAt } from './send-at.js';
@@ -26,6 +29,11 @@ export interface CampaignProcessorOptions {
 export const DEFAULT_PROCESSING_POLL_INTERVAL_MS = 200;
 /** Campaign ids fetched per pass; the pass repeats while there is work. */
 const CAMPAIGNS_PER_PASS = 50;
+/**
+ * Recipients written per transaction. 5,000 rows take a few milliseconds, so the API and the engine
+ * get the event loop (and the writer lock) back often while a large campaign is written.
+ */
+export const RECIPIENTS_PER_TRANSACTION = 5_000;
 /** SQLite codes that mean "try again later", not "this campaign is broken". */
 const TRANSIENT_SQLITE_CODES: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL']);
 
@@ -39,6 +47,8 @@ export class CampaignProcessor {
   private running: Promise<number> | undefined;
   private rerunRequested = false;
   private started = false;
+  /** Set by stop(): the campaign being written is left in 'processing' and redone on the next start. */
+  private stopRequested = false;
 
   constructor(options: CampaignProcessorOptions) {
     this.campaigns = new CampaignStore(options.store.db);
@@ -52,6 +62,7 @@ export class CampaignProcessor {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.stopRequested = false;
     this.wake();
   }
 
@@ -66,9 +77,14 @@ export class CampaignProcessor {
     this.timer = setTimeout(() => void this.runPass(), 0);
   }
 
-  /** Stops polling and waits for the pass in progress to finish. */
+  /**
+   * Stops polling and waits for the pass in progress, which gives up at its next chunk: a campaign
+   * half written stays 'processing' and is redone on the next start(). Until start() is called
+   * again, processOnce() does nothing.
+   */
   async stop(): Promise<void> {
     this.started = false;
+    this.stopRequested = true;
     this.clearTimer();
     if (this.running !== undefined) await this.running;
   }
@@ -84,10 +100,11 @@ export class CampaignProcessor {
       const ids = this.campaigns.unprocessedCampaignIds(CAMPAIGNS_PER_PASS).filter((id) => !attempted.has(id));
       if (ids.length === 0) return readyCount;
       for (const id of ids) {
+        if (this.stopRequested) return readyCount;
         attempted.add(id);
-        if (this.processCampaign(id)) readyCount++;
-        // Let the API answer between campaigns: each one is a synchronous transaction.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (await this.processCampaign(id)) readyCount++;
+        // Let the API answer between campaigns.
+        await yieldToEventLoop();
       }
     }
   }
@@ -115,14 +132,15 @@ export class CampaignProcessor {
   }
 
   /** Returns true when the campaign was marked ready by this call. */
-  private processCampaign(id: string): boolean {
+  private async processCampaign(id: string): Promise<boolean> {
     const campaign = this.campaigns.claimForProcessing(id);
     if (campaign === undefined) return false;
     const log = this.logger.child({ campaignId: id });
     try {
-      const ready = this.prepare(campaign);
-      if (!this.campaigns.writeRecipientsAndMarkReady(ready)) return false;
-      log.info({ totalSent: ready.recipients.length, skipped: ready.skippedCount, sendAtMs: ready.sendAtMs }, 'campaign ready');
+      const { recipients, ready } = this.prepare(campaign);
+      if (!(await this.writeRecipients(id, recipients, ready.readyAtMs))) return false;
+      if (!this.campaigns.markReady(ready)) return false;
+      log.info({ totalSent: ready.totalSent, skipped: ready.skippedCount, sendAtMs: ready.sendAtMs }, 'campaign ready');
     } catch (err) {
       if (isTransient(err)) {
         // Left in 'processing': the next pass (or the next start) redoes it from scratch.
@@ -138,21 +156,45 @@ export class CampaignProcessor {
     return true;
   }
 
-  private prepare(campaign: CampaignToProcess): Parameters<CampaignStore['writeRecipientsAndMarkReady']>[0] {
+  /**
+   * Replaces whatever an earlier attempt wrote with the planned recipients, a chunk per transaction.
+   * False when the campaign left 'processing' meanwhile or a stop was requested; it then stays
+   * 'processing' (or whatever moved it) and the next pass or start redoes it from the beginning.
+   */
+  private async writeRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): Promise<boolean> {
+    for (;;) {
+      const deleted = this.campaigns.deletePartialRecipients(campaignId, RECIPIENTS_PER_TRANSACTION);
+      if (deleted === undefined) return false;
+      if (deleted < RECIPIENTS_PER_TRANSACTION) break;
+      await yieldToEventLoop();
+    }
+    for (let start = 0; start < recipients.length; start += RECIPIENTS_PER_TRANSACTION) {
+      if (start > 0) await yieldToEventLoop();
+      if (this.stopRequested) return false;
+      const chunk = recipients.slice(start, start + RECIPIENTS_PER_TRANSACTION);
+      if (!this.campaigns.appendRecipients(campaignId, chunk, updatedAtMs)) return false;
+    }
+    return true;
+  }
+
+  private prepare(campaign: CampaignToProcess): { recipients: RecipientToWrite[]; ready: ReadyCampaign } {
     const requested = parseStoredRecipients(campaign.request_recipients);
     const senderType = this.campaigns.senderType(campaign.client_id, campaign.sender);
     const plan = planRecipients(requested, { senderPermittedForIreland: isPermittedForIreland(senderType) });
     const analysis = analyzeText(campaign.text);
     const nowMs = this.now();
     return {
-      campaignId: campaign.id,
       recipients: plan.accepted,
-      textSent: analysis.text,
-      encoding: analysis.encoding,
-      partsPerMessage: analysis.parts,
-      sendAtMs: sendAtInstantMs(campaign.send_at_local, nowMs),
-      skippedCount: requested.length - plan.accepted.length,
-      readyAtMs: nowMs,
+      ready: {
+        campaignId: campaign.id,
+        totalSent: plan.accepted.length,
+        textSent: analysis.text,
+        encoding: analysis.encoding,
+        partsPerMessage: analysis.parts,
+        sendAtMs: sendAtInstantMs(campaign.send_at_local, nowMs),
+        skippedCount: requested.length - plan.accepted.length,
+        readyAtMs: nowMs,
+      },
     };
   }
 }
@@ -173,6 +215,10 @@ function parseStoredRecipients(json: string | null): RecipientRequest[] {
   const parsed: unknown = JSON.parse(json);
   if (!Array.isArray(parsed)) throw new Error('stored recipients are not an array');
   return parsed as RecipientRequest[];
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function isTransient(err: unknown): boolean {

@@ -2,7 +2,7 @@
  * The campaign area's SQL: accepting a campaign, turning it into recipients, the summary counts and
  * the account's sender list. Prepared statements on the raw better-sqlite3 handle (hot path: a
  * 100,000-recipient campaign must be written in well under a second). Synchronous by design: every
- * method is one short transaction.
+ * method is one short transaction; the processor writes a large campaign as a series of them.
  */
 import type { Statement } from 'better-sqlite3';
 import type { CampaignRow, CampaignState, RecipientStatus } from './entities.js';
@@ -28,9 +28,16 @@ export interface NewCampaign {
 /** The columns the processor needs to turn a campaign into recipients. */
 export type CampaignToProcess = Pick<CampaignRow, 'id' | 'client_id' | 'state' | 'sender' | 'text' | 'send_at_local' | 'request_recipients' | 'created_at'>;
 
+export interface RecipientToWrite {
+  msisdn: string;
+  clientReference: string | null;
+}
+
+/** What marks a campaign ready, once its recipients are written. */
 export interface ReadyCampaign {
   campaignId: string;
-  recipients: ReadonlyArray<{ msisdn: string; clientReference: string | null }>;
+  /** Accepted recipients, the summary's totalSent. */
+  totalSent: number;
   textSent: string;
   encoding: string;
   partsPerMessage: number;
@@ -60,6 +67,8 @@ export class CampaignStore {
   private readonly unprocessedStmt: Statement;
   private readonly markProcessingStmt: Statement;
   private readonly deleteRecipientsStmt: Statement;
+  private readonly deleteRecipientsChunkStmt: Statement;
+  private readonly campaignStateStmt: Statement;
   private readonly insertRecipientBatchStmt: Statement;
   private readonly insertRecipientStmt: Statement;
   private readonly markReadyStmt: Statement;
@@ -84,6 +93,10 @@ export class CampaignStore {
        RETURNING id, client_id, state, sender, text, send_at_local, request_recipients, created_at`,
     );
     this.deleteRecipientsStmt = db.prepare('DELETE FROM recipients WHERE campaign_id = ?');
+    this.deleteRecipientsChunkStmt = db.prepare(
+      'DELETE FROM recipients WHERE id IN (SELECT id FROM recipients WHERE campaign_id = ? LIMIT ?)',
+    );
+    this.campaignStateStmt = db.prepare('SELECT state FROM campaigns WHERE id = ?');
     const rowPlaceholders = `(${Array.from({ length: RECIPIENT_COLUMNS }, () => '?').join(', ')})`;
     const insertPrefix = `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at) VALUES `;
     this.insertRecipientBatchStmt = db.prepare(
@@ -128,14 +141,25 @@ export class CampaignStore {
   }
 
   /**
-   * Writes every recipient and marks the campaign ready in one transaction. Partial recipients of an
-   * interrupted earlier attempt are deleted first, so redoing a campaign is idempotent.
-   * Returns false when the campaign was not in 'processing' (nothing is written then).
+   * Deletes up to `limit` recipients of a campaign still in 'processing' (what an interrupted earlier
+   * attempt wrote). Returns how many were deleted, or undefined when the campaign is no longer
+   * 'processing' (nothing is deleted then). Bounded so one call never holds the writer for long.
    */
-  writeRecipientsAndMarkReady(ready: ReadyCampaign): boolean {
-    const write = this.db.transaction((): void => {
-      this.deleteRecipientsStmt.run(ready.campaignId);
-      const { recipients, campaignId } = ready;
+  deletePartialRecipients(campaignId: string, limit: number): number | undefined {
+    return this.db.transaction((): number | undefined => {
+      if (!this.isProcessing(campaignId)) return undefined;
+      return this.deleteRecipientsChunkStmt.run(campaignId, limit).changes;
+    })();
+  }
+
+  /**
+   * Appends recipients (dispatch_state 'waiting', status 'pending') to a campaign in 'processing', in
+   * one transaction. Returns false when the campaign is no longer 'processing' (nothing is written).
+   * The engine reads only 'ready' campaigns, so rows written here stay invisible until markReady.
+   */
+  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): boolean {
+    return this.db.transaction((): boolean => {
+      if (!this.isProcessing(campaignId)) return false;
       const fullBatches = Math.floor(recipients.length / RECIPIENT_ROWS_PER_INSERT);
       const values: Array<string | number | null> = new Array(RECIPIENT_ROWS_PER_INSERT * RECIPIENT_COLUMNS);
       for (let batch = 0; batch < fullBatches; batch++) {
@@ -147,37 +171,46 @@ export class CampaignStore {
           values[at + 2] = r.clientReference;
           values[at + 3] = 'waiting';
           values[at + 4] = 'pending';
-          values[at + 5] = ready.readyAtMs;
+          values[at + 5] = updatedAtMs;
         }
         this.insertRecipientBatchStmt.run(values);
       }
       for (let i = fullBatches * RECIPIENT_ROWS_PER_INSERT; i < recipients.length; i++) {
         const r = recipients[i]!;
-        this.insertRecipientStmt.run(campaignId, r.msisdn, r.clientReference, 'waiting', 'pending', ready.readyAtMs);
+        this.insertRecipientStmt.run(campaignId, r.msisdn, r.clientReference, 'waiting', 'pending', updatedAtMs);
       }
-      const result = this.markReadyStmt.run({
-        campaignId,
-        textSent: ready.textSent,
-        encoding: ready.encoding,
-        partsPerMessage: ready.partsPerMessage,
-        totalSent: recipients.length,
-        skippedCount: ready.skippedCount,
-        sendAtMs: ready.sendAtMs,
-        readyAtMs: ready.readyAtMs,
-      });
-      if (result.changes !== 1) throw new NotProcessingRollback();
-    });
-    try {
-      write();
       return true;
-    } catch (err) {
-      if (err instanceof NotProcessingRollback) return false;
-      throw err;
-    }
+    })();
   }
 
+  /**
+   * Marks a campaign in 'processing' ready once all its recipients are written (appendRecipients).
+   * Returns false when it was no longer 'processing'.
+   */
+  markReady(ready: ReadyCampaign): boolean {
+    const result = this.markReadyStmt.run({
+      campaignId: ready.campaignId,
+      textSent: ready.textSent,
+      encoding: ready.encoding,
+      partsPerMessage: ready.partsPerMessage,
+      totalSent: ready.totalSent,
+      skippedCount: ready.skippedCount,
+      sendAtMs: ready.sendAtMs,
+      readyAtMs: ready.readyAtMs,
+    });
+    return result.changes === 1;
+  }
+
+  /** Marks a campaign failed and drops any recipients an attempt wrote (a failed campaign is never sent). */
   markFailed(id: string, reason: string): void {
-    this.markFailedStmt.run(reason, id);
+    this.db.transaction((): void => {
+      const result = this.markFailedStmt.run(reason, id);
+      if (result.changes === 1) this.deleteRecipientsStmt.run(id);
+    })();
+  }
+
+  private isProcessing(campaignId: string): boolean {
+    return (this.campaignStateStmt.get(campaignId) as { state: CampaignState } | undefined)?.state === 'processing';
   }
 
   statusCounts(campaignId: string): StatusCounts {
@@ -198,5 +231,4 @@ export class CampaignStore {
   }
 }
 
-/** Thrown inside the transaction to roll it back when the campaign left 'processing' meanwhile. */
-class NotProcessingRollback extends Error {}
+

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CampaignProcessor } from '../../src/campaigns/index.js';
+import { CampaignProcessor, RECIPIENTS_PER_TRANSACTION } from '../../src/campaigns/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startApiFixture, type Account, type ApiFixture } from '../support/api-fixture.js';
 
@@ -173,6 +173,84 @@ describe('CampaignProcessor', () => {
     processor.wake();
     expect(await ready).toBe(id);
     await processor.stop();
+  });
+
+  it('writes a large campaign in transactions of RECIPIENTS_PER_TRANSACTION, giving the event loop back between them', async () => {
+    const total = RECIPIENTS_PER_TRANSACTION * 4 + 1;
+    const recipientInfo = Array.from({ length: total }, (_, i) => ({ msisdn: `4477${String(i).padStart(8, '0')}` }));
+    const id = await accept({ text: 'chunked', from: 'Registered', recipientInfo });
+    const seen: Array<{ state: unknown; written: number }> = [];
+    let watching = true;
+    const watch = (): void => {
+      if (!watching) return;
+      const written = (fixture.store.db.prepare('SELECT COUNT(*) AS n FROM recipients WHERE campaign_id = ?').get(id) as { n: number }).n;
+      seen.push({ state: campaignRow(id)['state'], written });
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    expect(await fixture.processor.processOnce()).toBe(1);
+    watching = false;
+    // Other callbacks ran while the campaign was half written: each saw whole chunks, never a ready campaign.
+    const partial = seen.filter((s) => s.written > 0 && s.written < total);
+    expect(partial.length).toBeGreaterThanOrEqual(3);
+    for (const s of partial) {
+      expect(s.state).toBe('processing');
+      expect(s.written % RECIPIENTS_PER_TRANSACTION).toBe(0);
+    }
+    expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: total });
+  });
+
+  it('redoes a campaign whose earlier attempt wrote more than one chunk, replacing every partial recipient', async () => {
+    const recipientInfo = Array.from({ length: 7 }, (_, i) => ({ msisdn: `44770090000${i}` }));
+    const id = await accept({ text: 'x', from: 'Registered', recipientInfo });
+    fixture.store.db.prepare("UPDATE campaigns SET state = 'processing' WHERE id = ?").run(id);
+    const leftover = fixture.store.db.prepare("INSERT INTO recipients (campaign_id, msisdn, dispatch_state, status) VALUES (?, ?, 'waiting', 'pending')");
+    fixture.store.db.transaction(() => {
+      for (let i = 0; i < RECIPIENTS_PER_TRANSACTION * 2 + 3; i++) leftover.run(id, `9${i}`);
+    })();
+    const restarted = new CampaignProcessor({ store: fixture.store, logger: silentLogger() });
+    expect(await restarted.processOnce()).toBe(1);
+    expect(recipientRows(id).map((r) => r['msisdn'])).toEqual(recipientInfo.map((r) => r.msisdn));
+    expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: 7 });
+  });
+
+  it('stops between chunks: the campaign stays processing and a restarted processor completes it exactly once', async () => {
+    const total = RECIPIENTS_PER_TRANSACTION * 3;
+    const recipientInfo = Array.from({ length: total }, (_, i) => ({ msisdn: `4478${String(i).padStart(8, '0')}` }));
+    const id = await accept({ text: 'stopped', from: 'Registered', recipientInfo });
+    const processor = new CampaignProcessor({ store: fixture.store, logger: silentLogger(), pollIntervalMs: 3_600_000 });
+    let stopping: Promise<void> | undefined;
+    const stopOnceWriting = (): void => {
+      const written = (fixture.store.db.prepare('SELECT COUNT(*) AS n FROM recipients WHERE campaign_id = ?').get(id) as { n: number }).n;
+      if (written > 0) stopping = processor.stop();
+      else setImmediate(stopOnceWriting);
+    };
+    processor.start();
+    setImmediate(stopOnceWriting);
+    await new Promise<void>((resolve) => {
+      const check = (): void => (stopping === undefined ? void setImmediate(check) : resolve());
+      check();
+    });
+    await stopping;
+    expect(campaignRow(id)['state']).toBe('processing');
+    const written = recipientRows(id).length;
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(total);
+
+    const restarted = new CampaignProcessor({ store: fixture.store, logger: silentLogger() });
+    expect(await restarted.processOnce()).toBe(1);
+    expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: total });
+    const distinct = fixture.store.db.prepare('SELECT COUNT(DISTINCT msisdn) AS d, COUNT(*) AS n FROM recipients WHERE campaign_id = ?').get(id);
+    expect(distinct).toEqual({ d: total, n: total });
+  });
+
+  it('deletes the recipients an attempt wrote when the campaign is marked failed', async () => {
+    const id = await accept({ text: 'x', from: 'Registered', recipientInfo: [{ msisdn: '1' }] });
+    fixture.store.db.prepare("UPDATE campaigns SET state = 'processing', send_at_local = 'not a time' WHERE id = ?").run(id);
+    fixture.store.db.prepare("INSERT INTO recipients (campaign_id, msisdn, dispatch_state, status) VALUES (?, '1', 'waiting', 'pending')").run(id);
+    await fixture.processor.processOnce();
+    expect(campaignRow(id)['state']).toBe('failed');
+    expect(recipientRows(id)).toEqual([]);
   });
 
   it('processes a 100,000-recipient campaign with every recipient written once', async () => {
