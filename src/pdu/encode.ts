@@ -2,7 +2,7 @@
  * A whole message as SMS-SUBMIT PDUs, one per part: the SMS core splits and packs the text
  * (concatenation UDH, septet fill bits), this module wraps each part's user data in a TPDU.
  */
-import { type Encoding, type MessagePlan, encodeParts, packUserData, planMessage } from '../sms/index.js';
+import { type Encoding, type MessagePlan, type NationalLanguage, encodeParts, packUserData, planMessage } from '../sms/index.js';
 import type { DestinationNumberType } from './address.js';
 import { DCS } from './dcs.js';
 import { type EncodedSubmitPdu, encodeSubmitTpdu } from './submit.js';
@@ -35,6 +35,9 @@ export interface SegmentedMessage {
   /** Concatenation reference, the same for every part. */
   reference: number;
   referenceBits?: 8 | 16;
+  /** National shift tables the segments were planned with (planMessage's singleShift / lockingShift). */
+  singleShift?: NationalLanguage;
+  lockingShift?: NationalLanguage;
 }
 
 export const DEFAULT_VALIDITY_MINUTES = 24 * 60;
@@ -48,6 +51,8 @@ export function encodeSubmitParts(message: SegmentedMessage, options: SubmitOpti
     text,
     segments: [...message.segments],
   };
+  if (message.singleShift !== undefined) plan.singleShift = message.singleShift;
+  if (message.lockingShift !== undefined) plan.lockingShift = message.lockingShift;
   const parts = encodeParts(plan, { reference: message.reference, referenceBits: message.referenceBits ?? 8 });
   return parts.map((part) => {
     const { userData, udl } = packUserData(part, message.encoding);
@@ -68,7 +73,14 @@ export function encodeSubmitParts(message: SegmentedMessage, options: SubmitOpti
 }
 
 /** Plans a raw text with the SMS core (replacements, encoding, split) and encodes every part. */
-export function encodeTextSubmitParts(destination: string, rawText: string, options: SubmitOptions & { reference?: number } = {}): SubmitPart[] {
-  const plan = planMessage(rawText);
-  return encodeSubmitParts({ destination, encoding: plan.encoding, segments: plan.segments, reference: options.reference ?? 0 }, options);
+export function encodeTextSubmitParts(
+  destination: string,
+  rawText: string,
+  options: SubmitOptions & { reference?: number; nationalLanguages?: readonly NationalLanguage[] } = {},
+): SubmitPart[] {
+  const plan = planMessage(rawText, options.nationalLanguages === undefined ? undefined : { nationalLanguages: options.nationalLanguages });
+  const message: SegmentedMessage = { destination, encoding: plan.encoding, segments: plan.segments, reference: options.reference ?? 0 };
+  if (plan.singleShift !== undefined) message.singleShift = plan.singleShift;
+  if (plan.lockingShift !== undefined) message.lockingShift = plan.lockingShift;
+  return encodeSubmitParts(message, options);
 }

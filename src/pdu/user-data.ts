@@ -4,12 +4,29 @@
  * septet boundary after the header (fill bits); with 8-bit data and UCS-2 it counts octets.
  */
 import { GatewayError } from '../errors.js';
-import { decodeGsm7Septets, decodeUcs2, unpackSeptets } from '../sms/index.js';
+import { type Gsm7Shift, NATIONAL_LANGUAGE_ID, type NationalLanguage, decodeGsm7Septets, decodeUcs2, unpackSeptets } from '../sms/index.js';
 import type { Alphabet } from './dcs.js';
 import { octetsToHex } from './octets.js';
 
-/** TS 23.040 §9.2.3.24.1 and §9.2.3.24.8: concatenation information element identifiers. */
-export const IEI = { concat8: 0x00, concat16: 0x08 } as const;
+/**
+ * TS 23.040 §9.2.3.24: concatenation (8-bit reference §9.2.3.24.1, 16-bit §9.2.3.24.8) and
+ * national language single / locking shift (§9.2.3.24.15, §9.2.3.24.16) element identifiers.
+ */
+export const IEI = { concat8: 0x00, concat16: 0x08, nationalSingleShift: 0x24, nationalLockingShift: 0x25 } as const;
+
+const LANGUAGE_BY_ID = new Map<number, NationalLanguage>(
+  (Object.entries(NATIONAL_LANGUAGE_ID) as [NationalLanguage, number][]).map(([language, id]) => [id, language]),
+);
+
+function nationalLanguage(id: number, iei: number): NationalLanguage {
+  const language = LANGUAGE_BY_ID.get(id);
+  if (language === undefined) {
+    throw new GatewayError('PDU_UNKNOWN_NATIONAL_LANGUAGE', `shift element 0x${iei.toString(16)} names national language ${id}, which smsgate has no table for`, {
+      details: { iei, languageId: id },
+    });
+  }
+  return language;
+}
 
 export interface InformationElement {
   iei: number;
@@ -37,9 +54,16 @@ function bad(message: string, details: Record<string, unknown>): GatewayError {
   return new GatewayError('PDU_BAD_USER_DATA', message, { details });
 }
 
-function parseHeader(udh: Uint8Array): { elements: InformationElement[]; concat: ConcatInfo | null } {
+interface ParsedHeader {
+  elements: InformationElement[];
+  concat: ConcatInfo | null;
+  shift: Gsm7Shift;
+}
+
+function parseHeader(udh: Uint8Array): ParsedHeader {
   const elements: InformationElement[] = [];
   let concat: ConcatInfo | null = null;
+  const shift: Gsm7Shift = {};
   let offset = 0;
   while (offset < udh.length) {
     if (offset + 2 > udh.length) throw bad('user data header ends inside an element', { offset });
@@ -52,10 +76,14 @@ function parseHeader(udh: Uint8Array): { elements: InformationElement[]; concat:
       concat = { reference: data[0] as number, referenceBits: 8, total: data[1] as number, sequence: data[2] as number };
     } else if (iei === IEI.concat16 && length === 4) {
       concat = { reference: ((data[0] as number) << 8) | (data[1] as number), referenceBits: 16, total: data[2] as number, sequence: data[3] as number };
+    } else if (iei === IEI.nationalSingleShift && length === 1) {
+      shift.single = nationalLanguage(data[0] as number, iei);
+    } else if (iei === IEI.nationalLockingShift && length === 1) {
+      shift.locking = nationalLanguage(data[0] as number, iei);
     }
     offset += 2 + length;
   }
-  return { elements, concat };
+  return { elements, concat, shift };
 }
 
 /**
@@ -70,7 +98,7 @@ export function decodeUserData(userData: Uint8Array, udl: number, alphabet: Alph
     });
   }
   let headerOctets = 0;
-  let header: { elements: InformationElement[]; concat: ConcatInfo | null } = { elements: [], concat: null };
+  let header: ParsedHeader = { elements: [], concat: null, shift: {} };
   if (hasHeader) {
     const udhl = userData[0];
     if (udhl === undefined || 1 + udhl > userData.length) throw bad('user data header is longer than the user data', { udhl });
@@ -84,7 +112,7 @@ export function decodeUserData(userData: Uint8Array, udl: number, alphabet: Alph
     const fillBits = headerSeptets * 7 - headerOctets * 8;
     const septetCount = udl - headerSeptets;
     if (septetCount < 0) throw bad('TP-UDL is shorter than the user data header', { udl, headerSeptets });
-    text = decodeGsm7Septets(unpackSeptets(body, septetCount, fillBits));
+    text = decodeGsm7Septets(unpackSeptets(body, septetCount, fillBits), header.shift);
   } else if (alphabet === 'UCS-2') {
     text = decodeUcs2(body);
   }

@@ -6,6 +6,7 @@ import {
   decodeCmgsPdu,
   decodePdu,
   encodeSubmitParts,
+  encodeSubmitTpdu,
   encodeTextSubmitParts,
   octetsToHex,
   relativeValidityMinutes,
@@ -92,6 +93,29 @@ describe('SMS-SUBMIT encoding (TS 23.040 §9.2.2.2)', () => {
         if (plan.parts > 1) expect(d.userData.concat).toEqual({ reference: 7, referenceBits: 8, total: plan.parts, sequence: i + 1 });
       });
     }
+  });
+
+  it('decodes GSM-7 text sent with the Turkish national single shift table (UDH 03 24 01 01, TS 23.040 §9.2.3.24.15)', () => {
+    const text = 'Günaydın: ğ ş İ';
+    const septets = encodeGsm7Septets(text, { single: 'turkish' });
+    const udh = Uint8Array.of(0x03, 0x24, 0x01, 0x01);
+    // 4 UDH octets = 32 bits -> 5 septets, so 3 fill bits before the text (TS 23.040 §9.2.3.24).
+    const userData = Uint8Array.from([...udh, ...packSeptets(septets, 3)]);
+    const pdu = encodeSubmitTpdu({
+      destination: '905321234567', numberType: 'international', statusReport: false, rejectDuplicates: false, validityMinutes: null,
+      protocolId: 0, dcs: 0, userData, udl: 5 + septets.length, hasUserDataHeader: true,
+    });
+    const decoded = decodeCmgsPdu(pdu.hex, pdu.tpduOctets);
+    expect(decoded.userData.udh).toEqual([{ iei: 0x24, data: '01' }]);
+    expect(decoded.userData.text).toBe(text);
+  });
+
+  it('refuses a shift element naming a national language it has no table for', () => {
+    const pdu = encodeSubmitTpdu({
+      destination: '905321234567', numberType: 'international', statusReport: false, rejectDuplicates: false, validityMinutes: null,
+      protocolId: 0, dcs: 0, userData: Uint8Array.of(0x03, 0x24, 0x01, 0x0d, 0x00), udl: 5, hasUserDataHeader: true,
+    });
+    expect(codeOf(() => decodeCmgsPdu(pdu.hex, pdu.tpduOctets))).toBe('PDU_UNKNOWN_NATIONAL_LANGUAGE');
   });
 
   it('maps relative validity periods on the TS 23.040 §9.2.3.12.1 table', () => {
