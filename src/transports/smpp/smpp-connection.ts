@@ -15,6 +15,9 @@ import { COMMAND_STATUS_CODE, describeCommandStatus } from './command-status.js'
 /** SMPP 3.4 §5.2.4: interface_version 0x34 announces SMPP 3.4 (the package's default is 5.0). */
 export const INTERFACE_VERSION_3_4 = 0x34;
 
+/** Longest wait for unbind_resp on stop. */
+export const UNBIND_WAIT_MAX_MS = 2_000;
+
 export type BindCommand = 'bind_transceiver' | 'bind_transmitter' | 'bind_receiver';
 
 /** Why a request got no response. */
@@ -123,14 +126,23 @@ export class SmppConnection {
   }
 
   /**
-   * Graceful close (SMPP 3.4 §4.2): unbind, wait up to responseTimeoutMs for unbind_resp, then
-   * close the socket. Requests still pending fail with TRANSPORT_STOPPED.
+   * Graceful close (SMPP 3.4 §4.2): unbind, wait for unbind_resp (at most UNBIND_WAIT_MAX_MS or
+   * responseTimeoutMs, whichever is shorter, so stop() stays prompt), then close the socket.
+   * Requests still pending fail with TRANSPORT_STOPPED.
    */
   async unbindAndClose(): Promise<void> {
     if (this.closed) return;
     this.stopEnquireLink();
     const closedPromise = new Promise<void>((resolve) => this.session.socket.once('close', () => resolve()));
-    const result = await this.request('unbind', {});
+    const waitMs = Math.min(this.options.responseTimeoutMs, UNBIND_WAIT_MAX_MS);
+    let timer: NodeJS.Timeout | undefined;
+    const result = await Promise.race([
+      this.request('unbind', {}),
+      new Promise<RequestResult>((resolve) => {
+        timer = setTimeout(() => resolve({ kind: 'failed', code: 'RESPONSE_TIMEOUT' }), waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
     if (result.kind === 'failed') this.options.logger.warn({ code: result.code }, 'no unbind_resp; closing anyway');
     this.destroy('TRANSPORT_STOPPED');
     await closedPromise;

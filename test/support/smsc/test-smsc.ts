@@ -48,6 +48,8 @@ export interface TestSmscOptions {
   enquireLink?: 'answer' | 'ignore';
   /** Delay before each enquire_link_resp (a slow link). */
   enquireLinkDelayMs?: number;
+  /** 'ignore' leaves the ESME's unbind unanswered. */
+  unbind?: 'answer' | 'ignore';
   /** Close the connection when this many submits have arrived (one-shot; the last one is unanswered). */
   dropAfterSubmits?: number | null;
   /** Record every PDU and submit (default true); benchmarks turn it off to measure the ESME. */
@@ -131,6 +133,7 @@ export class TestSmsc {
       responseDelayMs: options.responseDelayMs ?? 0,
       enquireLink: options.enquireLink ?? 'answer',
       enquireLinkDelayMs: options.enquireLinkDelayMs ?? 0,
+      unbind: options.unbind ?? 'answer',
       onSubmit: options.onSubmit,
       autoReceipt: options.autoReceipt,
       dropAfterSubmits: options.dropAfterSubmits,
@@ -285,6 +288,7 @@ export class TestSmsc {
         else info.session.send(pdu.response());
         return;
       case 'unbind':
+        if (this.options.unbind === 'ignore') return;
         info.session.send(pdu.response());
         info.bindCommand = null;
         return;

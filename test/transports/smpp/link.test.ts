@@ -138,6 +138,14 @@ describe('stop', () => {
     expect(kinds(await rig.transport.submit(outbound('late')))).toEqual(['failed-temporary:TRANSPORT_STOPPED']);
   });
 
+  it('closes without unbind_resp after a bounded wait, however long responseTimeoutMs is', async () => {
+    // Without the bound, stop() would wait 60 s for unbind_resp and the test would time out.
+    rig = await startRig({ unbind: 'ignore' }, { responseTimeoutMs: 60_000 });
+    await rig.transport.stop(100);
+    expect(rig.smsc.pdus('unbind')).toHaveLength(1);
+    expect(rig.transport.currentState()).toEqual({ state: 'down', reason: 'stopped' });
+  });
+
   it('gives up waiting after drainTimeoutMs and resolves the rest as TRANSPORT_STOPPED', async () => {
     rig = await startRig({ onSubmit: () => ({ kind: 'never' }) }, { responseTimeoutMs: 30_000 });
     const pending = rig.transport.submit(outbound('never answered'));
