@@ -17,6 +17,7 @@ import { RouteTable, type Route } from './routing.js';
 import { Scheduler } from './scheduler.js';
 import { TransportLane } from './transport-lane.js';
 import { WakeSignal } from './wake-signal.js';
+import { WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
 export interface DispatchEngineDeps {
   store: Store;
@@ -26,6 +27,8 @@ export interface DispatchEngineDeps {
   logger: Logger;
   deliveryReceipts: DeliveryReceiptSink;
   now?: () => number;
+  /** Group-commit tuning for outcomes and receipts (defaults: WRITE_BATCH_DEFAULTS). */
+  writeBatch?: WriteBatcherOptions;
 }
 
 export interface EngineStats {
@@ -34,6 +37,8 @@ export interface EngineStats {
   outcomes: OutcomeCounts;
   receiptsMatched: number;
   receiptsParked: number;
+  /** Group commits of outcomes and receipts. */
+  commits: number;
 }
 
 /** Expiry of unmatched receipts runs at most this often (and at least every tenth of the TTL). */
@@ -45,6 +50,7 @@ export class DispatchEngine {
   private readonly lanes: Map<string, TransportLane>;
   private readonly receipts: ReceiptApplier;
   private readonly outcomes: OutcomeWriter;
+  private readonly batcher: WriteBatcher;
   private readonly signal = new WakeSignal();
   private readonly now: () => number;
   private readonly expiryIntervalMs: number;
@@ -58,11 +64,21 @@ export class DispatchEngine {
     const { store, transports, config, logger } = deps;
     this.now = deps.now ?? Date.now;
     this.dispatchStore = new DispatchStore(store.db);
-    const wakeWebhooks = (): void => deps.deliveryReceipts.wake();
+    this.batcher = new WriteBatcher(store.db, deps.writeBatch);
+    // Webhooks enqueued inside a batch are announced to the sender once the batch committed.
+    let webhooksEnqueued = false;
+    const noteWebhook = (): void => {
+      webhooksEnqueued = true;
+    };
+    this.batcher.onCommit(() => {
+      if (!webhooksEnqueued) return;
+      webhooksEnqueued = false;
+      deps.deliveryReceipts.wake();
+    });
     const recipients = new RecipientUpdates(this.dispatchStore, deps.deliveryReceipts, logger);
     const plans = new CampaignPlans();
-    this.receipts = new ReceiptApplier(store.db, this.dispatchStore, recipients, wakeWebhooks, logger, this.now);
-    this.outcomes = new OutcomeWriter(store.db, this.dispatchStore, this.receipts, recipients, wakeWebhooks, config, logger, this.now);
+    this.receipts = new ReceiptApplier(this.batcher, this.dispatchStore, recipients, noteWebhook, logger, this.now);
+    this.outcomes = new OutcomeWriter(this.batcher, this.dispatchStore, this.receipts, recipients, noteWebhook, config, logger, this.now);
     this.lanes = new Map(
       transports.map((transport) => [
         transport.name,
@@ -113,6 +129,7 @@ export class DispatchEngine {
       outcomes: { ...this.outcomes.counts },
       receiptsMatched: this.receipts.matched,
       receiptsParked: this.receipts.parked,
+      commits: this.batcher.commits,
     };
   }
 
@@ -142,8 +159,7 @@ export class DispatchEngine {
     await Promise.all(transports.map((t) => t.stop(config.drainTimeoutMs)));
     const drained = await settleWithin(Promise.all(lanes.map((lane) => lane.onIdle())), config.drainTimeoutMs);
     if (!drained) logger.warn({ drainTimeoutMs: config.drainTimeoutMs }, 'submits still unanswered after the drain timeout: their parts will be sent again');
-    await this.outcomes.drain();
-    await this.receipts.drain();
+    this.batcher.flush();
     const requeued = this.dispatchStore.requeueAllSubmitting(this.now());
     logger.info({ requeued }, 'dispatch engine stopped');
   }

@@ -8,11 +8,10 @@
  */
 import type { Logger } from '../log.js';
 import { fitStatus } from '../receipts/index.js';
-import type { SqliteDatabase } from '../store/database.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { PartOutcome } from '../transports/transport.js';
 import type { EngineConfig } from './config.js';
-import { GroupCommit } from './group-commit.js';
+import type { WriteBatcher } from './write-batcher.js';
 import type { ReceiptApplier } from './receipt-applier.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 import { attemptsExhausted, nextRetryAt } from './retry-policy.js';
@@ -34,41 +33,32 @@ export interface OutcomeCounts {
 }
 
 export class OutcomeWriter {
-  private readonly commits: GroupCommit<SubmitResult>;
-  private webhooksEnqueued = false;
   readonly counts: OutcomeCounts = { accepted: 0, retried: 0, held: 0, failed: 0 };
   /** Set while the engine stops: temporary failures then hold their part instead of spending an attempt. */
   stopping = false;
 
   constructor(
-    db: SqliteDatabase,
+    private readonly batcher: WriteBatcher,
     private readonly store: DispatchStore,
     private readonly receipts: ReceiptApplier,
     private readonly recipients: RecipientUpdates,
-    private readonly wakeWebhooks: () => void,
+    /** Set when a write enqueued a webhook; the engine wakes the sender after the commit. */
+    private readonly noteWebhook: () => void,
     private readonly config: EngineConfig,
     private readonly logger: Logger,
     private readonly now: () => number,
-  ) {
-    this.commits = new GroupCommit(db, (batch) => this.applyBatch(batch), () => this.afterCommit());
-  }
+  ) {}
 
   /** Resolves once the outcomes are on disk. */
   write(result: SubmitResult): Promise<void> {
-    return this.commits.add(result);
+    return this.batcher.run(() => this.apply(result));
   }
 
-  drain(): Promise<void> {
-    return this.commits.drain();
-  }
-
-  private applyBatch(batch: readonly SubmitResult[]): void {
+  private apply(result: SubmitResult): void {
     const nowMs = this.now();
-    for (const result of batch) {
-      for (const part of result.parts) {
-        const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
-        this.applyOutcome(result.transport, part, outcome, nowMs);
-      }
+    for (const part of result.parts) {
+      const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
+      this.applyOutcome(result.transport, part, outcome, nowMs);
     }
   }
 
@@ -81,7 +71,7 @@ export class OutcomeWriter {
         for (const early of this.store.pendingReceipts(transport, outcome.messageId)) {
           this.store.matchReceipt(early.id, part.id);
           const status = { status: early.status, final: early.final === 1, errorCode: early.error_code };
-          if (this.receipts.applyToPart(part.id, part.recipient_id, status, nowMs)) this.webhooksEnqueued = true;
+          this.receipts.applyToPart(part.id, part.recipient_id, status, nowMs);
         }
         return;
       }
@@ -115,7 +105,7 @@ export class OutcomeWriter {
   private fail(part: ClaimablePart, attempts: number, status: string, errorCode: string | null, nowMs: number): void {
     if (!this.store.failPart(part.id, attempts, status, errorCode, nowMs)) return;
     this.counts.failed++;
-    if (this.recipients.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) this.webhooksEnqueued = true;
+    if (this.recipients.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) this.noteWebhook();
   }
 
   private fit(status: string, part: ClaimablePart): string {
@@ -126,11 +116,6 @@ export class OutcomeWriter {
     return fitted.status;
   }
 
-  private afterCommit(): void {
-    if (!this.webhooksEnqueued) return;
-    this.webhooksEnqueued = false;
-    this.wakeWebhooks();
-  }
 }
 
 /** Transport contract: every requested part gets one outcome. A missing one is treated as a lost response. */

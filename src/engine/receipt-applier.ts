@@ -9,9 +9,8 @@
 import type { Logger } from '../log.js';
 import { fitStatus, isDeliveredStatus } from '../receipts/index.js';
 import type { DispatchStore, ExpiredReceipt } from '../store/dispatch-store.js';
-import type { SqliteDatabase } from '../store/database.js';
 import type { TransportReceipt } from '../transports/transport.js';
-import { GroupCommit } from './group-commit.js';
+import type { WriteBatcher } from './write-batcher.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 
 export interface ReceiptStatus {
@@ -20,36 +19,24 @@ export interface ReceiptStatus {
   errorCode: string | null;
 }
 
-interface IncomingReceipt {
-  transport: string;
-  receipt: TransportReceipt;
-}
-
 export class ReceiptApplier {
-  private readonly commits: GroupCommit<IncomingReceipt>;
-  private webhooksEnqueued = false;
   /** Receipts applied since start, for stats. */
   matched = 0;
   parked = 0;
 
   constructor(
-    db: SqliteDatabase,
+    private readonly batcher: WriteBatcher,
     private readonly store: DispatchStore,
     private readonly recipients: RecipientUpdates,
-    private readonly wakeWebhooks: () => void,
+    /** Set when a write enqueued a webhook; the engine wakes the sender after the commit. */
+    private readonly noteWebhook: () => void,
     private readonly logger: Logger,
     private readonly now: () => number,
-  ) {
-    this.commits = new GroupCommit(db, (batch) => this.applyBatch(batch), () => this.afterCommit());
-  }
+  ) {}
 
   /** Stores and applies one receipt; resolves once committed (then the transport may acknowledge it). */
   accept(transport: string, receipt: TransportReceipt): Promise<void> {
-    return this.commits.add({ transport, receipt });
-  }
-
-  drain(): Promise<void> {
-    return this.commits.drain();
+    return this.batcher.run(() => this.applyOne(transport, receipt));
   }
 
   /**
@@ -63,7 +50,9 @@ export class ReceiptApplier {
       ? this.store.finishPart(partId, isDeliveredStatus(receipt.status) ? 'delivered' : 'undelivered', receipt.status, receipt.errorCode, nowMs)
       : this.store.notePartStatus(partId, receipt.status, nowMs);
     if (!changed) return false;
-    return this.recipients.afterPartChange(recipientId, { status: receipt.status, final: receipt.final }, nowMs);
+    const enqueued = this.recipients.afterPartChange(recipientId, { status: receipt.status, final: receipt.final }, nowMs);
+    if (enqueued) this.noteWebhook();
+    return enqueued;
   }
 
   /** Marks pending receipts older than the TTL expired and logs each; returns them. */
@@ -78,31 +67,28 @@ export class ReceiptApplier {
     return expired;
   }
 
-  private applyBatch(batch: readonly IncomingReceipt[]): void {
+  private applyOne(transport: string, received: TransportReceipt): void {
     const nowMs = this.now();
-    for (const { transport, receipt: received } of batch) {
-      const receipt = this.usableStatus(transport, received);
-      const part = this.store.partByMessageId(transport, receipt.messageId);
-      this.store.insertReceipt({
-        transport,
-        messageId: receipt.messageId,
-        status: receipt.status,
-        final: receipt.final,
-        errorCode: receipt.errorCode ?? null,
-        doneAt: receipt.doneAt ?? null,
-        raw: receipt.raw,
-        receivedAt: nowMs,
-        matchState: part === undefined ? 'pending' : 'matched',
-        partId: part?.id ?? null,
-      });
-      if (part === undefined) {
-        this.parked++;
-        continue;
-      }
-      this.matched++;
-      const status: ReceiptStatus = { status: receipt.status, final: receipt.final, errorCode: receipt.errorCode ?? null };
-      if (this.applyToPart(part.id, part.recipient_id, status, nowMs)) this.webhooksEnqueued = true;
+    const receipt = this.usableStatus(transport, received);
+    const part = this.store.partByMessageId(transport, receipt.messageId);
+    this.store.insertReceipt({
+      transport,
+      messageId: receipt.messageId,
+      status: receipt.status,
+      final: receipt.final,
+      errorCode: receipt.errorCode ?? null,
+      doneAt: receipt.doneAt ?? null,
+      raw: receipt.raw,
+      receivedAt: nowMs,
+      matchState: part === undefined ? 'pending' : 'matched',
+      partId: part?.id ?? null,
+    });
+    if (part === undefined) {
+      this.parked++;
+      return;
     }
+    this.matched++;
+    this.applyToPart(part.id, part.recipient_id, { status: receipt.status, final: receipt.final, errorCode: receipt.errorCode ?? null }, nowMs);
   }
 
   /**
@@ -120,9 +106,4 @@ export class ReceiptApplier {
     return { ...receipt, status: fitted.status };
   }
 
-  private afterCommit(): void {
-    if (!this.webhooksEnqueued) return;
-    this.webhooksEnqueued = false;
-    this.wakeWebhooks();
-  }
 }
