@@ -134,15 +134,21 @@ export class ModemSession {
     }
   }
 
+  /** Runs a command whose failure is worth a warning but not a dead device (optional features). */
+  private async tolerate(command: string, expectPrefix?: string): Promise<boolean> {
+    const response = await this.run(command, expectPrefix);
+    if (response.final.kind === 'ok') return true;
+    this.options.logger.warn({ command: loggable(command), status: finalStatus(response.final) }, 'modem refused an optional setting; continuing');
+    return false;
+  }
+
   async init(): Promise<void> {
     const { profile } = this.options;
     await this.sync();
     await this.ok('ATE0');
-    await this.ok(`AT+CMEE=${profile.cmee}`);
-    for (const command of profile.initCommands) {
-      const response = await this.run(command);
-      if (response.final.kind !== 'ok') this.options.logger.warn({ command, status: finalStatus(response.final) }, 'profile init command failed; continuing');
-    }
+    // Without +CMEE errors are a bare ERROR: still handled (as temporary), only less precise.
+    await this.tolerate(`AT+CMEE=${profile.cmee}`);
+    for (const command of profile.initCommands) await this.tolerate(command);
     await this.unlockSim();
     await this.waitForRegistration();
     await this.ok('AT+CMGF=0');
@@ -151,18 +157,25 @@ export class ModemSession {
       // TS 27.005 §3.3.1 +CSCA=<sca>,<tosca>: 145 international, 129 unknown.
       await this.ok(`AT+CSCA="${smsc}",${smsc.startsWith('+') ? 145 : 129}`);
     }
-    if (profile.csms !== null) await this.ok(`AT+CSMS=${profile.csms}`, '+CSMS');
+    if (profile.csms !== null) await this.tolerate(`AT+CSMS=${profile.csms}`, '+CSMS');
     if (profile.messageStorage !== null) {
       const store = profile.messageStorage;
-      const response = await this.run(`AT+CPMS="${store}","${store}","${store}"`, '+CPMS');
-      if (response.final.kind !== 'ok') this.options.logger.warn({ status: finalStatus(response.final) }, 'AT+CPMS failed; using the default storage');
+      await this.tolerate(`AT+CPMS="${store}","${store}","${store}"`, '+CPMS');
     }
-    await this.ok(`AT+CNMI=${profile.cnmi}`);
+    // Sending works without +CNMI; only reports and inbound SMS would not be announced, so say so loudly.
+    if (!(await this.tolerate(`AT+CNMI=${profile.cnmi}`))) {
+      this.options.logger.error({ cnmi: profile.cnmi }, 'AT+CNMI refused: status reports and incoming SMS will not be announced');
+    }
   }
 
   private async unlockSim(): Promise<void> {
     const response = await this.run('AT+CPIN?', '+CPIN');
     const state = infoValue(response, '+CPIN');
+    if (response.final.kind === 'error') {
+      // A plain ERROR (no +CME code): a modem without AT+CPIN?; registration below still gates sending.
+      this.options.logger.warn('AT+CPIN? not supported; assuming the SIM is ready');
+      return;
+    }
     if (response.final.kind !== 'ok' || state === null) {
       throw new GatewayError('MODEM_SIM_ERROR', `AT+CPIN? answered ${finalStatus(response.final)}`, { retryable: true, details: { status: finalStatus(response.final) } });
     }
@@ -179,12 +192,17 @@ export class ModemSession {
     throw new GatewayError('MODEM_SIM_LOCKED', `SIM state is '${state}'`, { details: { state } });
   }
 
-  /** Current registration: the best <stat> over the profile's commands. */
-  async registration(): Promise<number | null> {
+  /**
+   * Current registration: the best <stat> over the profile's commands; 'unsupported' when the
+   * modem refuses every one of them (then registration cannot gate sending).
+   */
+  async registration(): Promise<number | null | 'unsupported'> {
     let best: number | null = null;
+    let answered = false;
     for (const name of this.options.profile.registrationCommands) {
       const response = await this.run(`AT${name}?`, name);
       const value = infoValue(response, name);
+      if (response.final.kind !== 'error') answered = true;
       if (response.final.kind !== 'ok' || value === null) continue;
       // TS 27.007 §7.2: the read command answers <n>,<stat>[,...].
       const stat = Number(splitArgs(value)[1]);
@@ -193,13 +211,17 @@ export class ModemSession {
         best ??= stat;
       }
     }
-    return best;
+    return answered ? best : 'unsupported';
   }
 
   private async waitForRegistration(): Promise<void> {
     const deadline = Date.now() + this.options.registrationTimeoutMs;
     for (;;) {
       const stat = await this.registration();
+      if (stat === 'unsupported') {
+        this.options.logger.warn('the modem answers ERROR to every registration query; not waiting for registration');
+        return;
+      }
       if (stat !== null && REGISTERED_STATS.has(stat)) return;
       if (Date.now() >= deadline) {
         throw new GatewayError('MODEM_NOT_REGISTERED', `not registered on a network after ${this.options.registrationTimeoutMs} ms (stat ${stat ?? 'none'})`, {
@@ -223,7 +245,9 @@ export class ModemSession {
     }
     const final = response.final;
     if (final.kind === 'ok') {
-      const mr = Number(infoValue(response, '+CMGS'));
+      // TS 27.005 §3.5.1: +CMGS: <mr>[,<ackpdu>] (some modems add the SC time stamp after a comma).
+      const mrText = infoValue(response, '+CMGS');
+      const mr = mrText === null ? NaN : Number(splitArgs(mrText)[0]);
       if (Number.isInteger(mr) && mr >= 0 && mr <= 255) return { kind: 'accepted', messageReference: mr };
       return { kind: 'unknown', status: 'RESULT_UNKNOWN' };
     }
@@ -244,7 +268,7 @@ export class ModemSession {
     return {
       rssi,
       signalDbm: rssi === null ? null : -113 + 2 * rssi,
-      registration: stat === null ? 'unknown' : REGISTRATION_NAMES[stat] ?? `stat-${stat}`,
+      registration: stat === null || stat === 'unsupported' ? 'unknown' : REGISTRATION_NAMES[stat] ?? `stat-${stat}`,
       operator,
     };
   }

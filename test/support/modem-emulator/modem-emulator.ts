@@ -40,6 +40,10 @@ export interface EmulatorOptions {
   rssi?: number;
   /** First TP-MR it hands out (to test wrap-around). */
   firstMessageReference?: number;
+  /** Commands (prefixes, e.g. 'AT+CNMI') it answers with a bare ERROR, like a minimal modem. */
+  refuseCommands?: readonly string[];
+  /** Text after +CMGS: <mr>, e.g. ',"26/11/21,10:00:00+00"' as some modems add. */
+  cmgsSuffix?: string;
 }
 
 export interface ReceivedSubmit {
@@ -283,6 +287,7 @@ export class ModemEmulator {
       manufacturer: 'SMSGATE', model: 'EMULATED-MODEM', revision: 'EMU 1.0', imei: '356938035643809', imsi: '272011234567890',
     };
     this.busy = true;
+    if (this.options.refuseCommands?.some((prefix) => upper.startsWith(prefix.toUpperCase()))) return this.respond([], 'ERROR');
     if (command === '' || command === 'Z' || command === '&F' || command === 'Z0' || command === 'S0=0' || command === 'V1' || command === 'Q0') return this.respond([], 'OK');
     if (command === 'E0' || command === 'E1') {
       this.echo = command === 'E1';
@@ -424,7 +429,7 @@ export class ModemEmulator {
       const messageReference = this.nextMr;
       this.nextMr = (this.nextMr + 1) % 256; // TS 23.040 §9.2.3.6: TP-MR is 0..255 and wraps
       this.received.push({ messageReference, pdu, hex });
-      this.respond([`+CMGS: ${messageReference}`], 'OK');
+      this.respond([`+CMGS: ${messageReference}${this.options.cmgsSuffix ?? ''}`], 'OK');
       if (pdu.statusReportRequest && this.options.statusReports !== false) {
         const submittedAt = new Date();
         this.later(this.timing.statusReportDelayMs, () => this.sendStatusReport(messageReference, pdu.destination.digits, submittedAt));

@@ -182,6 +182,16 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     await until(() => t.receipts.length === 2, 'receipts');
   });
 
+  it('comes up on a minimal modem that refuses +CMEE, +CPIN?, +CREG?, +CSMS, +CPMS and +CNMI, and reads +CMGS: <mr>,<scts>', async () => {
+    const emu = await emulator('m0', {
+      refuseCommands: ['AT+CMEE', 'AT+CPIN?', 'AT+CREG?', 'AT+CSMS', 'AT+CPMS', 'AT+CNMI'],
+      cmgsSuffix: ',"26/11/21,10:00:00+00"',
+    });
+    const t = await transport([{ path: emu.path }]);
+    expect(t.transport.currentState().state).toBe('bound');
+    expect((await t.transport.submit(message('minimal modem')))[0]?.kind).toBe('accepted');
+  });
+
   it('waits for a slow network registration before sending', async () => {
     const emu = await emulator('m0', { timing: { registrationDelayMs: 400 } });
     const t = await transport([{ path: emu.path }]);
