@@ -1,5 +1,5 @@
 export { SimulatorTransport } from './simulator-transport.js';
-export type { SimulatorOptions } from './simulator-transport.js';
+export type { ForcedOutcome, SimulatorOptions } from './simulator-transport.js';
 export {
   DEFAULT_SIMULATOR_OUTCOMES,
   resolveSimulatorConfig,

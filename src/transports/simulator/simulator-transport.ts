@@ -24,6 +24,13 @@ const TRANSPORT_DOWN = 'TRANSPORT_DOWN';
 /** Bound on remembered per-part attempt counts for 'temporary' outcomes. */
 const MAX_TRACKED_ATTEMPTS = 100_000;
 
+/**
+ * Overrides the outcome table for every part (tests, demos): accept (receipt with defaultStatus),
+ * reject (permanent failure REJECTD), temporary (ESME_RTHROTTLED), hold (no answer until stop(),
+ * like an SMSC that never responds; then failed-temporary).
+ */
+export type ForcedOutcome = 'accept' | 'reject' | 'temporary' | 'hold';
+
 interface DueReceipt {
   dueAt: number;
   receipt: TransportReceipt;
@@ -51,6 +58,7 @@ export class SimulatorTransport implements Transport {
   private receiptTimer: NodeJS.Timeout | undefined;
   private readonly attemptsByPart = new Map<string, number>();
   private readonly waitingForSlot = new Set<() => void>();
+  private forced: ForcedOutcome | undefined;
   private readonly recordAccepted: boolean;
   /** Every part accepted since start, in order, when options.recordAccepted is set. */
   readonly accepted: { messageId: string; destination: string; part: number; text: string }[] = [];
@@ -112,6 +120,11 @@ export class SimulatorTransport implements Transport {
     });
   }
 
+  /** Forces every part's outcome until called with undefined. */
+  forceOutcome(outcome: ForcedOutcome | undefined): void {
+    this.forced = outcome;
+  }
+
   /** Receipts accepted but not yet reported. */
   pendingReceipts(): number {
     return this.receipts.length;
@@ -125,7 +138,8 @@ export class SimulatorTransport implements Transport {
         outcomes.push({ part, kind: 'failed-temporary', status: TRANSPORT_DOWN });
         continue;
       }
-      await this.takeSlot();
+      if (this.forced === 'hold') await this.waitForStop();
+      else await this.takeSlot();
       if (this.state.state !== 'bound') {
         outcomes.push({ part, kind: 'failed-temporary', status: TRANSPORT_DOWN });
         continue;
@@ -136,7 +150,9 @@ export class SimulatorTransport implements Transport {
   }
 
   private submitPart(message: OutboundMessage, part: number): PartOutcome {
-    const rule = this.outcomeFor(message.destination);
+    if (this.forced === 'reject') return { part, kind: 'failed-permanent', status: 'REJECTD' };
+    if (this.forced === 'temporary') return { part, kind: 'failed-temporary', status: 'ESME_RTHROTTLED' };
+    const rule = this.forced === 'accept' ? undefined : this.outcomeFor(message.destination);
     if (rule?.kind === 'reject') return { part, kind: 'failed-permanent', status: rule.status };
     if (rule?.kind === 'temporary') {
       const key = `${message.destination}/${message.concatReference}/${part}`;
@@ -184,6 +200,16 @@ export class SimulatorTransport implements Transport {
         resolve();
       };
       const timer = setTimeout(release, waitMs);
+      this.waitingForSlot.add(release);
+    });
+  }
+
+  private waitForStop(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const release = (): void => {
+        this.waitingForSlot.delete(release);
+        resolve();
+      };
       this.waitingForSlot.add(release);
     });
   }

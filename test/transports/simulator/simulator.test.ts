@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { planMessage } from '../../../src/sms/index.js';
+import { DEFAULT_SIMULATOR_OUTCOMES, resolveSimulatorConfig, simulatorConfigSchema, SimulatorTransport } from '../../../src/transports/simulator/index.js';
+import type { OutboundMessage, TransportReceipt } from '../../../src/transports/transport.js';
+import { Ajv } from 'ajv';
+
+function message(destination: string, text = 'hello', concatReference = 1): OutboundMessage {
+  const plan = planMessage(text);
+  return {
+    messageKey: `k-${destination}`,
+    destination,
+    sender: { value: 'Acme', kind: 'alphanumeric', ton: 5, npi: 0 },
+    encoding: plan.encoding,
+    segments: plan.segments,
+    concatReference,
+  };
+}
+
+let transport: SimulatorTransport | undefined;
+afterEach(async () => {
+  await transport?.stop();
+  transport = undefined;
+});
+
+async function started(config: Partial<ConstructorParameters<typeof SimulatorTransport>[0]> = {}): Promise<{ sim: SimulatorTransport; receipts: TransportReceipt[] }> {
+  const receipts: TransportReceipt[] = [];
+  const sim = new SimulatorTransport({ name: 'sim', type: 'simulator', receiptDelayMs: 5, ...config }, { recordAccepted: true });
+  sim.setHandlers({ onReceipt: async (r) => void receipts.push(r), onInbound: async () => undefined, onState: () => undefined });
+  await sim.start();
+  transport = sim;
+  return { sim, receipts };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('SimulatorTransport', () => {
+  it('uses the documented defaults', () => {
+    expect(resolveSimulatorConfig({ name: 's', type: 'simulator' })).toMatchObject({
+      maxPerSecond: 1_000,
+      window: 100,
+      receiptDelayMs: 1_000,
+      defaultStatus: 'DELIVRD',
+      outcomes: DEFAULT_SIMULATOR_OUTCOMES.map((o) => ({ ...o })),
+    });
+  });
+
+  it('accepts parts with unique ids and reports DELIVRD receipts for them after the delay', async () => {
+    const { receipts } = await started({ outcomes: [] });
+    const sim = transport!;
+    const outcomes = [
+      ...(await sim.submit(message('353870000001'))),
+      ...(await sim.submit(message('353870000002', 'z'.repeat(200)))),
+    ];
+    expect(outcomes.map((o) => [o.part, o.kind])).toEqual([
+      [1, 'accepted'],
+      [1, 'accepted'],
+      [2, 'accepted'],
+    ]);
+    const ids = outcomes.map((o) => (o.kind === 'accepted' ? o.messageId : ''));
+    expect(new Set(ids).size).toBe(3);
+    await until(() => receipts.length === 3);
+    expect(receipts.map((r) => r.messageId).sort()).toEqual([...ids].sort());
+    expect(receipts.every((r) => r.status === 'DELIVRD' && r.final && r.raw.includes('stat:DELIVRD'))).toBe(true);
+  });
+
+  it('applies the default outcome table by number suffix: 9 undelivered, 8 rejected, 7 retried once', async () => {
+    const { sim, receipts } = await started();
+    const [undeliv] = await sim.submit(message('353870000009'));
+    const [rejected] = await sim.submit(message('353870000008'));
+    const [first] = await sim.submit(message('353870000007'));
+    const [second] = await sim.submit(message('353870000007'));
+    expect(rejected).toEqual({ part: 1, kind: 'failed-permanent', status: 'REJECTD' });
+    expect(first).toEqual({ part: 1, kind: 'failed-temporary', status: 'ESME_RTHROTTLED' });
+    expect(second?.kind).toBe('accepted');
+    await until(() => receipts.length === 2);
+    const statusById = new Map(receipts.map((r) => [r.messageId, r.status]));
+    expect(statusById.get(undeliv?.kind === 'accepted' ? undeliv.messageId : '')).toBe('UNDELIV');
+    expect(statusById.get(second?.kind === 'accepted' ? second.messageId : '')).toBe('DELIVRD');
+  });
+
+  it('lets the longest matching suffix win', async () => {
+    const { sim, receipts } = await started({ outcomes: [{ suffix: '9', status: 'UNDELIV' }, { suffix: '99', status: 'EXPIRED' }] });
+    await sim.submit(message('353870000099'));
+    await until(() => receipts.length === 1);
+    expect(receipts[0]?.status).toBe('EXPIRED');
+  });
+
+  it('paces parts at maxPerSecond instead of refusing them', async () => {
+    const { sim } = await started({ maxPerSecond: 100, outcomes: [] });
+    const outcomes = await Promise.all(Array.from({ length: 5 }, (_, i) => sim.submit(message(`35387000000${i}`))));
+    expect(outcomes.flat().every((o) => o.kind === 'accepted')).toBe(true);
+  });
+
+  it('refuses parts with TRANSPORT_DOWN while down, without touching its counters', async () => {
+    const { sim } = await started({ outcomes: [] });
+    sim.setDown('maintenance');
+    expect(sim.currentState()).toEqual({ state: 'down', reason: 'maintenance' });
+    expect(await sim.submit(message('353870000001', 'z'.repeat(200)))).toEqual([
+      { part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' },
+      { part: 2, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' },
+    ]);
+    expect(sim.accepted).toHaveLength(0);
+  });
+
+  it('sends only the requested part numbers on a retry', async () => {
+    const { sim } = await started({ outcomes: [] });
+    const outcomes = await sim.submit({ ...message('353870000001', 'q'.repeat(400)), partNumbers: [2] });
+    expect(outcomes.map((o) => o.part)).toEqual([2]);
+    expect(sim.accepted[0]?.text).toBe(planMessage('q'.repeat(400)).segments[1]);
+  });
+
+  it('offers a receipt again later when the handler rejects it (not stored: not acknowledged)', async () => {
+    let calls = 0;
+    const sim = new SimulatorTransport({ name: 'sim', type: 'simulator', receiptDelayMs: 1, outcomes: [] });
+    transport = sim;
+    sim.setHandlers({
+      onReceipt: async () => {
+        calls++;
+        if (calls === 1) throw new Error('database busy');
+      },
+      onInbound: async () => undefined,
+      onState: () => undefined,
+    });
+    await sim.start();
+    await sim.submit(message('353870000001'));
+    await until(() => calls === 2);
+    expect(sim.pendingReceipts()).toBe(0);
+  });
+
+  it('validates its config entry with the exported JSON schema', () => {
+    const validate = new Ajv({ allErrors: true }).compile(simulatorConfigSchema);
+    expect(validate({ name: 'sim', type: 'simulator', outcomes: [{ suffix: '7', status: 'THROTTLED', kind: 'temporary', failures: 2 }] })).toBe(true);
+    expect(validate({ name: 'sim', type: 'simulator', speed: 5 })).toBe(false);
+    expect(validate({ name: 'sim', type: 'simulator', outcomes: [{ suffix: 'x', status: 'UNDELIV' }] })).toBe(false);
+    expect(validate({ name: 'sim', type: 'simulator', defaultStatus: 'D'.repeat(31) })).toBe(false);
+  });
+});
