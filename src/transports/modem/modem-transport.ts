@@ -12,6 +12,7 @@ import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, Transp
 import { sleep } from './at-channel.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
 import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
+import { type AssembledMessage, InboundAssembler } from './inbound-assembler.js';
 import { PartQueue } from './part-queue.js';
 import { loadProfile } from './profile.js';
 import { ReceiptMatcher } from './receipt-matcher.js';
@@ -21,6 +22,9 @@ export interface ModemTransportOptions {
   /** Registration poll interval; tests shorten it. Default 1 s. */
   registrationPollMs?: number;
 }
+
+/** How long the parts of a concatenated incoming SMS are waited for before it is handed on incomplete. */
+const INBOUND_REASSEMBLY_MS = 10 * 60_000;
 
 /** A report can arrive in the same read as its +CMGS result: look again briefly before giving up (Jasmin does the same). */
 const RECEIPT_LOOKUP_RETRIES_MS = [50, 200, 1_000] as const;
@@ -41,6 +45,7 @@ export class ModemTransport implements Transport {
   private started = false;
   private stateValue: TransportState = { state: 'down', reason: 'not started' };
   private pruneTimer: NodeJS.Timeout | null = null;
+  private readonly assembler = new InboundAssembler((message) => this.deliverInbound(message), INBOUND_REASSEMBLY_MS);
 
   constructor(config: ModemTransportConfig, options: ModemTransportOptions = {}) {
     this.config = withModemDefaults(config);
@@ -97,6 +102,8 @@ export class ModemTransport implements Transport {
   async stop(drainTimeoutMs = 5_000): Promise<void> {
     this.stopped = true;
     if (this.pruneTimer !== null) clearInterval(this.pruneTimer);
+    // Incomplete concatenated SMS are handed on (and logged) rather than held past the stop.
+    await this.assembler.flushAll();
     await Promise.all(this.workers.map((w) => w.stop(drainTimeoutMs)));
     for (const part of this.queue.drainAll()) {
       part.resolve({ part: part.sequence, kind: 'failed-temporary', status: 'TRANSPORT_STOPPED' });
@@ -205,14 +212,22 @@ export class ModemTransport implements Transport {
   }
 
   private async onInbound(device: string, message: DecodedDeliver, hex: string): Promise<void> {
+    if (this.handlers === null) throw new Error('no inbound handler set; message left on the SIM');
+    const part = { device, from: message.originator.digits, text: message.userData.text, receivedAt: message.serviceCentreTimestamp.instant, hex };
+    const concat = message.userData.concat;
+    if (concat === null || concat.total <= 1) {
+      await this.deliverInbound({ ...part, raw: hex, missing: [] });
+      return;
+    }
+    await this.assembler.add({ ...part, concat });
+  }
+
+  private async deliverInbound(message: AssembledMessage): Promise<void> {
     const handlers = this.handlers;
     if (handlers === null) throw new Error('no inbound handler set; message left on the SIM');
-    await handlers.onInbound({
-      from: message.originator.digits,
-      to: device,
-      text: message.userData.text,
-      receivedAt: message.serviceCentreTimestamp.instant,
-      raw: hex,
-    });
+    if (message.missing.length > 0) {
+      this.logger.warn({ device: message.device, from: message.from, missingParts: message.missing }, 'incoming concatenated SMS handed on incomplete');
+    }
+    await handlers.onInbound({ from: message.from, to: message.device, text: message.text, receivedAt: message.receivedAt, raw: message.raw });
   }
 }
