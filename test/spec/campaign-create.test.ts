@@ -4,7 +4,7 @@
  * against a real `smsgate serve` process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, SpecServer, UUID_PATTERN, type SpecAccount } from './spec-server.js';
+import { postJson, SPEC_MAX_BODY_BYTES, SpecServer, UUID_PATTERN, type SpecAccount } from './spec-server.js';
 
 let server: SpecServer;
 let admin: SpecAccount;
@@ -137,6 +137,13 @@ describe('POST /v1/campaign 400: the body', () => {
   it('is a Validation Error when the JSON is an array or a string, not an object', async () => {
     await expectValidationError([VALID], /object/);
     await expectValidationError('"text"', /object/);
+  });
+
+  it('is 413 problem+json past api.maxBodyBytes, and nothing is accepted', async () => {
+    const res = await post({ ...VALID, text: 'a'.repeat(SPEC_MAX_BODY_BYTES) });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await res.json()).toMatchObject({ status: 413, title: expect.any(String), detail: expect.any(String) });
   });
 
   it('is a Validation Error when the content type is not JSON', async () => {

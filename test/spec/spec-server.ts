@@ -15,6 +15,8 @@ const execFileAsync = promisify(execFile);
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
+/** api.maxBodyBytes of the spec servers: room for 100,000 recipients (about 5.3 MiB). */
+export const SPEC_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface SpecAccount {
   clientName: string;
@@ -45,7 +47,7 @@ export class SpecServer {
     const configPath = join(dir, 'smsgate.json');
     const config = {
       database: { path: join(dir, 'smsgate.sqlite') },
-      api: { host: '127.0.0.1', port: 0, maxBodyBytes: 1_048_576 },
+      api: { host: '127.0.0.1', port: 0, maxBodyBytes: SPEC_MAX_BODY_BYTES },
       logging: { level: 'info' },
       transports: [{ name: 'sim', type: 'simulator', receiptDelayMs: 50 }],
       routes: [{ prefix: '', transport: 'sim' }],
