@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { pino } from 'pino';
-import { isGatewayError } from '../../errors.js';
+import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
 import { isFinalStatus, statusFromTpStatus } from '../../receipts/index.js';
 import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportState } from '../transport.js';
@@ -79,7 +79,9 @@ export class ModemTransport implements Transport {
       });
     });
     const names = new Set(this.workers.map((w) => w.name));
-    if (names.size !== this.workers.length) throw new Error(`modem transport '${config.name}': device names must be unique`);
+    if (names.size !== this.workers.length) {
+      throw new GatewayError('MODEM_CONFIG_INVALID', `modem transport '${config.name}': device names must be unique (set 'name' where paths end alike)`);
+    }
     // One part in flight per device, plus one waiting so no device idles between parts.
     this.windowSize = Math.max(1, this.workers.length * 2);
     this.maxPerSecond = this.workers.reduce((sum, w) => sum + w.messagesPerMinute, 0) / 60;

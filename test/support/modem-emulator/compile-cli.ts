@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -31,7 +32,8 @@ export async function compileCli(root: string, commandModules: readonly string[]
   return {
     async run(...args: string[]) {
       try {
-        const { stdout, stderr } = await execFileAsync(process.execPath, [join(outDir, 'cli/main.js'), ...args], { timeout: 30_000 });
+        // Run from another directory: nothing (hardware/ profiles included) may depend on the cwd.
+        const { stdout, stderr } = await execFileAsync(process.execPath, [join(outDir, 'cli/main.js'), ...args], { timeout: 30_000, cwd: tmpdir() });
         return { code: 0, stdout, stderr };
       } catch (err) {
         const failed = err as { code: number; stdout: string; stderr: string };
