@@ -33,6 +33,8 @@ export interface SpecServerOptions {
 export class SpecServer {
   private child: ChildProcess | undefined;
   private logTail: string[] = [];
+  /** Every log line at pino level error (50) or above: an unexpected failure inside the server. */
+  readonly errorLines: string[] = [];
   baseUrl = '';
 
   private constructor(
@@ -134,6 +136,7 @@ export class SpecServer {
         pending = lines.pop() ?? '';
         for (const line of lines) {
           this.logTail.push(line);
+          if (/"level":(5\d|60)/.test(line)) this.errorLines.push(line);
           if (this.logTail.length > 200) this.logTail.shift();
           const match = /listening on (http:\/\/[^\s"]+)/.exec(line);
           if (match?.[1] !== undefined && this.baseUrl === '') {
