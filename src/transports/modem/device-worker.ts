@@ -65,6 +65,7 @@ export class DeviceWorker {
   private healthValue: ModemHealth | null = null;
   private sentCount = 0;
   private lastError: string | null = null;
+  private pinRefused = false;
 
   constructor(private readonly options: DeviceWorkerOptions) {}
 
@@ -135,6 +136,11 @@ export class DeviceWorker {
         void this.session?.drainStored().catch((err: unknown) => this.options.logger.warn({ err }, 'reading stored messages failed'));
         await Promise.race([this.sendLoop(), closed]);
       } catch (err) {
+        if (isGatewayError(err, 'MODEM_SIM_PIN_REJECTED')) {
+          // Never try a refused PIN again: three wrong tries lock the SIM behind its PUK.
+          this.pinRefused = true;
+          this.options.logger.error({ path: this.options.path }, 'the SIM refused the configured PIN; not trying it again until restart');
+        }
         this.lastError = isGatewayError(err) ? err.code : err instanceof Error ? err.message : String(err);
         this.options.logger.warn({ err: this.lastError, path: this.options.path }, 'modem not available');
       }
@@ -187,7 +193,7 @@ export class DeviceWorker {
     this.channel = channel;
     this.session = new ModemSession(channel, {
       profile: this.options.profile,
-      pin: this.options.pin,
+      pin: this.pinRefused ? undefined : this.options.pin,
       smsc: this.options.smsc,
       registrationTimeoutMs: this.options.registrationTimeoutMs,
       registrationPollMs: this.options.registrationPollMs,
@@ -231,10 +237,14 @@ export class DeviceWorker {
     this.healthTimer = null;
   }
 
+  /** Sends until this link closes; bound to the link it started on, so a reopen never runs two loops. */
   private async sendLoop(): Promise<void> {
     const intervalMs = 60_000 / this.options.messagesPerMinute;
     const queue = this.options.queue;
-    while (!this.stopping && this.channel !== null && !this.channel.closed) {
+    const channel = this.channel;
+    const session = this.session;
+    if (channel === null || session === null) return;
+    while (!this.stopping && !channel.closed) {
       const now = Date.now();
       if (now < this.nextSlotMs) {
         await sleep(this.nextSlotMs - now);
@@ -247,18 +257,17 @@ export class DeviceWorker {
         continue;
       }
       this.nextSlotMs = now + intervalMs;
-      const sending = this.sendOne(part);
+      const sending = this.sendOne(part, session);
       this.inFlight = sending;
       await sending;
       this.inFlight = null;
     }
   }
 
-  private async sendOne(part: QueuedPart): Promise<void> {
-    const session = this.session;
+  private async sendOne(part: QueuedPart, session: ModemSession): Promise<void> {
     let result: SendResult;
     try {
-      result = session === null ? { kind: 'not-sent', status: 'DEVICE_LOST' } : await session.send(part.tpduOctets, part.hex);
+      result = await session.send(part.tpduOctets, part.hex);
     } catch (err) {
       this.options.logger.error({ err }, 'unexpected send failure');
       result = { kind: 'unknown', status: 'RESULT_UNKNOWN' };

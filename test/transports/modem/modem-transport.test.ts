@@ -317,6 +317,14 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(logged).not.toContain('4711');
   });
 
+  it('never tries a refused PIN a second time (three wrong tries would lock the SIM)', async () => {
+    const emu = await emulator('m0', { pin: '4711' });
+    const t = await transport([{ path: emu.path, pin: '0000' }]);
+    await until(() => emu.commands.filter((c) => c === 'AT+CPIN?').length >= 3, 'two reopen attempts');
+    expect(emu.commands.filter((c) => c.startsWith('AT+CPIN='))).toEqual(['AT+CPIN="0000"']);
+    expect(t.transport.currentState().state).not.toBe('bound');
+  });
+
   it('stays down with MODEM_SIM_PIN_REQUIRED when the SIM wants a PIN and none is configured', async () => {
     const emu = await emulator('m0', { pin: '4711' });
     const t = await transport([{ path: emu.path }]);
