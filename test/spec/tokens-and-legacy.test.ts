@@ -174,3 +174,25 @@ describe('GET /api/v2/senderlist', () => {
     });
   }
 });
+
+describe('Lifetimes come from the config and an expired access token is 401', () => {
+  let shortLived: SpecServer;
+  let account: SpecAccount;
+  beforeAll(async () => {
+    shortLived = await SpecServer.start({ config: { auth: { accessTokenSeconds: 1, refreshTokenSeconds: 60 } } });
+    account = await shortLived.createAccount('brief', { senders: [{ name: 'Brief', type: 0 }] });
+  }, 180_000);
+  afterAll(async () => shortLived?.stop());
+
+  it('reports expires_in 1 and refuses the token with 401 once it has expired', async () => {
+    const res = await postForm(shortLived.url('/auth/token'), passwordGrant(CURRENT_CLIENT_ID, account.username));
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ expires_in: 1, refresh_expires_in: 60 });
+    const access = body['access_token'] as string;
+    // exp is whole seconds after iat: 2.1 s later it has passed whatever the sub-second phase.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const created = await postJson(shortLived.url('/v1/campaign'), access, { text: 'late', from: 'Brief', recipientInfo: [{ msisdn: '447700900123' }] });
+    expect(created.status).toBe(401);
+    expect(created.headers.get('www-authenticate')).toBe('Bearer');
+  });
+});
