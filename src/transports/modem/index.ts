@@ -5,3 +5,6 @@ export type { ModemDeviceConfig, ModemTransportConfig, ResolvedModemTransportCon
 export { defaultProfilesDir, loadProfile, parseProfile } from './profile.js';
 export type { ModemProfile, ModemQuirk } from './profile.js';
 export type { DeviceStatus } from './device-worker.js';
+export { probeModem } from './probe.js';
+export type { ProbeResult } from './probe.js';
+export type { ModemHealth, ModemIdentity } from './modem-session.js';

@@ -80,9 +80,15 @@ function infoValue(response: AtResponse, prefix: string): string | null {
   return line === undefined ? null : line.slice(prefix.length + 1).trim();
 }
 
+/**
+ * The value of a V.250 / TS 27.007 identification answer (AT+CGMI, +CGMM, +CGMR, +CGSN): a bare
+ * line, though some firmwares prefix it with the command name ('+CGSN: "8612..."').
+ */
 function plainValue(response: AtResponse): string | null {
   const line = response.lines.find((l) => l.trim() !== '');
-  return line === undefined ? null : line.trim();
+  if (line === undefined) return null;
+  const prefixed = /^\+(?:CGMI|CGMM|CGMR|CGSN|GMI|GMM|GMR|GSN):\s*(.*)$/.exec(line.trim());
+  return (prefixed ? (prefixed[1] ?? '') : line.trim()).replace(/^"(.*)"$/, '$1');
 }
 
 /** Redacts the PIN from a command before it is logged. */

@@ -42,6 +42,8 @@ export interface EmulatorOptions {
   firstMessageReference?: number;
   /** Commands (prefixes, e.g. 'AT+CNMI') it answers with a bare ERROR, like a minimal modem. */
   refuseCommands?: readonly string[];
+  /** Answer AT+CGMI/CGMM/CGMR/CGSN as '+CGSN: "..."' (some firmwares do) instead of a bare line. */
+  prefixedIdentity?: boolean;
   /** Text after +CMGS: <mr>, e.g. ',"26/11/21,10:00:00+00"' as some modems add. */
   cmgsSuffix?: string;
 }
@@ -299,10 +301,11 @@ export class ModemEmulator {
       return this.respond([], 'OK');
     }
     if (command === '+CMEE?') return this.respond([`+CMEE: ${this.cmee}`], 'OK');
-    if (command === '+CGMI' || command === '+GMI') return this.respond([identity.manufacturer], 'OK');
-    if (command === '+CGMM' || command === '+GMM') return this.respond([identity.model], 'OK');
-    if (command === '+CGMR' || command === '+GMR') return this.respond([identity.revision], 'OK');
-    if (command === '+CGSN' || command === '+GSN') return this.respond([identity.imei], 'OK');
+    const ident = (name: string, value: string): string => (this.options.prefixedIdentity ? `+${name}: "${value}"` : value);
+    if (command === '+CGMI' || command === '+GMI') return this.respond([ident('CGMI', identity.manufacturer)], 'OK');
+    if (command === '+CGMM' || command === '+GMM') return this.respond([ident('CGMM', identity.model)], 'OK');
+    if (command === '+CGMR' || command === '+GMR') return this.respond([ident('CGMR', identity.revision)], 'OK');
+    if (command === '+CGSN' || command === '+GSN') return this.respond([ident('CGSN', identity.imei)], 'OK');
     if (command === 'I' || command === 'I0') return this.respond([identity.manufacturer, identity.model, `Revision: ${identity.revision}`], 'OK');
     if (command === '+CIMI') return this.pinLocked ? this.respond([], this.cmeError(11)) : this.respond([identity.imsi], 'OK');
     if (command === '+CPIN?') return this.respond([this.pinLocked ? '+CPIN: SIM PIN' : '+CPIN: READY'], 'OK');

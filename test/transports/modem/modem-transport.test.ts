@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planMessage } from '../../../src/sms/index.js';
-import { ModemTransport, defaultProfilesDir } from '../../../src/transports/modem/index.js';
+import { ModemTransport, defaultProfilesDir, probeModem } from '../../../src/transports/modem/index.js';
 import type { ModemTransportConfig } from '../../../src/transports/modem/index.js';
 import type { InboundMessage, OutboundMessage, TransportReceipt, TransportState } from '../../../src/transports/transport.js';
 import { ModemEmulator, type EmulatorOptions } from '../../support/modem-emulator/index.js';
@@ -331,6 +331,14 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(t.transport.currentState().state).not.toBe('bound');
     expect(t.transport.devices()[0]?.lastError).toBe('MODEM_SIM_PIN_REQUIRED');
     expect(await t.transport.submit(message('x'))).toEqual([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' }]);
+  });
+
+  it('probes identity whether the firmware answers bare lines or "+CGSN: ..." prefixed ones', async () => {
+    for (const prefixedIdentity of [false, true]) {
+      const emu = await emulator(prefixedIdentity ? 'prefixed' : 'bare', { prefixedIdentity, rssi: 99 });
+      const result = await probeModem(emu.path, 'generic');
+      expect(result).toMatchObject({ manufacturer: 'SMSGATE', model: 'EMULATED-MODEM', imei: '356938035643809', simState: 'READY', signal: { rssi: null, dbm: null } });
+    }
   });
 
   it('polls health: signal, registration and operator', async () => {
