@@ -75,7 +75,7 @@ describe('smsgate pdu decode', () => {
 
   test('prints a DELIVER with its text', async () => {
     const result = await cli.run('pdu', 'decode', '07917283010010F5040BC87238880900F10000993092516195800AE8329BFD4697D9EC37');
-    expect(JSON.parse(result.stdout)).toMatchObject({ type: 'SMS-DELIVER', originator: { digits: '27838890001' }, userData: { text: 'hellohello' } });
+    expect(JSON.parse(result.stdout)).toMatchObject({ type: 'SMS-DELIVER', originator: { digits: '27838890001' }, userData: { text: 'hellohello' }, text: 'hellohello', concat: null });
   });
 
   test('exits 2 with the usage line when HEX is missing or not hex', async () => {

@@ -1,7 +1,8 @@
 /**
  * `smsgate pdu encode --to MSISDN --text T [--status-report]` prints one SMS-SUBMIT PDU per part
  * (hex, SMSC octet 00 first, as written after the AT+CMGS prompt), one per line.
- * `smsgate pdu decode HEX` prints the decoded PDU as one JSON line.
+ * `smsgate pdu decode HEX` prints the decoded PDU as one JSON line, with the text and the
+ * concatenation info also at the top level for scripts (`jq .text`).
  */
 import { isGatewayError } from '../../errors.js';
 import { decodePdu, encodeTextSubmitParts } from '../../pdu/index.js';
@@ -38,7 +39,10 @@ function decode(args: string[]): number {
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`, USAGE);
   if (!/^(?:[0-9A-Fa-f]{2})+$/.test(hex)) throw new UsageError('HEX must be an even number of hex digits', USAGE);
   try {
-    process.stdout.write(`${JSON.stringify(decodePdu(hex))}\n`);
+    const decoded = decodePdu(hex);
+    const userData = decoded.userData;
+    const summary = userData === null ? {} : { text: userData.text, concat: userData.concat };
+    process.stdout.write(`${JSON.stringify({ ...decoded, ...summary })}\n`);
     return 0;
   } catch (err) {
     if (!isGatewayError(err)) throw err;
