@@ -98,6 +98,8 @@ export class Scheduler {
 
   private warnNoRoute(campaignId: string, msisdn: string, routed: string | undefined): void {
     if (this.warnedNoRoute.has(campaignId)) return;
+    // Bounded: forgetting old campaigns only means one more warning if they ever come back.
+    if (this.warnedNoRoute.size >= 10_000) this.warnedNoRoute.clear();
     this.warnedNoRoute.add(campaignId);
     this.logger.warn(
       { campaignId, example: msisdn, transport: routed },
