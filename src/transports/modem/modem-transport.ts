@@ -23,6 +23,9 @@ export interface ModemTransportOptions {
   registrationPollMs?: number;
 }
 
+/** Longest start() waits for the devices' first attempts. */
+const START_WAIT_CAP_MS = 10_000;
+
 /** How long the parts of a concatenated incoming SMS are waited for before it is handed on incomplete. */
 const INBOUND_REASSEMBLY_MS = 10 * 60_000;
 
@@ -97,7 +100,9 @@ export class ModemTransport implements Transport {
     this.setState({ state: 'binding' });
     this.pruneTimer = setInterval(() => this.matcher.prune(Date.now()), 60_000);
     this.pruneTimer.unref();
-    await Promise.all(this.workers.map((w) => w.start()));
+    // Each device's first attempt ends when it is ready or has failed once; a modem still waiting
+    // for the network (registrationTimeoutMs) does not hold up the gateway's start beyond the cap.
+    await Promise.race([Promise.all(this.workers.map((w) => w.start())), new Promise((resolve) => setTimeout(resolve, START_WAIT_CAP_MS).unref())]);
     this.refreshState();
   }
 
