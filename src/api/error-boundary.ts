@@ -19,7 +19,6 @@ export function errorBoundary(logger: Logger): Middleware {
     } catch (err) {
       const mapped = isGatewayError(err) ? HTTP_BY_CODE[err.code] : undefined;
       if (isGatewayError(err) && mapped !== undefined) {
-        if (mapped.status === 413) ctx.set('Connection', 'close');
         if (mapped.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
         sendProblem(ctx, { ...mapped, detail: err.message });
         return;

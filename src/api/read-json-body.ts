@@ -1,11 +1,16 @@
 /**
  * Reads a JSON request body with a byte limit. Bytes are counted as they stream in and collection
  * stops at the limit (nothing past it is buffered); a declared Content-Length over the limit is
- * refused before reading. Node's HTTP server drains what is left once the response is sent.
+ * refused before reading. Past the limit the rest of the body is read and thrown away rather than
+ * the connection closed: a client still sending would otherwise get EPIPE or ECONNRESET on its write
+ * and never see the 413. Discarding is bounded by MAX_DISCARDED_BODY_BYTES, then the socket is closed.
  */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors.js';
 import { API_ERROR } from './http-errors.js';
+
+/** Bytes read and thrown away after a 413 before the connection is closed instead. */
+export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Media types accepted as JSON: application/json and any +json suffix type (RFC 6839 §3.1). */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
@@ -16,7 +21,10 @@ export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number): 
     throw new GatewayError(API_ERROR.bodyInvalid, 'the request body must be JSON with Content-Type application/json');
   }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) {
+    discardRest(req, 0);
+    throw tooLarge(maxBodyBytes);
+  }
   const bytes = await collect(req, maxBodyBytes);
   let text: string;
   try {
@@ -49,8 +57,7 @@ function collect(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer> {
       if (receivedBytes > maxBodyBytes) {
         cleanup();
         chunks.length = 0;
-        // Keep the stream flowing so the rest is discarded rather than buffered.
-        req.resume();
+        discardRest(req, chunk.length);
         reject(tooLarge(maxBodyBytes));
         return;
       }
@@ -70,6 +77,20 @@ function collect(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer> {
     req.on('error', onError);
     req.on('aborted', onAborted);
   });
+}
+
+/**
+ * Reads the rest of a refused body and drops it, so the 413 reaches a client that is still sending;
+ * closes the connection once MAX_DISCARDED_BODY_BYTES have been dropped.
+ */
+function discardRest(req: IncomingMessage, alreadyDiscardedBytes: number): void {
+  let discardedBytes = alreadyDiscardedBytes;
+  req.on('data', (chunk: Buffer) => {
+    discardedBytes += chunk.length;
+    if (discardedBytes > MAX_DISCARDED_BODY_BYTES) req.socket.destroy();
+  });
+  req.on('error', () => undefined);
+  req.resume();
 }
 
 function tooLarge(maxBodyBytes: number): GatewayError {

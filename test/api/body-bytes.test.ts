@@ -4,6 +4,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_DISCARDED_BODY_BYTES } from '../../src/api/read-json-body.js';
 import { startApiFixture, type ApiFixture } from '../support/api-fixture.js';
 
 let fixture: ApiFixture;
@@ -82,5 +83,49 @@ describe('request body bytes', () => {
     const response = await rawRequest(campaignRequest(body, 'chunked'), oneByte);
     expect(response).toMatch(/^HTTP\/1\.1 413 /);
     expect(response).toContain('application/problem+json');
+  });
+
+  it('reads and drops the rest of a refused body, then closes once MAX_DISCARDED_BODY_BYTES are dropped', async () => {
+    const { port } = new URL(fixture.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let response = '';
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString('utf8');
+    });
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const declaredBytes = MAX_DISCARDED_BODY_BYTES * 4;
+    socket.write(['POST /v1/campaign HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`, 'Content-Type: application/json',
+      `Content-Length: ${declaredBytes}`, '', ''].join('\r\n'));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let writtenBytes = 0;
+    while (!socket.destroyed && writtenBytes < declaredBytes) {
+      if (!socket.write(chunk)) await new Promise<void>((resolve) => { socket.once('drain', () => resolve()); socket.once('close', () => resolve()); });
+      writtenBytes += chunk.length;
+    }
+    await closed;
+    expect(response).toMatch(/^HTTP\/1\.1 413 /);
+    expect(response).not.toMatch(/Connection: close/i);
+    // The server kept reading well past the limit, and stopped long before the declared length.
+    expect(writtenBytes).toBeGreaterThan(MAX_DISCARDED_BODY_BYTES);
+    expect(writtenBytes).toBeLessThan(declaredBytes);
+  });
+
+  it('keeps the connection usable after a 413: the next request on it is answered', async () => {
+    const { port } = new URL(fixture.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let response = '';
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString('utf8');
+    });
+    const big = Buffer.from(JSON.stringify({ text: 'x'.repeat(5_000), from: 'Acme', recipientInfo: [{ msisdn: '1' }] }));
+    socket.write(Buffer.concat([Buffer.from(['POST /v1/campaign HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`,
+      'Content-Type: application/json', `Content-Length: ${big.length}`, '', ''].join('\r\n')), big]));
+    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    expect(response).toMatch(/^HTTP\/1\.1 413 /);
+    expect(response).toMatch(/HTTP\/1\.1 200 OK[\s\S]*Healthy$/);
   });
 });
