@@ -7,7 +7,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SpecServer, type SpecAccount } from './spec-server.js';
+import { ADMIN_PASSWORD, SpecServer, type SpecAccount } from './spec-server.js';
 
 let server: SpecServer;
 let acme: SpecAccount;
@@ -132,6 +132,39 @@ describe('Authorization header variants never answer 5xx', () => {
       }
     });
   }
+
+  it('crafted and tampered JWTs are 401 on every endpoint', async () => {
+    const b64 = (value: unknown): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+    const issued = await fetch(server.url('/auth/token'), {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: 'messaging-api', grant_type: 'password', username: acme.username, password: ADMIN_PASSWORD }).toString(),
+    });
+    const real = ((await issued.json()) as { access_token: string }).access_token;
+    const [header, payload, signature] = real.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const tokens = [
+      `${header}.${b64({ ...claims, sub: '999999' })}.${signature}`,
+      `${header}.${payload}.${b64('not the signature')}`,
+      `${b64({ alg: 'none' })}.${payload}.`,
+      `${b64({ alg: 'HS256', kid: JSON.parse(Buffer.from(header, 'base64url').toString('utf8')).kid })}.${payload}.${b64('x'.repeat(32))}`,
+      `${b64({ alg: 'ES256', kid: 'unknown-key' })}.${payload}.${signature}`,
+      `${b64({ alg: 'ES256', kid: {} })}.${b64({})}.${b64('x')}`,
+      `${b64({ alg: 'ES256', crit: ['x'] })}.${payload}.${signature}`,
+      `${b64('not json')}.${b64('not json')}.${b64('x')}`,
+      `${b64([])}.${b64(null)}.${b64('x')}`,
+    ];
+    for (const token of tokens) {
+      for (const [method, path] of [['POST', '/v1/campaign'], ['GET', '/v1/campaign/2d1f3c5e-8a7b-4c6d-9e0f-112233445566'], ['GET', '/api/v2/senderlist']] as const) {
+        const answer = await send(path, {
+          method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body: JSON.stringify(VALID) } : {}),
+        });
+        expect(answer.status, `${method} ${path} ${token.slice(0, 40)}`).toBe(401);
+      }
+    }
+    // The untouched token works, so the 401s above are the tampering's doing.
+    expect((await send('/api/v2/senderlist', { headers: { authorization: `Bearer ${real}` } })).status).toBe(200);
+  });
 
   it('accepts the scheme in any case and more than one space before the token (RFC 9110 §11.1)', async () => {
     for (const scheme of ['bearer', 'BEARER', 'Bearer ']) {
