@@ -52,6 +52,13 @@ const RECIPIENT_FIELDS = ['msisdn', 'ClientReference'] as const;
 const REQUIRED_CAMPAIGN_FIELDS: readonly string[] = ['text', 'from', 'recipientInfo'];
 const REQUIRED_RECIPIENT_FIELDS: readonly string[] = ['msisdn'];
 
+/**
+ * C0 controls and DEL. Not in the spec's `from` rules, but a sender id is sent as SMPP source_addr, a
+ * C-Octet String (SMPP 3.4 §3.1) that a NUL would cut short and corrupt the PDU after it, and no
+ * handset shows a control character as a sender; refusing it at the API loses nothing silently.
+ */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /** SPEC Recipient: digits with an optional leading `+`; no spaces, brackets or hyphens. */
 const MSISDN_PATTERN = '^\\+?[0-9]+$';
 
@@ -171,6 +178,7 @@ function checkRules(candidate: Record<string, unknown>): { errors: string[]; sen
   if (typeof from === 'string' && from.length > 0) {
     const sender = validateSender(from);
     if (!sender.ok) errors.push(`from is invalid: ${sender.reason}`);
+    else if (CONTROL_CHARACTER.test(sender.value)) errors.push('from must not contain control characters');
   }
   if (typeof campaignName === 'string' && campaignName.length > 0 && !hasNonWhitespace(campaignName)) {
     errors.push('campaignName must contain a non-whitespace character');

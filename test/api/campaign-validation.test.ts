@@ -118,6 +118,8 @@ describe('rejected requests (400 Validation Error naming the field)', () => {
     ['from 59999 (reserved)', withField('from', '59999'), 'from'],
     ['from 55555 with spaces (reserved after trimming)', withField('from', ' 55555 '), 'from'],
     ['from a number', withField('from', 12345), 'from must be a string'],
+    ['from with a NUL inside', withField('from', 'Ac\u0000me'), 'from must not contain control characters'],
+    ['from with a tab inside', withField('from', 'Ac\tme'), 'from must not contain control characters'],
     ['recipientInfo missing', without('recipientInfo'), 'recipientInfo is required'],
     ['recipientInfo null', withField('recipientInfo', null), 'recipientInfo is required'],
     ['recipientInfo empty', withField('recipientInfo', []), 'recipientInfo must contain at least 1'],
