@@ -91,6 +91,7 @@ export class ModemEmulator {
   private busy = false;
   private readonly queue: string[] = [];
   private failures: number[] = [];
+  private submitsAwaitingAnswer = 0;
   private submitMode: 'accept' | 'temporary' | 'permanent' | 'no-response' = 'accept';
   private promptDrops = 0;
   private noise: string[] = [];
@@ -133,6 +134,7 @@ export class ModemEmulator {
     this.port = null;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.submitsAwaitingAnswer = 0;
     this.busy = false;
     this.queue.length = 0;
     await this.pty?.close();
@@ -180,6 +182,11 @@ export class ModemEmulator {
       const index = this.store({ status: 'REC UNREAD', ...pdu });
       if (this.cnmiMt !== 0) this.unsolicited([`+CMTI: "SM",${index}`]);
     }
+  }
+
+  /** True while a submit's PDU is in and its +CMGS answer not yet out (the moment an unplug loses a result). */
+  get submitInProgress(): boolean {
+    return this.submitsAwaitingAnswer > 0;
   }
 
   /** Messages still stored on the emulated SIM. */
@@ -427,7 +434,9 @@ export class ModemEmulator {
     const failure = this.failures.shift() ?? (this.submitMode === 'temporary' ? 42 : this.submitMode === 'permanent' ? 1 : undefined);
     const [minMs, maxMs] = this.timing.submitDelayMs;
     const delayMs = minMs + Math.random() * (maxMs - minMs);
+    this.submitsAwaitingAnswer++;
     this.later(delayMs, () => {
+      this.submitsAwaitingAnswer--;
       if (failure !== undefined) return this.respond([], this.cmsError(failure));
       const messageReference = this.nextMr;
       this.nextMr = (this.nextMr + 1) % 256; // TS 23.040 §9.2.3.6: TP-MR is 0..255 and wraps
