@@ -90,3 +90,31 @@ describe('Delivery Receipt fields', () => {
     expect(body('447700900043')).toEqual({ To: '447700900043', From: 'Acme', Status: 'DELIVRD', ClientReference: ' ünï ' });
   });
 });
+
+describe('Circuit breaker (Events 7): open for 30 s after two transient failures', () => {
+  let breakerServer: SpecServer;
+  let failing: WebhookReceiver;
+  let account: SpecAccount;
+  beforeAll(async () => {
+    failing = await WebhookReceiver.start({ defaultResponse: { kind: 'status', statusCode: 500 } });
+    // Default breaker (two failures, 30 s); only the retry delays are shortened.
+    breakerServer = await SpecServer.start({ config: { webhooks: { retryDelaysMs: [50, 50, 50] } } });
+    account = await breakerServer.createAccount('flaky', { webhookUrl: failing.url, senders: [{ name: 'Flaky', type: 0 }] });
+  }, 180_000);
+  afterAll(async () => {
+    await breakerServer?.stop();
+    await failing?.close();
+  });
+
+  it('makes two requests, then fails the remaining retries fast without a request while open', async () => {
+    const { id } = await createReadyCampaign(breakerServer, account.token, { text: 'Breaker', from: 'Flaky', recipientInfo: [{ msisdn: '447700900051' }] });
+    await eventually(async () => {
+      const res = await getWithToken(breakerServer.url(`/v1/campaign/${id}`), account.token);
+      return ((await res.json()) as Summary).pending === 0 ? true : undefined;
+    }, 'the receipt');
+    await failing.waitForCount(2);
+    // The three retries are due within 150 ms; a second is far past them and far short of 30 s.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(failing.count).toBe(2);
+  });
+});
