@@ -128,7 +128,14 @@ class RunningGateway implements Gateway {
     await engine.start();
     webhooks.start();
     processor.start();
-    this.server = await listen(this.app, config.api.host, config.api.port);
+    try {
+      this.server = await listen(this.app, config.api.host, config.api.port);
+    } catch (err) {
+      // E.g. the port is taken: undo the start so nothing (reconnect timers, pollers) keeps running.
+      logger.error({ err, host: config.api.host, port: config.api.port }, 'cannot listen');
+      await this.stop();
+      throw err;
+    }
     const where = this.address();
     logger.info({ host: where?.host, port: where?.port }, `smsgate listening on http://${where?.host}:${where?.port}`);
   }

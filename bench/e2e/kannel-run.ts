@@ -18,14 +18,14 @@ export interface KannelRunOptions {
   statusFor: (msisdn: string) => string;
   msisdnFor: (i: number) => string;
   text: string;
+  /** sendsms requests in flight at once (HTTP keep-alive connections to smsbox). */
+  sendsmsConcurrency: number;
 }
 
 export type KannelRunResult = { ok: true; figures: RunFigures } | { ok: false; reason: string };
 
 const BEARERBOX = '/usr/sbin/bearerbox';
 const SMSBOX = '/usr/sbin/smsbox';
-/** sendsms requests in flight at once (HTTP keep-alive connections to smsbox). */
-const SENDSMS_CONCURRENCY = 64;
 
 export async function runKannel(options: KannelRunOptions): Promise<KannelRunResult> {
   if (!existsSync(BEARERBOX) || !existsSync(SMSBOX)) {
@@ -71,7 +71,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
       if (response.status !== 202 && response.status !== 200) refused++;
     };
     await Promise.all(
-      Array.from({ length: SENDSMS_CONCURRENCY }, async () => {
+      Array.from({ length: options.sendsmsConcurrency }, async () => {
         while (next < options.recipients) await sendOne(next++);
       }),
     );

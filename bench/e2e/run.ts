@@ -1,5 +1,5 @@
 /**
- * `npm run bench:e2e [-- --recipients N] [-- --no-kannel]`: one campaign of N recipients (default
+ * `npm run bench:e2e [-- --recipients N] [--no-kannel] [--no-smsgate] [--kannel-concurrency N]`: one campaign of N recipients (default
  * 100,000) end to end through smsgate (HTTP API -> SQLite -> SMPP to a test SMSC on loopback ->
  * receipts -> signed webhooks to a local receiver), and the same messages through Kannel
  * (bearerbox + smsbox, sendsms over HTTP with dlr-url callbacks, store-type file) to the same
@@ -12,11 +12,13 @@ import { formatTable, type RunFigures } from './stats.js';
 
 interface BenchArgs {
   recipients: number;
+  smsgate: boolean;
   kannel: boolean;
+  kannelConcurrency: number;
 }
 
 function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const args: BenchArgs = { recipients: 100_000, kannel: true };
+  const args: BenchArgs = { recipients: 100_000, smsgate: true, kannel: true, kannelConcurrency: 32 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--recipients') {
@@ -25,8 +27,14 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
       args.recipients = value;
     } else if (arg === '--no-kannel') {
       args.kannel = false;
+    } else if (arg === '--no-smsgate') {
+      args.smsgate = false;
+    } else if (arg === '--kannel-concurrency') {
+      const value = Number(argv[++i]);
+      if (!Number.isInteger(value) || value < 1) throw new Error('--kannel-concurrency needs a positive integer');
+      args.kannelConcurrency = value;
     } else {
-      throw new Error(`unknown option ${arg}; usage: run.js [--recipients N] [--no-kannel]`);
+      throw new Error(`unknown option ${arg}; usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-concurrency N]`);
     }
   }
   return args;
@@ -43,10 +51,10 @@ async function main(): Promise<void> {
   console.log(`e2e bench: ${args.recipients} recipients, one GSM-7 part each, receipts on, webhooks/callbacks on`);
   console.log(`machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
   const runs: RunFigures[] = [];
-  const smsgate = await runSmsgate({ recipients: args.recipients, statusFor, msisdnFor, text: TEXT });
-  runs.push(smsgate);
+  const smsgate = args.smsgate ? await runSmsgate({ recipients: args.recipients, statusFor, msisdnFor, text: TEXT }) : undefined;
+  if (smsgate !== undefined) runs.push(smsgate);
   if (args.kannel) {
-    const kannel = await runKannel({ recipients: args.recipients, statusFor, msisdnFor, text: TEXT });
+    const kannel = await runKannel({ recipients: args.recipients, statusFor, msisdnFor, text: TEXT, sendsmsConcurrency: args.kannelConcurrency });
     if (kannel.ok) runs.push(kannel.figures);
     else console.log(`Kannel not run: ${kannel.reason}`);
   }
@@ -54,10 +62,10 @@ async function main(): Promise<void> {
   console.log(formatTable(runs));
   for (const run of runs) for (const note of run.notes) console.log(`note (${run.label}): ${note}`);
   const kannel = runs.find((r) => r.label === 'kannel');
-  if (kannel !== undefined) {
+  if (kannel !== undefined && smsgate !== undefined) {
     console.log(`\nratio smsgate / kannel, end-to-end messages per second: ${(smsgate.endToEndPerSecond / kannel.endToEndPerSecond).toFixed(2)}x`);
   }
-  console.log(`smsgate peak RSS ${smsgate.peakRssMb.toFixed(0)} MB (goal: under 300 MB)`);
+  if (smsgate !== undefined) console.log(`smsgate peak RSS ${smsgate.peakRssMb.toFixed(0)} MB (goal: under 300 MB)`);
 }
 
 main().then(

@@ -92,12 +92,20 @@ export class GatewayProcess {
   /** Spawns `smsgate serve --config configPath` and resolves once it listens. */
   static async spawn(
     configPath: string,
-    options: { env?: NodeJS.ProcessEnv; startTimeoutMs?: number; /** e.g. ['--cpu-prof'] */ nodeArgs?: string[] } = {},
+    options: {
+      env?: NodeJS.ProcessEnv;
+      startTimeoutMs?: number;
+      /** e.g. ['--cpu-prof'] */
+      nodeArgs?: string[];
+      /** Name the config with --config (default) or with SMSGATE_CONFIG. */
+      configVia?: 'flag' | 'env';
+    } = {},
   ): Promise<GatewayProcess> {
     ensureBuilt();
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', '--config', configPath], {
+    const viaEnv = options.configVia === 'env';
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', ...(viaEnv ? [] : ['--config', configPath])], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...options.env, ...(viaEnv ? { SMSGATE_CONFIG: configPath } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];
