@@ -111,6 +111,23 @@ export class SpecServer {
     return this.logTail.join('\n');
   }
 
+  /** Kills the server process with a signal and waits for it to exit (the data directory stays). */
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Starts `smsgate serve` again on the same config and database (a new ephemeral port). */
+  async restart(): Promise<void> {
+    await this.kill('SIGTERM');
+    this.baseUrl = '';
+    await this.listen();
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     this.child = undefined;
