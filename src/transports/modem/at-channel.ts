@@ -10,6 +10,7 @@
 import { GatewayError } from '../../errors.js';
 import { AtFramer, type AtFrame } from './at-framer.js';
 import { type FinalResult, classifyLine, lineName } from './at-line.js';
+import { sleep } from './sleep.js';
 
 export interface AtLink {
   write(data: string): void;
@@ -74,7 +75,6 @@ export class AtChannel {
   private tail: Promise<unknown> = Promise.resolve();
   private closedReason: string | null = null;
   private discardFinalUntilMs = 0;
-  private readonly waiters = new Set<(err: GatewayError) => void>();
 
   constructor(
     private readonly link: AtLink,
@@ -99,8 +99,6 @@ export class AtChannel {
     this.inFlight = null;
     // A send cut after its PDU went out has an unknown result: say so with its own code.
     current?.reject(current.pduWritten ? new GatewayError('AT_CLOSED_AFTER_PDU', `modem link closed after the PDU was written: ${reason}`, { retryable: true }) : err);
-    for (const fail of this.waiters) fail(err);
-    this.waiters.clear();
   }
 
   /** Runs one command (without the trailing CR) and resolves with its response, whatever the final result. */
@@ -127,13 +125,14 @@ export class AtChannel {
     return run;
   }
 
-  private start(command: string, expectPrefix: string | null, awaitingPrompt: boolean): Promise<AtResponse> & { flight: InFlight } {
-    let flight!: InFlight;
-    const promise = new Promise<AtResponse>((resolve, reject) => {
-      flight = { command, expectPrefix, lines: [], pdus: [], awaitingPrompt, pduWritten: false, onPrompt: null, resolve, reject };
-    }) as Promise<AtResponse> & { flight: InFlight };
-    promise.flight = flight;
-    return promise;
+  /** A new in-flight record and the promise its final result settles. */
+  private begin(command: string, expectPrefix: string | null, awaitingPrompt: boolean): { flight: InFlight; response: Promise<AtResponse> } {
+    let settle!: Pick<InFlight, 'resolve' | 'reject'>;
+    const response = new Promise<AtResponse>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    const flight: InFlight = { command, expectPrefix, lines: [], pdus: [], awaitingPrompt, pduWritten: false, onPrompt: null, ...settle };
+    return { flight, response };
   }
 
   private checkOpen(): void {
@@ -144,17 +143,16 @@ export class AtChannel {
 
   private async runCommand(command: string, options: CommandOptions): Promise<AtResponse> {
     this.checkOpen();
-    const pending = this.start(command, options.expectPrefix ?? null, false);
-    this.inFlight = pending.flight;
+    const { flight, response } = this.begin(command, options.expectPrefix ?? null, false);
+    this.inFlight = flight;
     this.link.write(`${command}\r`);
-    return this.withDeadline(pending, options.timeoutMs, 'AT_TIMEOUT', `${command} got no final result`);
+    return this.withDeadline(flight, response, options.timeoutMs, 'AT_TIMEOUT', `${command} got no final result`);
   }
 
   private async runPdu(tpduOctets: number, hex: string, options: PduSendOptions): Promise<AtResponse> {
     this.checkOpen();
     const command = `AT+CMGS=${tpduOctets}`;
-    const pending = this.start(command, '+CMGS', true);
-    const flight = pending.flight;
+    const { flight, response: pending } = this.begin(command, '+CMGS', true);
     const prompted = new Promise<boolean>((resolve) => {
       flight.onPrompt = () => resolve(true);
       setTimeout(() => resolve(false), options.promptTimeoutMs).unref?.();
@@ -178,22 +176,17 @@ export class AtChannel {
     if (!gotPrompt) return pending;
     flight.pduWritten = true;
     this.link.write(`${hex}${CTRL_Z}`);
-    return this.withDeadline(pending, options.resultTimeoutMs, 'AT_RESULT_TIMEOUT', `${command} got no final result after the PDU`);
+    return this.withDeadline(flight, pending, options.resultTimeoutMs, 'AT_RESULT_TIMEOUT', `${command} got no final result after the PDU`);
   }
 
-  private withDeadline(pending: Promise<AtResponse> & { flight: InFlight }, timeoutMs: number, code: string, message: string): Promise<AtResponse> {
-    const flight = pending.flight;
+  private withDeadline(flight: InFlight, pending: Promise<AtResponse>, timeoutMs: number, code: string, message: string): Promise<AtResponse> {
     const timer = setTimeout(() => {
       if (this.inFlight !== flight) return;
       this.inFlight = null;
       this.discardFinalUntilMs = Date.now() + (this.options.lateFinalGuardMs ?? 1_000);
       flight.reject(new GatewayError(code, `${message} within ${timeoutMs} ms`, { retryable: true, details: { command: flight.command, timeoutMs } }));
     }, timeoutMs);
-    this.waiters.add(flight.reject);
-    return pending.finally(() => {
-      clearTimeout(timer);
-      this.waiters.delete(flight.reject);
-    });
+    return pending.finally(() => clearTimeout(timer));
   }
 
   private onFrame(frame: AtFrame): void {
@@ -235,8 +228,4 @@ export class AtChannel {
     if (flight !== null) flight.lines.push(text);
     else this.options.onStray?.(text);
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -7,7 +7,8 @@
 import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedPdu, type DecodedStatusReport, decodePdu } from '../../pdu/index.js';
-import { type AtChannel, type AtResponse, type Urc, sleep } from './at-channel.js';
+import type { AtChannel, AtResponse, Urc } from './at-channel.js';
+import { sleep } from './sleep.js';
 import { type FinalResult, splitArgs } from './at-line.js';
 import { isTemporaryCmeError, isTemporaryCmsError } from './cms-errors.js';
 import type { ModemProfile } from './profile.js';

@@ -9,7 +9,7 @@ import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
 import { isFinalStatus, statusFromTpStatus } from '../../receipts/index.js';
 import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportState } from '../transport.js';
-import { sleep } from './at-channel.js';
+import { sleep } from './sleep.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
 import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
 import { type AssembledMessage, InboundAssembler } from './inbound-assembler.js';
