@@ -88,6 +88,8 @@ export class ModemEmulator {
   private cnmiDs = 0;
   private readonly storage = new Map<number, StoredMessage>();
   private pendingCmgs: { tpduOctets: number } | null = null;
+  /** Set when a prompt was withheld: the PDU that follows is swallowed like a garbled command line. */
+  private silentCmgs = false;
   private busy = false;
   private readonly queue: string[] = [];
   private failures: number[] = [];
@@ -408,8 +410,6 @@ export class ModemEmulator {
     }
     return this.respond([], 'ERROR');
   }
-
-  private silentCmgs = false;
 
   private finishCmgs(hex: string): void {
     const pending = this.pendingCmgs;
