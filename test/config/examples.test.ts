@@ -1,0 +1,22 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+
+const configDir = join(import.meta.dirname, '..', '..', 'config');
+
+describe('shipped config files', () => {
+  const files = readdirSync(configDir).filter((f) => f.endsWith('.json'));
+
+  it('ships the embedded default and an example for an SMPP carrier and for modems', () => {
+    expect(files).toEqual(expect.arrayContaining(['default.json', 'smpp-carrier.example.json', 'modems.example.json']));
+  });
+
+  it.each(files)('%s validates, with ${ENV} references filled from the environment', (file) => {
+    const config = loadConfig(join(configDir, file), { SMPP_PASSWORD: 'secret', MODEM1_PIN: '1234' });
+    expect(config.transports.length).toBeGreaterThan(0);
+    for (const route of config.routes) {
+      expect(config.transports.map((t) => t.name)).toContain(route.transport);
+    }
+  });
+});
