@@ -47,7 +47,7 @@ function expectDeliberate(answer: Answer, what: string): void {
   expect(answer.text, what).not.toMatch(/Internal Server Error/i);
 }
 
-function postCampaign(body: BodyInit, headers: Record<string, string> = {}): Promise<Answer> {
+function postCampaign(body: string | Uint8Array, headers: Record<string, string> = {}): Promise<Answer> {
   return send('/v1/campaign', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${acme.token}`, ...headers },
@@ -107,7 +107,7 @@ describe('POST /v1/campaign never answers 5xx', () => {
     const json = JSON.stringify(VALID);
     for (const contentType of ['', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16',
       'application/json;;;', 'APPLICATION/JSON', 'application/vnd.api+json', '*/*', 'application/json\u00e9']) {
-      const headers = contentType === '' ? {} : { 'content-type': contentType };
+      const headers: Record<string, string> = contentType === '' ? {} : { 'content-type': contentType };
       const answer = await send('/v1/campaign', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, ...headers }, body: json });
       expectDeliberate(answer, `content-type ${contentType}`);
     }
