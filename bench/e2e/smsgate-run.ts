@@ -78,7 +78,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     if (response.status !== 202) throw new Error(`POST /v1/campaign answered ${response.status}: ${await response.text()}`);
     const { id } = (await response.json()) as { id: string };
 
-    // API latency while the campaign runs: one summary request at a time, back to back with a short pause.
+    // API latency while the campaign runs: one summary request every ~100 ms (a dashboard polling hard).
     const latenciesMs: number[] = [];
     let probing = true;
     const probe = (async () => {
@@ -87,7 +87,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
         const r = await fetch(`${running.baseUrl}/v1/campaign/${id}`, { headers: { authorization: `Bearer ${account.token}` } });
         await r.arrayBuffer();
         latenciesMs.push(performance.now() - t);
-        await new Promise((resolve) => setTimeout(resolve, 25));
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
 

@@ -20,7 +20,7 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-export const WRITE_BATCH_DEFAULTS = { maxDelayMs: 2, maxBatch: 512 } as const;
+export const WRITE_BATCH_DEFAULTS = { maxDelayMs: 2, maxBatch: 128 } as const;
 
 export class WriteBatcher {
   private pending: Pending[] = [];
