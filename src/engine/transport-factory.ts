@@ -8,8 +8,6 @@ import type { Logger } from '../log.js';
 import { SimulatorTransport, type SimulatorTransportConfig } from '../transports/simulator/index.js';
 import type { Transport } from '../transports/transport.js';
 
-type ModemTransportClass = new (config: TransportConfigBase, options: { logger: Logger }) => Transport;
-
 export async function createTransports(configs: readonly TransportConfigBase[], logger: Logger): Promise<Transport[]> {
   const transports: Transport[] = [];
   for (const config of configs) transports.push(await createTransport(config, logger));
@@ -25,10 +23,8 @@ async function createTransport(config: TransportConfigBase, logger: Logger): Pro
       return new SmppTransport(config as unknown as ConstructorParameters<typeof SmppTransport>[0], { logger });
     }
     case 'modem': {
-      // Resolved at run time: the modem transport may be absent from a trimmed build.
-      const modemModule = '../transports/modem/index.js';
-      const { ModemTransport } = (await import(modemModule)) as { ModemTransport: ModemTransportClass };
-      return new ModemTransport(config, { logger });
+      const { ModemTransport } = await import('../transports/modem/index.js');
+      return new ModemTransport(config as unknown as ConstructorParameters<typeof ModemTransport>[0], { logger });
     }
     default:
       throw new GatewayError('CONFIG_INVALID', `transport '${String(config.name)}': unknown type '${String((config as { type: unknown }).type)}'`);
