@@ -33,6 +33,8 @@ export interface SpecServerOptions {
 export class SpecServer {
   private child: ChildProcess | undefined;
   private logTail: string[] = [];
+  /** Every log line, for checks that no secret was ever logged. */
+  readonly allLines: string[] = [];
   /** Every log line at pino level error (50) or above: an unexpected failure inside the server. */
   readonly errorLines: string[] = [];
   baseUrl = '';
@@ -153,6 +155,7 @@ export class SpecServer {
         pending = lines.pop() ?? '';
         for (const line of lines) {
           this.logTail.push(line);
+          this.allLines.push(line);
           if (/"level":(5\d|60)/.test(line)) this.errorLines.push(line);
           if (this.logTail.length > 200) this.logTail.shift();
           const match = /listening on (http:\/\/[^\s"]+)/.exec(line);

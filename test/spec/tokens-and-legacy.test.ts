@@ -175,6 +175,19 @@ describe('GET /api/v2/senderlist', () => {
   }
 });
 
+describe('Secrets in the server log', () => {
+  it('no password, PAT, access token or refresh token used above appears in any log line', async () => {
+    const { body } = await token('/auth/token', passwordGrant());
+    await postJson(server.url('/v1/campaign'), body['access_token'] as string, CAMPAIGN);
+    await getWithToken(server.url('/api/v2/senderlist'), acme.token);
+    const log = server.allLines.join('\n');
+    expect(log).toContain('"status":202');
+    for (const secret of [ADMIN_PASSWORD, acme.token, body['access_token'] as string, body['refresh_token'] as string]) {
+      expect(log.includes(secret), secret.slice(0, 12)).toBe(false);
+    }
+  });
+});
+
 describe('Lifetimes come from the config and an expired access token is 401', () => {
   let shortLived: SpecServer;
   let account: SpecAccount;
