@@ -4,6 +4,7 @@
  * and crash recovery at start. It owns its transports' lifecycle: start() starts them with the
  * engine's handlers, stop() drains and stops them.
  */
+import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { DispatchStore } from '../store/dispatch-store.js';
@@ -85,7 +86,7 @@ export class DispatchEngine {
         new TransportLane({ transport, store: this.dispatchStore, plans, outcomes: this.outcomes, config, logger: logger.child({ transport: transport.name }), now: this.now }),
       ]),
     );
-    if (this.lanes.size !== transports.length) throw new Error('transport names must be unique');
+    if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
     this.scheduler = new Scheduler(this.dispatchStore, new RouteTable(deps.routes), new Set(this.lanes.keys()), plans, recipients, logger);
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
   }
