@@ -97,9 +97,9 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       if (Date.now() > deadline) throw new Error(`gave up: ${receiver.acknowledged} of ${options.recipients} webhooks`);
       if (Date.now() >= nextProgressAt) {
         nextProgressAt += Number(process.env["SMSGATE_BENCH_PROGRESS_MS"] ?? 5_000);
-        const { rssBytes } = running.memory();
+        const { rssBytes, peakRssBytes: peakNow } = running.memory();
         process.stderr.write(
-          `  smsgate t=${((performance.now() - startedAt) / 1_000).toFixed(0)}s submits=${smsc.submitCount} receipts=${smsc.receiptsAcknowledged} webhooks=${receiver.acknowledged} rss=${(rssBytes / 1_048_576).toFixed(0)}MB\n`,
+          `  smsgate t=${((performance.now() - startedAt) / 1_000).toFixed(0)}s submits=${smsc.submitCount} receipts=${smsc.receiptsAcknowledged} webhooks=${receiver.acknowledged} rss=${(rssBytes / 1_048_576).toFixed(0)}MB peak=${(peakSoFar / 1_048_576).toFixed(0)}MB\n`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
