@@ -92,12 +92,14 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     })();
 
     const deadline = Date.now() + 30 * 60_000;
-    let nextProgressAt = Date.now() + Number(process.env["SMSGATE_BENCH_PROGRESS_MS"] ?? 5_000);
+    // SMSGATE_BENCH_PROGRESS_MS sets how often a progress line goes to stderr.
+    const progressEveryMs = Number(process.env['SMSGATE_BENCH_PROGRESS_MS'] ?? 5_000);
+    let nextProgressAt = Date.now() + progressEveryMs;
     while (receiver.acknowledged < options.recipients) {
       if (Date.now() > deadline) throw new Error(`gave up: ${receiver.acknowledged} of ${options.recipients} webhooks`);
       if (Date.now() >= nextProgressAt) {
-        nextProgressAt += Number(process.env["SMSGATE_BENCH_PROGRESS_MS"] ?? 5_000);
-        const { rssBytes, peakRssBytes: peakNow } = running.memory();
+        nextProgressAt += progressEveryMs;
+        const { rssBytes, peakRssBytes: peakSoFar } = running.memory();
         process.stderr.write(
           `  smsgate t=${((performance.now() - startedAt) / 1_000).toFixed(0)}s submits=${smsc.submitCount} receipts=${smsc.receiptsAcknowledged} webhooks=${receiver.acknowledged} rss=${(rssBytes / 1_048_576).toFixed(0)}MB peak=${(peakSoFar / 1_048_576).toFixed(0)}MB\n`,
         );
