@@ -73,16 +73,17 @@ export class SmppBind {
     this.deps.onSlotFreed();
   }
 
-  /** Sends a submit_sm on a reserved slot and frees the slot when it resolves. */
-  submit(fields: Record<string, unknown>): Promise<RequestResult> {
+  /** Sends a submit_sm on a reserved slot; frees the slot, then calls onResult once. */
+  submit(fields: Record<string, unknown>, onResult: (result: RequestResult) => void): void {
     const connection = this.transmitter;
     if (connection === undefined || this.bindState.state !== 'bound') {
       this.release();
-      return Promise.resolve({ kind: 'failed', code: 'CONNECTION_LOST' });
+      onResult({ kind: 'failed', code: 'CONNECTION_LOST' });
+      return;
     }
-    return connection.request('submit_sm', fields).then((result) => {
+    connection.send('submit_sm', fields, (result) => {
       this.release();
-      return result;
+      onResult(result);
     });
   }
 

@@ -106,31 +106,48 @@ export class SmppTransport implements Transport {
     return this.binds.map((bind) => ({ outstanding: bind.outstanding, slowDownLevel: bind.throttle.slowDownLevel }));
   }
 
-  async submit(message: OutboundMessage): Promise<PartOutcome[]> {
-    const parts = message.partNumbers ?? message.segments.map((_, index) => index + 1);
-    if (this.stopping) return parts.map((part) => temporary(part, LOCAL_STATUS.transportStopped));
+  submit(message: OutboundMessage): Promise<PartOutcome[]> {
+    if (this.stopping) return Promise.resolve(requestedParts(message).map((part) => temporary(part, LOCAL_STATUS.transportStopped)));
     const plan = planSubmits(message, this.config);
     if (!plan.ok) {
       this.logger.warn({ messageKey: message.messageKey, status: plan.status }, plan.detail);
-      return parts.map((part) => ({ part, kind: 'failed-permanent', status: plan.status }));
+      return Promise.resolve(requestedParts(message).map((part): PartOutcome => ({ part, kind: 'failed-permanent', status: plan.status })));
     }
-    if (!this.binds.some((bind) => bind.state.state === 'bound')) {
-      return parts.map((part) => temporary(part, LOCAL_STATUS.transportDown));
+    if (!this.anyBindBound()) {
+      return Promise.resolve(requestedParts(message).map((part) => temporary(part, LOCAL_STATUS.transportDown)));
     }
+    // Hot path (one PDU, a slot and a token free now): one promise, no async hop.
+    if (plan.submits.length === 1) {
+      const bind = this.acquireNow();
+      if (bind !== null) return this.send(plan.submits[0]!, bind);
+    }
+    return this.submitEach(plan.submits);
+  }
+
+  /** Several PDUs, or waiting for a slot or a token: each PDU in order as binds allow. */
+  private async submitEach(submits: readonly PlannedSubmit[]): Promise<PartOutcome[]> {
     const pending: Promise<PartOutcome[]>[] = [];
-    for (const planned of plan.submits) {
-      // Fast path without a promise hop when a slot and a token are free right now.
+    for (const planned of submits) {
       const bind = this.acquireNow() ?? (await this.acquireBind());
       if (bind === null) {
         const status = this.stopping ? LOCAL_STATUS.transportStopped : LOCAL_STATUS.transportDown;
         pending.push(Promise.resolve(planned.parts.map((part) => temporary(part, status))));
         continue;
       }
-      const fields = planned.fields as unknown as Record<string, unknown>;
-      pending.push(bind.submit(fields).then((result) => this.outcomes(planned, bind, result)));
+      pending.push(this.send(planned, bind));
     }
-    if (pending.length === 1) return pending[0]!;
     return (await Promise.all(pending)).flat();
+  }
+
+  /** Sends one planned PDU on a bind whose slot is already reserved. */
+  private send(planned: PlannedSubmit, bind: SmppBind): Promise<PartOutcome[]> {
+    const fields = planned.fields as unknown as Record<string, unknown>;
+    return new Promise<PartOutcome[]>((resolve) => bind.submit(fields, (result) => resolve(this.outcomes(planned, bind, result))));
+  }
+
+  private anyBindBound(): boolean {
+    for (const bind of this.binds) if (bind.state.state === 'bound') return true;
+    return false;
   }
 
   /** A bind with a free slot and a rate token, taken now; null if either must be waited for. */
@@ -311,6 +328,10 @@ export class SmppTransport implements Transport {
 function withoutMessageText(raw: string): string {
   const at = raw.search(/(^|\s)text\s*:/i);
   return at < 0 ? raw : `${raw.slice(0, at)} text:[not logged]`;
+}
+
+function requestedParts(message: OutboundMessage): readonly number[] {
+  return message.partNumbers ?? message.segments.map((_, index) => index + 1);
 }
 
 function temporary(part: number, status: string): PartOutcome {

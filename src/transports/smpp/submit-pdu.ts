@@ -62,7 +62,8 @@ type SmppSubmitConfig = Pick<
   'concatenation' | 'dataCoding' | 'registeredDelivery' | 'priority' | 'validityPeriod' | 'sourceTon' | 'sourceNpi' | 'systemType'
 >;
 
-function baseFields(message: OutboundMessage, config: SmppSubmitConfig): Omit<SubmitSmFields, 'short_message' | 'data_coding'> {
+/** One submit_sm's fields, built in one literal so every PDU object has the same shape. */
+function submitFields(message: OutboundMessage, config: SmppSubmitConfig, dataCoding: number, shortMessage: Buffer, esmClass: number): SubmitSmFields {
   return {
     service_type: '',
     source_addr_ton: config.sourceTon ?? message.sender.ton,
@@ -71,22 +72,26 @@ function baseFields(message: OutboundMessage, config: SmppSubmitConfig): Omit<Su
     dest_addr_ton: DESTINATION_TON,
     dest_addr_npi: DESTINATION_NPI,
     destination_addr: message.destination,
-    esm_class: ESM_CLASS.defaultMode,
+    esm_class: esmClass,
     protocol_id: 0,
     priority_flag: config.priority,
     validity_period: config.validityPeriod ?? '',
     registered_delivery: config.registeredDelivery,
+    data_coding: dataCoding,
+    short_message: shortMessage,
   };
 }
 
-function requestedParts(message: OutboundMessage): number[] | string {
+function requestedParts(message: OutboundMessage): readonly number[] | string {
   const total = message.segments.length;
-  const parts = message.partNumbers === undefined ? message.segments.map((_, index) => index + 1) : [...message.partNumbers];
-  for (const part of parts) {
+  if (message.partNumbers === undefined) return total === 1 ? SINGLE_PART : message.segments.map((_, index) => index + 1);
+  for (const part of message.partNumbers) {
     if (!Number.isInteger(part) || part < 1 || part > total) return `part ${part} is not between 1 and ${total}`;
   }
-  return parts;
+  return message.partNumbers;
 }
+
+const SINGLE_PART: readonly number[] = Object.freeze([1]);
 
 /** Units the part's text takes against the UDH's room, and that room. */
 function capacityCheck(text: string, message: OutboundMessage, udhOctets: number): string | null {
@@ -103,16 +108,14 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
   const parts = requestedParts(message);
   if (typeof parts === 'string') return { ok: false, status: 'SMS_BAD_PART', detail: parts };
   const total = message.segments.length;
-  const base = baseFields(message, config);
   const gsm7Coding = config.dataCoding.gsm7;
 
   if (config.concatenation === 'payload' && total > 1) {
     const coded = encodePartText(message.segments.join(''), message.encoding, gsm7Coding);
     if (!coded.ok) return coded;
-    return {
-      ok: true,
-      submits: [{ parts, fields: { ...base, data_coding: coded.dataCoding, short_message: Buffer.alloc(0), message_payload: coded.octets } }],
-    };
+    const fields = submitFields(message, config, coded.dataCoding, Buffer.alloc(0), ESM_CLASS.defaultMode);
+    fields.message_payload = coded.octets;
+    return { ok: true, submits: [{ parts: [...parts], fields }] };
   }
 
   const submits: PlannedSubmit[] = [];
@@ -120,17 +123,21 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
     const text = message.segments[part - 1]!;
     const coded = encodePartText(text, message.encoding, gsm7Coding);
     if (!coded.ok) return { ok: false, status: coded.status, detail: `part ${part}: ${coded.detail}` };
-    const fields: SubmitSmFields = { ...base, data_coding: coded.dataCoding, short_message: coded.octets };
     if (total > 1 && (config.concatenation === 'udh8' || config.concatenation === 'udh16')) {
       const bits = config.concatenation === 'udh8' ? 8 : 16;
       // An 8-bit reference keeps the low octet of the message's 16-bit reference.
       const reference = bits === 8 ? message.concatReference & 0xff : message.concatReference & 0xffff;
-      const udh = Buffer.from(concatUdh(reference, total, part, bits));
+      const udh = concatUdh(reference, total, part, bits);
       const tooLong = capacityCheck(text, message, udh.length);
       if (tooLong !== null) return { ok: false, status: 'SMS_PART_TOO_LONG', detail: `part ${part}: ${tooLong}` };
-      fields.short_message = Buffer.concat([udh, coded.octets]);
-      fields.esm_class = ESM_CLASS.udhIndicator;
-    } else if (total > 1) {
+      const shortMessage = Buffer.allocUnsafe(udh.length + coded.octets.length);
+      shortMessage.set(udh, 0);
+      shortMessage.set(coded.octets, udh.length);
+      submits.push({ parts: [part], fields: submitFields(message, config, coded.dataCoding, shortMessage, ESM_CLASS.udhIndicator) });
+      continue;
+    }
+    const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_CLASS.defaultMode);
+    if (total > 1) {
       fields.sar_msg_ref_num = message.concatReference & 0xffff;
       fields.sar_total_segments = total;
       fields.sar_segment_seqnum = part;

@@ -42,15 +42,20 @@ function singleOctets(text: string, maxCode: number, codingName: string, dataCod
   return { ok: true, octets, dataCoding };
 }
 
+/** A Buffer view of the encoder's fresh array (no copy; nothing else holds it). */
+function asBuffer(octets: Uint8Array): Buffer {
+  return Buffer.from(octets.buffer, octets.byteOffset, octets.byteLength);
+}
+
 /** Octets of one part's text in the carrier's coding. */
 export function encodePartText(text: string, encoding: Encoding, gsm7DataCoding: Gsm7DataCoding): TextCodingResult {
   if (encoding === 'UCS-2') {
-    return { ok: true, octets: Buffer.from(encodeUcs2(text)), dataCoding: DATA_CODING.ucs2 };
+    return { ok: true, octets: asBuffer(encodeUcs2(text)), dataCoding: DATA_CODING.ucs2 };
   }
   if (gsm7DataCoding === DATA_CODING.ia5) return singleOctets(text, 0x7f, 'IA5/ASCII', DATA_CODING.ia5);
   if (gsm7DataCoding === DATA_CODING.latin1) return singleOctets(text, 0xff, 'Latin-1', DATA_CODING.latin1);
   try {
-    return { ok: true, octets: Buffer.from(encodeGsm7Septets(text)), dataCoding: DATA_CODING.smscDefault };
+    return { ok: true, octets: asBuffer(encodeGsm7Septets(text)), dataCoding: DATA_CODING.smscDefault };
   } catch (err) {
     if (isGatewayError(err, 'SMS_NOT_GSM7')) return { ok: false, status: 'ENCODING_UNSUPPORTED', detail: err.message };
     throw err;
