@@ -3,8 +3,8 @@
  * accepted -> 'submitted' with its message id (then any receipt that arrived early is matched);
  * failed-temporary -> back to 'queued' for a later attempt (nextRetryAt), or 'undelivered' with
  * the last status once engine.maxAttempts attempts failed; failed-permanent -> 'undelivered'.
- * A transport that is down (status TRANSPORT_DOWN), and any temporary failure while the engine is
- * stopping, holds the part without spending an attempt.
+ * A transport that is down or stopped (HOLD_STATUSES), and any temporary failure while the engine
+ * is stopping, holds the part without spending an attempt.
  */
 import type { Logger } from '../log.js';
 import { fitStatus } from '../receipts/index.js';
@@ -16,8 +16,12 @@ import type { ReceiptApplier } from './receipt-applier.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 import { attemptsExhausted, nextRetryAt } from './retry-policy.js';
 
-/** Transport contract: the status of a part refused because the transport is down. */
-export const TRANSPORT_DOWN_STATUS = 'TRANSPORT_DOWN';
+/**
+ * Statuses of parts a transport refused without touching the network (transport contract: down;
+ * the SMPP and modem transports also say TRANSPORT_STOPPED while stopping). They never reached a
+ * peer, so they go back to the queue without spending an attempt.
+ */
+export const HOLD_STATUSES: ReadonlySet<string> = new Set(['TRANSPORT_DOWN', 'TRANSPORT_STOPPED']);
 
 export interface SubmitResult {
   transport: string;
@@ -78,7 +82,7 @@ export class OutcomeWriter {
       case 'failed-temporary': {
         const status = this.fit(outcome.status, part);
         const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
-        if (outcome.status === TRANSPORT_DOWN_STATUS || this.stopping) {
+        if (HOLD_STATUSES.has(outcome.status) || this.stopping) {
           this.counts.held++;
           this.store.requeue(part.id, part.attempts, nowMs + this.config.pollIntervalMs, status, errorCode, nowMs);
           return;

@@ -210,6 +210,23 @@ describe('dispatch engine orderings', () => {
     expect(harness.outbox()).toHaveLength(1);
   });
 
+  it('puts a part refused as TRANSPORT_DOWN or TRANSPORT_STOPPED back without spending an attempt', async () => {
+    const transport = new ScriptedTransport();
+    harness = await startEngineHarness({ transports: [transport], engine: { maxAttempts: 1 } });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'] });
+    await waitFor(() => transport.held.length, (n) => n === 1);
+    transport.held.shift()!.answer([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' }]);
+    await waitFor(() => transport.held.length, (n) => n === 1);
+    transport.held.shift()!.answer([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_STOPPED' }]);
+    await waitFor(() => transport.held.length, (n) => n === 1);
+    expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'submitting', attempts: 0 });
+    // With maxAttempts 1, one real temporary failure is final.
+    transport.held.shift()!.answer([{ part: 1, kind: 'failed-temporary', status: 'ESME_RMSGQFUL' }]);
+    const [recipient] = await waitFor(() => harness!.recipients(campaignId), allFinal);
+    expect(recipient).toMatchObject({ status: 'undelivered', last_status: 'ESME_RMSGQFUL' });
+    expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'undelivered', attempts: 1 });
+  });
+
   it('on stop waits for in-flight submits, then puts unsent parts back to queued without spending attempts', async () => {
     const transport = new ScriptedTransport();
     harness = await startEngineHarness({ transports: [transport] });
