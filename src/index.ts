@@ -179,6 +179,8 @@ function closeServer(server: Server): Promise<void> {
 }
 
 export type { SmsGateConfig } from './config/types.js';
+export { loadConfig, resolveConfigFromObject } from './config/index.js';
+export { signBody, verifySignature } from './webhooks/index.js';
 export type { EngineConfig } from './engine/config.js';
 export { DispatchEngine } from './engine/dispatch-engine.js';
 export { SimulatorTransport } from './transports/simulator/index.js';
