@@ -1,0 +1,105 @@
+/**
+ * Runs test/support/perl-smsc/smsc.pl (an SMSC on Perl's Net::SMPP, Debian libnet-smpp-perl) as
+ * a child process and reads its JSON-lines log: a third-party SMPP peer for SmppTransport tests.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export interface PerlSmscOptions {
+  systemId?: string;
+  password?: string;
+  idFormat?: 'decimal' | 'hex';
+  /** text: receipt text only; tlv: plus receipted_message_id and message_state; none: no receipts. */
+  receipt?: 'text' | 'tlv' | 'none';
+}
+
+/** One line of the SMSC's log; `event` names it (listening, bind, submit_sm, receipt, unbind...). */
+export interface PerlSmscEvent {
+  event: string;
+  [field: string]: unknown;
+}
+
+/** A submit_sm as the Perl SMSC decoded it. */
+export interface PerlSubmit extends PerlSmscEvent {
+  event: 'submit_sm';
+  message_id: string;
+  source_addr: string;
+  source_addr_ton: number;
+  source_addr_npi: number;
+  destination_addr: string;
+  dest_addr_ton: number;
+  dest_addr_npi: number;
+  esm_class: number;
+  data_coding: number;
+  registered_delivery: number;
+  /** Hex of the short_message octets. */
+  short_message: string;
+  /** Raw TLV values in hex, by tag ('0x020C'). */
+  tlvs: Record<string, string>;
+}
+
+/** The script beside this module; from the compiled copy in dist/, the one in the source tree. */
+function scriptPath(): string {
+  const beside = fileURLToPath(new URL('./smsc.pl', import.meta.url));
+  return existsSync(beside) ? beside : fileURLToPath(new URL('../../../../test/support/perl-smsc/smsc.pl', import.meta.url));
+}
+
+export class PerlSmsc {
+  readonly events: PerlSmscEvent[] = [];
+  readonly stderr: string[] = [];
+
+  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on('line', (line) => this.events.push(JSON.parse(line) as PerlSmscEvent));
+    child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString('utf8')));
+  }
+
+  static async start(options: PerlSmscOptions = {}): Promise<PerlSmsc> {
+    const args = [
+      scriptPath(), '--port', '0',
+      '--system-id', options.systemId ?? 'esme', '--password', options.password ?? 'secret',
+      '--id-format', options.idFormat ?? 'decimal', '--receipt', options.receipt ?? 'text',
+    ];
+    const smsc = new PerlSmsc(spawn('perl', args, { stdio: ['pipe', 'pipe', 'pipe'] }));
+    await smsc.waitFor('listening', 10_000);
+    return smsc;
+  }
+
+  /** The port from the first log line. */
+  get port(): number {
+    return Number(this.events.find((event) => event.event === 'listening')?.['port'] ?? 0);
+  }
+
+  /** Resolves when `count` events of that name have been logged; rejects after timeoutMs or if the SMSC exits. */
+  async waitFor(name: string, timeoutMs = 10_000, count = 1): Promise<PerlSmscEvent[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.eventsOf(name);
+      if (found.length >= count) return found;
+      if (this.child.exitCode !== null) throw new Error(`smsc.pl exited (${this.child.exitCode}): ${this.stderr.join('')}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} ${name} from smsc.pl`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  get address(): { host: string; port: number } {
+    return { host: '127.0.0.1', port: this.port };
+  }
+
+  eventsOf(name: string): PerlSmscEvent[] {
+    return this.events.filter((event) => event.event === name);
+  }
+
+  submits(): PerlSubmit[] {
+    return this.eventsOf('submit_sm') as PerlSubmit[];
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
