@@ -55,7 +55,7 @@ export class OutcomeWriter {
 
   /** Resolves once the outcomes are on disk. */
   write(result: SubmitResult): Promise<void> {
-    return this.batcher.run(() => this.apply(result));
+    return this.batcher.run(() => this.apply(result), { first: true });
   }
 
   private apply(result: SubmitResult): void {

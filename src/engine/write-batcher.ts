@@ -24,6 +24,8 @@ export const WRITE_BATCH_DEFAULTS = { maxDelayMs: 2, maxBatch: 128 } as const;
 
 export class WriteBatcher {
   private pending: Pending[] = [];
+  /** Writes that go before the others of their batch (see run's `first`). */
+  private pendingFirst: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly maxDelayMs: number;
@@ -44,11 +46,15 @@ export class WriteBatcher {
     this.afterCommitHooks.push(hook);
   }
 
-  /** Queues a synchronous write; resolves once the transaction holding it committed. */
-  run(write: () => void): Promise<void> {
+  /**
+   * Queues a synchronous write; resolves once the transaction holding it committed. `first` writes
+   * run before the other writes of their batch: the engine queues submit outcomes that way, so a
+   * receipt that arrived a moment before its submit_sm_resp finds the message id in the same batch.
+   */
+  run(write: () => void, options: { first?: boolean } = {}): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ write, resolve, reject });
-      if (this.pending.length >= this.maxBatch) this.flush();
+      (options.first === true ? this.pendingFirst : this.pending).push({ write, resolve, reject });
+      if (this.pending.length + this.pendingFirst.length >= this.maxBatch) this.flush();
       else this.timer ??= setTimeout(() => this.flush(), this.maxDelayMs);
     });
   }
@@ -57,8 +63,9 @@ export class WriteBatcher {
   flush(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.pending;
+    const batch = this.pendingFirst.length === 0 ? this.pending : [...this.pendingFirst, ...this.pending];
     this.pending = [];
+    this.pendingFirst = [];
     if (batch.length === 0) return;
     try {
       this.db.transaction(() => {

@@ -30,6 +30,17 @@ describe('WriteBatcher', () => {
     expect(batcher.commits).toBe(1);
   });
 
+  it('runs writes marked first before the others of their batch', async () => {
+    const batcher = new WriteBatcher(db, { maxDelayMs: 5 });
+    const order: string[] = [];
+    await Promise.all([
+      batcher.run(() => order.push('receipt')),
+      batcher.run(() => order.push('outcome'), { first: true }),
+      batcher.run(() => order.push('receipt 2')),
+    ]);
+    expect(order).toEqual(['outcome', 'receipt', 'receipt 2']);
+  });
+
   it('commits at once when a batch reaches maxBatch', async () => {
     const batcher = new WriteBatcher(db, { maxDelayMs: 60_000, maxBatch: 2 });
     const first = batcher.run(insert('a'));
