@@ -210,6 +210,15 @@ describe('dispatch engine orderings', () => {
     expect(harness.outbox()).toHaveLength(1);
   });
 
+  it('stores an inbound (mobile-originated) message in inbound_messages', async () => {
+    const transport = new ScriptedTransport();
+    harness = await startEngineHarness({ transports: [transport] });
+    await transport.handlers!.onInbound({ from: '353871234567', to: '50123', text: 'STOP', receivedAt: '2026-11-21T10:00:00.000Z', raw: '0791...' });
+    expect(harness.store.db.prepare('SELECT transport, sender, recipient, text, raw, received_at FROM inbound_messages').all()).toEqual([
+      { transport: 'scripted', sender: '353871234567', recipient: '50123', text: 'STOP', raw: '0791...', received_at: Date.parse('2026-11-21T10:00:00.000Z') },
+    ]);
+  });
+
   it('puts a part refused as TRANSPORT_DOWN or TRANSPORT_STOPPED back without spending an attempt', async () => {
     const transport = new ScriptedTransport();
     harness = await startEngineHarness({ transports: [transport], engine: { maxAttempts: 1 } });
