@@ -23,14 +23,17 @@ export class WakeSignal {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wakeUp = undefined;
-        resolve();
-      }, timeoutMs);
-      this.wakeUp = () => {
+      const wakeUp = (): void => {
         clearTimeout(timer);
         resolve();
       };
+      const timer = setTimeout(() => {
+        // A later wait may have replaced this one (a loop that raced the wait against something
+        // else and moved on); only clear our own.
+        if (this.wakeUp === wakeUp) this.wakeUp = undefined;
+        resolve();
+      }, timeoutMs);
+      this.wakeUp = wakeUp;
     });
   }
 }
