@@ -65,7 +65,9 @@ export class TransportLane {
   async stopFeeding(): Promise<void> {
     this.stopped = true;
     this.signal.wake();
+    this.queue.clear();
     await this.feeding;
+    // Anything added between the clear and the loop noticing the stop.
     this.queue.clear();
   }
 
@@ -82,7 +84,9 @@ export class TransportLane {
         continue;
       }
       if (this.queue.size >= this.lowWaterMessages) {
-        await Promise.race([this.queue.onSizeLessThan(this.lowWaterMessages), this.signal.wait(config.pollIntervalMs)]);
+        // Not raced with a timer: each abandoned onSizeLessThan would leave a listener behind.
+        // stopFeeding() clears the queue, which resolves this wait.
+        await this.queue.onSizeLessThan(this.lowWaterMessages);
         continue;
       }
       let messages: ClaimablePart[][];
