@@ -48,9 +48,6 @@ interface PendingRequest {
   resolve(result: RequestResult): void;
 }
 
-/** Commands the SMSC may send that have no response PDU (SMPP 3.4 §4.12 alert_notification). */
-const NO_RESPONSE_COMMANDS: ReadonlySet<string> = new Set(['alert_notification', 'generic_nack']);
-
 export class SmppConnection {
   private readonly pending = new Map<number, PendingRequest>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -230,7 +227,12 @@ export class SmppConnection {
     if (pdu.isResponse()) {
       const request = this.pending.get(pdu.sequence_number);
       if (request === undefined) {
-        this.options.logger.debug({ command: pdu.command, sequence: pdu.sequence_number }, 'response to no pending request (late or unknown)');
+        if (pdu.command === 'generic_nack') {
+          // It answers nothing pending (e.g. sequence 0: the SMSC could not read a header, SMPP 3.4 §4.3).
+          this.options.logger.warn({ sequence: pdu.sequence_number, commandStatus: describeCommandStatus(pdu.command_status) }, 'generic_nack for no pending request');
+        } else {
+          this.options.logger.debug({ command: pdu.command, sequence: pdu.sequence_number }, 'response to no pending request (late or unknown)');
+        }
         return;
       }
       this.pending.delete(pdu.sequence_number);
@@ -251,11 +253,24 @@ export class SmppConnection {
         this.session.close();
         this.markClosed('UNBOUND_BY_SMSC');
         return;
+      case 'alert_notification':
+        // SMPP 3.4 §4.12: a subscriber became reachable; it has no response and smsgate does
+        // not use it (no data_sm queueing), so it is only logged.
+        this.options.logger.info({ sourceAddr: pdu['source_addr'], esmeAddr: pdu['esme_addr'] }, 'alert_notification ignored');
+        return;
       default:
-        if (NO_RESPONSE_COMMANDS.has(pdu.command)) return;
-        // Unknown or unsupported command: generic_nack ESME_RINVCMDID (SMPP 3.4 §4.3) for unknown ids.
-        this.respond(pdu, COMMAND_STATUS_CODE.ESME_RINVCMDID);
+        // SMPP 3.4 §4.3 / §5.1.3: a command we do not know or do not support (data_sm, query_sm,
+        // outbind on a bound link...) gets generic_nack ESME_RINVCMDID; the link stays up.
+        this.options.logger.warn({ command: pdu.command, commandId: pdu.command_id, sequence: pdu.sequence_number }, 'unsupported command from the SMSC: generic_nack ESME_RINVCMDID');
+        this.nack(pdu, COMMAND_STATUS_CODE.ESME_RINVCMDID);
     }
+  }
+
+  /** generic_nack with the request's sequence number (SMPP 3.4 §4.3.1). */
+  private nack(request: PDU, commandStatus: number): void {
+    if (this.closed) return;
+    this.coalesceWrites();
+    this.session.send(new smpp.PDU('generic_nack', { sequence_number: request.sequence_number, command_status: commandStatus }));
   }
 
   private markClosed(reason: string): void {

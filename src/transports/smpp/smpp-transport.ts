@@ -18,7 +18,7 @@ import type {
   TransportReceipt,
   TransportState,
 } from '../transport.js';
-import { COMMAND_STATUS_CODE, commandStatusInfo, SLOW_DOWN_STATUSES } from './command-status.js';
+import { COMMAND_STATUS_CODE, commandStatusInfo, describeCommandStatus, SLOW_DOWN_STATUSES } from './command-status.js';
 import { resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
 import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
 import { SmppBind } from './smpp-bind.js';
@@ -38,6 +38,8 @@ export const LOCAL_STATUS = {
   transportStopped: 'TRANSPORT_STOPPED',
   responseTimeout: 'RESPONSE_TIMEOUT',
   connectionLost: 'CONNECTION_LOST',
+  /** The SMSC answered the submit_sm with generic_nack (SMPP 3.4 §4.3): it could not read our PDU. */
+  genericNack: 'GENERIC_NACK',
 } as const;
 
 type Waiter = () => void;
@@ -171,11 +173,22 @@ export class SmppTransport implements Transport {
       return planned.parts.map((part) => temporary(part, status));
     }
     const commandStatus = result.pdu.command_status;
-    if (commandStatus === COMMAND_STATUS_CODE.ESME_ROK && result.pdu.command !== 'generic_nack') {
+    if (result.pdu.command === 'generic_nack' && !SLOW_DOWN_STATUSES.has(commandStatus)) {
+      // SMPP 3.4 §4.3: the SMSC could not read our submit_sm, whatever its content. Nothing says
+      // the message is bad, so the part is retried; the link stays up.
+      this.logger.warn({ bind: bind.index, commandStatus: describeCommandStatus(commandStatus) }, 'submit_sm answered with generic_nack');
+      return planned.parts.map((part) => ({ part, kind: 'failed-temporary', status: LOCAL_STATUS.genericNack, errorCode: commandStatus }));
+    }
+    if (commandStatus === COMMAND_STATUS_CODE.ESME_ROK) {
       bind.throttle.onAccepted();
       const rawId = typeof result.pdu['message_id'] === 'string' ? result.pdu['message_id'] : '';
       // The same normalisation as receipts get (normalizeMessageId), so early receipts match.
       const messageId = normalizeMessageId(rawId, 'as-is');
+      if (messageId === '') {
+        // SMPP 3.4 §4.4.2 makes message_id mandatory, but the SMSC said ESME_ROK: it has the
+        // message, so resending would duplicate it. Accepted with an empty id; no receipt can match.
+        this.logger.warn({ bind: bind.index, parts: planned.parts }, 'submit_sm_resp OK without a message_id: accepted, its receipt cannot be matched');
+      }
       return planned.parts.map((part) => ({ part, kind: 'accepted', messageId }));
     }
     const info = commandStatusInfo(commandStatus);

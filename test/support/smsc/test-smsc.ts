@@ -16,6 +16,8 @@ import { decodeSubmitSm, PduFramer, type RawSubmitSm } from './pdu-framer.js';
 export type SubmitReply =
   | { kind: 'ok'; messageId?: string }
   | { kind: 'status'; commandStatus: number }
+  /** Answer with generic_nack (SMPP 3.4 §4.3) instead of submit_sm_resp. */
+  | { kind: 'generic_nack'; commandStatus: number }
   /** Keep the submit unanswered forever. */
   | { kind: 'never' }
   /** Close the TCP connection instead of answering. */
@@ -339,6 +341,10 @@ export class TestSmsc {
       info.outstandingSubmits--;
       if (reply.kind === 'status') {
         info.session.send(pdu.response({ command_status: reply.commandStatus }));
+        return;
+      }
+      if (reply.kind === 'generic_nack') {
+        info.session.send(new smpp.PDU('generic_nack', { sequence_number: pdu.sequence_number, command_status: reply.commandStatus }));
         return;
       }
       const messageId = reply.messageId ?? this.newMessageId();
