@@ -6,6 +6,7 @@
  * keeps unacknowledged receipts and offers them again after the restart, as a real one does.
  */
 import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayProcess, seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
@@ -21,6 +22,7 @@ let dir: string;
 let smsc: ReceiptingSmsc;
 let receiver: WebhookReceiver;
 let configPath: string;
+let databasePath: string;
 let account: SeededAccount;
 const gateways: GatewayProcess[] = [];
 
@@ -30,6 +32,7 @@ beforeAll(async () => {
   receiver = await WebhookReceiver.start({ secret: SECRET });
   const written = writeGatewayConfig(dir, gatewayConfig(dir, smsc.address, { window: WINDOW, maxPerSecond: 5_000 }));
   configPath = written.path;
+  databasePath = written.config.database.path;
   account = await seedAccount(written.config, { webhookUrl: receiver.url, webhookSecret: SECRET, senders: [{ name: 'Shop', type: 0 }] });
 }, 120_000);
 
@@ -81,5 +84,21 @@ describe('kill -9 in the middle of a 20,000-recipient campaign', () => {
 
     // A clean SIGTERM after all that exits 0.
     expect(await second.stop()).toBe(0);
+
+    // What the restart left on disk: every part final, nothing in flight; the only unmatched
+    // receipts are those for the ids of the submits re-sent after the kill (their first answer was
+    // never written), kept pending until engine.unmatchedReceiptTtlMs.
+    const db = new Database(databasePath, { readonly: true });
+    try {
+      expect(db.prepare('SELECT state, COUNT(*) AS n FROM message_parts GROUP BY state ORDER BY state').all()).toEqual([
+        { state: 'delivered', n: RECIPIENTS - undeliverable },
+        { state: 'undelivered', n: undeliverable },
+      ]);
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM receipts WHERE match_state <> 'matched'`).get()).toEqual({ n: duplicates });
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM receipts WHERE match_state = 'pending'`).get()).toEqual({ n: duplicates });
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM recipients WHERE dispatch_state <> 'dispatched'`).get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
   }, 600_000);
 });
