@@ -28,7 +28,8 @@ export interface LaneDeps {
 /** p-queue rate settings for a parts-per-second limit: 10 windows a second smooth out bursts. */
 export function rateLimitFor(maxPerSecond: number): { intervalCap: number; interval: number } | undefined {
   if (!Number.isFinite(maxPerSecond) || maxPerSecond <= 0) return undefined;
-  if (maxPerSecond < 10) return { intervalCap: Math.max(1, Math.floor(maxPerSecond)), interval: 1_000 };
+  if (maxPerSecond < 1) return { intervalCap: 1, interval: Math.round(1_000 / maxPerSecond) };
+  if (maxPerSecond < 10) return { intervalCap: Math.floor(maxPerSecond), interval: 1_000 };
   return { intervalCap: Math.ceil(maxPerSecond / 10), interval: 100 };
 }
 

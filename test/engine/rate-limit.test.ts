@@ -7,7 +7,7 @@ describe('rateLimitFor (p-queue settings from a transport maxPerSecond)', () => 
     [1_000, { intervalCap: 100, interval: 100 }],
     [15, { intervalCap: 2, interval: 100 }],
     [5, { intervalCap: 5, interval: 1_000 }],
-    [0.5, { intervalCap: 1, interval: 1_000 }],
+    [0.5, { intervalCap: 1, interval: 2_000 }],
   ])('%d per second -> %o', (maxPerSecond, expected) => {
     expect(rateLimitFor(maxPerSecond)).toEqual(expected);
   });
