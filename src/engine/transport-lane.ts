@@ -2,7 +2,8 @@
  * One transport's lane: claims due parts from the store in batches ('queued' -> 'submitting',
  * written before transport.submit), groups them per recipient into one OutboundMessage, and runs
  * the submits through a p-queue whose concurrency is the transport's window and whose rate is its
- * maxPerSecond. Backpressure: it claims more only when fewer than lowWaterMessages wait in the
+ * maxPerSecond (counted per message here; transports pace their parts themselves, e.g. the SMPP
+ * token bucket, so a multi-part message never exceeds the carrier's rate). Backpressure: it claims more only when fewer than lowWaterMessages wait in the
  * queue, so memory stays bounded however large the campaign. While the transport is not bound it
  * claims nothing: its parts stay queued and spend no attempts.
  */
