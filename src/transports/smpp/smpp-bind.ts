@@ -73,15 +73,15 @@ export class SmppBind {
     this.deps.onSlotFreed();
   }
 
-  /** Sends a submit_sm on a reserved slot; frees the slot, then calls onResult once. */
-  submit(fields: Record<string, unknown>, onResult: (result: RequestResult) => void): void {
+  /** Sends an encoded submit_sm (encodeSubmitSm) on a reserved slot; frees the slot, then calls onResult once. */
+  submit(pdu: Buffer, onResult: (result: RequestResult) => void): void {
     const connection = this.transmitter;
     if (connection === undefined || this.bindState.state !== 'bound') {
       this.release();
       onResult({ kind: 'failed', code: 'CONNECTION_LOST' });
       return;
     }
-    connection.send('submit_sm', fields, (result) => {
+    connection.sendSubmitSm(pdu, (result) => {
       this.release();
       onResult(result);
     });

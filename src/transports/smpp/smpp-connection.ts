@@ -7,10 +7,11 @@
  * pending with the close reason. Nothing waits forever.
  */
 import smpp from 'smpp';
-import type { PDU, Session } from 'smpp';
+import type { OutgoingPdu, PDU, Session } from 'smpp';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { COMMAND_STATUS_CODE, describeCommandStatus } from './command-status.js';
+import { EncodedPdu } from './submit-sm-encoder.js';
 
 /** SMPP 3.4 §5.2.4: interface_version 0x34 announces SMPP 3.4 (the package's default is 5.0). */
 export const INTERFACE_VERSION_3_4 = 0x34;
@@ -119,7 +120,19 @@ export class SmppConnection {
       onResult({ kind: 'failed', code: this.failureCode() });
       return;
     }
-    const pdu = new smpp.PDU(command, fields);
+    this.track(new smpp.PDU(command, fields), onResult);
+  }
+
+  /** Sends a submit_sm encoded beforehand (encodeSubmitSm); otherwise as send(). */
+  sendSubmitSm(pdu: Buffer, onResult: (result: RequestResult) => void): void {
+    if (this.closed) {
+      onResult({ kind: 'failed', code: this.failureCode() });
+      return;
+    }
+    this.track(new EncodedPdu('submit_sm', pdu), onResult);
+  }
+
+  private track(pdu: OutgoingPdu, onResult: (result: RequestResult) => void): void {
     this.coalesceWrites();
     if (!this.session.send(pdu)) {
       onResult({ kind: 'failed', code: 'CONNECTION_LOST' });

@@ -28,6 +28,14 @@ declare module 'smpp' {
     static maxLength: number;
   }
 
+  /** What Session.send needs of a request or response: it numbers a request, then calls toBuffer(). */
+  export interface OutgoingPdu {
+    command: string;
+    sequence_number: number;
+    isResponse(): boolean;
+    toBuffer(): Buffer;
+  }
+
   export interface SessionOptions {
     host?: string;
     port?: number;
@@ -45,7 +53,7 @@ declare module 'smpp' {
     sequence: number;
     server?: Server;
     /** Assigns sequence_number when it is 0; returns false when the socket is not writable. */
-    send(pdu: PDU, responseCallback?: (pdu: PDU) => void, sendCallback?: (pdu: PDU) => void): boolean;
+    send(pdu: OutgoingPdu, responseCallback?: (pdu: PDU) => void, sendCallback?: (pdu: OutgoingPdu) => void): boolean;
     pause(): void;
     resume(): void;
     close(callback?: () => void): void;

@@ -143,8 +143,7 @@ export class SmppTransport implements Transport {
 
   /** Sends one planned PDU on a bind whose slot is already reserved. */
   private send(planned: PlannedSubmit, bind: SmppBind): Promise<PartOutcome[]> {
-    const fields = planned.fields as unknown as Record<string, unknown>;
-    return new Promise<PartOutcome[]>((resolve) => bind.submit(fields, (result) => resolve(this.outcomes(planned, bind, result))));
+    return new Promise<PartOutcome[]>((resolve) => bind.submit(planned.pdu, (result) => resolve(this.outcomes(planned, bind, result))));
   }
 
   private anyBindBound(): boolean {

@@ -12,6 +12,7 @@
 import { concatUdh, gsm7SeptetCapacity, ucs2UnitCapacity } from '../../sms/index.js';
 import type { OutboundMessage } from '../transport.js';
 import type { ResolvedSmppTransportConfig } from './config.js';
+import { encodeSubmitSm } from './submit-sm-encoder.js';
 import { encodePartText, gsm7Septets } from './text-coding.js';
 
 /** SMPP 3.4 §5.2.12 esm_class bits smsgate sets. */
@@ -51,6 +52,12 @@ export interface PlannedSubmit {
   /** The part numbers whose outcome is this PDU's outcome. */
   parts: number[];
   fields: SubmitSmFields;
+  /** The submit_sm PDU encoded from `fields`, sequence_number 0 (encodeSubmitSm). */
+  pdu: Buffer;
+}
+
+function planned(parts: number[], fields: SubmitSmFields): PlannedSubmit {
+  return { parts, fields, pdu: encodeSubmitSm(fields) };
 }
 
 export type SubmitPlan =
@@ -115,7 +122,7 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
     if (!coded.ok) return coded;
     const fields = submitFields(message, config, coded.dataCoding, Buffer.alloc(0), ESM_CLASS.defaultMode);
     fields.message_payload = coded.octets;
-    return { ok: true, submits: [{ parts: [...parts], fields }] };
+    return { ok: true, submits: [planned([...parts], fields)] };
   }
 
   const submits: PlannedSubmit[] = [];
@@ -133,7 +140,7 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
       const shortMessage = Buffer.allocUnsafe(udh.length + coded.octets.length);
       shortMessage.set(udh, 0);
       shortMessage.set(coded.octets, udh.length);
-      submits.push({ parts: [part], fields: submitFields(message, config, coded.dataCoding, shortMessage, ESM_CLASS.udhIndicator) });
+      submits.push(planned([part], submitFields(message, config, coded.dataCoding, shortMessage, ESM_CLASS.udhIndicator)));
       continue;
     }
     const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_CLASS.defaultMode);
@@ -142,7 +149,7 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
       fields.sar_total_segments = total;
       fields.sar_segment_seqnum = part;
     }
-    submits.push({ parts: [part], fields });
+    submits.push(planned([part], fields));
   }
   return { ok: true, submits };
 }
