@@ -8,28 +8,47 @@ import { pathToFileURL } from 'node:url';
 
 type CommandModule = { run(args: string[]): Promise<number> };
 
-const COMMANDS: Record<string, { module: string; usage: string }> = {
-  serve: { module: './commands/serve.js', usage: 'smsgate serve [--config FILE]' },
-  migrate: { module: './commands/migrate.js', usage: 'smsgate migrate [--config FILE]' },
-  client: { module: './commands/client.js', usage: 'smsgate client create|set-webhook ...' },
-  user: { module: './commands/user.js', usage: 'smsgate user create --client NAME --username U --password P [--admin]' },
-  token: { module: './commands/token.js', usage: 'smsgate token create --username U | token revoke --token T' },
-  sender: { module: './commands/sender.js', usage: 'smsgate sender add --client NAME --sender S --type 0|1|2' },
-  webhook: { module: './commands/webhook.js', usage: 'smsgate webhook list --failed | webhook replay --client NAME [--since TIME]' },
-  sms: { module: './commands/sms.js', usage: 'smsgate sms inspect --text T' },
-  pdu: { module: './commands/pdu.js', usage: 'smsgate pdu encode --to MSISDN --text T [--status-report] | pdu decode HEX' },
-  modem: { module: './commands/modem.js', usage: 'smsgate modem probe --path DEV [--profile NAME]' },
+const COMMANDS: Record<string, { module: string; usage: string[] }> = {
+  serve: { module: './commands/serve.js', usage: ['smsgate serve [--config FILE]'] },
+  migrate: { module: './commands/migrate.js', usage: ['smsgate migrate [--config FILE] [--json]'] },
+  client: {
+    module: './commands/client.js',
+    usage: [
+      'smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET] [--config FILE] [--json]',
+      'smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]',
+    ],
+  },
+  user: { module: './commands/user.js', usage: ['smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin] [--config FILE] [--json]'] },
+  token: {
+    module: './commands/token.js',
+    usage: ['smsgate token create --username U [--expires-days N] [--config FILE] [--json]', 'smsgate token revoke --token T [--config FILE] [--json]'],
+  },
+  sender: { module: './commands/sender.js', usage: ['smsgate sender add --client NAME --sender S --type 0|1|2 [--config FILE] [--json]'] },
+  webhook: {
+    module: './commands/webhook.js',
+    usage: [
+      'smsgate webhook list [--failed] [--client NAME] [--config FILE] [--json]',
+      'smsgate webhook replay --client NAME [--since TIME] [--now] [--config FILE] [--json]',
+    ],
+  },
+  sms: { module: './commands/sms.js', usage: ['smsgate sms inspect --text T'] },
+  pdu: { module: './commands/pdu.js', usage: ['smsgate pdu encode --to MSISDN --text T [--status-report]', 'smsgate pdu decode HEX'] },
+  modem: { module: './commands/modem.js', usage: ['smsgate modem probe --path DEV [--profile NAME]'] },
 };
 
 export function usage(): string {
-  return ['usage: smsgate <command> [options]', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+  return ['usage: smsgate <command> [options]', '', ...Object.values(COMMANDS).flatMap((c) => c.usage.map((line) => `  ${line}`))].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    process.stderr.write(`${usage()}\n`);
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${usage()}\n`);
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   const command = COMMANDS[name];
   if (command === undefined) {
