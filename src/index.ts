@@ -183,7 +183,7 @@ export { loadConfig, resolveConfigFromObject } from './config/index.js';
 export { signBody, verifySignature } from './webhooks/index.js';
 export type { EngineConfig } from './engine/config.js';
 export { DispatchEngine } from './engine/dispatch-engine.js';
-export { SimulatorTransport } from './transports/simulator/index.js';
+export { SIMULATOR_DEMO_OUTCOMES, SimulatorTransport } from './transports/simulator/index.js';
 export type { SimulatorTransportConfig } from './transports/simulator/index.js';
 export type * from './transports/transport.js';
 export { GatewayError, isGatewayError } from './errors.js';

@@ -2,12 +2,13 @@
  * SPEC.md "GET {base_url}/v1/campaign/{id}", "Campaign Summary", "Recipient processing rules",
  * "Recipient" (normalisation), `from` (Irish permitted senders), "Scheduling", "Delivery Receipt",
  * "Authentication" §7 (X-Signature) and "States and transitions", against a real `smsgate serve`
- * with its default simulator transport: numbers ending in 9 get an UNDELIV receipt, numbers ending
- * in 8 are rejected at submit (REJECTD), every other number gets DELIVRD
- * (src/transports/simulator/config.ts DEFAULT_SIMULATOR_OUTCOMES).
+ * with a simulator transport configured with the demo outcome table (config/simulator-demo.json):
+ * numbers ending in 9 get an UNDELIV receipt, numbers ending in 8 are rejected at submit (REJECTD),
+ * numbers ending in 7 are throttled once and then delivered, every other number gets DELIVRD.
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIMULATOR_DEMO_OUTCOMES } from '../../src/transports/simulator/index.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createReadyCampaign, eventually, getWithToken, postJson, SpecServer, type SpecAccount, type Summary } from './spec-server.js';
 
@@ -24,7 +25,12 @@ let plainUser: SpecAccount;
 beforeAll(async () => {
   receiver = await WebhookReceiver.start({ secret: WEBHOOK_SECRET });
   unsignedReceiver = await WebhookReceiver.start();
-  server = await SpecServer.start({ config: { webhooks: { retryDelaysMs: [100, 100, 100] } } });
+  server = await SpecServer.start({
+    config: {
+      webhooks: { retryDelaysMs: [100, 100, 100] },
+      transports: [{ name: 'sim', type: 'simulator', receiptDelayMs: 50, outcomes: SIMULATOR_DEMO_OUTCOMES }],
+    },
+  });
   acme = await server.createAccount('acme', {
     webhookUrl: receiver.url,
     webhookSecret: WEBHOOK_SECRET,

@@ -31,7 +31,10 @@ export interface SimulatorTransportConfig {
   /** Submits the engine may have in flight at once. */
   window?: number;
   receiptDelayMs?: number;
-  /** Omitted: DEFAULT_SIMULATOR_OUTCOMES. [] makes every number get defaultStatus. */
+  /**
+   * Omitted or []: every number gets defaultStatus (DELIVRD). SIMULATOR_DEMO_OUTCOMES (also in
+   * config/simulator-demo.json) is a table that shows every path.
+   */
   outcomes?: SimulatorOutcome[];
   defaultStatus?: string;
 }
@@ -46,8 +49,18 @@ export interface ResolvedSimulatorConfig {
   defaultStatus: string;
 }
 
-/** Demos show every path out of the box: ...9 undelivered, ...8 rejected, ...7 retried once then delivered. */
-export const DEFAULT_SIMULATOR_OUTCOMES: readonly SimulatorOutcome[] = [
+/**
+ * The built-in default: no rule, so every number gets defaultStatus (DELIVRD). A gateway started on
+ * the embedded default behaves like a carrier that delivers everything.
+ */
+export const DEFAULT_SIMULATOR_OUTCOMES: readonly SimulatorOutcome[] = [];
+
+/**
+ * A demo table that shows every path (config/simulator-demo.json carries the same JSON): numbers
+ * ending in 9 get an UNDELIV receipt, 8 are rejected at submit (REJECTD), 7 are throttled once and
+ * then delivered.
+ */
+export const SIMULATOR_DEMO_OUTCOMES: readonly SimulatorOutcome[] = [
   { suffix: '9', status: 'UNDELIV', kind: 'receipt' },
   { suffix: '8', status: 'REJECTD', kind: 'reject' },
   { suffix: '7', status: 'ESME_RTHROTTLED', kind: 'temporary', failures: 1 },

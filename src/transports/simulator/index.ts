@@ -4,6 +4,7 @@ export {
   DEFAULT_SIMULATOR_OUTCOMES,
   resolveSimulatorConfig,
   SIMULATOR_DEFAULTS,
+  SIMULATOR_DEMO_OUTCOMES,
   simulatorConfigSchema,
 } from './config.js';
 export type { ResolvedSimulatorConfig, SimulatorOutcome, SimulatorOutcomeKind, SimulatorTransportConfig } from './config.js';

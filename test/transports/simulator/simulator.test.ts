@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planMessage } from '../../../src/sms/index.js';
-import { DEFAULT_SIMULATOR_OUTCOMES, resolveSimulatorConfig, simulatorConfigSchema, SimulatorTransport } from '../../../src/transports/simulator/index.js';
+import { resolveSimulatorConfig, simulatorConfigSchema, SIMULATOR_DEMO_OUTCOMES, SimulatorTransport } from '../../../src/transports/simulator/index.js';
 import type { OutboundMessage, TransportReceipt } from '../../../src/transports/transport.js';
 import { Ajv } from 'ajv';
 
@@ -46,8 +48,24 @@ describe('SimulatorTransport', () => {
       window: 100,
       receiptDelayMs: 1_000,
       defaultStatus: 'DELIVRD',
-      outcomes: DEFAULT_SIMULATOR_OUTCOMES.map((o) => ({ ...o })),
+      outcomes: [],
     });
+  });
+
+  it('delivers every number when no outcome table is configured, whatever its last digit', async () => {
+    const { sim, receipts } = await started();
+    const numbers = Array.from({ length: 10 }, (_, digit) => `35387000000${digit}`);
+    const outcomes = (await Promise.all(numbers.map((n) => sim.submit(message(n))))).flat();
+    expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+    await until(() => receipts.length === 10);
+    expect(receipts.map((r) => r.status)).toEqual(Array(10).fill('DELIVRD'));
+  });
+
+  it('ships the demo table in config/simulator-demo.json', () => {
+    const demo = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'config', 'simulator-demo.json'), 'utf8')) as {
+      transports: { outcomes?: unknown }[];
+    };
+    expect(demo.transports[0]?.outcomes).toEqual(SIMULATOR_DEMO_OUTCOMES);
   });
 
   it('accepts parts with unique ids and reports DELIVRD receipts for them after the delay', async () => {
@@ -69,8 +87,8 @@ describe('SimulatorTransport', () => {
     expect(receipts.every((r) => r.status === 'DELIVRD' && r.final && r.raw.includes('stat:DELIVRD'))).toBe(true);
   });
 
-  it('applies the default outcome table by number suffix: 9 undelivered, 8 rejected, 7 retried once', async () => {
-    const { sim, receipts } = await started();
+  it('applies the demo outcome table by number suffix: 9 undelivered, 8 rejected, 7 retried once', async () => {
+    const { sim, receipts } = await started({ outcomes: [...SIMULATOR_DEMO_OUTCOMES] });
     const [undeliv] = await sim.submit(message('353870000009'));
     const [rejected] = await sim.submit(message('353870000008'));
     const [first] = await sim.submit(message('353870000007'));
