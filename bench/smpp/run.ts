@@ -9,15 +9,20 @@
  * RUN_MS each and the median of each side is printed. Besides the rate, each side's CPU
  * microseconds per part in this process: on a loaded machine that figure is the steadier one.
  *
- *   npm run bench:smpp            (SMPP_BENCH_RUN_MS=3000 SMPP_BENCH_ROUNDS=3 by default)
+ *   npm run bench:smpp    (SMPP_BENCH_RUN_MS=3000 SMPP_BENCH_ROUNDS=3 by default; SMPP_BENCH_CASES=4x1,1x10 for some cases)
  */
 import { parseReceiptText, parseSmppReceipt } from '../../src/receipts/index.js';
 import { measureBare, measureTransport, startSmscProcess, type RunResult } from './drivers.js';
 
 const RUN_MS = Number(process.env['SMPP_BENCH_RUN_MS'] ?? 3_000);
 const ROUNDS = Number(process.env['SMPP_BENCH_ROUNDS'] ?? 3);
-const BIND_COUNTS = [1, 4];
-const WINDOWS = [1, 10, 50];
+/** binds x window cases; SMPP_BENCH_CASES=4x1,1x10 runs only those. */
+const CASES: { binds: number; window: number }[] = (process.env['SMPP_BENCH_CASES'] ?? '1x1,1x10,1x50,4x1,4x10,4x50')
+  .split(',')
+  .map((item) => {
+    const [binds, window] = item.split('x').map(Number);
+    return { binds: binds ?? 1, window: window ?? 1 };
+  });
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -50,23 +55,21 @@ async function main(): Promise<void> {
   const smsc = await startSmscProcess();
   console.log(`SMPP submit_sm per second on loopback (median of ${ROUNDS} alternating runs of ${RUN_MS} ms, test SMSC in a child process)`);
   console.log('binds  window   smsgate   bare smpp   ratio   CPU us/part smsgate  bare');
-  for (const binds of BIND_COUNTS) {
-    for (const window of WINDOWS) {
-      const bare: RunResult[] = [];
-      const ours: RunResult[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        bare.push(await measureBare(smsc.address, binds, window, { durationMs: RUN_MS }));
-        ours.push(await measureTransport(smsc.address, binds, window, { durationMs: RUN_MS }));
-      }
-      const oursRate = median(ours.map((run) => run.partsPerSecond));
-      const bareRate = median(bare.map((run) => run.partsPerSecond));
-      const oursCpu = median(ours.map((run) => run.cpuMicrosPerPart));
-      const bareCpu = median(bare.map((run) => run.cpuMicrosPerPart));
-      console.log(
-        `${String(binds).padStart(5)}  ${String(window).padStart(6)} ${fmt(oursRate)}   ${fmt(bareRate)}   ${((oursRate / bareRate) * 100).toFixed(0).padStart(4)}%` +
-          `   ${oursCpu.toFixed(1).padStart(18)}  ${bareCpu.toFixed(1).padStart(5)}`,
-      );
+  for (const { binds, window } of CASES) {
+    const bare: RunResult[] = [];
+    const ours: RunResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      bare.push(await measureBare(smsc.address, binds, window, { durationMs: RUN_MS }));
+      ours.push(await measureTransport(smsc.address, binds, window, { durationMs: RUN_MS }));
     }
+    const oursRate = median(ours.map((run) => run.partsPerSecond));
+    const bareRate = median(bare.map((run) => run.partsPerSecond));
+    const oursCpu = median(ours.map((run) => run.cpuMicrosPerPart));
+    const bareCpu = median(bare.map((run) => run.cpuMicrosPerPart));
+    console.log(
+      `${String(binds).padStart(5)}  ${String(window).padStart(6)} ${fmt(oursRate)}   ${fmt(bareRate)}   ${((oursRate / bareRate) * 100).toFixed(0).padStart(4)}%` +
+        `   ${oursCpu.toFixed(1).padStart(18)}  ${bareCpu.toFixed(1).padStart(5)}`,
+    );
   }
   await smsc.stop();
   const receipts = receiptsPerSecond();
