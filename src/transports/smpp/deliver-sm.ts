@@ -1,6 +1,6 @@
 /**
- * Reading a deliver_sm (SMPP 3.4 §4.6.1) as the smpp package decodes it: is it a receipt, and
- * what is its text.
+ * Reading a deliver_sm (SMPP 3.4 §4.6.1), or a data_sm (§4.7.1) used the same way, as the smpp
+ * package decodes it: is it a receipt, and what is its text.
  */
 import smpp from 'smpp';
 import type { DecodedShortMessage, PDU } from 'smpp';

@@ -38,7 +38,7 @@ export interface SmppConnectionOptions {
   responseTimeoutMs: number;
   enquireLinkIntervalMs: number;
   logger: Logger;
-  /** A deliver_sm arrived; the callee answers it with respond(). */
+  /** A deliver_sm (or a data_sm, which some SMSCs use for receipts and MO) arrived; the callee answers it with respond(). */
   onDeliverSm(pdu: PDU, connection: SmppConnection): void;
   /** The connection is gone (called once); reason is a short code or description. */
   onClosed(reason: string): void;
@@ -145,7 +145,8 @@ export class SmppConnection {
   respond(request: PDU, commandStatus: number = COMMAND_STATUS_CODE.ESME_ROK): void {
     if (this.closed) return;
     const fields: Record<string, unknown> = { command_status: commandStatus };
-    if (request.command === 'deliver_sm') fields['message_id'] = ''; // SMPP 3.4 §4.6.2: unused, NULL
+    // SMPP 3.4 §4.6.2 / §4.7.2: deliver_sm_resp's and data_sm_resp's message_id is unused, NULL.
+    if (request.command === 'deliver_sm' || request.command === 'data_sm') fields['message_id'] = '';
     this.coalesceWrites();
     this.session.send(request.response(fields));
   }
@@ -254,6 +255,8 @@ export class SmppConnection {
     }
     switch (pdu.command) {
       case 'deliver_sm':
+      case 'data_sm':
+        // SMPP 3.4 §4.7: data_sm carries the same esm_class and TLVs, its text in message_payload.
         this.options.onDeliverSm(pdu, this);
         return;
       case 'enquire_link':
@@ -272,7 +275,7 @@ export class SmppConnection {
         this.options.logger.info({ sourceAddr: pdu['source_addr'], esmeAddr: pdu['esme_addr'] }, 'alert_notification ignored');
         return;
       default:
-        // SMPP 3.4 §4.3 / §5.1.3: a command we do not know or do not support (data_sm, query_sm,
+        // SMPP 3.4 §4.3 / §5.1.3: a command we do not know or do not support (query_sm, submit_sm,
         // outbind on a bound link...) gets generic_nack ESME_RINVCMDID; the link stays up.
         this.options.logger.warn({ command: pdu.command, commandId: pdu.command_id, sequence: pdu.sequence_number }, 'unsupported command from the SMSC: generic_nack ESME_RINVCMDID');
         this.nack(pdu, COMMAND_STATUS_CODE.ESME_RINVCMDID);

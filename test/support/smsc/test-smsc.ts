@@ -190,13 +190,16 @@ export class TestSmsc {
     return this.sendDeliverSm(fields);
   }
 
-  /** Sends a deliver_sm and resolves with the deliver_sm_resp command_status (-1 if none came). */
-  sendDeliverSm(fields: Record<string, unknown>): Promise<number> {
+  /**
+   * Sends a deliver_sm (or a data_sm, as some SMSCs send receipts) and resolves with the
+   * response's command_status (-1 if none came).
+   */
+  sendDeliverSm(fields: Record<string, unknown>, command: 'deliver_sm' | 'data_sm' = 'deliver_sm'): Promise<number> {
     const info = this.receivingSession();
     if (info === undefined) return Promise.reject(new Error('no session bound to receive'));
     return new Promise<number>((resolve) => {
       const onClose = (): void => resolve(-1);
-      const sent = info.session.send(new smpp.PDU('deliver_sm', fields), (response: PDU) => {
+      const sent = info.session.send(new smpp.PDU(command, fields), (response: PDU) => {
         // Remove the close listener once answered: one per receipt would pile up on a long run.
         info.session.socket.off('close', onClose);
         this.deliverResponses.push(response.command_status);

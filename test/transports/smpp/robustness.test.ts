@@ -99,6 +99,32 @@ describe('SMSC behaviour beyond the happy path', () => {
     expect(rig.handlers.receipts[0]!.raw).toContain('id:EE6B2800 ');
   });
 
+  it('reads a receipt sent as data_sm (text in message_payload, TLVs) and answers data_sm_resp', async () => {
+    rig = await startRig();
+    const messageId = acceptedId(await rig.transport.submit(outbound('x')));
+    const status = await rig.smsc.sendDeliverSm(
+      {
+        source_addr: '353871234567', destination_addr: 'smsgate', esm_class: 0x04, data_coding: 0,
+        message_payload: Buffer.from(`id:${messageId} sub:001 dlvrd:000 submit date:2311211530 done date:2311211531 stat:EXPIRED err:000 text:`, 'latin1'),
+        receipted_message_id: messageId, message_state: 3,
+      },
+      'data_sm',
+    );
+    expect(status).toBe(0);
+    expect(rig.handlers.receipts).toEqual([expect.objectContaining({ messageId, status: 'EXPIRED', final: true })]);
+    expect(rig.smsc.pdus('data_sm_resp')).toHaveLength(1);
+  });
+
+  it('hands an MO data_sm to onInbound', async () => {
+    rig = await startRig();
+    const status = await rig.smsc.sendDeliverSm(
+      { source_addr: '353870000001', destination_addr: '50123', esm_class: 0, data_coding: 8, message_payload: Buffer.from('00480069', 'hex') },
+      'data_sm',
+    );
+    expect(status).toBe(0);
+    expect(rig.handlers.inbound).toEqual([{ from: '353870000001', to: '50123', text: 'Hi' }]);
+  });
+
   it('reads a receipt whose short_message is UCS-2 (data_coding 8)', async () => {
     rig = await startRig();
     const messageId = acceptedId(await rig.transport.submit(outbound('x')));
