@@ -114,6 +114,7 @@ export class DispatchEngine {
       });
     }
     await Promise.all(transports.map((t) => t.start()));
+    this.recoverTransportReceipts();
     for (const lane of this.lanes.values()) lane.start();
     this.loop = this.schedule();
   }
@@ -163,6 +164,20 @@ export class DispatchEngine {
     this.batcher.flush();
     const requeued = this.dispatchStore.requeueAllSubmitting(this.now());
     logger.info({ requeued }, 'dispatch engine stopped');
+  }
+
+  /**
+   * A transport that keeps pending receipts in memory (the simulator) lost them with the last run
+   * if it crashed or stopped early: hand it the ids of its parts still waiting for a final receipt.
+   */
+  private recoverTransportReceipts(): void {
+    for (const transport of this.deps.transports) {
+      if (transport.recoverReceipts === undefined) continue;
+      const messageIds = this.dispatchStore.messageIdsAwaitingReceipt(transport.name);
+      if (messageIds.length === 0) continue;
+      const reissued = transport.recoverReceipts(messageIds);
+      this.deps.logger.info({ transport: transport.name, awaiting: messageIds.length, reissued }, 'transport re-issues receipts of parts submitted before the last stop');
+    }
   }
 
   /** Mobile-originated messages are kept in inbound_messages (no API reads them yet); text is logged only by length. */

@@ -192,6 +192,11 @@ export class DispatchStore {
         `UPDATE recipients SET dispatch_state = 'waiting' WHERE campaign_id = ? AND dispatch_state = 'dispatched'
            AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = recipients.id)`,
       ),
+      awaitingReceipt: db
+        .prepare<[string], string>(
+          `SELECT message_id FROM message_parts WHERE transport = ? AND state = 'submitted' AND message_id IS NOT NULL ORDER BY id`,
+        )
+        .pluck(),
       insertInbound: db.prepare<[string, string, string, string, string, number], unknown>(
         `INSERT INTO inbound_messages (transport, sender, recipient, text, raw, received_at) VALUES (?, ?, ?, ?, ?, ?)`,
       ),
@@ -293,6 +298,11 @@ export class DispatchStore {
 
   insertInbound(transport: string, sender: string, recipient: string, text: string, raw: string, receivedAtMs: number): void {
     this.s.insertInbound.run(transport, sender, recipient, text, raw, receivedAtMs);
+  }
+
+  /** Message ids of the transport's parts still waiting for a final receipt (crash recovery of in-memory receipts). */
+  messageIdsAwaitingReceipt(transport: string): string[] {
+    return this.s.awaitingReceipt.all(transport);
   }
 
   /** Crash recovery: a part left 'submitting' may or may not have reached the peer; send it again. */

@@ -106,4 +106,12 @@ export interface Transport {
    */
   submit(message: OutboundMessage): Promise<PartOutcome[]>;
   currentState(): TransportState;
+  /**
+   * Optional; only a transport that keeps its pending receipts in process memory implements it
+   * (the simulator). A real SMSC or modem keeps undelivered receipts itself and offers them again
+   * after a reconnect, so SMPP and modem transports leave it out. On start the engine passes the
+   * message ids of its parts still waiting for a final receipt on this transport; the transport
+   * reports a receipt for each id it made (others are ignored) and returns how many it will report.
+   */
+  recoverReceipts?(messageIds: readonly string[]): number;
 }

@@ -284,4 +284,35 @@ describe('dispatch engine orderings', () => {
       await restarted.stop();
     }
   });
+  it('on start hands a simulator the ids of parts still waiting for a receipt, and their recipients become final', async () => {
+    // Receipts an hour away and no drain: the stop leaves every part 'submitted', as a kill -9 would.
+    const before = simulator({ receiptDelayMs: 3_600_000, outcomes: [{ suffix: '9', status: 'UNDELIV' }] });
+    harness = await startEngineHarness({ transports: [before], engine: { drainTimeoutMs: 0 } });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234560', '353871234569'] });
+    await waitFor(() => harness!.parts(campaignId), (parts) => parts.every((p) => p.state === 'submitted'));
+    await harness.engine.stop();
+    expect(harness.recipients(campaignId).map((r) => r.status)).toEqual(['pending', 'pending']);
+
+    const after = simulator({ receiptDelayMs: 0, outcomes: [{ suffix: '9', status: 'UNDELIV' }] });
+    const restarted = new DispatchEngine({
+      store: harness.store,
+      transports: [after],
+      routes: [{ prefix: '', transport: 'sim' }],
+      config: { ...ENGINE_DEFAULTS, pollIntervalMs: 20 },
+      logger: silentLogger(),
+      deliveryReceipts: { enqueue: () => false, wake: () => {} },
+    });
+    await restarted.start();
+    try {
+      const recipients = await waitFor(() => harness!.recipients(campaignId), allFinal);
+      expect(recipients.map((r) => [r.status, r.last_status])).toEqual([
+        ['delivered', 'DELIVRD'],
+        ['undelivered', 'UNDELIV'],
+      ]);
+      // Re-issued, not re-sent: the restarted simulator accepted nothing.
+      expect(after.accepted).toHaveLength(0);
+    } finally {
+      await restarted.stop();
+    }
+  });
 });

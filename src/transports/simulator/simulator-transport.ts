@@ -5,6 +5,11 @@
  * the outcome table says for the number's suffix. Receipts wait in one FIFO with one timer (the
  * delay is the same for all, so the FIFO is in due order); a receipt whose handler rejects is
  * offered again after the delay, like an SMSC retrying an unacknowledged deliver_sm.
+ *
+ * Pending receipts live in memory only, so nothing may be lost at a stop: a clean stop reports
+ * every receipt that falls due within the drain bound, and each message id encodes its submit
+ * time and receipt status (message-id.ts) so that after a crash or an early stop the engine hands
+ * the ids of parts still waiting back to recoverReceipts() and the receipts are reported then.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log.js';
@@ -18,6 +23,7 @@ import type {
   TransportState,
 } from '../transport.js';
 import { resolveSimulatorConfig, type ResolvedSimulatorConfig, type ResolvedSimulatorOutcome, type SimulatorTransportConfig } from './config.js';
+import { decodeSimulatorMessageId, encodeSimulatorMessageId } from './message-id.js';
 
 /** Transport contract: the status of parts refused while the transport is down. */
 const TRANSPORT_DOWN = 'TRANSPORT_DOWN';
@@ -54,8 +60,16 @@ export class SimulatorTransport implements Transport {
   private state: TransportState = { state: 'down', reason: 'not started' };
   private nextId = 0;
   private nextSlotAt = 0;
-  private readonly receipts: DueReceipt[] = [];
+  /** Receipts not yet reported, in due order; `receiptsHead` is the first unreported index. */
+  private receipts: DueReceipt[] = [];
+  private receiptsHead = 0;
+  /** Receipts handed to the engine whose onReceipt promise has not settled yet. */
+  private receiptsInFlight = 0;
   private receiptTimer: NodeJS.Timeout | undefined;
+  /** Set once stop() finished: no receipt is queued or reported until the next start(). */
+  private closed = false;
+  /** Wakes a stop() that waits for receipts to drain. */
+  private onReceiptsProgress: (() => void) | undefined;
   private readonly attemptsByPart = new Map<string, number>();
   private readonly waitingForSlot = new Set<() => void>();
   private forced: ForcedOutcome | undefined;
@@ -77,20 +91,61 @@ export class SimulatorTransport implements Transport {
   }
 
   async start(): Promise<void> {
+    this.closed = false;
     this.setState({ state: 'bound', detail: 'simulator' });
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops taking submits, then keeps reporting receipts until none is left that falls due within
+   * drainTimeoutMs (and every reported one was stored). Receipts still waiting after that are not
+   * lost: their parts stay 'submitted' and the next start re-issues them (recoverReceipts).
+   */
+  async stop(drainTimeoutMs = 0): Promise<void> {
     this.setState({ state: 'down', reason: 'stopped' });
     for (const release of this.waitingForSlot) release();
     this.waitingForSlot.clear();
+    const deadline = Date.now() + drainTimeoutMs;
+    while (this.receiptsInFlight > 0 || (this.headDueAt() ?? Infinity) <= deadline) {
+      const waitMs = deadline - Date.now();
+      if (waitMs <= 0) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.onReceiptsProgress = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.onReceiptsProgress = undefined;
+    }
     if (this.receiptTimer !== undefined) clearTimeout(this.receiptTimer);
     this.receiptTimer = undefined;
-    if (this.receipts.length > 0) {
-      // An in-process SMSC keeps nothing across a stop: say how many receipts will never come.
-      this.logger.warn({ receipts: this.receipts.length }, 'simulator stopped with receipts not yet reported: they are dropped');
-      this.receipts.length = 0;
+    this.closed = true;
+    const left = this.pendingReceipts();
+    if (left > 0) this.logger.info({ receipts: left }, 'simulator stopped before these receipts fell due: the next start reports them again from the stored message ids');
+    this.receipts = [];
+    this.receiptsHead = 0;
+  }
+
+  /**
+   * Crash recovery: reports a receipt for every id this simulator made (in any earlier run), at
+   * its original due time or now if that has passed. Ids of another format are ignored.
+   */
+  recoverReceipts(messageIds: readonly string[]): number {
+    const recovered: DueReceipt[] = [];
+    for (const messageId of messageIds) {
+      const decoded = decodeSimulatorMessageId(messageId);
+      if (decoded === undefined) continue;
+      recovered.push({ dueAt: decoded.submittedAtMs + this.config.receiptDelayMs, receipt: receiptFor(messageId, decoded.status, decoded.submittedAtMs + this.config.receiptDelayMs) });
     }
+    if (recovered.length === 0) return 0;
+    // Rare (once per start): merge and sort keeps the FIFO in due order.
+    this.receipts = [...this.receipts.slice(this.receiptsHead), ...recovered].sort((a, b) => a.dueAt - b.dueAt);
+    this.receiptsHead = 0;
+    if (this.receiptTimer !== undefined) clearTimeout(this.receiptTimer);
+    this.receiptTimer = undefined;
+    this.armReceiptTimer();
+    this.logger.info({ receipts: recovered.length }, 'simulator re-issues receipts of parts submitted before the last stop');
+    return recovered.length;
   }
 
   /** Test and demo hook: the link goes down (submits fail with TRANSPORT_DOWN) until setUp(). */
@@ -127,7 +182,7 @@ export class SimulatorTransport implements Transport {
 
   /** Receipts accepted but not yet reported. */
   pendingReceipts(): number {
-    return this.receipts.length;
+    return this.receipts.length - this.receiptsHead;
   }
 
   async submit(message: OutboundMessage): Promise<PartOutcome[]> {
@@ -163,10 +218,11 @@ export class SimulatorTransport implements Transport {
       }
       this.attemptsByPart.delete(key);
     }
-    const messageId = `${this.idPrefix}${(this.nextId++).toString(16).padStart(8, '0')}`;
-    if (this.recordAccepted) this.accepted.push({ messageId, destination: message.destination, part, text: message.segments[part - 1] ?? '' });
     const status = rule?.kind === 'receipt' ? rule.status : this.config.defaultStatus;
-    this.scheduleReceipt(messageId, status);
+    const submittedAtMs = Date.now();
+    const messageId = encodeSimulatorMessageId({ instance: this.idPrefix, sequence: this.nextId++, submittedAtMs, status });
+    if (this.recordAccepted) this.accepted.push({ messageId, destination: message.destination, part, text: message.segments[part - 1] ?? '' });
+    this.scheduleReceipt(messageId, status, submittedAtMs);
     return { part, kind: 'accepted', messageId };
   }
 
@@ -214,49 +270,67 @@ export class SimulatorTransport implements Transport {
     });
   }
 
-  private scheduleReceipt(messageId: string, status: string): void {
-    const nowMs = Date.now();
-    const receipt: TransportReceipt = {
-      messageId,
-      status,
-      final: true,
-      doneAt: new Date(nowMs + this.config.receiptDelayMs).toISOString(),
-      // The SMPP 3.4 Appendix B shape, so the audit trail looks like a real SMSC's.
-      raw: `id:${messageId} sub:001 dlvrd:${status.startsWith('DELIV') ? '001' : '000'} stat:${status} err:000 text:`,
-    };
-    this.receipts.push({ dueAt: nowMs + this.config.receiptDelayMs, receipt });
+  private scheduleReceipt(messageId: string, status: string, submittedAtMs: number): void {
+    const dueAt = submittedAtMs + this.config.receiptDelayMs;
+    this.receipts.push({ dueAt, receipt: receiptFor(messageId, status, dueAt) });
     this.armReceiptTimer();
   }
 
+  private headDueAt(): number | undefined {
+    return this.receipts[this.receiptsHead]?.dueAt;
+  }
+
   private armReceiptTimer(): void {
-    if (this.receiptTimer !== undefined) return;
-    const head = this.receipts[0];
-    if (head === undefined) return;
+    if (this.receiptTimer !== undefined || this.closed) return;
+    const dueAt = this.headDueAt();
+    if (dueAt === undefined) return;
     this.receiptTimer = setTimeout(() => {
       this.receiptTimer = undefined;
       this.reportDueReceipts();
-    }, Math.max(0, head.dueAt - Date.now()));
+    }, Math.max(0, dueAt - Date.now()));
   }
 
   private reportDueReceipts(): void {
     const nowMs = Date.now();
     const handlers = this.handlers;
-    while (this.receipts.length > 0 && (this.receipts[0]?.dueAt ?? Infinity) <= nowMs) {
-      const due = this.receipts.shift() as DueReceipt;
+    while ((this.headDueAt() ?? Infinity) <= nowMs) {
+      const due = this.receipts[this.receiptsHead++] as DueReceipt;
       if (handlers === undefined) {
         this.retryLater(due.receipt);
         continue;
       }
-      handlers.onReceipt(due.receipt).catch((err: unknown) => {
-        this.logger.warn({ err, messageId: due.receipt.messageId }, 'receipt not stored by the engine: offering it again later');
-        this.retryLater(due.receipt);
-      });
+      this.receiptsInFlight++;
+      handlers.onReceipt(due.receipt).then(
+        () => this.receiptSettled(),
+        (err: unknown) => {
+          this.logger.warn({ err, messageId: due.receipt.messageId }, 'receipt not stored by the engine: offering it again later');
+          this.retryLater(due.receipt);
+          this.receiptSettled();
+        },
+      );
     }
+    this.compactReceipts();
     this.armReceiptTimer();
+    this.onReceiptsProgress?.();
+  }
+
+  private receiptSettled(): void {
+    this.receiptsInFlight--;
+    this.onReceiptsProgress?.();
+  }
+
+  /** Drops reported entries from the front once they are the larger half (amortised O(1) per receipt). */
+  private compactReceipts(): void {
+    if (this.receiptsHead > 1_024 && this.receiptsHead * 2 > this.receipts.length) {
+      this.receipts = this.receipts.slice(this.receiptsHead);
+      this.receiptsHead = 0;
+    }
   }
 
   private retryLater(receipt: TransportReceipt): void {
-    if (this.state.state === 'down' && this.state.reason === 'stopped') return;
+    // After the stop its part stays 'submitted': the next start re-issues it (recoverReceipts).
+    if (this.closed) return;
+    // Appended at the back: its due time is now + delay, no earlier than anything queued.
     this.receipts.push({ dueAt: Date.now() + Math.max(this.config.receiptDelayMs, 100), receipt });
     this.armReceiptTimer();
   }
@@ -265,4 +339,15 @@ export class SimulatorTransport implements Transport {
     this.state = state;
     this.handlers?.onState(state);
   }
+}
+
+function receiptFor(messageId: string, status: string, doneAtMs: number): TransportReceipt {
+  return {
+    messageId,
+    status,
+    final: true,
+    doneAt: new Date(doneAtMs).toISOString(),
+    // The SMPP 3.4 Appendix B shape, so the audit trail looks like a real SMSC's.
+    raw: `id:${messageId} sub:001 dlvrd:${status.startsWith('DELIV') ? '001' : '000'} stat:${status} err:000 text:`,
+  };
 }

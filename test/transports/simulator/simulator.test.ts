@@ -133,6 +133,60 @@ describe('SimulatorTransport', () => {
     expect(sim.accepted[0]?.text).toBe(planMessage('q'.repeat(400)).segments[1]);
   });
 
+  it('on stop reports the receipts that fall due within the drain bound and waits until they are stored', async () => {
+    const stored: string[] = [];
+    const sim = new SimulatorTransport({ name: 'sim', type: 'simulator', receiptDelayMs: 200, outcomes: [] });
+    sim.setHandlers({
+      onReceipt: async (r) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        stored.push(r.messageId);
+      },
+      onInbound: async () => undefined,
+      onState: () => undefined,
+    });
+    await sim.start();
+    const outcomes = (await Promise.all([sim.submit(message('353870000001')), sim.submit(message('353870000002'))])).flat();
+    expect(stored).toHaveLength(0);
+    await sim.stop(10_000);
+    expect(stored.sort()).toEqual(outcomes.map((o) => (o.kind === 'accepted' ? o.messageId : '')).sort());
+    expect(sim.pendingReceipts()).toBe(0);
+  });
+
+  it('on stop leaves receipts due after the drain bound, and a later simulator re-issues them from the message ids alone', async () => {
+    const config = { name: 'sim', type: 'simulator', receiptDelayMs: 150, outcomes: [{ suffix: '9', status: 'UNDELIV' }] } as const;
+    const first = new SimulatorTransport({ ...config, receiptDelayMs: 3_600_000 });
+    const late: TransportReceipt[] = [];
+    first.setHandlers({ onReceipt: async (r) => void late.push(r), onInbound: async () => undefined, onState: () => undefined });
+    await first.start();
+    const submitted = (await Promise.all(['353870000001', '353870000009'].map((n) => first.submit(message(n))))).flat();
+    const ids = submitted.map((o) => (o.kind === 'accepted' ? o.messageId : ''));
+    await first.stop(50);
+    expect(late).toHaveLength(0);
+    expect(first.pendingReceipts()).toBe(0);
+
+    // A new process: a simulator with other instance bits gets the ids of parts still 'submitted'.
+    const { sim, receipts } = await started(config);
+    expect(sim.recoverReceipts([...ids, 'not-a-simulator-id', '0a1b2c3d00000001'])).toBe(2);
+    await until(() => receipts.length === 2);
+    const statusById = new Map(receipts.map((r) => [r.messageId, r.status]));
+    expect(statusById).toEqual(new Map([[ids[0], 'DELIVRD'], [ids[1], 'UNDELIV']]));
+    expect(receipts.every((r) => r.final && r.raw.startsWith(`id:${r.messageId} `))).toBe(true);
+  });
+
+  it('re-issues a recovered receipt at once when its due time passed while it was down', async () => {
+    const { sim, receipts } = await started({ receiptDelayMs: 3_600_000, outcomes: [] });
+    const [outcome] = await sim.submit(message('353870000001'));
+    const id = outcome?.kind === 'accepted' ? outcome.messageId : '';
+    await sim.stop();
+    const restarted = new SimulatorTransport({ name: 'sim', type: 'simulator', receiptDelayMs: 0, outcomes: [] });
+    restarted.setHandlers({ onReceipt: async (r) => void receipts.push(r), onInbound: async () => undefined, onState: () => undefined });
+    await restarted.start();
+    transport = restarted;
+    restarted.recoverReceipts([id]);
+    await until(() => receipts.length === 1);
+    expect(receipts[0]).toMatchObject({ messageId: id, status: 'DELIVRD', final: true });
+  });
+
   it('offers a receipt again later when the handler rejects it (not stored: not acknowledged)', async () => {
     let calls = 0;
     const sim = new SimulatorTransport({ name: 'sim', type: 'simulator', receiptDelayMs: 1, outcomes: [] });
