@@ -118,6 +118,24 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
     expect(handlers.receipts[0]).toMatchObject({ messageId: 'EE6B2800', status: 'DELIVRD', final: true });
   });
 
+  it('binds a transmitter and a receiver; the receipt comes over the receiver', async () => {
+    const { smsc, transport, handlers } = await startPeer({}, { bindMode: 'transmitter-receiver' });
+    expect(smsc.eventsOf('bind').map((bind) => bind['command']).sort()).toEqual(['bind_receiver', 'bind_transmitter']);
+    const ids = acceptedIds(await transport.submit(outbound('two connections')));
+    await waitFor(() => handlers.receipts.length === 1, 'the receipt');
+    expect(handlers.receipts[0]!.messageId).toBe(ids[0]);
+  });
+
+  it('50 messages with a window of 10: every one accepted once, every receipt matched', async () => {
+    const { smsc, transport, handlers } = await startPeer({}, { window: 10 });
+    const outcomes = (await Promise.all(Array.from({ length: 50 }, (_, i) => transport.submit(outbound(`message ${i}`))))).flat();
+    const ids = acceptedIds(outcomes);
+    expect(new Set(ids).size).toBe(50);
+    expect(smsc.submits()).toHaveLength(50);
+    await waitFor(() => handlers.receipts.length === 50, '50 receipts');
+    expect(handlers.receipts.map((receipt) => receipt.messageId).sort()).toEqual([...ids].sort());
+  });
+
   it('keeps the link with enquire_link and unbinds on stop', async () => {
     const { smsc, transport } = await startPeer({}, { enquireLinkIntervalMs: 100 });
     await smsc.waitFor('enquire_link', 10_000, 2);
