@@ -92,8 +92,13 @@ export class PerlSmsc {
     return this.events.filter((event) => event.event === name);
   }
 
-  submits(): PerlSubmit[] {
-    return this.eventsOf('submit_sm') as PerlSubmit[];
+  /**
+   * The submit_sm lines once `count` have been logged. The log is a pipe separate from the
+   * socket, so a response can reach the test before the line that logged its request: tests
+   * wait for the lines rather than read them right after a round trip.
+   */
+  async waitForSubmits(count: number, timeoutMs = 10_000): Promise<PerlSubmit[]> {
+    return (await this.waitFor('submit_sm', timeoutMs, count)) as PerlSubmit[];
   }
 
   async stop(): Promise<void> {

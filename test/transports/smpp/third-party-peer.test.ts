@@ -43,11 +43,11 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
   it('binds as a transceiver with SMPP 3.4, sends a 1-part GSM-7 text and matches its receipt', async () => {
     const { smsc, transport, handlers } = await startPeer();
     expect(transport.currentState().state).toBe('bound');
-    expect(smsc.eventsOf('bind')).toMatchObject([{ command: 'bind_transceiver', system_id: 'esme', interface_version: 0x34, accepted: true }]);
+    expect(await smsc.waitFor('bind')).toMatchObject([{ command: 'bind_transceiver', system_id: 'esme', interface_version: 0x34, accepted: true }]);
 
     const outcomes = await transport.submit(outbound('Hello from smsgate'));
     expect(acceptedIds(outcomes)).toEqual(['4000000000']);
-    const [submit] = smsc.submits();
+    const [submit] = await smsc.waitForSubmits(1);
     expect(submit).toMatchObject({
       source_addr: 'smsgate', source_addr_ton: 5, source_addr_npi: 0,
       destination_addr: '353871234567', dest_addr_ton: 1, dest_addr_npi: 1,
@@ -68,7 +68,7 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
     const outcomes = await transport.submit(outbound(text, { concatReference: 0x2a }));
     const ids = acceptedIds(outcomes);
     expect(ids).toEqual(['4000000000', '4000000001', '4000000002']);
-    const submits = smsc.submits();
+    const submits = await smsc.waitForSubmits(3);
     expect(submits.map((submit) => submit.esm_class)).toEqual([0x40, 0x40, 0x40]);
     expect(submits.map((submit) => submit.data_coding)).toEqual([0, 0, 0]);
     expect(submits.map((submit) => submit.short_message.slice(0, 12))).toEqual(['0500032a0301', '0500032a0302', '0500032a0303']);
@@ -84,7 +84,7 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
     const text = 'ж'.repeat(67) + 'щ'.repeat(10); // 77 > 70 code units: 67 + 10
     const outcomes = await transport.submit(outbound(text, { concatReference: 0x07 }));
     expect(acceptedIds(outcomes)).toEqual(['4000000000', '4000000001']);
-    const submits = smsc.submits();
+    const submits = await smsc.waitForSubmits(2);
     expect(submits.map((submit) => [submit.esm_class, submit.data_coding])).toEqual([[0x40, 8], [0x40, 8]]);
     expect(submits.map((submit) => submit.short_message.slice(0, 12))).toEqual(['050003070201', '050003070202']);
     expect(submits[0]!.short_message.slice(12)).toBe('0436'.repeat(67));
@@ -95,17 +95,18 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
   it('SAR TLVs and message_payload as Net::SMPP decodes them', async () => {
     const { smsc, transport } = await startPeer({ receipt: 'none' }, { concatenation: 'sar' });
     await transport.submit(outbound('x'.repeat(153) + 'y'.repeat(10), { concatReference: 0x0102 }));
-    expect(smsc.submits().map((submit) => submit.tlvs)).toEqual([
+    const sarSubmits = await smsc.waitForSubmits(2);
+    expect(sarSubmits.map((submit) => submit.tlvs)).toEqual([
       { '0x020C': '0102', '0x020E': '02', '0x020F': '01' },
       { '0x020C': '0102', '0x020E': '02', '0x020F': '02' },
     ]);
-    expect(smsc.submits().map((submit) => submit.esm_class)).toEqual([0, 0]);
+    expect(sarSubmits.map((submit) => submit.esm_class)).toEqual([0, 0]);
 
     await transport.stop(1_000);
     rig = await startPeer({ receipt: 'none' }, { concatenation: 'payload' });
     const text = 'p'.repeat(200);
     await rig.transport.submit(outbound(text));
-    const [payloadSubmit] = rig.smsc.submits();
+    const [payloadSubmit] = await rig.smsc.waitForSubmits(1);
     expect(payloadSubmit!.short_message).toBe('');
     expect(payloadSubmit!.tlvs['0x0424']).toBe(Buffer.from(text, 'ascii').toString('hex'));
   });
@@ -120,7 +121,7 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
 
   it('binds a transmitter and a receiver; the receipt comes over the receiver', async () => {
     const { smsc, transport, handlers } = await startPeer({}, { bindMode: 'transmitter-receiver' });
-    expect(smsc.eventsOf('bind').map((bind) => bind['command']).sort()).toEqual(['bind_receiver', 'bind_transmitter']);
+    expect((await smsc.waitFor('bind', 10_000, 2)).map((bind) => bind['command']).sort()).toEqual(['bind_receiver', 'bind_transmitter']);
     const ids = acceptedIds(await transport.submit(outbound('two connections')));
     await waitFor(() => handlers.receipts.length === 1, 'the receipt');
     expect(handlers.receipts[0]!.messageId).toBe(ids[0]);
@@ -131,7 +132,7 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
     const outcomes = (await Promise.all(Array.from({ length: 50 }, (_, i) => transport.submit(outbound(`message ${i}`))))).flat();
     const ids = acceptedIds(outcomes);
     expect(new Set(ids).size).toBe(50);
-    expect(smsc.submits()).toHaveLength(50);
+    expect(await smsc.waitForSubmits(50)).toHaveLength(50);
     await waitFor(() => handlers.receipts.length === 50, '50 receipts');
     expect(handlers.receipts.map((receipt) => receipt.messageId).sort()).toEqual([...ids].sort());
   });
@@ -149,7 +150,7 @@ describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
     expect(transport.currentState()).toMatchObject({ state: 'down' });
     const state = transport.currentState();
     expect(state.state === 'down' ? state.reason : '').toMatch(/ESME_RINVPASWD/);
-    expect(smsc.eventsOf('bind')).toMatchObject([{ accepted: false }]);
+    expect(await smsc.waitFor('bind')).toMatchObject([{ accepted: false }]);
     expect(transport.bindAttempts()).toEqual([1]);
   });
 });
