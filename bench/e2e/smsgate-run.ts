@@ -10,7 +10,7 @@ import { WebhookReceiver } from '../../test/support/webhook-receiver.js';
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { CounterClock, percentile, type RunFigures } from './stats.js';
+import { CounterClock, cpuMsOf, percentile, type RunFigures } from './stats.js';
 
 export interface SmsgateRunOptions {
   recipients: number;
@@ -68,6 +68,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       }
     }, 20);
 
+    const cpuAtStartMs = cpuMsOf(running.pid);
     const startedAt = performance.now();
     const response = await fetch(`${running.baseUrl}/v1/campaign`, {
       method: 'POST',
@@ -112,6 +113,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     clearInterval(sampler);
     for (const clock of [submits, receipts, webhooks]) clock.sample(finishedAt);
     peakRssBytes = Math.max(peakRssBytes, running.memory().peakRssBytes);
+    const gatewayCpuMs = cpuMsOf(running.pid) - cpuAtStartMs;
     const exitCode = await running.stop();
     if (exitCode !== 0) notes.push(`smsgate serve exited ${exitCode} on SIGTERM`);
     if (receiver.signatureFailures > 0) notes.push(`${receiver.signatureFailures} webhook signatures failed`);
@@ -128,6 +130,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       apiP50Ms: percentile(latenciesMs, 50),
       apiP99Ms: percentile(latenciesMs, 99),
       acceptMs,
+      gatewayCpuMs,
       notes,
     };
   } finally {

@@ -1,4 +1,25 @@
-/** Small figures helpers for the e2e bench: percentiles, rates, and a progress clock. */
+/** Small figures helpers for the e2e bench: percentiles, rates, CPU time, and a progress clock. */
+import { readFileSync } from 'node:fs';
+
+/** Linux USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (proc(5)). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system) a live process has used so far, in ms, from /proc/<pid>/stat fields
+ * 14 and 15 (proc(5)); 0 once it is gone. On a shared, loaded machine wall-clock rates move with
+ * the neighbours' load; CPU time per message is the steadier figure to compare two gateways by.
+ */
+export function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
 export function percentile(samplesMs: readonly number[], p: number): number {
   if (samplesMs.length === 0) return Number.NaN;
   const sorted = [...samplesMs].sort((a, b) => a - b);
@@ -50,6 +71,8 @@ export interface RunFigures {
   apiP50Ms: number;
   apiP99Ms: number;
   acceptMs: number;
+  /** CPU time the gateway's own processes used for the run (smsgate serve; bearerbox + smsbox). */
+  gatewayCpuMs: number;
   notes: string[];
 }
 
@@ -63,6 +86,8 @@ export function formatTable(runs: readonly RunFigures[]): string {
     ['time to last webhook s', (r) => (r.timeToLastWebhookMs / 1_000).toFixed(1)],
     ['end-to-end messages/s', (r) => r.endToEndPerSecond.toFixed(0)],
     ['peak RSS MB', (r) => r.peakRssMb.toFixed(0)],
+    ['gateway CPU s', (r) => (r.gatewayCpuMs / 1_000).toFixed(1)],
+    ['gateway CPU ms per 1k messages', (r) => ((r.gatewayCpuMs / r.messages) * 1_000).toFixed(0)],
     ['API p50 ms while running', (r) => (Number.isNaN(r.apiP50Ms) ? '-' : r.apiP50Ms.toFixed(1))],
     ['API p99 ms while running', (r) => (Number.isNaN(r.apiP99Ms) ? '-' : r.apiP99Ms.toFixed(1))],
   ];
