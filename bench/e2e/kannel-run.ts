@@ -63,6 +63,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     // so the harness's client costs Kannel's side as little as it can.
     const agent = new Agent({ keepAlive: true, maxSockets: options.sendsmsConcurrency });
     const cpuAtStartMs = boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0);
+    const harnessCpuAtStart = process.cpuUsage();
     const startedAt = performance.now();
     let next = 0;
     let refused = 0;
@@ -88,6 +89,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     for (const clock of [submits, receipts, callbacks]) clock.sample(finishedAt);
     const timeToLastWebhookMs = finishedAt - startedAt;
     const gatewayCpuMs = boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0) - cpuAtStartMs;
+    const harness = process.cpuUsage(harnessCpuAtStart);
     return {
       ok: true,
       figures: {
@@ -103,6 +105,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
         apiP99Ms: Number.NaN,
         acceptMs,
         gatewayCpuMs,
+        harnessCpuMs: (harness.user + harness.system) / 1_000,
         notes: ['peak RSS and CPU are bearerbox + smsbox; accept = every sendsms request answered'],
       },
     };

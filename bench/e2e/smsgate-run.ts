@@ -69,6 +69,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     }, 20);
 
     const cpuAtStartMs = cpuMsOf(running.pid);
+    const harnessCpuAtStart = process.cpuUsage();
     const startedAt = performance.now();
     const response = await fetch(`${running.baseUrl}/v1/campaign`, {
       method: 'POST',
@@ -114,6 +115,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     for (const clock of [submits, receipts, webhooks]) clock.sample(finishedAt);
     peakRssBytes = Math.max(peakRssBytes, running.memory().peakRssBytes);
     const gatewayCpuMs = cpuMsOf(running.pid) - cpuAtStartMs;
+    const harness = process.cpuUsage(harnessCpuAtStart);
     const exitCode = await running.stop();
     if (exitCode !== 0) notes.push(`smsgate serve exited ${exitCode} on SIGTERM`);
     if (receiver.signatureFailures > 0) notes.push(`${receiver.signatureFailures} webhook signatures failed`);
@@ -131,6 +133,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       apiP99Ms: percentile(latenciesMs, 99),
       acceptMs,
       gatewayCpuMs,
+      harnessCpuMs: (harness.user + harness.system) / 1_000,
       notes,
     };
   } finally {

@@ -73,6 +73,8 @@ export interface RunFigures {
   acceptMs: number;
   /** CPU time the gateway's own processes used for the run (smsgate serve; bearerbox + smsbox). */
   gatewayCpuMs: number;
+  /** CPU time of this bench process (test SMSC, webhook receiver, HTTP clients) over the same run. */
+  harnessCpuMs: number;
   notes: string[];
 }
 
@@ -88,6 +90,8 @@ export function formatTable(runs: readonly RunFigures[]): string {
     ['peak RSS MB', (r) => r.peakRssMb.toFixed(0)],
     ['gateway CPU s', (r) => (r.gatewayCpuMs / 1_000).toFixed(1)],
     ['gateway CPU ms per 1k messages', (r) => ((r.gatewayCpuMs / r.messages) * 1_000).toFixed(0)],
+    ['gateway CPU % of one core', (r) => ((100 * r.gatewayCpuMs) / r.timeToLastWebhookMs).toFixed(0)],
+    ['harness (SMSC, receiver) CPU %', (r) => ((100 * r.harnessCpuMs) / r.timeToLastWebhookMs).toFixed(0)],
     ['API p50 ms while running', (r) => (Number.isNaN(r.apiP50Ms) ? '-' : r.apiP50Ms.toFixed(1))],
     ['API p99 ms while running', (r) => (Number.isNaN(r.apiP99Ms) ? '-' : r.apiP99Ms.toFixed(1))],
   ];
