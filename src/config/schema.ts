@@ -7,6 +7,8 @@
  * entry's own schema chosen by `type` (TRANSPORT_SCHEMAS), so an error names the right fields.
  */
 
+import { MODEM_TRANSPORT_SCHEMA } from '../transports/modem/config.js';
+import { SMPP_TRANSPORT_SCHEMA } from '../transports/smpp/config.js';
 import { simulatorConfigSchema } from '../transports/simulator/config.js';
 
 const positiveInt = { type: 'integer', minimum: 1 } as const;
@@ -162,94 +164,8 @@ export const configSchema = {
   },
 } as const;
 
-/** Fields of SmppTransportConfig (src/transports/smpp/config.ts); the transport applies its defaults. */
-const smppSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'type', 'host', 'port', 'systemId', 'password'],
-  properties: {
-    name: { type: 'string' },
-    type: { const: 'smpp' },
-    host: nonEmptyString,
-    port: { type: 'integer', minimum: 1, maximum: 65535 },
-    tls: { type: 'boolean' },
-    tlsRejectUnauthorized: { type: 'boolean' },
-    // SMPP 3.4 §4.1.1: system_id is a C-Octet String of at most 16 octets, password 9, system_type 13.
-    systemId: { type: 'string', minLength: 1, maxLength: 15 },
-    password: { type: 'string', maxLength: 8 },
-    systemType: { type: 'string', maxLength: 12 },
-    bindMode: { enum: ['transceiver', 'transmitter-receiver'], default: 'transceiver' },
-    binds: { type: 'integer', minimum: 1, maximum: 64 },
-    window: { type: 'integer', minimum: 1, maximum: 1000 },
-    maxPerSecond: positiveInt,
-    enquireLinkIntervalMs: positiveInt,
-    responseTimeoutMs: positiveInt,
-    reconnect: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { initialDelayMs: positiveInt, maxDelayMs: positiveInt, authFailureDelayMs: positiveInt },
-    },
-    dataCoding: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { gsm7: { enum: [0, 1, 3] } },
-    },
-    concatenation: { enum: ['udh8', 'udh16', 'sar', 'payload'] },
-    // SMPP 3.4 §5.2.17: registered_delivery is one octet.
-    registeredDelivery: { type: 'integer', minimum: 0, maximum: 255 },
-    // SMPP 3.4 §7.1: absolute or relative time format, 16 characters.
-    validityPeriod: { type: 'string', pattern: '^[0-9]{12}[0-9][0-9]{2}[+\\-R]$' },
-    // SMPP 3.4 §5.2.14: priority_flag 0..3.
-    priority: { type: 'integer', minimum: 0, maximum: 3 },
-    messageIdFormat: { enum: ['as-is', 'hex-to-dec', 'dec-to-hex'] },
-    // SMPP 3.4 §5.2.5 / §5.2.6.
-    sourceTon: { type: 'integer', minimum: 0, maximum: 6 },
-    sourceNpi: { type: 'integer', minimum: 0, maximum: 18 },
-    drainTimeoutMs: nonNegativeInt,
-  },
-} as const;
-
-/** Fields of ModemTransportConfig (src/transports/modem/config.ts); the transport applies its defaults. */
-const modemSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'type', 'devices'],
-  properties: {
-    name: { type: 'string' },
-    type: { const: 'modem' },
-    devices: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['path'],
-        properties: {
-          path: nonEmptyString,
-          name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
-          profile: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$' },
-          baudRate: positiveInt,
-          pin: { type: 'string', pattern: '^[0-9]{4,8}$' },
-          smsc: { type: 'string', pattern: '^\\+?[0-9]{1,20}$' },
-          messagesPerMinute: positiveInt,
-        },
-      },
-    },
-    statusReports: { type: 'boolean' },
-    receiptMatchWindowMs: positiveInt,
-    registrationTimeoutMs: positiveInt,
-    healthIntervalMs: positiveInt,
-    reopenBackoffMs: { type: 'array', minItems: 1, items: positiveInt },
-    maxAttemptsPerPart: positiveInt,
-    retryDelayMs: nonNegativeInt,
-    // 3GPP TS 23.040 §9.2.3.12.1: relative TP-VP spans 5 minutes to 63 weeks.
-    validityMinutes: { type: 'integer', minimum: 5, maximum: 635040 },
-    profilesDir: nonEmptyString,
-  },
-} as const;
-
 export const TRANSPORT_SCHEMAS = {
   simulator: simulatorConfigSchema,
-  smpp: smppSchema,
-  modem: modemSchema,
+  smpp: SMPP_TRANSPORT_SCHEMA,
+  modem: MODEM_TRANSPORT_SCHEMA,
 } as const;

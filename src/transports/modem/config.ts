@@ -76,3 +76,45 @@ export function withModemDefaults(config: ModemTransportConfig): ResolvedModemTr
 export function deviceName(device: ModemDeviceConfig): string {
   return device.name ?? device.path.split('/').pop() ?? device.path;
 }
+
+/**
+ * JSON schema of one modem transport entry, for the config module's ajv (draft-07 keywords only).
+ * Unknown keys are rejected so a misspelt option is an error that names the key.
+ */
+export const MODEM_TRANSPORT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'type', 'devices'],
+  properties: {
+    name: { type: 'string' },
+    type: { const: 'modem' },
+    devices: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['path'],
+        properties: {
+          path: { type: 'string', minLength: 1 },
+          name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+          profile: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$' },
+          baudRate: { type: 'integer', minimum: 1 },
+          pin: { type: 'string', pattern: '^[0-9]{4,8}$' },
+          smsc: { type: 'string', pattern: '^\\+?[0-9]{1,20}$' },
+          messagesPerMinute: { type: 'integer', minimum: 1 },
+        },
+      },
+    },
+    statusReports: { type: 'boolean' },
+    receiptMatchWindowMs: { type: 'integer', minimum: 1 },
+    registrationTimeoutMs: { type: 'integer', minimum: 1 },
+    healthIntervalMs: { type: 'integer', minimum: 1 },
+    reopenBackoffMs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 1 } },
+    maxAttemptsPerPart: { type: 'integer', minimum: 1 },
+    retryDelayMs: { type: 'integer', minimum: 0 },
+    // 3GPP TS 23.040 §9.2.3.12.1: relative TP-VP spans 5 minutes to 63 weeks.
+    validityMinutes: { type: 'integer', minimum: 5, maximum: 635040 },
+    profilesDir: { type: 'string', minLength: 1 },
+  },
+} as const;

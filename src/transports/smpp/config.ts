@@ -138,7 +138,7 @@ export const SMPP_TRANSPORT_SCHEMA = {
     systemId: { type: 'string', minLength: 1, maxLength: 15 },
     password: { type: 'string', maxLength: 8 },
     systemType: { type: 'string', maxLength: 12 },
-    bindMode: { enum: ['transceiver', 'transmitter-receiver'] },
+    bindMode: { enum: ['transceiver', 'transmitter-receiver'], default: 'transceiver' },
     binds: { type: 'integer', minimum: 1, maximum: 64 },
     window: { type: 'integer', minimum: 1, maximum: 1000 },
     maxPerSecond: { type: 'number', exclusiveMinimum: 0 },
@@ -159,8 +159,11 @@ export const SMPP_TRANSPORT_SCHEMA = {
       properties: { gsm7: { enum: [0, 1, 3] } },
     },
     concatenation: { enum: ['udh8', 'udh16', 'sar', 'payload'] },
+    // SMPP 3.4 §5.2.17: registered_delivery is one octet.
     registeredDelivery: { type: 'integer', minimum: 0, maximum: 255 },
+    // SMPP 3.4 §7.1.1: YYMMDDhhmmss, tenths, quarter-hours from UTC (00-48), then +, - or R (relative).
     validityPeriod: { type: 'string', pattern: '^(\\d{12}[0-9][0-4]\\d[+\\-R])?$' },
+    // SMPP 3.4 §5.2.14: priority_flag 0..3.
     priority: { type: 'integer', minimum: 0, maximum: 3 },
     messageIdFormat: { enum: ['as-is', 'hex-to-dec', 'dec-to-hex'] },
     sourceTon: { type: 'integer', minimum: 0, maximum: 6 },
