@@ -1,11 +1,14 @@
 /**
  * One transport's lane: claims due parts from the store in batches ('queued' -> 'submitting',
  * written before transport.submit), groups them per recipient into one OutboundMessage, and runs
- * the submits through a p-queue whose concurrency is the transport's window and whose rate is its
- * maxPerSecond (counted per message here; transports pace their parts themselves, e.g. the SMPP
- * token bucket, so a multi-part message never exceeds the carrier's rate). Backpressure: it claims more only when fewer than lowWaterMessages wait in the
- * queue, so memory stays bounded however large the campaign. While the transport is not bound it
- * claims nothing: its parts stay queued and spend no attempts.
+ * the submits through a p-queue whose rate is the transport's maxPerSecond (counted per message
+ * here; transports pace their parts themselves, e.g. the SMPP token bucket, so a multi-part
+ * message never exceeds the carrier's rate). The in-flight window counts parts (PartWindow: a
+ * 3-part message holds three of the transport's windowSize slots) and is held only while the
+ * transport has the message; writing the outcome happens outside it, so the group commit's delay
+ * does not idle the window. Backpressure: it claims more only when fewer than lowWaterMessages
+ * wait in the queue, so memory stays bounded however large the campaign. While the transport is
+ * not bound it claims nothing: its parts stay queued and spend no attempts.
  */
 import PQueue from 'p-queue';
 import type { Logger } from '../log.js';
@@ -14,6 +17,7 @@ import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '..
 import type { CampaignPlan, CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
 import type { OutcomeWriter } from './outcome-writer.js';
+import { PartWindow } from './part-window.js';
 import { WakeSignal } from './wake-signal.js';
 
 export interface LaneDeps {
@@ -34,8 +38,15 @@ export function rateLimitFor(maxPerSecond: number): { intervalCap: number; inter
   return { intervalCap: Math.ceil(maxPerSecond / 10), interval: 100 };
 }
 
+/**
+ * Messages a lane may have between claim and committed outcome, per window slot: the window's
+ * worth at the transport plus as many again whose outcomes await their group commit.
+ */
+const MESSAGES_IN_PROGRESS_PER_SLOT = 2;
+
 export class TransportLane {
   private readonly queue: PQueue;
+  private readonly window: PartWindow;
   private readonly signal = new WakeSignal();
   private readonly lowWaterMessages: number;
   private feeding: Promise<void> | undefined;
@@ -46,9 +57,11 @@ export class TransportLane {
   constructor(private readonly deps: LaneDeps) {
     const { transport } = deps;
     const rate = rateLimitFor(transport.maxPerSecond);
-    const concurrency = Math.max(1, transport.windowSize);
+    const windowSize = Math.max(1, transport.windowSize);
+    this.window = new PartWindow(windowSize);
+    const concurrency = MESSAGES_IN_PROGRESS_PER_SLOT * windowSize;
     this.queue = new PQueue(rate === undefined ? { concurrency } : { concurrency, ...rate });
-    this.lowWaterMessages = Math.max(2 * concurrency, 64);
+    this.lowWaterMessages = Math.max(concurrency, 64);
   }
 
   get name(): string {
@@ -137,6 +150,7 @@ export class TransportLane {
       results = parts.map((p) => ({ part: p.part_number, kind: 'failed-permanent', status }));
     } else {
       const message = this.messageFor(parts, first, plan, sender);
+      await this.window.acquire(parts.length);
       this.submits++;
       try {
         results = await transport.submit(message);
@@ -144,6 +158,8 @@ export class TransportLane {
         // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
         logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
         results = parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));
+      } finally {
+        this.window.release(parts.length);
       }
     }
     try {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { PartWindow } from '../../src/engine/part-window.js';
+
+/** Which acquisitions have resolved so far (after pending microtasks ran). */
+async function settled(labels: string[], promises: Promise<void>[]): Promise<string[]> {
+  const done: string[] = [];
+  promises.forEach((p, i) => void p.then(() => done.push(labels[i] as string)));
+  await new Promise((resolve) => setImmediate(resolve));
+  return done.sort();
+}
+
+describe('PartWindow', () => {
+  it('counts parts, not messages: a 3-part message takes three slots', async () => {
+    const window = new PartWindow(4);
+    await window.acquire(3);
+    expect(window.inFlight).toBe(3);
+    const waiting = [window.acquire(1), window.acquire(1)];
+    expect(await settled(['a', 'b'], waiting)).toEqual(['a']);
+    expect(window.inFlight).toBe(4);
+    window.release(3);
+    await waiting[1];
+    expect(window.inFlight).toBe(2);
+  });
+
+  it('serves waiters in order: a small message does not overtake a bigger one waiting before it', async () => {
+    const window = new PartWindow(3);
+    await window.acquire(2);
+    const big = window.acquire(3);
+    const small = window.acquire(1);
+    expect(await settled(['big', 'small'], [big, small])).toEqual([]);
+    window.release(2);
+    expect(await settled(['big', 'small'], [big, small])).toEqual(['big']);
+    window.release(3);
+    await small;
+    expect(window.inFlight).toBe(1);
+  });
+
+  it('lets a message longer than the whole window go alone once nothing is in flight', async () => {
+    const window = new PartWindow(2);
+    await window.acquire(1);
+    const long = window.acquire(5);
+    expect(await settled(['long'], [long])).toEqual([]);
+    window.release(1);
+    await long;
+    expect(window.inFlight).toBe(5);
+    const next = window.acquire(1);
+    expect(await settled(['next'], [next])).toEqual([]);
+    window.release(5);
+    await next;
+    expect(window.inFlight).toBe(1);
+  });
+
+  it('rejects a window size that is not a positive integer', () => {
+    expect(() => new PartWindow(0)).toThrow(RangeError);
+    expect(() => new PartWindow(1.5)).toThrow(RangeError);
+  });
+});
