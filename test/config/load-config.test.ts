@@ -124,7 +124,7 @@ describe('validation errors name the file and the key', () => {
     ['an SMPP key of another type', { transports: [{ ...smpp, devices: [] }] }, 'v.json: transports[0].devices: unknown key'],
     ['an SMPP bad bind mode', { transports: [{ ...smpp, bindMode: 'receiver' }] }, 'v.json: transports[0].bindMode: must be one of "transceiver", "transmitter-receiver"'],
     ['an SMPP bad data coding', { transports: [{ ...smpp, dataCoding: { gsm7: 8 } }] }, 'v.json: transports[0].dataCoding.gsm7: must be one of 0, 1, 3'],
-    ['an SMPP system_id past 15 octets', { transports: [{ ...smpp, systemId: 'a'.repeat(16) }] }, 'v.json: transports[0].systemId: must NOT have more than 15 characters'],
+    ['an SMPP system_id past 64 characters', { transports: [{ ...smpp, systemId: 'a'.repeat(65) }] }, 'v.json: transports[0].systemId: must NOT have more than 64 characters'],
     ['a modem without devices', { transports: [{ name: 'm', type: 'modem', devices: [] }] }, 'v.json: transports[0].devices: must NOT have fewer than 1 items'],
     ['a modem device key unknown', { transports: [{ name: 'm', type: 'modem', devices: [{ path: '/dev/ttyUSB0', speed: 1 }] }] }, 'v.json: transports[0].devices[0].speed: unknown key'],
     ['a simulator outcome of an unknown kind', { transports: [{ name: 's', type: 'simulator', outcomes: [{ suffix: '9', status: 'X', kind: 'maybe' }] }] }, 'v.json: transports[0].outcomes[0].kind: must be one of "receipt", "reject", "temporary"'],

@@ -134,10 +134,12 @@ export const SMPP_TRANSPORT_SCHEMA = {
     port: { type: 'integer', minimum: 1, maximum: 65535 },
     tls: { type: 'boolean' },
     tlsRejectUnauthorized: { type: 'boolean' },
-    // SMPP 3.4 §4.1.1: system_id C-Octet String max 16, password max 9, system_type max 13 (with NUL).
-    systemId: { type: 'string', minLength: 1, maxLength: 15 },
-    password: { type: 'string', maxLength: 8 },
-    systemType: { type: 'string', maxLength: 12 },
+    // SMPP 3.4 §4.1.1 limits system_id to 15 octets, password to 8 and system_type to 12 (plus NUL),
+    // but SMSCs in the field accept longer credentials, so a longer value is sent as given (the
+    // transport logs a warning once) rather than refused at start.
+    systemId: { type: 'string', minLength: 1, maxLength: 64 },
+    password: { type: 'string', maxLength: 64 },
+    systemType: { type: 'string', maxLength: 32 },
     bindMode: { enum: ['transceiver', 'transmitter-receiver'], default: 'transceiver' },
     binds: { type: 'integer', minimum: 1, maximum: 64 },
     window: { type: 'integer', minimum: 1, maximum: 1000 },
@@ -171,3 +173,13 @@ export const SMPP_TRANSPORT_SCHEMA = {
     drainTimeoutMs: { type: 'integer', minimum: 0 },
   },
 } as const;
+
+/** SMPP 3.4 §4.1.1 octet limits (without the NUL) of the bind credentials. */
+export const SMPP34_CREDENTIAL_LIMITS = { systemId: 15, password: 8, systemType: 12 } as const;
+
+/** The credential fields longer than SMPP 3.4 allows (sent as given; worth a warning). */
+export function credentialsBeyondSmpp34(config: Pick<SmppTransportConfig, 'systemId' | 'password' | 'systemType'>): string[] {
+  return (Object.keys(SMPP34_CREDENTIAL_LIMITS) as Array<keyof typeof SMPP34_CREDENTIAL_LIMITS>).filter(
+    (key) => Buffer.byteLength(config[key] ?? '', 'latin1') > SMPP34_CREDENTIAL_LIMITS[key],
+  );
+}

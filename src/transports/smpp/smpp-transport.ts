@@ -19,7 +19,7 @@ import type {
   TransportState,
 } from '../transport.js';
 import { COMMAND_STATUS_CODE, commandStatusInfo, describeCommandStatus, SLOW_DOWN_STATUSES } from './command-status.js';
-import { resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
+import { credentialsBeyondSmpp34, resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
 import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
 import { SmppBind } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
@@ -85,6 +85,10 @@ export class SmppTransport implements Transport {
   }
 
   async start(): Promise<void> {
+    const longFields = credentialsBeyondSmpp34(this.config);
+    if (longFields.length > 0) {
+      this.logger.warn({ fields: longFields }, 'bind credentials longer than SMPP 3.4 allows: sent as given; a strict SMSC may refuse the bind');
+    }
     await Promise.all(this.binds.map((bind) => bind.start()));
   }
 
