@@ -27,6 +27,7 @@ export class WriteBatcher {
   /** Writes that go before the others of their batch (see run's `first`). */
   private pendingFirst: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly maxDelayMs: number;
   private readonly maxBatch: number;
@@ -54,15 +55,28 @@ export class WriteBatcher {
   run(write: () => void, options: { first?: boolean } = {}): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       (options.first === true ? this.pendingFirst : this.pending).push({ write, resolve, reject });
-      if (this.pending.length + this.pendingFirst.length >= this.maxBatch) this.flush();
+      if (this.pending.length + this.pendingFirst.length >= this.maxBatch) this.flushSoon();
       else this.timer ??= setTimeout(() => this.flush(), this.maxDelayMs);
     });
+  }
+
+  /**
+   * A full batch commits once the current I/O callbacks and their promise continuations have run,
+   * not in the middle of them: one socket read can hold hundreds of PDUs, and a receipt handled
+   * there must not commit before the submit outcome that the same read resolved (queued a few
+   * promise hops later) joins the batch, or the receipt would be parked and matched later at
+   * three times the writes. A batch may so grow past maxBatch by what one read brings.
+   */
+  private flushSoon(): void {
+    this.immediate ??= setImmediate(() => this.flush());
   }
 
   /** Commits whatever is queued now. */
   flush(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.immediate = undefined;
     const batch = this.pendingFirst.length === 0 ? this.pending : [...this.pendingFirst, ...this.pending];
     this.pending = [];
     this.pendingFirst = [];

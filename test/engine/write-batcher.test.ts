@@ -49,6 +49,20 @@ describe('WriteBatcher', () => {
     expect(count()).toBe(2);
   });
 
+  it('lets writes queued by promise continuations of the same tick join a full batch, first ones first', async () => {
+    const batcher = new WriteBatcher(db, { maxDelayMs: 60_000, maxBatch: 2 });
+    const order: string[] = [];
+    // As one socket read does: receipts queued synchronously fill the batch, and the submit outcome
+    // resolved by the same read is queued a few promise hops later.
+    const outcome = Promise.resolve()
+      .then(() => undefined)
+      .then(() => batcher.run(() => order.push('outcome'), { first: true }));
+    const receipts = [batcher.run(() => order.push('receipt 1')), batcher.run(() => order.push('receipt 2'))];
+    await Promise.all([...receipts, outcome]);
+    expect(order).toEqual(['outcome', 'receipt 1', 'receipt 2']);
+    expect(batcher.commits).toBe(1);
+  });
+
   it('rejects only the failing write of a batch; its neighbours commit', async () => {
     const batcher = new WriteBatcher(db, { maxDelayMs: 1 });
     const results = await Promise.allSettled([batcher.run(insert('x')), batcher.run(insert('x')), batcher.run(insert('y'))]);
