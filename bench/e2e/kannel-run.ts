@@ -123,7 +123,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
  * Kannel's side set up for speed, like smsgate's (settings from the Kannel 1.4 user guide):
  * - store-type file with dlr-storage internal: durable queue, no database round trip per DLR;
  * - two smsc groups with one smsc-id, i.e. two SMPP binds balanced by bearerbox, as smsgate's
- *   `binds: 2`; max-pending-submits 100 per bind (smsgate: window 50 per bind); no `throughput`,
+ *   `binds: 2`; max-pending-submits 100 per bind (smsgate: window 100 per bind); no `throughput`,
  *   so nothing caps the submit rate;
  * - log-level 3 (errors only) and no access-log: no per-message log line on either side;
  * - smsbox max-pending-requests 512 (dlr-url callbacks in flight), the sendsms client sends with

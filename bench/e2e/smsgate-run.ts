@@ -36,7 +36,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       transports: [
         {
           name: 'carrier', type: 'smpp', host: smsc.address.host, port: smsc.address.port, systemId: 'esme', password: 'secret',
-          bindMode: 'transceiver', binds: 2, window: 50, maxPerSecond: 100_000,
+          bindMode: 'transceiver', binds: 2, window: 100, maxPerSecond: 100_000,
         },
       ],
       routes: [{ prefix: '', transport: 'carrier' }],

@@ -4,9 +4,9 @@
  * the submits through a p-queue whose rate is the transport's maxPerSecond (counted per message
  * here; transports pace their parts themselves, e.g. the SMPP token bucket, so a multi-part
  * message never exceeds the carrier's rate). The in-flight window counts parts (PartWindow: a
- * 3-part message holds three of the transport's windowSize slots) and is held only while the
- * transport has the message; writing the outcome happens outside it, so the group commit's delay
- * does not idle the window. Backpressure: it claims more only when fewer than lowWaterMessages
+ * 3-part message holds three of the transport's windowSize slots) and a part holds its slot from
+ * the submit until its outcome is committed: the parts a crash can leave 'submitting' (and so
+ * send twice) are then at most the window. Backpressure: it claims more only when fewer than lowWaterMessages
  * wait in the queue, so memory stays bounded however large the campaign. While the transport is
  * not bound it claims nothing: its parts stay queued and spend no attempts.
  */
@@ -38,12 +38,6 @@ export function rateLimitFor(maxPerSecond: number): { intervalCap: number; inter
   return { intervalCap: Math.ceil(maxPerSecond / 10), interval: 100 };
 }
 
-/**
- * Messages a lane may have between claim and committed outcome, per window slot: the window's
- * worth at the transport plus as many again whose outcomes await their group commit.
- */
-const MESSAGES_IN_PROGRESS_PER_SLOT = 2;
-
 export class TransportLane {
   private readonly queue: PQueue;
   private readonly window: PartWindow;
@@ -59,7 +53,8 @@ export class TransportLane {
     const rate = rateLimitFor(transport.maxPerSecond);
     const windowSize = Math.max(1, transport.windowSize);
     this.window = new PartWindow(windowSize);
-    const concurrency = MESSAGES_IN_PROGRESS_PER_SLOT * windowSize;
+    // At most windowSize messages of one part each; PartWindow is the limit for longer ones.
+    const concurrency = windowSize;
     this.queue = new PQueue(rate === undefined ? { concurrency } : { concurrency, ...rate });
     this.lowWaterMessages = Math.max(concurrency, 64);
   }
@@ -139,29 +134,38 @@ export class TransportLane {
   }
 
   private async send(parts: ClaimablePart[]): Promise<void> {
-    const { transport, outcomes, logger } = this.deps;
     const first = parts[0];
     if (first === undefined) return;
     const plan = this.planFor(first.campaign_id);
     const sender = plan?.sender;
-    let results: readonly PartOutcome[];
     if (plan === undefined || sender === undefined) {
       const status = plan === undefined ? 'CAMPAIGN_MISSING' : 'INVALID_SENDER';
-      results = parts.map((p) => ({ part: p.part_number, kind: 'failed-permanent', status }));
-    } else {
-      const message = this.messageFor(parts, first, plan, sender);
-      await this.window.acquire(parts.length);
-      this.submits++;
-      try {
-        results = await transport.submit(message);
-      } catch (err) {
-        // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
-        logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
-        results = parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));
-      } finally {
-        this.window.release(parts.length);
-      }
+      await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'failed-permanent', status })));
+      return;
     }
+    const message = this.messageFor(parts, first, plan, sender);
+    await this.window.acquire(parts.length);
+    try {
+      await this.writeOutcomes(parts, await this.submit(message, parts));
+    } finally {
+      this.window.release(parts.length);
+    }
+  }
+
+  private async submit(message: OutboundMessage, parts: readonly ClaimablePart[]): Promise<readonly PartOutcome[]> {
+    const { transport, logger } = this.deps;
+    this.submits++;
+    try {
+      return await transport.submit(message);
+    } catch (err) {
+      // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
+      logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
+      return parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));
+    }
+  }
+
+  private async writeOutcomes(parts: readonly ClaimablePart[], results: readonly PartOutcome[]): Promise<void> {
+    const { transport, outcomes, logger } = this.deps;
     try {
       await outcomes.write({ transport: transport.name, parts, outcomes: results });
     } catch (err) {
