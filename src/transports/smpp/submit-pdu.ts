@@ -25,8 +25,12 @@ export const ESM_CLASS = {
 export const DESTINATION_TON = 1;
 export const DESTINATION_NPI = 1;
 
-/** submit_sm fields by their SMPP 3.4 names, ready for the smpp package. */
-export interface SubmitSmFields {
+/**
+ * The submit_sm mandatory parameters smsgate chooses (SMPP 3.4 §4.4.1), by their spec names. The
+ * three it always sends as fixed values (schedule_delivery_time '', replace_if_present_flag 0,
+ * sm_default_msg_id 0) are left out; a decoder of the wire bytes adds them back.
+ */
+export interface SubmitSmMandatoryFields {
   service_type: string;
   source_addr_ton: number;
   source_addr_npi: number;
@@ -42,6 +46,10 @@ export interface SubmitSmFields {
   data_coding: number;
   /** Always octets: a Buffer makes the smpp package send it unchanged. */
   short_message: Buffer;
+}
+
+/** submit_sm fields by their SMPP 3.4 names, with the optional TLVs smsgate may add (§5.3.2). */
+export interface SubmitSmFields extends SubmitSmMandatoryFields {
   sar_msg_ref_num?: number;
   sar_total_segments?: number;
   sar_segment_seqnum?: number;

@@ -3,6 +3,7 @@
  * decodes a submit_sm body field by field, keeping short_message and TLVs as raw octets for
  * wire-level assertions (the smpp package decodes them into text and loses the bytes).
  */
+import type { SubmitSmMandatoryFields } from '../../../src/transports/smpp/submit-pdu.js';
 
 /** SMPP 3.4 §3.2: the header is command_length, command_id, command_status, sequence_number. */
 export const PDU_HEADER_OCTETS = 16;
@@ -45,24 +46,14 @@ export function readHeader(pdu: Buffer): PduHeader {
   };
 }
 
-export interface RawSubmitSm {
-  service_type: string;
-  source_addr_ton: number;
-  source_addr_npi: number;
-  source_addr: string;
-  dest_addr_ton: number;
-  dest_addr_npi: number;
-  destination_addr: string;
-  esm_class: number;
-  protocol_id: number;
-  priority_flag: number;
+/**
+ * A submit_sm as read off the wire: the fields smsgate's encoder takes (SubmitSmMandatoryFields,
+ * so the two cannot drift apart), the three it always sends fixed, and every TLV raw.
+ */
+export interface RawSubmitSm extends SubmitSmMandatoryFields {
   schedule_delivery_time: string;
-  validity_period: string;
-  registered_delivery: number;
   replace_if_present_flag: number;
-  data_coding: number;
   sm_default_msg_id: number;
-  short_message: Buffer;
   /** TLVs by tag, in wire order. */
   tlvs: Map<number, Buffer>;
 }
