@@ -1,12 +1,14 @@
 /**
  * JSON Schemas (draft-07, for ajv 8) of the config file. Defaults live here, next to the rules, so
- * one place says what an omitted key means. Every object is closed (`additionalProperties: false`):
+ * one place says what an omitted key means; the engine section's come from ENGINE_DEFAULTS, which
+ * the engine module owns and resolveEngineConfig also applies. Every object is closed (`additionalProperties: false`):
  * a misspelt key is an error that names it, never a silently ignored setting.
  *
  * Transport entries are checked in two steps: the common part (`name`, `type`) here, then the
  * entry's own schema chosen by `type` (TRANSPORT_SCHEMAS), so an error names the right fields.
  */
 
+import { ENGINE_DEFAULTS } from '../engine/config.js';
 import { MODEM_TRANSPORT_SCHEMA } from '../transports/modem/config.js';
 import { SMPP_TRANSPORT_SCHEMA } from '../transports/smpp/config.js';
 import { simulatorConfigSchema } from '../transports/simulator/config.js';
@@ -79,13 +81,13 @@ const engineSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    batchSize: { ...positiveInt, default: 500 },
-    pollIntervalMs: { ...positiveInt, default: 200 },
-    maxAttempts: { ...positiveInt, default: 5 },
-    retryBaseDelayMs: { ...nonNegativeInt, default: 2000 },
-    retryMaxDelayMs: { ...nonNegativeInt, default: 300000 },
-    unmatchedReceiptTtlMs: { ...positiveInt, default: 172800000 },
-    drainTimeoutMs: { ...nonNegativeInt, default: 10000 },
+    batchSize: { ...positiveInt, default: ENGINE_DEFAULTS.batchSize },
+    pollIntervalMs: { ...positiveInt, default: ENGINE_DEFAULTS.pollIntervalMs },
+    maxAttempts: { ...positiveInt, default: ENGINE_DEFAULTS.maxAttempts },
+    retryBaseDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryBaseDelayMs },
+    retryMaxDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryMaxDelayMs },
+    unmatchedReceiptTtlMs: { ...positiveInt, default: ENGINE_DEFAULTS.unmatchedReceiptTtlMs },
+    drainTimeoutMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.drainTimeoutMs },
   },
 } as const;
 

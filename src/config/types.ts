@@ -3,6 +3,7 @@
  * The ajv schemas in ./schema.ts accept exactly this; unknown keys are an error naming the key.
  * Relative paths are resolved against the current working directory (the README says so).
  */
+import type { EngineConfig } from '../engine/config.js';
 import type { ModemTransportConfig } from '../transports/modem/config.js';
 import type { SimulatorTransportConfig } from '../transports/simulator/config.js';
 import type { SmppTransportConfig } from '../transports/smpp/config.js';
@@ -46,15 +47,8 @@ export interface AuthConfig {
   bruteForce: BruteForceConfig;
 }
 
-export interface EngineConfig {
-  batchSize: number;
-  pollIntervalMs: number;
-  maxAttempts: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-  unmatchedReceiptTtlMs: number;
-  drainTimeoutMs: number;
-}
+/** The `engine` section: the dispatch engine owns its meaning and defaults (src/engine/config.ts). */
+export type { EngineConfig } from '../engine/config.js';
 
 export interface WebhooksConfig {
   timeoutMs: number;
