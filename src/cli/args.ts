@@ -65,3 +65,17 @@ export async function withUsage(body: () => Promise<number>): Promise<number> {
     throw err;
   }
 }
+
+/** Refuses arguments a command does not take, naming the first one. */
+export function rejectExtraArguments(extra: readonly string[], usageLine: string): void {
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0] ?? ''}'`, usageLine);
+}
+
+/**
+ * The usage error for a missing or unknown subcommand (`smsgate pdu …`) or action
+ * (`smsgate client …`); `expected`, when given, is listed after a missing one.
+ */
+export function unknownWordError(kind: 'subcommand' | 'action', given: string | undefined, usageLine: string, expected?: string): UsageError {
+  if (given !== undefined) return new UsageError(`unknown ${kind} '${given}'`, usageLine);
+  return new UsageError(expected === undefined ? `missing ${kind}` : `missing ${kind}: ${expected}`, usageLine);
+}

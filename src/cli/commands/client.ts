@@ -6,7 +6,7 @@
  */
 import type { CreatedClient } from '../../auth/index.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
-import { parseArgs, requireValue, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 
 const USAGE = 'smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET] [--config FILE] [--json]\n'
   + '       smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]';
@@ -20,7 +20,7 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config', 'name', 'webhook-url', 'webhook-secret', 'url', 'secret'], booleans: ['json', 'clear-secret'] }, USAGE);
     const [action, ...extra] = parsed.positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0] ?? ''}'`, USAGE);
+    rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     const name = requireValue(parsed, 'name', USAGE);
     const only = (allowed: string[]): void => {
@@ -51,6 +51,6 @@ export async function run(args: string[]): Promise<number> {
         return 0;
       });
     }
-    throw new UsageError(action === undefined ? 'missing action: create or set-webhook' : `unknown action '${action}'`, USAGE);
+    throw unknownWordError('action', action, USAGE, 'create or set-webhook');
   });
 }

@@ -1,14 +1,14 @@
 /** `smsgate migrate [--config FILE] [--json]`: applies pending migrations and lists them. */
 import { applyMigrations } from '../../store/database.js';
 import { adminOutput, withStore } from '../admin-session.js';
-import { parseArgs, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
 
 const USAGE = 'smsgate migrate [--config FILE] [--json]';
 
 export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config'], booleans: ['json'] }, USAGE);
-    if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, USAGE);
+    rejectExtraArguments(parsed.positionals, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     return withStore(parsed.values.get('config'), { migrate: false }, async (config, store) => {
       const applied = await applyMigrations(store);

@@ -4,7 +4,7 @@
  * not approved by it, 2 numeric). Types 0 and 2 permit sending to Irish recipients; 1 does not.
  */
 import { adminOutput, withAdminSession } from '../admin-session.js';
-import { parseArgs, requireValue, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 
 const USAGE = 'smsgate sender add --client NAME --sender S --type 0|1|2 [--config FILE] [--json]';
 
@@ -12,8 +12,8 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config', 'client', 'sender', 'type'], booleans: ['json'] }, USAGE);
     const [action, ...extra] = parsed.positionals;
-    if (action !== 'add') throw new UsageError(action === undefined ? 'missing action: add' : `unknown action '${action}'`, USAGE);
-    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0] ?? ''}'`, USAGE);
+    if (action !== 'add') throw unknownWordError('action', action, USAGE, 'add');
+    rejectExtraArguments(extra, USAGE);
     const clientName = requireValue(parsed, 'client', USAGE);
     const sender = requireValue(parsed, 'sender', USAGE);
     const typeText = requireValue(parsed, 'type', USAGE);

@@ -3,7 +3,7 @@
  * {"encoding","units","parts","text"} with the text after the specification's replacements.
  */
 import { analyzeText } from '../../sms/index.js';
-import { parseArgs, requireValue, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, withUsage } from '../args.js';
 
 const USAGE = 'smsgate sms inspect --text T';
 
@@ -11,10 +11,10 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const [subcommand, ...rest] = args;
     if (subcommand !== 'inspect') {
-      throw new UsageError(subcommand === undefined ? 'missing subcommand' : `unknown subcommand '${subcommand}'`, USAGE);
+      throw unknownWordError('subcommand', subcommand, USAGE);
     }
     const parsed = parseArgs(rest, { values: ['text'] }, USAGE);
-    if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, USAGE);
+    rejectExtraArguments(parsed.positionals, USAGE);
     const text = requireValue(parsed, 'text', USAGE);
     const { encoding, units, parts, text: replaced } = analyzeText(text);
     process.stdout.write(`${JSON.stringify({ encoding, units, parts, text: replaced })}\n`);

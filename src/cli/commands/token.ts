@@ -3,7 +3,7 @@
  * (only its SHA-256 is stored, it cannot be shown again); `smsgate token revoke --token T`.
  */
 import { adminOutput, withAdminSession } from '../admin-session.js';
-import { parseArgs, requireValue, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 
 const USAGE = 'smsgate token create --username U [--expires-days N] [--config FILE] [--json]\n'
   + '       smsgate token revoke --token T [--config FILE] [--json]';
@@ -21,7 +21,7 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config', 'username', 'expires-days', 'token'], booleans: ['json'] }, USAGE);
     const [action, ...extra] = parsed.positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0] ?? ''}'`, USAGE);
+    rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     if (action === 'create') {
       if (parsed.values.has('token')) throw new UsageError('--token does not apply to token create', USAGE);
@@ -46,6 +46,6 @@ export async function run(args: string[]): Promise<number> {
         return 0;
       });
     }
-    throw new UsageError(action === undefined ? 'missing action: create or revoke' : `unknown action '${action}'`, USAGE);
+    throw unknownWordError('action', action, USAGE, 'create or revoke');
   });
 }

@@ -4,7 +4,7 @@
  * process list and shell history.
  */
 import { adminOutput, withAdminSession } from '../admin-session.js';
-import { parseArgs, requireValue, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 
 const USAGE = 'smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin] [--config FILE] [--json]';
 
@@ -18,8 +18,8 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config', 'client', 'username', 'password'], booleans: ['json', 'admin', 'password-stdin'] }, USAGE);
     const [action, ...extra] = parsed.positionals;
-    if (action !== 'create') throw new UsageError(action === undefined ? 'missing action: create' : `unknown action '${action}'`, USAGE);
-    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0] ?? ''}'`, USAGE);
+    if (action !== 'create') throw unknownWordError('action', action, USAGE, 'create');
+    rejectExtraArguments(extra, USAGE);
     const clientName = requireValue(parsed, 'client', USAGE);
     const username = requireValue(parsed, 'username', USAGE);
     const fromStdin = parsed.booleans.has('password-stdin');

@@ -12,7 +12,7 @@ import { openStore, type Store } from '../../store/database.js';
 import { SecretBox } from '../../store/secret-box.js';
 import { countOutboxByState, listDeadLetters, requeueDeadLetters, type DeadLetterRow } from '../../store/webhook-store.js';
 import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
-import { parseArgs, requireValue, UsageError, withUsage, type ParsedArgs } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 
 const LIST_USAGE = 'smsgate webhook list [--failed] [--client NAME] [--config FILE] [--json]';
 const REPLAY_USAGE = 'smsgate webhook replay --client NAME [--since TIME] [--now] [--config FILE] [--json]';
@@ -24,12 +24,8 @@ export async function run(args: string[]): Promise<number> {
     const [subcommand, ...rest] = args;
     if (subcommand === 'list') return list(parseArgs(rest, { values: ['client', 'config'], booleans: ['failed', 'json'] }, LIST_USAGE));
     if (subcommand === 'replay') return replay(parseArgs(rest, { values: ['client', 'since', 'config'], booleans: ['now', 'json'] }, REPLAY_USAGE));
-    throw new UsageError(subcommand === undefined ? 'missing subcommand' : `unknown subcommand '${subcommand}'`, USAGE);
+    throw unknownWordError('subcommand', subcommand, USAGE);
   });
-}
-
-function noPositionals(parsed: ParsedArgs, usage: string): void {
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, usage);
 }
 
 async function withStore<T>(config: SmsGateConfig, body: (store: Store) => Promise<T>): Promise<T> {
@@ -58,7 +54,7 @@ function deadLetterJson(row: DeadLetterRow) {
 }
 
 async function list(parsed: ParsedArgs): Promise<number> {
-  noPositionals(parsed, LIST_USAGE);
+  rejectExtraArguments(parsed.positionals, LIST_USAGE);
   const json = parsed.booleans.has('json');
   const clientName = parsed.values.get('client');
   if (clientName !== undefined && !parsed.booleans.has('failed')) throw new UsageError('--client goes with --failed', LIST_USAGE);
@@ -106,7 +102,7 @@ async function serverAnswers(config: SmsGateConfig): Promise<boolean> {
 }
 
 async function replay(parsed: ParsedArgs): Promise<number> {
-  noPositionals(parsed, REPLAY_USAGE);
+  rejectExtraArguments(parsed.positionals, REPLAY_USAGE);
   const json = parsed.booleans.has('json');
   const clientName = requireValue(parsed, 'client', REPLAY_USAGE);
   const nowMs = Date.now();
