@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../src/auth/index.js';
 import { run as clientCommand } from '../../src/cli/commands/client.js';
 import { run as migrateCommand } from '../../src/cli/commands/migrate.js';
@@ -16,6 +16,7 @@ import { run as userCommand } from '../../src/cli/commands/user.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openStore } from '../../src/store/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
+import { captureCliOutput, type CliResult } from '../support/cli-output.js';
 
 const COMMANDS = { migrate: migrateCommand, client: clientCommand, user: userCommand, token: tokenCommand, sender: senderCommand };
 
@@ -23,26 +24,8 @@ const dir = mkdtempSync(join(tmpdir(), 'smsgate-cli-'));
 const configPath = join(dir, 'config.json');
 const dbPath = join(dir, 'data', 'gw.sqlite');
 
-interface CliResult { code: number; stdout: string; stderr: string }
-
-async function smsgate(command: keyof typeof COMMANDS, ...args: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await COMMANDS[command](args);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
+function smsgate(command: keyof typeof COMMANDS, ...args: string[]): Promise<CliResult> {
+  return captureCliOutput(() => COMMANDS[command](args));
 }
 
 const cfg = ['--config', configPath];

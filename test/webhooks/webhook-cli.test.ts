@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { defaultKeyFileFor, SecretBox } from '../../src/store/secret-box.js';
 import { enqueueDeliveryReceipt, WebhookSender } from '../../src/webhooks/index.js';
+import { captureCliOutput } from '../support/cli-output.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 async function freePort(): Promise<number> {
@@ -56,20 +57,10 @@ describe('smsgate webhook list / replay', () => {
   const cli = async (...args: string[]) => {
     out = '';
     err = '';
-    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out += String(chunk);
-      return true;
-    });
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      err += String(chunk);
-      return true;
-    });
-    try {
-      return await run([...args, '--config', configPath]);
-    } finally {
-      stdout.mockRestore();
-      stderr.mockRestore();
-    }
+    const result = await captureCliOutput(() => run([...args, '--config', configPath]));
+    out = result.stdout;
+    err = result.stderr;
+    return result.code;
   };
   const row = (id: number) => store.db.prepare('SELECT state, attempts, last_error, dead_at FROM webhook_outbox WHERE id = ?').get(id);
 
