@@ -2,7 +2,7 @@
  * The JSON body reader fed whole and one byte at a time over a raw TCP socket: the same campaign is
  * stored either way, including multi-byte UTF-8 characters split across writes.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DISCARDED_BODY_BYTES } from '../../src/api/read-json-body.js';
 import { startApiFixture, type ApiFixture } from '../support/api-fixture.js';
@@ -18,17 +18,30 @@ afterAll(async () => {
   await fixture.close();
 });
 
-/** Sends a raw HTTP/1.1 request, whole or one byte per write, and returns the raw response. */
-async function rawRequest(request: Buffer, oneByteAtATime: boolean): Promise<string> {
+interface RawConnection {
+  socket: Socket;
+  /** Everything the server has answered so far, as UTF-8. */
+  response(): string;
+  closed: Promise<void>;
+}
+
+/** A raw TCP connection to the API that collects the server's answer. */
+async function openRawConnection(): Promise<RawConnection> {
   const { port } = new URL(fixture.baseUrl);
   const socket = connect(Number(port), '127.0.0.1');
-  socket.setNoDelay(true);
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   let response = '';
   socket.on('data', (chunk: Buffer) => {
     response += chunk.toString('utf8');
   });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, response: () => response, closed };
+}
+
+/** Sends a raw HTTP/1.1 request, whole or one byte per write, and returns the raw response. */
+async function rawRequest(request: Buffer, oneByteAtATime: boolean): Promise<string> {
+  const { socket, response, closed } = await openRawConnection();
+  socket.setNoDelay(true);
   // After an early answer (413) the server closes while bytes are still being written: EPIPE or
   // ECONNRESET on our side is expected then; the response has already been read.
   socket.on('error', () => undefined);
@@ -42,7 +55,7 @@ async function rawRequest(request: Buffer, oneByteAtATime: boolean): Promise<str
     socket.write(request);
   }
   await closed;
-  return response;
+  return response();
 }
 
 function campaignRequest(body: Buffer, framing: 'content-length' | 'chunked'): Buffer {
@@ -86,15 +99,8 @@ describe('request body bytes', () => {
   });
 
   it('reads and drops the rest of a refused body, then closes once MAX_DISCARDED_BODY_BYTES are dropped', async () => {
-    const { port } = new URL(fixture.baseUrl);
-    const socket = connect(Number(port), '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    let response = '';
-    socket.on('data', (chunk: Buffer) => {
-      response += chunk.toString('utf8');
-    });
+    const { socket, response, closed } = await openRawConnection();
     socket.on('error', () => undefined);
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     const declaredBytes = MAX_DISCARDED_BODY_BYTES * 4;
     socket.write(['POST /v1/campaign HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`, 'Content-Type: application/json',
       `Content-Length: ${declaredBytes}`, '', ''].join('\r\n'));
@@ -105,27 +111,21 @@ describe('request body bytes', () => {
       writtenBytes += chunk.length;
     }
     await closed;
-    expect(response).toMatch(/^HTTP\/1\.1 413 /);
-    expect(response).not.toMatch(/Connection: close/i);
+    expect(response()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(response()).not.toMatch(/Connection: close/i);
     // The server kept reading well past the limit, and stopped long before the declared length.
     expect(writtenBytes).toBeGreaterThan(MAX_DISCARDED_BODY_BYTES);
     expect(writtenBytes).toBeLessThan(declaredBytes);
   });
 
   it('keeps the connection usable after a 413: the next request on it is answered', async () => {
-    const { port } = new URL(fixture.baseUrl);
-    const socket = connect(Number(port), '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    let response = '';
-    socket.on('data', (chunk: Buffer) => {
-      response += chunk.toString('utf8');
-    });
+    const { socket, response, closed } = await openRawConnection();
     const big = Buffer.from(JSON.stringify({ text: 'x'.repeat(5_000), from: 'Acme', recipientInfo: [{ msisdn: '1' }] }));
     socket.write(Buffer.concat([Buffer.from(['POST /v1/campaign HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`,
       'Content-Type: application/json', `Content-Length: ${big.length}`, '', ''].join('\r\n')), big]));
     socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
-    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    expect(response).toMatch(/^HTTP\/1\.1 413 /);
-    expect(response).toMatch(/HTTP\/1\.1 200 OK[\s\S]*Healthy$/);
+    await closed;
+    expect(response()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(response()).toMatch(/HTTP\/1\.1 200 OK[\s\S]*Healthy$/);
   });
 });
