@@ -90,7 +90,7 @@ describe('SMS-SUBMIT encoding (TS 23.040 §9.2.2.2)', () => {
       expect(decoded.map((d) => d.userData.text).join('')).toBe(plan.text);
       decoded.forEach((d, i) => {
         expect(d.destination.value).toBe('+353861112222');
-        if (plan.parts > 1) expect(d.userData.concat).toEqual({ reference: 7, referenceBits: 8, total: plan.parts, sequence: i + 1 });
+        expect(d.userData.concat).toEqual(plan.parts > 1 ? { reference: 7, referenceBits: 8, total: plan.parts, sequence: i + 1 } : null);
       });
     }
   });

@@ -50,7 +50,6 @@ describe('validateSender: refused', () => {
     [' 50000 ', 'reserved'],
   ])('%j is refused (%s)', (raw, reason) => {
     const result = validateSender(raw);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.reason).toContain(reason);
+    expect(result).toMatchObject({ ok: false, reason: expect.stringContaining(reason) });
   });
 });

@@ -40,11 +40,13 @@ describe('enqueueDeliveryReceipt', () => {
     expect(serializeDeliveryReceipt({ to: '1', from: 'A', status: thirty, clientReference: '€'.repeat(30) })).toContain(thirty);
     const tooLong = () => serializeDeliveryReceipt({ to: '1', from: 'A', status: 'S'.repeat(31), clientReference: null });
     expect(tooLong).toThrow();
+    let thrown: unknown;
     try {
       tooLong();
     } catch (err) {
-      expect(isGatewayError(err, 'WEBHOOK_FIELD_INVALID')).toBe(true);
+      thrown = err;
     }
+    expect(isGatewayError(thrown, 'WEBHOOK_FIELD_INVALID')).toBe(true);
     expect(() => serializeDeliveryReceipt({ to: '1', from: 'A', status: 'X', clientReference: 'r'.repeat(31) })).toThrow(/ClientReference/);
     expect(() => serializeDeliveryReceipt({ to: '1', from: 'A', status: '', clientReference: null })).toThrow(/Status/);
   });
