@@ -15,7 +15,7 @@ export function patMarker(prefix: string): string {
   return `${prefix}${PAT_SEPARATOR}`;
 }
 
-export function generatePat(prefix: string, random?: (size: number) => Buffer): string {
+export function generatePat(prefix: string, random?: (octets: number) => Buffer): string {
   return patMarker(prefix) + randomBase62(PAT_RANDOM_CHARACTERS, random);
 }
 

@@ -24,7 +24,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const UNBIASED_LIMIT = 248;
 
 /** `length` base62 characters: log2(62) = 5.95 bits each, so 43 characters carry 256 bits. */
-export function randomBase62(length: number, random: (size: number) => Buffer = randomBytes): string {
+export function randomBase62(length: number, random: (octets: number) => Buffer = randomBytes): string {
   let out = '';
   while (out.length < length) {
     for (const byte of random(length * 2)) {

@@ -151,12 +151,12 @@ const RECIPIENT_LENGTHS: ReadonlyArray<readonly [string, number, number]> = [
 ];
 
 function lengthErrors(source: Record<string, unknown>, rules: typeof CAMPAIGN_LENGTHS, pathPrefix: string, errors: string[]): void {
-  for (const [field, min, max] of rules) {
+  for (const [field, minCharacters, maxCharacters] of rules) {
     const value = source[field];
     if (typeof value !== 'string') continue;
     const path = `${pathPrefix}${field}`;
-    if (value.length < min) errors.push(min === 1 ? `${path} must not be empty` : `${path} must be at least ${min} characters`);
-    else if (value.length > max) errors.push(`${path} must be at most ${max} characters`);
+    if (value.length < minCharacters) errors.push(minCharacters === 1 ? `${path} must not be empty` : `${path} must be at least ${minCharacters} characters`);
+    else if (value.length > maxCharacters) errors.push(`${path} must be at most ${maxCharacters} characters`);
   }
 }
 

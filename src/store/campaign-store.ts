@@ -131,8 +131,8 @@ export class CampaignStore {
   }
 
   /** Campaigns still to process, oldest first: 'processing' ones were interrupted by a crash. */
-  unprocessedCampaignIds(limit: number): string[] {
-    return (this.unprocessedStmt.all(limit) as Array<{ id: string }>).map((row) => row.id);
+  unprocessedCampaignIds(maxCampaigns: number): string[] {
+    return (this.unprocessedStmt.all(maxCampaigns) as Array<{ id: string }>).map((row) => row.id);
   }
 
   /** Claims a campaign for processing; undefined when it is no longer queued (e.g. already ready). */
@@ -141,14 +141,14 @@ export class CampaignStore {
   }
 
   /**
-   * Deletes up to `limit` recipients of a campaign still in 'processing' (what an interrupted earlier
+   * Deletes up to `maxRows` recipients of a campaign still in 'processing' (what an interrupted earlier
    * attempt wrote). Returns how many were deleted, or undefined when the campaign is no longer
    * 'processing' (nothing is deleted then). Bounded so one call never holds the writer for long.
    */
-  deletePartialRecipients(campaignId: string, limit: number): number | undefined {
+  deletePartialRecipients(campaignId: string, maxRows: number): number | undefined {
     return this.db.transaction((): number | undefined => {
       if (!this.isProcessing(campaignId)) return undefined;
-      return this.deleteRecipientsChunkStmt.run(campaignId, limit).changes;
+      return this.deleteRecipientsChunkStmt.run(campaignId, maxRows).changes;
     })();
   }
 

@@ -88,8 +88,8 @@ export function insertOutboxRow(db: SqliteDatabase, row: NewOutboxRow): boolean 
   return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, row.clientId).changes === 1;
 }
 
-export function selectDueOutboxRows(db: SqliteDatabase, nowMs: number, limit: number): DueOutboxRow[] {
-  return statements(db).due.all(nowMs, limit) as DueOutboxRow[];
+export function selectDueOutboxRows(db: SqliteDatabase, nowMs: number, maxRows: number): DueOutboxRow[] {
+  return statements(db).due.all(nowMs, maxRows) as DueOutboxRow[];
 }
 
 /** The soonest next_attempt_at of any pending event, or null when none is pending. */
@@ -133,7 +133,7 @@ export interface DeadLetterFilter {
   clientId?: number;
   /** Only events that became dead letters at or after this time (ms since epoch). */
   sinceMs?: number;
-  limit?: number;
+  maxRows?: number;
 }
 
 function deadLetterWhere(filter: DeadLetterFilter): { where: string; params: number[] } {
@@ -153,7 +153,7 @@ function deadLetterWhere(filter: DeadLetterFilter): { where: string; params: num
 /** Dead letters, oldest first. Admin path: not prepared once, the filter varies. */
 export function listDeadLetters(db: SqliteDatabase, filter: DeadLetterFilter = {}): DeadLetterRow[] {
   const { where, params } = deadLetterWhere(filter);
-  const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.trunc(filter.limit))}`;
+  const limit = filter.maxRows === undefined ? '' : ` LIMIT ${Math.max(0, Math.trunc(filter.maxRows))}`;
   return db.prepare(
     `SELECT o.id, o.client_id AS clientId, c.name AS clientName, o.recipient_id AS recipientId, o.body, o.attempts,
             o.last_error AS lastError, o.created_at AS createdAt, o.dead_at AS deadAt
@@ -167,7 +167,7 @@ export function listDeadLetters(db: SqliteDatabase, filter: DeadLetterFilter = {
  * is unchanged, so the replayed request carries the same bytes and signature as the first one.
  * Returns the ids re-queued.
  */
-export function requeueDeadLetters(db: SqliteDatabase, filter: Omit<DeadLetterFilter, 'limit'>, nowMs: number): number[] {
+export function requeueDeadLetters(db: SqliteDatabase, filter: Omit<DeadLetterFilter, 'maxRows'>, nowMs: number): number[] {
   const { where, params } = deadLetterWhere(filter);
   return db.transaction(() => {
     const ids = db.prepare(`SELECT o.id FROM webhook_outbox o WHERE ${where} ORDER BY o.id`).pluck().all(...params) as number[];
