@@ -140,10 +140,15 @@ export function receiptStatus(input: string | ReceiptStatusInput, tlvs: { messag
  *   further report that will never come would leave the recipient pending forever.
  */
 export function statusFromTpStatus(tpSt: number): string {
-  if (tpSt >= 0x00 && tpSt <= 0x02) return 'DELIVRD';
-  if (tpSt >= 0x20 && tpSt <= 0x3f) return 'ENROUTE';
-  if (tpSt === 0x41 || tpSt === 0x43) return 'REJECTD';
-  if (tpSt === 0x46) return 'EXPIRED';
-  if (tpSt >= 0x40 && tpSt <= 0x7f) return 'UNDELIV';
-  return 'UNKNOWN';
+  return TP_STATUS_RANGES.find((range) => tpSt >= range.first && tpSt <= range.last)?.status ?? 'UNKNOWN';
 }
+
+/** The ranges above as data; the first that holds the value wins, so single values precede their block. */
+const TP_STATUS_RANGES: ReadonlyArray<{ first: number; last: number; status: string }> = [
+  { first: 0x00, last: 0x02, status: 'DELIVRD' },
+  { first: 0x20, last: 0x3f, status: 'ENROUTE' },
+  { first: 0x41, last: 0x41, status: 'REJECTD' },
+  { first: 0x43, last: 0x43, status: 'REJECTD' },
+  { first: 0x46, last: 0x46, status: 'EXPIRED' },
+  { first: 0x40, last: 0x7f, status: 'UNDELIV' },
+];

@@ -73,9 +73,9 @@ describe('statusFromTpStatus (3GPP TS 23.040 §9.2.3.15)', () => {
   it.each([
     [0x00, 'DELIVRD'], [0x01, 'DELIVRD'], [0x02, 'DELIVRD'],
     [0x20, 'ENROUTE'], [0x3f, 'ENROUTE'],
-    [0x40, 'UNDELIV'], [0x41, 'REJECTD'], [0x42, 'UNDELIV'], [0x43, 'REJECTD'], [0x46, 'EXPIRED'], [0x5f, 'UNDELIV'],
+    [0x40, 'UNDELIV'], [0x41, 'REJECTD'], [0x42, 'UNDELIV'], [0x43, 'REJECTD'], [0x44, 'UNDELIV'], [0x46, 'EXPIRED'], [0x47, 'UNDELIV'], [0x5f, 'UNDELIV'],
     [0x60, 'UNDELIV'], [0x7f, 'UNDELIV'],
-    [0x03, 'UNKNOWN'], [0x10, 'UNKNOWN'], [0x80, 'UNKNOWN'], [0xff, 'UNKNOWN'],
+    [0x03, 'UNKNOWN'], [0x10, 'UNKNOWN'], [0x1f, 'UNKNOWN'], [0x80, 'UNKNOWN'], [0xff, 'UNKNOWN'],
   ])('maps TP-ST 0x%s to %s', (tpSt, status) => {
     expect(statusFromTpStatus(tpSt)).toBe(status);
   });

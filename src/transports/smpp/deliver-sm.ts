@@ -5,6 +5,10 @@
 import smpp from 'smpp';
 import type { DecodedShortMessage, PDU } from 'smpp';
 import type { SmppReceiptInput } from '../../receipts/index.js';
+import { DATA_CODING } from './text-coding.js';
+
+/** The alphabet is read from data_coding's low four bits (SMPP 3.4 §5.2.19 lists codings 0x00-0x0F). */
+const DATA_CODING_ALPHABET_MASK = 0x0f;
 
 /** SMPP 3.4 §5.2.12 esm_class bits 5-2 (mask 0x3C): the message type of a deliver_sm. */
 export const ESM_MESSAGE_TYPE_MASK = 0x3c;
@@ -69,9 +73,9 @@ export function deliverSmText(pdu: PDU, purpose: 'receipt' | 'inbound'): string 
   if (chosen === undefined) return '';
   const message = chosen.message;
   if (typeof message !== 'string') return message.toString('latin1');
-  const coding = (numberField(pdu, 'data_coding') ?? 0) & 0x0f;
-  const gsmDecoded = coding === 0x00 || coding === 0x01;
-  if (gsmDecoded && (purpose === 'receipt' || coding === 0x01)) return smpp.encodings.ASCII.encode(message).toString('latin1');
+  const coding = (numberField(pdu, 'data_coding') ?? 0) & DATA_CODING_ALPHABET_MASK;
+  const gsmDecoded = coding === DATA_CODING.smscDefault || coding === DATA_CODING.ia5;
+  if (gsmDecoded && (purpose === 'receipt' || coding === DATA_CODING.ia5)) return smpp.encodings.ASCII.encode(message).toString('latin1');
   return message;
 }
 
