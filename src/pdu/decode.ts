@@ -7,7 +7,7 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import { readSmscAddress } from './address.js';
 import { type DecodedDeliver, type DecodedStatusReport, readDeliverTpdu, readStatusReportTpdu } from './deliver.js';
 import { OctetReader, hexToOctets } from './octets.js';
-import { type DecodedSubmit, MTI, readSubmitTpdu } from './submit.js';
+import { type DecodedSubmit, MTI, readSubmitTpdu, tpMti } from './submit.js';
 
 export type DecodedPdu = DecodedSubmit | DecodedDeliver | DecodedStatusReport;
 
@@ -22,7 +22,7 @@ export interface DecodeOptions {
 function decodeTpdu(reader: OctetReader, withSmsc: boolean): DecodedPdu {
   const smsc = withSmsc ? readSmscAddress(reader) : null;
   const firstOctet = reader.peek('first octet');
-  const mti = firstOctet & 0x03;
+  const mti = tpMti(firstOctet);
   let decoded: DecodedPdu;
   if (mti === MTI.deliver) decoded = readDeliverTpdu(reader, smsc);
   else if (mti === MTI.submit) decoded = readSubmitTpdu(reader, smsc);

@@ -2,11 +2,10 @@
  * TS 23.040 §9.2.2.1 SMS-DELIVER and §9.2.2.3 SMS-STATUS-REPORT decoding (the TPDUs a modem
  * hands up in +CMT / +CDS / AT+CMGR, after the SMSC address).
  */
-import { GatewayError } from '../errors.js';
 import { type DecodedAddress, readTpAddress } from './address.js';
 import { type DataCodingScheme, parseDcs } from './dcs.js';
 import type { OctetReader } from './octets.js';
-import { MTI } from './submit.js';
+import { checkMti, MTI } from './submit.js';
 import { type DecodedTimestamp, readTimestamp } from './timestamp.js';
 import { type DecodedUserData, decodeUserData } from './user-data.js';
 
@@ -52,12 +51,6 @@ export interface DecodedStatusReport {
   protocolId: number | null;
   dcs: number | null;
   userData: DecodedUserData | null;
-}
-
-function checkMti(firstOctet: number, expected: number, name: string): void {
-  if ((firstOctet & 0x03) !== expected) {
-    throw new GatewayError('PDU_WRONG_TYPE', `TP-MTI is ${firstOctet & 0x03}, not ${name}`, { details: { firstOctet } });
-  }
 }
 
 export function readDeliverTpdu(reader: OctetReader, smsc: DecodedAddress | null): DecodedDeliver {

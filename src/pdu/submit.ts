@@ -12,6 +12,18 @@ import { type DecodedUserData, decodeUserData } from './user-data.js';
 /** TS 23.040 §9.2.3.1 TP-MTI values (bits 1-0 of the first octet) by direction. */
 export const MTI = { deliver: 0b00, submit: 0b01, statusReport: 0b10 } as const;
 
+/** TP-MTI of a TPDU's first octet (TS 23.040 §9.2.3.1: bits 1-0). */
+export function tpMti(firstOctet: number): number {
+  return firstOctet & 0b11;
+}
+
+/** Throws PDU_WRONG_TYPE when the first octet's TP-MTI is not the one the reader expects. */
+export function checkMti(firstOctet: number, expected: number, name: string): void {
+  if (tpMti(firstOctet) !== expected) {
+    throw new GatewayError('PDU_WRONG_TYPE', `TP-MTI is ${tpMti(firstOctet)}, not ${name}`, { details: { firstOctet } });
+  }
+}
+
 /** First-octet flag bits of an SMS-SUBMIT (TS 23.040 §9.2.2.2). */
 export const SUBMIT_FLAGS = {
   rejectDuplicates: 0x04, // TP-RD
@@ -113,9 +125,7 @@ export interface DecodedSubmit {
 /** Decodes the TPDU that follows the SMSC field (the reader sits on the first octet). */
 export function readSubmitTpdu(reader: OctetReader, smsc: DecodedAddress | null): DecodedSubmit {
   const firstOctet = reader.octet('first octet');
-  if ((firstOctet & 0x03) !== MTI.submit) {
-    throw new GatewayError('PDU_WRONG_TYPE', `TP-MTI is ${firstOctet & 0x03}, not SMS-SUBMIT`, { details: { firstOctet } });
-  }
+  checkMti(firstOctet, MTI.submit, 'SMS-SUBMIT');
   const messageReference = reader.octet('TP-MR');
   const destination = readTpAddress(reader, 'TP-DA');
   const protocolId = reader.octet('TP-PID');
