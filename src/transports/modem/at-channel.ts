@@ -8,6 +8,7 @@
  * with AT_CLOSED, so no caller waits forever.
  */
 import { GatewayError } from '../../errors.js';
+import { redactAtCommand } from './at-command-redaction.js';
 import { AtFramer, type AtFrame } from './at-framer.js';
 import { type FinalResult, classifyLine, lineName } from './at-line.js';
 import { sleep } from './sleep.js';
@@ -146,7 +147,7 @@ export class AtChannel {
     const { flight, response } = this.begin(command, options.expectPrefix ?? null, false);
     this.inFlight = flight;
     this.link.write(`${command}\r`);
-    return this.withDeadline(flight, response, options.timeoutMs, 'AT_TIMEOUT', `${command} got no final result`);
+    return this.withDeadline(flight, response, options.timeoutMs, 'AT_TIMEOUT', `${redactAtCommand(command)} got no final result`);
   }
 
   private async runPdu(tpduOctets: number, hex: string, options: PduSendOptions): Promise<AtResponse> {
@@ -176,7 +177,7 @@ export class AtChannel {
     if (!gotPrompt) return pending;
     flight.pduWritten = true;
     this.link.write(`${hex}${CTRL_Z}`);
-    return this.withDeadline(flight, pending, options.resultTimeoutMs, 'AT_RESULT_TIMEOUT', `${command} got no final result after the PDU`);
+    return this.withDeadline(flight, pending, options.resultTimeoutMs, 'AT_RESULT_TIMEOUT', `${redactAtCommand(command)} got no final result after the PDU`);
   }
 
   private withDeadline(flight: InFlight, pending: Promise<AtResponse>, timeoutMs: number, code: string, message: string): Promise<AtResponse> {
@@ -184,7 +185,7 @@ export class AtChannel {
       if (this.inFlight !== flight) return;
       this.inFlight = null;
       this.discardFinalUntilMs = Date.now() + (this.options.lateFinalGuardMs ?? 1_000);
-      flight.reject(new GatewayError(code, `${message} within ${timeoutMs} ms`, { retryable: true, details: { command: flight.command, timeoutMs } }));
+      flight.reject(new GatewayError(code, `${message} within ${timeoutMs} ms`, { retryable: true, details: { command: redactAtCommand(flight.command), timeoutMs } }));
     }, timeoutMs);
     return pending.finally(() => clearTimeout(timer));
   }

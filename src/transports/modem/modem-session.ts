@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedPdu, type DecodedStatusReport, decodePdu } from '../../pdu/index.js';
 import type { AtChannel, AtResponse, Urc } from './at-channel.js';
+import { redactAtCommand } from './at-command-redaction.js';
 import { sleep } from './sleep.js';
 import { type FinalResult, splitArgs } from './at-line.js';
 import { isTemporaryCmeError, isTemporaryCmsError } from './cms-errors.js';
@@ -92,10 +93,6 @@ function plainValue(response: AtResponse): string | null {
   return (prefixed ? (prefixed[1] ?? '') : line.trim()).replace(/^"(.*)"$/, '$1');
 }
 
-/** Redacts the PIN from a command before it is logged. */
-function loggable(command: string): string {
-  return command.toUpperCase().startsWith('AT+CPIN=') ? 'AT+CPIN=[redacted]' : command;
-}
 
 export class ModemSession {
   /** Storage indexes being read, so a +CMTI/+CDSI and the start-up AT+CMGL never handle one message twice. */
@@ -112,7 +109,7 @@ export class ModemSession {
 
   async run(command: string, expectPrefix?: string, timeoutMs = this.timeouts.commandMs): Promise<AtResponse> {
     const response = await this.channel.command(command, { timeoutMs, ...(expectPrefix === undefined ? {} : { expectPrefix }) });
-    this.options.logger.debug({ command: loggable(command), final: finalStatus(response.final) }, 'at command');
+    this.options.logger.debug({ command: redactAtCommand(command), final: finalStatus(response.final) }, 'at command');
     return response;
   }
 
@@ -120,9 +117,9 @@ export class ModemSession {
   private async ok(command: string, expectPrefix?: string): Promise<AtResponse> {
     const response = await this.run(command, expectPrefix);
     if (response.final.kind !== 'ok') {
-      throw new GatewayError('MODEM_COMMAND_FAILED', `${loggable(command)} answered ${finalStatus(response.final)}`, {
+      throw new GatewayError('MODEM_COMMAND_FAILED', `${redactAtCommand(command)} answered ${finalStatus(response.final)}`, {
         retryable: true,
-        details: { command: loggable(command), status: finalStatus(response.final) },
+        details: { command: redactAtCommand(command), status: finalStatus(response.final) },
       });
     }
     return response;
@@ -145,7 +142,7 @@ export class ModemSession {
   private async tolerate(command: string, expectPrefix?: string): Promise<boolean> {
     const response = await this.run(command, expectPrefix);
     if (response.final.kind === 'ok') return true;
-    this.options.logger.warn({ command: loggable(command), status: finalStatus(response.final) }, 'modem refused an optional setting; continuing');
+    this.options.logger.warn({ command: redactAtCommand(command), status: finalStatus(response.final) }, 'modem refused an optional setting; continuing');
     return false;
   }
 

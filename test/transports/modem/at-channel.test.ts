@@ -110,6 +110,16 @@ describe('AtChannel deadlines and close', () => {
     expect(second.lines).toEqual(['123456789012345']);
   });
 
+  it('keeps the SIM PIN out of a timed-out AT+CPIN error, message and details alike', async () => {
+    const modem = new ScriptedModem(() => null, false);
+    const failed = await modem.channel.command('AT+CPIN="4711"', { timeoutMs: 30 }).catch((err: unknown) => err);
+    expect(isGatewayError(failed, 'AT_TIMEOUT')).toBe(true);
+    expect(modem.written).toEqual(['AT+CPIN="4711"\r']);
+    expect(JSON.stringify({ message: (failed as Error).message, details: (failed as { details?: unknown }).details })).not.toContain('4711');
+    expect((failed as Error).message).toBe('AT+CPIN=[redacted] got no final result within 30 ms');
+    expect((failed as { details?: unknown }).details).toEqual({ command: 'AT+CPIN=[redacted]', timeoutMs: 30 });
+  });
+
   it('close() rejects the command in flight and every queued one with AT_CLOSED', async () => {
     const modem = new ScriptedModem(() => null, false);
     const inFlight = modem.channel.command('AT', { timeoutMs: 5_000 }).catch((err: unknown) => err);
