@@ -6,12 +6,13 @@
  * poll; when none answers on the configured API address the command says so, and with --now it sends
  * them itself with the full retry policy and reports the outcome.
  */
-import { loadConfig, type SmsGateConfig } from '../../config/index.js';
+import type { SmsGateConfig } from '../../config/index.js';
 import { createLogger } from '../../log.js';
-import { openStore, type Store } from '../../store/database.js';
+import type { Store } from '../../store/database.js';
 import { SecretBox } from '../../store/secret-box.js';
 import { countOutboxByState, listDeadLetters, requeueDeadLetters, type DeadLetterRow } from '../../store/webhook-store.js';
 import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
+import { withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 
 const LIST_USAGE = 'smsgate webhook list [--failed] [--client NAME] [--config FILE] [--json]';
@@ -26,15 +27,6 @@ export async function run(args: string[]): Promise<number> {
     if (subcommand === 'replay') return replay(parseArgs(rest, { values: ['client', 'since', 'config'], booleans: ['now', 'json'] }, REPLAY_USAGE));
     throw unknownWordError('subcommand', subcommand, USAGE);
   });
-}
-
-async function withStore<T>(config: SmsGateConfig, body: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
-  try {
-    return await body(store);
-  } finally {
-    await store.close();
-  }
 }
 
 function clientIdByName(store: Store, name: string): number | null {
@@ -58,8 +50,7 @@ async function list(parsed: ParsedArgs): Promise<number> {
   const json = parsed.booleans.has('json');
   const clientName = parsed.values.get('client');
   if (clientName !== undefined && !parsed.booleans.has('failed')) throw new UsageError('--client goes with --failed', LIST_USAGE);
-  const config = loadConfig(parsed.values.get('config'));
-  return withStore(config, async (store) => {
+  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
     if (!parsed.booleans.has('failed')) {
       const counts = countOutboxByState(store.db);
       process.stdout.write(json ? `${JSON.stringify(counts)}\n` : `pending ${counts.pending}\ndelivered ${counts.delivered}\ndead ${counts.dead}\n`);
@@ -113,8 +104,7 @@ async function replay(parsed: ParsedArgs): Promise<number> {
     if (!since.ok) throw new UsageError(since.reason, REPLAY_USAGE);
     sinceMs = since.sinceMs;
   }
-  const config = loadConfig(parsed.values.get('config'));
-  return withStore(config, async (store) => {
+  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
     const clientId = clientIdByName(store, clientName);
     if (clientId === null) {
       process.stderr.write(`smsgate: no client named '${clientName}'\n`);
