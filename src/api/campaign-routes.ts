@@ -6,8 +6,9 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type { CampaignService } from '../campaigns/index.js';
+import { GatewayError } from '../errors.js';
 import type { ApiAuthenticator, ApiIdentity } from './auth-port.js';
-import { NOT_ADMINISTRATOR_DETAIL, sendBearerChallenge, sendProblem } from './http-errors.js';
+import { API_ERROR, NOT_ADMINISTRATOR_DETAIL, sendBearerChallenge } from './http-errors.js';
 import { readJsonBody } from './read-json-body.js';
 
 /** SPEC.md Create Campaign Response: always this message. */
@@ -40,7 +41,10 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
   return router;
 }
 
-/** The identity when it is a recognized client administrator; otherwise answers 401 or 403. */
+/**
+ * The identity when it is a recognized client administrator; otherwise answers 401 here (it needs
+ * the Bearer challenge) or throws NOT_CLIENT_ADMINISTRATOR, which the error boundary maps to 403.
+ */
 async function administratorOrRefuse(ctx: Context, auth: ApiAuthenticator): Promise<ApiIdentity | undefined> {
   const result = await auth.authenticate(ctx.get('Authorization') || undefined, 'current');
   if (!result.ok) {
@@ -48,8 +52,7 @@ async function administratorOrRefuse(ctx: Context, auth: ApiAuthenticator): Prom
     return undefined;
   }
   if (!auth.isRecognizedAdministrator(result.identity)) {
-    sendProblem(ctx, { status: 403, title: 'Forbidden', detail: NOT_ADMINISTRATOR_DETAIL });
-    return undefined;
+    throw new GatewayError(API_ERROR.notAdministrator, NOT_ADMINISTRATOR_DETAIL);
   }
   return result.identity;
 }
