@@ -1,17 +1,20 @@
 /**
  * JSON Schemas (draft-07, for ajv 8) of the config file. Defaults live here, next to the rules, so
- * one place says what an omitted key means; the engine section's come from ENGINE_DEFAULTS, which
- * the engine module owns and resolveEngineConfig also applies. Every object is closed (`additionalProperties: false`):
+ * one place says what an omitted key means; the engine, webhooks and processing sections' come from
+ * the modules that own those numbers (ENGINE_DEFAULTS, DEFAULT_WEBHOOK_CONFIG,
+ * DEFAULT_PROCESSING_POLL_INTERVAL_MS), which also apply them when a library user passes none. Every object is closed (`additionalProperties: false`):
  * a misspelt key is an error that names it, never a silently ignored setting.
  *
  * Transport entries are checked in two steps: the common part (`name`, `type`) here, then the
  * entry's own schema chosen by `type` (TRANSPORT_SCHEMAS), so an error names the right fields.
  */
 
+import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from '../campaigns/campaign-processor.js';
 import { ENGINE_DEFAULTS } from '../engine/config.js';
 import { MODEM_TRANSPORT_SCHEMA } from '../transports/modem/config.js';
 import { SMPP_TRANSPORT_SCHEMA } from '../transports/smpp/config.js';
 import { simulatorConfigSchema } from '../transports/simulator/config.js';
+import { DEFAULT_WEBHOOK_CONFIG } from '../webhooks/config.js';
 
 const positiveInt = { type: 'integer', minimum: 1 } as const;
 const nonNegativeInt = { type: 'integer', minimum: 0 } as const;
@@ -96,13 +99,13 @@ const webhooksSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    timeoutMs: { ...positiveInt, default: 10000 },
+    timeoutMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.timeoutMs },
     // SPEC "Events" §6: up to three retries, about 2, 4 and 8 seconds apart.
-    retryDelaysMs: { type: 'array', items: nonNegativeInt, default: [2000, 4000, 8000] },
+    retryDelaysMs: { type: 'array', items: nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.retryDelaysMs },
     // SPEC "Events" §7: the breaker opens for 30 seconds after two transient failures.
-    breakerOpenMs: { ...positiveInt, default: 30000 },
-    breakerFailures: { ...positiveInt, default: 2 },
-    concurrency: { ...positiveInt, default: 16 },
+    breakerOpenMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerOpenMs },
+    breakerFailures: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerFailures },
+    concurrency: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.concurrency },
   },
 } as const;
 
@@ -121,7 +124,7 @@ const processingSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    pollIntervalMs: { ...positiveInt, default: 200 },
+    pollIntervalMs: { ...positiveInt, default: DEFAULT_PROCESSING_POLL_INTERVAL_MS },
   },
 } as const;
 

@@ -7,6 +7,7 @@ import type { EngineConfig } from '../engine/config.js';
 import type { ModemTransportConfig } from '../transports/modem/config.js';
 import type { SimulatorTransportConfig } from '../transports/simulator/config.js';
 import type { SmppTransportConfig } from '../transports/smpp/config.js';
+import type { WebhookSenderConfig } from '../webhooks/config.js';
 
 export interface DatabaseConfig {
   path: string;
@@ -50,15 +51,8 @@ export interface AuthConfig {
 /** The `engine` section: the dispatch engine owns its meaning and defaults (src/engine/config.ts). */
 export type { EngineConfig } from '../engine/config.js';
 
-export interface WebhooksConfig {
-  timeoutMs: number;
-  /** Delay before each retry after a failed attempt (spec Events §6: about 2, 4 and 8 seconds). */
-  retryDelaysMs: number[];
-  /** Spec Events §7: the breaker opens for 30 s after two transient failures. */
-  breakerOpenMs: number;
-  breakerFailures: number;
-  concurrency: number;
-}
+/** The `webhooks` section: the sender owns its meaning and defaults (src/webhooks/config.ts). */
+export type WebhooksConfig = WebhookSenderConfig;
 
 export interface LoggingConfig {
   level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
