@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, resolveConfigFromObject } from '../../src/config/index.js';
 import { isGatewayError } from '../../src/errors.js';
+import { DEFAULT_WEBHOOK_CONFIG } from '../../src/webhooks/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,6 +46,13 @@ describe('loadConfig', () => {
     expect(config.processing).toEqual({ pollIntervalMs: 200 });
     expect(config.transports).toEqual([{ name: 'sim', type: 'simulator' }]);
     expect(config.routes).toEqual([{ prefix: '', transport: 'sim' }]);
+  });
+
+  it('gives every loaded config its own copy of a defaulted array, never the sender defaults themselves', () => {
+    const first = loadConfig('config/default.json', {});
+    first.webhooks.retryDelaysMs.push(16_000);
+    expect(loadConfig('config/default.json', {}).webhooks.retryDelaysMs).toEqual([2000, 4000, 8000]);
+    expect(DEFAULT_WEBHOOK_CONFIG.retryDelaysMs).toEqual([2000, 4000, 8000]);
   });
 
   it('takes the path from SMSGATE_CONFIG when none is given', () => {
