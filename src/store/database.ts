@@ -52,6 +52,8 @@ export async function openStore(options: StoreOptions, { migrate = true }: { mig
   });
   await dataSource.initialize();
   if (migrate) await dataSource.runMigrations({ transaction: 'each' });
+  // typeorm's Driver interface does not expose the connection; its better-sqlite3 driver keeps it as
+  // `databaseConnection` (typed any), so it is given better-sqlite3's type here, once, not at each use.
   const db = (dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection;
   return {
     dataSource,
