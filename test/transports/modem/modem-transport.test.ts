@@ -248,6 +248,8 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(emu.received.map((r) => r.messageReference)).toEqual([255, 0]);
     await until(() => t.receipts.length === 2, 'receipts');
     const byId = new Map(t.receipts.map((r) => [r.messageId, r]));
+    // One single-part message each: two outcomes, both matched (an empty list would prove nothing).
+    expect([...a, ...b]).toHaveLength(2);
     for (const outcome of [...a, ...b]) expect(byId.has(outcome.kind === 'accepted' ? outcome.messageId : '')).toBe(true);
   });
 
