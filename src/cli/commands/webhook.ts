@@ -8,6 +8,7 @@
  */
 import type { SmsGateConfig } from '../../config/index.js';
 import { createLogger } from '../../log.js';
+import { AuthStore } from '../../store/auth-store.js';
 import type { Store } from '../../store/database.js';
 import { SecretBox } from '../../store/secret-box.js';
 import { countOutboxByState, listDeadLetters, requeueDeadLetters, type DeadLetterRow } from '../../store/webhook-store.js';
@@ -30,8 +31,7 @@ export async function run(args: string[]): Promise<number> {
 }
 
 function clientIdByName(store: Store, name: string): number | null {
-  const id = store.db.prepare('SELECT id FROM clients WHERE name = ?').pluck().get(name) as number | undefined;
-  return id ?? null;
+  return new AuthStore(store.db).clientByName(name)?.id ?? null;
 }
 
 function iso(ms: number | null): string | null {
