@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decodeCmgsPdu } from '../../src/pdu/index.js';
-import { type CompiledCli, compileCli } from '../support/modem-emulator/compile-cli.js';
+import { type CompiledCli, compileCli } from '../support/compile-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 let cli: CompiledCli;

@@ -3,41 +3,22 @@
  * compiled with the project's TypeScript into a temporary folder (only the modules this command
  * loads, so other engineers' work in progress cannot break or race this build), then spawned.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type CompiledCli, compileCli } from '../support/compile-cli.js';
 
-const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
-let outDir = '';
+let cli: CompiledCli;
 
 beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'smsgate-cli-'));
-  const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  await run(process.execPath, [
-    tsc, '--outDir', outDir, '--rootDir', join(root, 'src'), '--module', 'NodeNext', '--moduleResolution', 'NodeNext',
-    '--target', 'ES2022', '--strict', '--skipLibCheck', '--types', 'node',
-    join(root, 'src/cli/main.ts'), join(root, 'src/cli/commands/sms.ts'),
-  ], { cwd: root });
-  await writeFile(join(outDir, 'package.json'), '{"type":"module"}');
+  cli = await compileCli(root, ['src/cli/commands/sms.ts']);
 }, 120_000);
 
 afterAll(async () => {
-  if (outDir !== '') await rm(outDir, { recursive: true, force: true });
+  await cli?.remove();
 });
 
-async function smsgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(outDir, 'cli/main.js'), ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const smsgate = (...args: string[]) => cli.run(...args);
 
 const USAGE_LINE = 'usage: smsgate sms inspect --text T';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ModemEmulator } from '../../support/modem-emulator/index.js';
-import { type CompiledCli, compileCli } from '../../support/modem-emulator/compile-cli.js';
+import { type CompiledCli, compileCli } from '../../support/compile-cli.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 let cli: CompiledCli;
