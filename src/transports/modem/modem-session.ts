@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedPdu, type DecodedStatusReport, decodePdu } from '../../pdu/index.js';
+import { MAX_STATUS_CHARS } from '../../receipts/index.js';
 import type { AtChannel, AtResponse, Urc } from './at-channel.js';
 import { redactAtCommand } from './at-command-redaction.js';
 import { sleep } from './sleep.js';
@@ -69,11 +70,14 @@ export interface SessionOptions {
   handlers: SessionHandlers;
 }
 
-/** Finals as a short status for logs and outcomes: 'CMS_ERROR_332', 'CME_ERROR_10', 'ERROR'. */
+/**
+ * Finals as a short status for logs and outcomes: 'CMS_ERROR_332', 'CME_ERROR_10', 'ERROR'. A
+ * vendor's free-text error is cut to the status field's MAX_STATUS_CHARS (SPEC "Delivery Receipt": Status, max 30).
+ */
 export function finalStatus(final: FinalResult): string {
   if (final.kind === 'cms-error') return final.code === null ? 'CMS_ERROR' : `CMS_ERROR_${final.code}`;
   if (final.kind === 'cme-error') return final.code === null ? 'CME_ERROR' : `CME_ERROR_${final.code}`;
-  if (final.kind === 'error') return final.text.replace(/\s+/g, '_').slice(0, 30);
+  if (final.kind === 'error') return final.text.replace(/\s+/g, '_').slice(0, MAX_STATUS_CHARS);
   return 'OK';
 }
 

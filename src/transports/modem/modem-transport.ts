@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { pino } from 'pino';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
-import { isFinalStatus, statusFromTpStatus } from '../../receipts/index.js';
+import { isFinalStatus, MAX_STATUS_CHARS, statusFromTpStatus } from '../../receipts/index.js';
 import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportState } from '../transport.js';
 import { sleep } from './sleep.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
@@ -142,7 +142,7 @@ export class ModemTransport implements Transport {
       );
     } catch (err) {
       // A message the codec cannot encode will never go: permanent, with the codec's code as status.
-      const status = isGatewayError(err) ? err.code.slice(0, 30) : 'PDU_ENCODE_FAILED';
+      const status = isGatewayError(err) ? err.code.slice(0, MAX_STATUS_CHARS) : 'PDU_ENCODE_FAILED';
       this.logger.warn({ messageKey: message.messageKey, status }, 'cannot encode message');
       return wanted.map((part) => ({ part, kind: 'failed-permanent', status }));
     }
