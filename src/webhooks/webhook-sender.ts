@@ -91,6 +91,13 @@ export class WebhookSender {
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeDueAtMs = Number.POSITIVE_INFINITY;
   private pumpScheduled = false;
+  /**
+   * Whether the outbox may hold due rows this sender has not read: set by wake() (new rows), by every
+   * timer pump (retries falling due, rows changed by another process such as `smsgate webhook replay`)
+   * and by a flush (rows handed back); cleared once a read returned every due row. Without it each
+   * finished request would re-read (and throw away) every row still claimed.
+   */
+  private outboxMayHaveNewRows = true;
   private readonly secrets = new Map<string, string>();
   private readonly counters: WebhookSenderStats = { requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0 };
 
@@ -126,6 +133,11 @@ export class WebhookSender {
 
   /** New rows were committed: look now rather than at the next poll. Cheap to call often. */
   wake(): void {
+    this.outboxMayHaveNewRows = true;
+    this.pumpSoon();
+  }
+
+  private pumpSoon(): void {
     if (!this.running || this.pumpScheduled) return;
     this.pumpScheduled = true;
     setImmediate(() => {
@@ -201,10 +213,11 @@ export class WebhookSender {
           // Not expected (every outcome is recorded); the row stays pending and the next poll tries it again.
           this.logger.error({ err, outboxId: row.id }, 'webhook attempt failed unexpectedly');
           this.claimed.delete(row.id);
+          this.outboxMayHaveNewRows = true;
         }).finally(() => {
           this.inFlight -= 1;
           this.notifyIfIdle();
-          this.wake();
+          this.pumpSoon();
         });
       }
     } catch (err) {
@@ -216,7 +229,11 @@ export class WebhookSender {
 
   /** Reads due rows not already claimed; false when none is due. */
   private refill(): boolean {
-    const rows = selectDueOutboxRows(this.db, this.now(), this.claimed.size + this.readBatchRows);
+    if (!this.outboxMayHaveNewRows) return false;
+    const maxRows = this.claimed.size + this.readBatchRows;
+    const rows = selectDueOutboxRows(this.db, this.now(), maxRows);
+    // Fewer than asked for: every due row is now claimed, so until something changes there is nothing to read.
+    if (rows.length < maxRows) this.outboxMayHaveNewRows = false;
     for (const row of rows) {
       if (this.claimed.has(row.id)) continue;
       this.claimed.add(row.id);
@@ -233,6 +250,7 @@ export class WebhookSender {
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = null;
       this.wakeDueAtMs = Number.POSITIVE_INFINITY;
+      this.outboxMayHaveNewRows = true;
       this.pump();
     }, Math.max(0, dueAtMs - this.now()));
   }

@@ -259,6 +259,21 @@ describe('WebhookSender against a real receiver', () => {
     expect(fx.row(id).state).toBe('delivered');
   });
 
+  it('sends rows queued without wake() (another process, such as a replay) at the next poll, also after it went idle', async () => {
+    const r = await receiver('whsec');
+    const clientId = fx.addClient('poll', { url: r.url, secret: 'whsec' });
+    const first = queue(clientId, '353870000001');
+    const s = sender({}, { pollIntervalMs: 20 });
+    s.start();
+    await settled(first);
+    await s.whenIdle();
+    // No wake(): only the poll can find these.
+    const later = [queue(clientId, '353870000002'), queue(clientId, '353870000003')];
+    for (const id of later) await settled(id);
+    expect(later.map((id) => fx.row(id).state)).toEqual(['delivered', 'delivered']);
+    expect(r.count).toBe(3);
+  });
+
   it('keeps at most `concurrency` requests in flight', async () => {
     const r = await receiver('whsec');
     r.respondWith(() => ({ kind: 'status', statusCode: 200, delayMs: 30 }));
