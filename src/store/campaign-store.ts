@@ -64,7 +64,7 @@ export interface SenderEntry {
  * the gateway's CPU. A summary at most this old is as good for a poller; small campaigns (tests, one
  * message) are below minRecipients and always counted fresh.
  */
-export const SUMMARY_CACHE_DEFAULTS = { ttlMs: 200, minRecipients: 10_000 } as const;
+export const SUMMARY_CACHE_DEFAULTS = { ttlMs: 250, minRecipients: 10_000 } as const;
 
 export interface SummaryCacheOptions {
   ttlMs: number;
