@@ -6,11 +6,14 @@ import { pino, type Logger as PinoLogger } from 'pino';
 
 export type Logger = PinoLogger;
 
-export const REDACTED_PATHS = [
-  'password', '*.password', 'secret', '*.secret', 'webhookSecret', '*.webhookSecret', 'token', '*.token',
-  'access_token', 'refresh_token', '*.access_token', '*.refresh_token', 'authorization', '*.authorization',
-  'headers.authorization', 'req.headers.authorization', 'pin', '*.pin',
-];
+const SECRET_KEYS = ['password', 'secret', 'webhookSecret', 'token', 'access_token', 'refresh_token', 'authorization', 'pin'];
+
+/**
+ * pino's redaction has no recursive wildcard, so each secret key is listed at the depths where a
+ * bound object can carry it: top level, one level down (`{ device: { pin } }`) and two levels down
+ * (`{ config: { transports: [{ password }] } }` and `req.headers.authorization`).
+ */
+export const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`, `*[*].${key}`, `*.*[*].${key}`]);
 
 export interface LogOptions {
   level?: string;

@@ -32,6 +32,9 @@ describe('log redaction', () => {
     ['a refresh token', { refresh_token: 'rt-ccc' }, 'rt-ccc'],
     ['a bearer header', { headers: { authorization: 'Bearer jwt.ddd.eee' } }, 'jwt.ddd.eee'],
     ['a request bearer header', { req: { headers: { authorization: 'Bearer jwt.fff.ggg' } } }, 'jwt.fff.ggg'],
+    ['a password two levels down in a config', { config: { transports: [{ name: 'smsc', password: 'smpp-pw-3' }] } }, 'smpp-pw-3'],
+    ['a PIN in a device list', { devices: [{ path: '/dev/ttyUSB1', pin: '1357' }] }, '1357'],
+    ['a secret two objects down', { gateway: { client: { secret: 'whsec-3' } } }, 'whsec-3'],
   ])('writes %s as [redacted]', (_name, fields, secret) => {
     const line = logOnce(fields);
     expect(JSON.stringify(line)).not.toContain(secret);
