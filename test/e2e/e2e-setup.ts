@@ -1,8 +1,9 @@
 /**
  * Shared pieces of the end-to-end tests: a temp dir, a gateway config routing everything to an
- * SMPP test SMSC, and small HTTP helpers against the API.
+ * SMPP test SMSC, small HTTP helpers against the API, and a read-only look at a gateway's database.
  */
 import { mkdtempSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -69,4 +70,24 @@ export async function until<T>(read: () => Promise<T> | T, done: (value: T) => b
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)?.slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Runs `read` against the gateway's SQLite file through a second, read-only connection (the
+ * gateway may still be running: WAL lets it go on writing) and closes it whatever happens.
+ */
+export function readDatabase<T>(path: string, read: (db: Database.Database) => T): T {
+  const db = new Database(path, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The last webhook body the receiver got for each `To`: a recipient's final status (webhooks may repeat). */
+export function lastBodyByTo<T extends { To: string }>(bodies: readonly T[]): Map<string, T> {
+  const byTo = new Map<string, T>();
+  for (const body of bodies) byTo.set(body.To, body);
+  return byTo;
 }

@@ -6,12 +6,11 @@
  * keeps unacknowledged receipts and offers them again after the restart, as a real one does.
  */
 import { rmSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayProcess, seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
+import { gatewayConfig, getSummary, lastBodyByTo, postCampaign, readDatabase, tempDir, until } from './e2e-setup.js';
 
 const RECIPIENTS = 20_000;
 const WINDOW = 10;
@@ -75,8 +74,7 @@ describe('kill -9 in the middle of a 20,000-recipient campaign', () => {
     // Every recipient's final receipt reached the receiver, signed; duplicates of a webhook are allowed (at-least-once).
     await receiver.waitUntil(() => new Set(receiver.requests.map((r) => r.rawBody.toString('utf8'))).size >= RECIPIENTS, 120_000, 'one webhook per recipient');
     expect(receiver.signatureFailures).toBe(0);
-    const finalByTo = new Map<string, { Status: string; ClientReference: string | null }>();
-    for (const body of receiver.bodies() as { To: string; Status: string; ClientReference: string | null }[]) finalByTo.set(body.To, body);
+    const finalByTo = lastBodyByTo(receiver.bodies() as { To: string; Status: string; ClientReference: string | null }[]);
     expect(finalByTo.size).toBe(RECIPIENTS);
     msisdns.forEach((msisdn, i) => {
       expect(finalByTo.get(msisdn)).toEqual({ To: msisdn, From: 'Shop', Status: statusFor(msisdn), ClientReference: `c${i}` });
@@ -88,8 +86,7 @@ describe('kill -9 in the middle of a 20,000-recipient campaign', () => {
     // What the restart left on disk: every part final, nothing in flight; the only unmatched
     // receipts are those for the ids of the submits re-sent after the kill (their first answer was
     // never written), kept pending until engine.unmatchedReceiptTtlMs.
-    const db = new Database(databasePath, { readonly: true });
-    try {
+    readDatabase(databasePath, (db) => {
       expect(db.prepare('SELECT state, COUNT(*) AS n FROM message_parts GROUP BY state ORDER BY state').all()).toEqual([
         { state: 'delivered', n: RECIPIENTS - undeliverable },
         { state: 'undelivered', n: undeliverable },
@@ -97,8 +94,6 @@ describe('kill -9 in the middle of a 20,000-recipient campaign', () => {
       expect(db.prepare(`SELECT COUNT(*) AS n FROM receipts WHERE match_state <> 'matched'`).get()).toEqual({ n: duplicates });
       expect(db.prepare(`SELECT COUNT(*) AS n FROM receipts WHERE match_state = 'pending'`).get()).toEqual({ n: duplicates });
       expect(db.prepare(`SELECT COUNT(*) AS n FROM recipients WHERE dispatch_state <> 'dispatched'`).get()).toEqual({ n: 0 });
-    } finally {
-      db.close();
-    }
+    });
   }, 600_000);
 });

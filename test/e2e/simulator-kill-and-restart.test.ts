@@ -8,12 +8,11 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATOR_DEMO_OUTCOMES } from '../../src/transports/simulator/index.js';
 import { GatewayProcess, seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
+import { getSummary, lastBodyByTo, postCampaign, readDatabase, tempDir, until } from './e2e-setup.js';
 
 const RECIPIENTS = 5_000;
 const SECRET = 'simulator-crash-secret';
@@ -53,12 +52,7 @@ afterAll(async () => {
 });
 
 function submittedParts(): number {
-  const db = new Database(databasePath, { readonly: true });
-  try {
-    return (db.prepare(`SELECT COUNT(*) AS n FROM message_parts WHERE state = 'submitted'`).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+  return readDatabase(databasePath, (db) => (db.prepare(`SELECT COUNT(*) AS n FROM message_parts WHERE state = 'submitted'`).get() as { n: number }).n);
 }
 
 describe('kill -9 of a gateway on the simulator with receipts outstanding', () => {
@@ -90,18 +84,14 @@ describe('kill -9 of a gateway on the simulator with receipts outstanding', () =
     // Every recipient's final status reached the receiver, signed (duplicates allowed: at-least-once).
     await receiver.waitUntil(() => new Set((receiver.bodies() as { To: string }[]).map((b) => b.To)).size >= RECIPIENTS, 120_000, 'a webhook for every recipient');
     expect(receiver.signatureFailures).toBe(0);
-    const finalByTo = new Map<string, unknown>();
-    for (const body of receiver.bodies() as { To: string }[]) finalByTo.set(body.To, body);
+    const finalByTo = lastBodyByTo(receiver.bodies() as { To: string }[]);
     msisdns.forEach((msisdn, i) => {
       expect(finalByTo.get(msisdn)).toEqual({ To: msisdn, From: 'Shop', Status: statusFor(msisdn), ClientReference: `s${i}` });
     });
 
     expect(await second.stop()).toBe(0);
-    const db = new Database(databasePath, { readonly: true });
-    try {
+    readDatabase(databasePath, (db) => {
       expect(db.prepare(`SELECT COUNT(*) AS n FROM message_parts WHERE state NOT IN ('delivered', 'undelivered')`).get()).toEqual({ n: 0 });
-    } finally {
-      db.close();
-    }
+    });
   }, 600_000);
 });
