@@ -10,7 +10,7 @@ import { createGateway, type Gateway } from '../../src/index.js';
 import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
+import { baseUrlOf, gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
 
 const SECRET = 'e2e-webhook-secret';
 let dir: string;
@@ -28,8 +28,7 @@ beforeAll(async () => {
   account = await seedAccount(config, { webhookUrl: receiver.url, webhookSecret: SECRET, senders: [{ name: 'Bistro', type: 0 }] });
   gateway = await createGateway(config);
   await gateway.start();
-  const where = gateway.address()!;
-  baseUrl = `http://${where.host}:${where.port}`;
+  baseUrl = baseUrlOf(gateway);
 });
 
 afterAll(async () => {

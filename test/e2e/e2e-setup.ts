@@ -91,3 +91,10 @@ export function lastBodyByTo<T extends { To: string }>(bodies: readonly T[]): Ma
   for (const body of bodies) byTo.set(body.To, body);
   return byTo;
 }
+
+/** The API base URL of a started in-process gateway; throws if it is not listening. */
+export function baseUrlOf(gateway: { address(): { host: string; port: number } | undefined }): string {
+  const where = gateway.address();
+  if (where === undefined) throw new Error('the gateway is not listening (start() it first)');
+  return `http://${where.host}:${where.port}`;
+}

@@ -12,7 +12,7 @@ import { createGateway, type Gateway } from '../../src/index.js';
 import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { TestSmsc } from '../support/smsc/test-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
+import { baseUrlOf, gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
 
 let dir: string;
 let smsc: TestSmsc;
@@ -39,8 +39,7 @@ afterAll(async () => {
 
 describe('receipts before submit_sm_resp', () => {
   it('matches every early receipt to its part', async () => {
-    const where = gateway.address()!;
-    const baseUrl = `http://${where.host}:${where.port}`;
+    const baseUrl = baseUrlOf(gateway);
     const msisdns = Array.from({ length: 20 }, (_, i) => `3538755500${String(i).padStart(2, '0')}`);
     const { status, id } = await postCampaign(baseUrl, account.token, { text: 'Early bird', from: 'Early', recipientInfo: msisdns.map((msisdn) => ({ msisdn })) });
     expect(status).toBe(202);

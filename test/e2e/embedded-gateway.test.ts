@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway, resolveConfigFromObject, SimulatorTransport } from '../../src/index.js';
-import { getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
+import { baseUrlOf, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
 
 const dir = tempDir('embedded');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,8 +27,7 @@ describe('createGateway as a library', () => {
     const token = await gateway.auth.createPersonalAccessToken('lib-admin');
     await gateway.start();
     try {
-      const where = gateway.address()!;
-      const baseUrl = `http://${where.host}:${where.port}`;
+      const baseUrl = baseUrlOf(gateway);
       const { status, id } = await postCampaign(baseUrl, token, { text: 'From a library', from: 'Lib', recipientInfo: [{ msisdn: '353871111110' }, { msisdn: '353871111119' }] });
       expect(status).toBe(202);
       const summary = await until(() => getSummary(baseUrl, token, id), (s) => s?.pending === 0, 20_000, 'summary');

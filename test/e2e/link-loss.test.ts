@@ -9,7 +9,7 @@ import { createGateway, type Gateway } from '../../src/index.js';
 import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
+import { baseUrlOf, gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
 
 const RECIPIENTS = 2_000;
 let dir: string;
@@ -38,8 +38,7 @@ afterAll(async () => {
 
 describe('SMSC connection lost mid-campaign', () => {
   it('holds and retries, then delivers every recipient once the bind is back', async () => {
-    const where = gateway.address()!;
-    const baseUrl = `http://${where.host}:${where.port}`;
+    const baseUrl = baseUrlOf(gateway);
     const msisdns = Array.from({ length: RECIPIENTS }, (_, i) => `3538766${String(i).padStart(5, '0')}`);
     const { id } = await postCampaign(baseUrl, account.token, { text: 'Link test', from: 'Link', recipientInfo: msisdns.map((msisdn) => ({ msisdn })) });
     await until(() => smsc.submitCount, (n) => n >= RECIPIENTS / 4, 30_000, 'a quarter submitted');
