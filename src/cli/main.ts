@@ -3,8 +3,13 @@
  * The `smsgate` command. Each command group lives in its own module under ./commands and is
  * loaded only when used, so `smsgate sms inspect` never opens a database or a serial port.
  * A command module exports `run(args: string[]): Promise<number>` (the exit code).
+ * Help (`--help`, `help COMMAND`, `COMMAND [ACTION] --help`) and `--version` are answered here,
+ * from the usage lines of the table below, for every command alike.
  */
-import { pathToFileURL } from 'node:url';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
+import { packageVersion } from './package-version.js';
 
 type CommandModule = { run(args: string[]): Promise<number> };
 
@@ -40,26 +45,73 @@ export function usage(): string {
   return ['usage: smsgate <command> [options]', '', ...Object.values(COMMANDS).flatMap((c) => c.usage.map((line) => `  ${line}`))].join('\n');
 }
 
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/**
+ * The usage lines of one command; with an action or subcommand it has (`token revoke`), only that
+ * one's lines, else all of the command's.
+ */
+export function commandUsage(name: string, action?: string): string | undefined {
+  const command = COMMANDS[name];
+  if (command === undefined) return undefined;
+  const ofAction = action === undefined ? [] : command.usage.filter((line) => line === `smsgate ${name} ${action}` || line.startsWith(`smsgate ${name} ${action} `));
+  return (ofAction.length > 0 ? ofAction : command.usage).map((line, i) => `${i === 0 ? 'usage:' : '      '} ${line}`).join('\n');
+}
+
+function unknownCommand(name: string): number {
+  process.stderr.write(`smsgate: unknown command '${name}'\n${usage()}\n`);
+  return 2;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     process.stderr.write(`${usage()}\n`);
     return 2;
   }
-  if (name === '--help' || name === '-h' || name === 'help') {
+  if (HELP_FLAGS.has(name) || (name === 'help' && rest.length === 0)) {
     process.stdout.write(`${usage()}\n`);
     return 0;
   }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (name === 'help') {
+    const [topic, action] = rest;
+    const text = commandUsage(topic ?? '', action);
+    if (text === undefined) return unknownCommand(topic ?? '');
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
   const command = COMMANDS[name];
-  if (command === undefined) {
-    process.stderr.write(`smsgate: unknown command '${name}'\n${usage()}\n`);
-    return 2;
+  if (command === undefined) return unknownCommand(name);
+  if (rest.some((arg) => HELP_FLAGS.has(arg))) {
+    const action = rest[0] !== undefined && !rest[0].startsWith('-') ? rest[0] : undefined;
+    process.stdout.write(`${commandUsage(name, action) ?? ''}\n`);
+    return 0;
   }
   const mod = (await import(command.module)) as CommandModule;
   return mod.run(rest);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+/**
+ * True when this module is the program node was started with. npm installs the command as a
+ * symlink (node_modules/.bin/smsgate, npx, npm i -g) and node loads the module by its real path,
+ * so both sides are compared as real paths.
+ */
+function isMainModule(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
+  exitQuietlyOnClosedPipe();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

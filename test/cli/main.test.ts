@@ -40,3 +40,38 @@ describe('smsgate command dispatcher', () => {
     expect(stdout.join('')).toContain('smsgate serve');
   });
 });
+
+describe('help for every command', () => {
+  /** `[command, action]` of every usage line: `token revoke`, `pdu decode`, `serve`. */
+  const commandLines = usage().split('\n').filter((line) => line.startsWith('  smsgate ')).map((line) => {
+    const [, command, action] = line.trim().split(' ');
+    return [command as string, action !== undefined && /^[a-z][a-z-]*$/.test(action) ? action : undefined] as const;
+  });
+
+  it.each(commandLines)('smsgate %s %s --help prints its usage on stdout and exits 0', async (command, action) => {
+    for (const argv of [[command, ...(action === undefined ? [] : [action]), '--help'], ['help', command, ...(action === undefined ? [] : [action])]]) {
+      const out: string[] = [];
+      const err: string[] = [];
+      vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+      try {
+        expect(await main(argv)).toBe(0);
+      } finally {
+        vi.restoreAllMocks();
+      }
+      expect(err.join('')).toBe('');
+      expect(out.join('')).toMatch(new RegExp(`^usage: smsgate ${command}${action === undefined ? '' : ` ${action}`}( |\\n)`));
+    }
+  });
+
+  it('--version prints the package version', async () => {
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+    try {
+      expect(await main(['--version'])).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(out.join('')).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
