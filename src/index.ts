@@ -17,6 +17,7 @@ import { createTransports } from './engine/transport-factory.js';
 import { silentLogger, type Logger } from './log.js';
 import { openStore, type Store } from './store/database.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
+import { ServeLock } from './store/serve-lock.js';
 import type { Transport } from './transports/transport.js';
 import { enqueueDeliveryReceipt, WebhookSender } from './webhooks/index.js';
 
@@ -51,7 +52,15 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
   const engineConfig: EngineConfig = resolveEngineConfig(config.engine);
-  const store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
+  // One gateway per SQLite file (README "serve"): refused at once, before the database is touched.
+  const lock = ServeLock.acquire(config.database.path, now);
+  let store: Store;
+  try {
+    store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   try {
     const secretBox = SecretBox.fromKeyFile(config.database.keyFile ?? defaultKeyFileFor(config.database.path));
     const auth = await AuthService.create(store, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
@@ -81,9 +90,10 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     });
     const campaigns = new CampaignService({ store, logger, now, onQueued: () => processor.wake() });
     const app = createApiApp({ store, auth, campaigns, config, logger: logger.child({ part: 'api' }) });
-    return new RunningGateway({ app, store, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig });
+    return new RunningGateway({ app, store, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, lock });
   } catch (err) {
     await store.close();
+    lock.release();
     throw err;
   }
 }
@@ -100,6 +110,7 @@ interface GatewayParts {
   config: SmsGateConfig;
   logger: Logger;
   engineConfig: EngineConfig;
+  lock: ServeLock;
 }
 
 class RunningGateway implements Gateway {
@@ -152,12 +163,13 @@ class RunningGateway implements Gateway {
   }
 
   private async stopOnce(): Promise<void> {
-    const { processor, webhooks, engine, store, logger } = this.parts;
+    const { processor, webhooks, engine, store, logger, lock } = this.parts;
     if (this.server !== undefined) await closeServer(this.server);
     await processor.stop();
     await engine.stop();
     await webhooks.stop();
     await store.close();
+    lock.release();
     logger.info('smsgate stopped');
   }
 }

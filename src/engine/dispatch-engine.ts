@@ -11,6 +11,7 @@ import { DispatchStore } from '../store/dispatch-store.js';
 import type { InboundMessage, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
 import { CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
+import { FailureLog } from './failure-log.js';
 import { OutcomeWriter, type OutcomeCounts } from './outcome-writer.js';
 import { ReceiptApplier } from './receipt-applier.js';
 import { RecipientUpdates, type DeliveryReceiptSink } from './recipient-updates.js';
@@ -40,6 +41,10 @@ export interface EngineStats {
   receiptsParked: number;
   /** Group commits of outcomes and receipts. */
   commits: number;
+  /** Group commits the store refused for a passing reason (disk full, I/O error); each was retried. */
+  failedCommits: number;
+  /** True while such a batch waits for its retry (no new parts are claimed meanwhile). */
+  writesStalled: boolean;
 }
 
 /** Expiry of unmatched receipts runs at most this often (and at least every tenth of the TTL). */
@@ -53,6 +58,7 @@ export class DispatchEngine {
   private readonly outcomes: OutcomeWriter;
   private readonly batcher: WriteBatcher;
   private readonly signal = new WakeSignal();
+  private readonly schedulerFailures: FailureLog;
   private readonly now: () => number;
   private readonly expiryIntervalMs: number;
   private loop: Promise<void> | undefined;
@@ -65,7 +71,8 @@ export class DispatchEngine {
     const { store, transports, config, logger } = deps;
     this.now = deps.now ?? Date.now;
     this.dispatchStore = new DispatchStore(store.db);
-    this.batcher = new WriteBatcher(store.db, deps.writeBatch);
+    this.batcher = new WriteBatcher(store.db, { logger, ...deps.writeBatch });
+    this.schedulerFailures = new FailureLog(logger, 'scheduler pass');
     // Webhooks enqueued inside a batch are announced to the sender once the batch committed.
     let webhooksEnqueued = false;
     const noteWebhook = (): void => {
@@ -132,6 +139,8 @@ export class DispatchEngine {
       receiptsMatched: this.receipts.matched,
       receiptsParked: this.receipts.parked,
       commits: this.batcher.commits,
+      failedCommits: this.batcher.failedCommits,
+      writesStalled: this.batcher.stalled,
     };
   }
 
@@ -161,9 +170,16 @@ export class DispatchEngine {
     await Promise.all(transports.map((t) => t.stop(config.drainTimeoutMs)));
     const drained = await settleWithin(Promise.all(lanes.map((lane) => lane.onIdle())), config.drainTimeoutMs);
     if (!drained) logger.warn({ drainTimeoutMs: config.drainTimeoutMs }, 'submits still unanswered after the drain timeout: their parts will be sent again');
+    // One last attempt for writes still queued (e.g. the store refused them until now); whatever
+    // it cannot commit is dropped, and its parts, still 'submitting', are requeued at the next start.
     this.batcher.flush();
-    const requeued = this.dispatchStore.requeueAllSubmitting(this.now());
-    logger.info({ requeued }, 'dispatch engine stopped');
+    this.batcher.close();
+    try {
+      const requeued = this.dispatchStore.requeueAllSubmitting(this.now());
+      logger.info({ requeued }, 'dispatch engine stopped');
+    } catch (err) {
+      logger.error({ err }, 'dispatch engine stopped; parts in flight could not be requeued now and will be at the next start');
+    }
   }
 
   /**
@@ -193,7 +209,7 @@ export class DispatchEngine {
   }
 
   private async schedule(): Promise<void> {
-    const { config, logger } = this.deps;
+    const { config } = this.deps;
     while (!this.stopped) {
       let dispatched = 0;
       try {
@@ -203,8 +219,9 @@ export class DispatchEngine {
         for (const name of result.queuedByTransport.keys()) this.lanes.get(name)?.wake();
         if (result.webhooksEnqueued) this.deps.deliveryReceipts.wake();
         if (this.now() - this.lastExpiryAt >= this.expiryIntervalMs) this.expireUnmatchedReceipts();
+        this.schedulerFailures.recovered();
       } catch (err) {
-        logger.error({ err }, 'scheduler pass failed; retrying after the poll interval');
+        this.schedulerFailures.failed(err);
       }
       if (dispatched >= config.batchSize) await new Promise<void>((resolve) => setImmediate(resolve));
       else await this.signal.wait(config.pollIntervalMs);

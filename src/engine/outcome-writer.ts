@@ -36,6 +36,15 @@ export interface OutcomeCounts {
   failed: number;
 }
 
+/**
+ * What one write did besides SQL: counted and logged only once its transaction committed, since
+ * a batch the store refused runs again (WriteBatcher).
+ */
+interface Tally {
+  counts: OutcomeCounts;
+  logs: (() => void)[];
+}
+
 export class OutcomeWriter {
   readonly counts: OutcomeCounts = { accepted: 0, retried: 0, held: 0, failed: 0 };
   /** Set while the engine stops: temporary failures then hold their part instead of spending an attempt. */
@@ -53,24 +62,36 @@ export class OutcomeWriter {
     private readonly now: () => number,
   ) {}
 
-  /** Resolves once the outcomes are on disk. */
-  write(result: SubmitResult): Promise<void> {
-    return this.batcher.run(() => this.apply(result), { first: true });
+  /** True while the store refuses writes (they are being retried): claim nothing new meanwhile. */
+  get stalled(): boolean {
+    return this.batcher.stalled;
   }
 
-  private apply(result: SubmitResult): void {
+  /** Resolves once the outcomes are on disk (retried while the store refuses them for a passing reason). */
+  async write(result: SubmitResult): Promise<void> {
+    const tally = await this.batcher.run(() => this.apply(result), { first: true });
+    this.counts.accepted += tally.counts.accepted;
+    this.counts.retried += tally.counts.retried;
+    this.counts.held += tally.counts.held;
+    this.counts.failed += tally.counts.failed;
+    for (const log of tally.logs) log();
+  }
+
+  private apply(result: SubmitResult): Tally {
     const nowMs = this.now();
+    const tally: Tally = { counts: { accepted: 0, retried: 0, held: 0, failed: 0 }, logs: [] };
     for (const part of result.parts) {
       const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
-      this.applyOutcome(result.transport, part, outcome, nowMs);
+      this.applyOutcome(result.transport, part, outcome, nowMs, tally);
     }
+    return tally;
   }
 
-  private applyOutcome(transport: string, part: ClaimablePart, outcome: PartOutcome, nowMs: number): void {
+  private applyOutcome(transport: string, part: ClaimablePart, outcome: PartOutcome, nowMs: number, tally: Tally): void {
     switch (outcome.kind) {
       case 'accepted': {
         if (!this.store.markSubmitted(part.id, outcome.messageId, nowMs)) return;
-        this.counts.accepted++;
+        tally.counts.accepted++;
         // A receipt may have beaten this write (or the submit_sm_resp itself): match it now.
         for (const early of this.store.pendingReceipts(transport, outcome.messageId)) {
           this.store.matchReceipt(early.id, part.id);
@@ -80,42 +101,43 @@ export class OutcomeWriter {
         return;
       }
       case 'failed-temporary': {
-        const status = this.fit(outcome.status, part);
+        const status = this.fit(outcome.status, part, tally);
         const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
         if (HOLD_STATUSES.has(outcome.status) || this.stopping) {
-          this.counts.held++;
+          tally.counts.held++;
           this.store.requeue(part.id, part.attempts, nowMs + this.config.pollIntervalMs, status, errorCode, nowMs);
           return;
         }
         const attempts = part.attempts + 1;
         if (!attemptsExhausted(attempts, this.config)) {
-          this.counts.retried++;
+          tally.counts.retried++;
           const dueAt = nextRetryAt(attempts, nowMs, this.config, outcome.retryAfterMs ?? 0);
           this.store.requeue(part.id, attempts, dueAt, status, errorCode, nowMs);
           return;
         }
-        this.logger.info({ partId: part.id, recipientId: part.recipient_id, attempts, status }, 'temporary failures exhausted the attempts: part undelivered');
-        this.fail(part, attempts, status, errorCode, nowMs);
+        tally.logs.push(() => this.logger.info({ partId: part.id, recipientId: part.recipient_id, attempts, status }, 'temporary failures exhausted the attempts: part undelivered'));
+        this.fail(part, attempts, status, errorCode, nowMs, tally);
         return;
       }
       case 'failed-permanent': {
         const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
-        this.fail(part, part.attempts + 1, this.fit(outcome.status, part), errorCode, nowMs);
+        this.fail(part, part.attempts + 1, this.fit(outcome.status, part, tally), errorCode, nowMs, tally);
         return;
       }
     }
   }
 
-  private fail(part: ClaimablePart, attempts: number, status: string, errorCode: string | null, nowMs: number): void {
+  private fail(part: ClaimablePart, attempts: number, status: string, errorCode: string | null, nowMs: number, tally: Tally): void {
     if (!this.store.failPart(part.id, attempts, status, errorCode, nowMs)) return;
-    this.counts.failed++;
+    tally.counts.failed++;
     if (this.recipients.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) this.noteWebhook();
   }
 
-  private fit(status: string, part: ClaimablePart): string {
+  private fit(status: string, part: ClaimablePart, tally: Tally): string {
     const fitted = fitStatus(status);
-    if (fitted.truncatedFromChars !== undefined) {
-      this.logger.warn({ partId: part.id, status, chars: fitted.truncatedFromChars }, 'transport status longer than 30 characters: first 30 kept');
+    const chars = fitted.truncatedFromChars;
+    if (chars !== undefined) {
+      tally.logs.push(() => this.logger.warn({ partId: part.id, status, chars }, 'transport status longer than 30 characters: first 30 kept'));
     }
     return fitted.status;
   }

@@ -34,9 +34,16 @@ export class ReceiptApplier {
     private readonly now: () => number,
   ) {}
 
-  /** Stores and applies one receipt; resolves once committed (then the transport may acknowledge it). */
-  accept(transport: string, receipt: TransportReceipt): Promise<void> {
-    return this.batcher.run(() => this.applyOne(transport, receipt));
+  /**
+   * Stores and applies one receipt; resolves once committed (then the transport may acknowledge
+   * it). While the store refuses writes for a passing reason the batch is retried and this waits,
+   * so the SMSC holds the receipt meanwhile. Counters and logs follow the commit (a write may run twice).
+   */
+  async accept(transport: string, receipt: TransportReceipt): Promise<void> {
+    const applied = await this.batcher.run(() => this.applyOne(transport, receipt));
+    if (applied.matched) this.matched++;
+    else this.parked++;
+    for (const log of applied.logs) log();
   }
 
   /**
@@ -67,9 +74,10 @@ export class ReceiptApplier {
     return expired;
   }
 
-  private applyOne(transport: string, received: TransportReceipt): void {
+  private applyOne(transport: string, received: TransportReceipt): { matched: boolean; logs: (() => void)[] } {
     const nowMs = this.now();
-    const receipt = this.usableStatus(transport, received);
+    const logs: (() => void)[] = [];
+    const receipt = this.usableStatus(transport, received, logs);
     const part = this.store.partByMessageId(transport, receipt.messageId);
     this.store.insertReceipt({
       transport,
@@ -83,26 +91,23 @@ export class ReceiptApplier {
       matchState: part === undefined ? 'pending' : 'matched',
       partId: part?.id ?? null,
     });
-    if (part === undefined) {
-      this.parked++;
-      return;
-    }
-    this.matched++;
+    if (part === undefined) return { matched: false, logs };
     this.applyToPart(part.id, part.recipient_id, { status: receipt.status, final: receipt.final, errorCode: receipt.errorCode ?? null }, nowMs);
+    return { matched: true, logs };
   }
 
   /**
    * The webhook needs a status of 1 to 30 characters (SPEC "Limits"). Transports fit it already;
    * an empty one becomes UNKNOWN and a longer one keeps its first 30 characters, both logged.
    */
-  private usableStatus(transport: string, receipt: TransportReceipt): TransportReceipt {
+  private usableStatus(transport: string, receipt: TransportReceipt, logs: (() => void)[]): TransportReceipt {
     if (receipt.status.trim() === '') {
-      this.logger.warn({ transport, messageId: receipt.messageId }, 'receipt without a status: recorded as UNKNOWN');
+      logs.push(() => this.logger.warn({ transport, messageId: receipt.messageId }, 'receipt without a status: recorded as UNKNOWN'));
       return { ...receipt, status: 'UNKNOWN' };
     }
     const fitted = fitStatus(receipt.status);
     if (fitted.truncatedFromChars === undefined) return receipt;
-    this.logger.warn({ transport, messageId: receipt.messageId, status: receipt.status }, 'receipt status longer than 30 characters: first 30 kept');
+    logs.push(() => this.logger.warn({ transport, messageId: receipt.messageId, status: receipt.status }, 'receipt status longer than 30 characters: first 30 kept'));
     return { ...receipt, status: fitted.status };
   }
 

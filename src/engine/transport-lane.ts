@@ -16,6 +16,7 @@ import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
 import type { CampaignPlan, CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
+import { FailureLog } from './failure-log.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { PartWindow } from './part-window.js';
 import { WakeSignal } from './wake-signal.js';
@@ -43,6 +44,7 @@ export class TransportLane {
   private readonly window: PartWindow;
   private readonly signal = new WakeSignal();
   private readonly lowWaterMessages: number;
+  private readonly claimFailures: FailureLog;
   private feeding: Promise<void> | undefined;
   private stopped = false;
   /** Submits handed to the transport since start. */
@@ -57,6 +59,7 @@ export class TransportLane {
     const concurrency = windowSize;
     this.queue = new PQueue(rate === undefined ? { concurrency } : { concurrency, ...rate });
     this.lowWaterMessages = Math.max(concurrency, 64);
+    this.claimFailures = new FailureLog(deps.logger, 'claiming parts');
   }
 
   get name(): string {
@@ -87,9 +90,11 @@ export class TransportLane {
   }
 
   private async feed(): Promise<void> {
-    const { transport, config, logger } = this.deps;
+    const { transport, config, outcomes } = this.deps;
     while (!this.stopped) {
-      if (transport.currentState().state !== 'bound') {
+      // The store refuses writes (disk full): outcomes in flight are being retried and hold their
+      // window slots; claiming more would only add parts whose outcomes cannot be written either.
+      if (transport.currentState().state !== 'bound' || outcomes.stalled) {
         await this.signal.wait(config.pollIntervalMs);
         continue;
       }
@@ -102,8 +107,9 @@ export class TransportLane {
       let messages: ClaimablePart[][];
       try {
         messages = this.claim(config.batchSize);
+        this.claimFailures.recovered();
       } catch (err) {
-        logger.error({ err, transport: transport.name }, 'claiming parts failed; retrying after the poll interval');
+        this.claimFailures.failed(err, { transport: transport.name });
         await this.signal.wait(config.pollIntervalMs);
         continue;
       }
@@ -169,7 +175,9 @@ export class TransportLane {
     try {
       await outcomes.write({ transport: transport.name, parts, outcomes: results });
     } catch (err) {
-      // The parts stay 'submitting'; the next start (or this stop) requeues them.
+      // Only a write no retry can cure (or one still queued at stop) gets here: a store refusing
+      // for a passing reason is retried by the WriteBatcher and this waits, holding the window
+      // slots. The parts stay 'submitting'; the next start (or this stop) requeues them.
       logger.error({ err, transport: transport.name }, 'writing submit outcomes failed');
     }
   }

@@ -4,23 +4,41 @@
  * 1.7 ms on this machine kind, and better-sqlite3 blocks the event loop while it runs) is paid per
  * batch instead of per row. Each caller's promise settles only after its write committed: a
  * receipt is acknowledged to the SMSC, and a submit's queue slot freed, once its state is on disk.
+ *
+ * A batch the store refuses for a passing reason (disk full, I/O error: isTransientStoreFailure)
+ * is kept and tried again with backoff until it commits, with new writes joining it; its callers
+ * simply wait. So a submit keeps its window slot and its part never stays 'submitting' behind a
+ * failed write (issue 9 item 4: a failed write used to free the slot and strand the part, and a
+ * restart then sent such parts again). While stalled, `stalled` is true and the engine claims no
+ * new parts; the failure is logged once, then at most every failureLogIntervalMs.
  */
+import { GatewayError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
 import type { SqliteDatabase } from '../store/database.js';
+import { isTransientStoreFailure } from '../store/write-failures.js';
+import { FAILURE_LOG_INTERVAL_MS, FailureLog } from './failure-log.js';
 
 export interface WriteBatcherOptions {
   /** How long the first write of a batch waits for company before the commit. */
   maxDelayMs?: number;
   /** A batch this large commits at once without waiting. */
   maxBatch?: number;
+  /** Wait before the first retry of a batch the store refused; doubles per failure up to retryMaxDelayMs. */
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  logger?: Logger;
+  /** At most one log line per this interval while the store keeps refusing. */
+  failureLogIntervalMs?: number;
 }
 
 interface Pending {
   write: () => void;
   resolve: () => void;
   reject: (err: unknown) => void;
+  first: boolean;
 }
 
-export const WRITE_BATCH_DEFAULTS = { maxDelayMs: 2, maxBatch: 128 } as const;
+export const WRITE_BATCH_DEFAULTS = { maxDelayMs: 2, maxBatch: 128, retryBaseDelayMs: 100, retryMaxDelayMs: 2_000 } as const;
 
 export class WriteBatcher {
   private pending: Pending[] = [];
@@ -28,11 +46,20 @@ export class WriteBatcher {
   private pendingFirst: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly maxDelayMs: number;
   private readonly maxBatch: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly retryMaxDelayMs: number;
+  private readonly failureLog: FailureLog;
+  /** Failed commit attempts since the last commit; > 0 means stalled. */
+  private consecutiveFailures = 0;
+  private closed = false;
   /** Transactions committed since start (diagnostics and benches). */
   commits = 0;
+  /** Commit attempts the store refused for a passing reason (each was retried). */
+  failedCommits = 0;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -40,6 +67,14 @@ export class WriteBatcher {
   ) {
     this.maxDelayMs = options.maxDelayMs ?? WRITE_BATCH_DEFAULTS.maxDelayMs;
     this.maxBatch = options.maxBatch ?? WRITE_BATCH_DEFAULTS.maxBatch;
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? WRITE_BATCH_DEFAULTS.retryBaseDelayMs;
+    this.retryMaxDelayMs = options.retryMaxDelayMs ?? WRITE_BATCH_DEFAULTS.retryMaxDelayMs;
+    this.failureLog = new FailureLog(options.logger ?? silentLogger(), 'committing outcomes and receipts', options.failureLogIntervalMs ?? FAILURE_LOG_INTERVAL_MS);
+  }
+
+  /** True while the store refuses the batch (it is being retried): take no new work that needs writes. */
+  get stalled(): boolean {
+    return this.consecutiveFailures > 0;
   }
 
   /** Runs after every commit (outside the transaction), e.g. to wake the webhook sender. */
@@ -51,10 +86,22 @@ export class WriteBatcher {
    * Queues a synchronous write; resolves once the transaction holding it committed. `first` writes
    * run before the other writes of their batch: the engine queues submit outcomes that way, so a
    * receipt that arrived a moment before its submit_sm_resp finds the message id in the same batch.
+   * Resolves with what `write` returned in the run that committed: a write may run more than once
+   * (a refused batch is retried), so effects outside the database (counters, logs) belong after
+   * the promise, not inside `write`.
    */
-  run(write: () => void, options: { first?: boolean } = {}): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      (options.first === true ? this.pendingFirst : this.pending).push({ write, resolve, reject });
+  run<T>(write: () => T, options: { first?: boolean } = {}): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) {
+        reject(new GatewayError('STORE_CLOSED', 'the write batcher is closed'));
+        return;
+      }
+      let result: T;
+      const first = options.first === true;
+      const pending: Pending = { write: () => void (result = write()), resolve: () => resolve(result), reject, first };
+      (first ? this.pendingFirst : this.pending).push(pending);
+      // While stalled the retry timer commits everything queued; no earlier attempt.
+      if (this.stalled) return;
       if (this.pending.length + this.pendingFirst.length >= this.maxBatch) this.flushSoon();
       else this.timer ??= setTimeout(() => this.flush(), this.maxDelayMs);
     });
@@ -71,39 +118,95 @@ export class WriteBatcher {
     this.immediate ??= setImmediate(() => this.flush());
   }
 
-  /** Commits whatever is queued now. */
+  /** Commits whatever is queued now (also during a stall: a retry without waiting for the backoff). */
   flush(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.immediate !== undefined) clearImmediate(this.immediate);
-    this.immediate = undefined;
+    this.clearTimers();
     const batch = this.pendingFirst.length === 0 ? this.pending : [...this.pendingFirst, ...this.pending];
     this.pending = [];
     this.pendingFirst = [];
     if (batch.length === 0) return;
+    let committed: boolean;
     try {
       this.db.transaction(() => {
         for (const p of batch) p.write();
       })();
       this.commits++;
       for (const p of batch) p.resolve();
+      committed = true;
     } catch (err) {
-      if (batch.length === 1) batch[0]?.reject(err);
-      else this.writeOneByOne(batch);
+      if (isTransientStoreFailure(err)) {
+        this.stall(batch, err);
+        return;
+      }
+      committed = this.writeOneByOne(batch, err);
+    }
+    if (!committed) return;
+    // writeOneByOne may have committed some writes and stalled on the rest (retryTimer set).
+    if (this.consecutiveFailures > 0 && this.retryTimer === undefined) {
+      this.failureLog.recovered({ failedCommits: this.consecutiveFailures });
+      this.consecutiveFailures = 0;
     }
     for (const hook of this.afterCommitHooks) hook();
   }
 
-  /** One bad write must not fail its neighbours: after a failed batch, each gets its own transaction. */
-  private writeOneByOne(batch: readonly Pending[]): void {
-    for (const p of batch) {
+  /**
+   * Stops retrying: every queued write is rejected with STORE_CLOSED (their callers treat that
+   * as a write that never happened: parts still 'submitting' are requeued at the next start).
+   */
+  close(): void {
+    this.closed = true;
+    this.clearTimers();
+    const left = [...this.pendingFirst, ...this.pending];
+    this.pending = [];
+    this.pendingFirst = [];
+    for (const p of left) p.reject(new GatewayError('STORE_CLOSED', 'stopped before the store accepted this write'));
+  }
+
+  /**
+   * One bad write must not fail its neighbours: after a batch failed for a reason a retry cannot
+   * cure, each gets its own transaction. If the store then refuses for a passing reason, the rest
+   * waits for the retry. Returns true when anything committed.
+   */
+  private writeOneByOne(batch: readonly Pending[], batchError: unknown): boolean {
+    if (batch.length === 1) {
+      batch[0]?.reject(batchError);
+      return false;
+    }
+    let committed = false;
+    for (const [i, p] of batch.entries()) {
       try {
         this.db.transaction(p.write)();
         this.commits++;
         p.resolve();
+        committed = true;
       } catch (err) {
+        if (isTransientStoreFailure(err)) {
+          this.stall(batch.slice(i), err);
+          return committed;
+        }
         p.reject(err);
       }
     }
+    return committed;
+  }
+
+  /** Keeps a refused batch at the head of the queue and schedules its retry with backoff. */
+  private stall(batch: readonly Pending[], err: unknown): void {
+    this.failedCommits++;
+    this.consecutiveFailures++;
+    this.pendingFirst = [...batch.filter((p) => p.first), ...this.pendingFirst];
+    this.pending = [...batch.filter((p) => !p.first), ...this.pending];
+    this.failureLog.failed(err, { writes: batch.length });
+    const delayMs = Math.min(this.retryMaxDelayMs, this.retryBaseDelayMs * 2 ** Math.min(this.consecutiveFailures - 1, 20));
+    this.retryTimer = setTimeout(() => this.flush(), delayMs);
+  }
+
+  private clearTimers(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.immediate = undefined;
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 }

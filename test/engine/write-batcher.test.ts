@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WriteBatcher } from '../../src/engine/write-batcher.js';
+import { isGatewayError } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
 
 let dir: string;
 let db: Database.Database;
@@ -79,5 +82,109 @@ describe('WriteBatcher', () => {
     await pending;
     expect(count()).toBe(1);
     expect(hooks).toBe(1);
+  });
+});
+
+/** Makes the file genuinely full: no page may be added (PRAGMA max_page_count), and the free room of the last pages is used up. */
+function fillDatabase(): void {
+  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+  let i = 0;
+  for (const padding of [200, 20, 0]) {
+    for (;;) {
+      try {
+        db.prepare('INSERT INTO t (v) VALUES (?)').run(`filler-${i++}-${'x'.repeat(padding)}`);
+      } catch (err) {
+        expect((err as { code?: string }).code).toBe('SQLITE_FULL');
+        break;
+      }
+    }
+  }
+}
+const makeRoom = (): void => void db.pragma('max_page_count = 1073741823');
+/** A row too large for whatever room a full file has left. */
+const large = (v: string) => insert(`${v}${'-'.repeat(300)}`);
+
+async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: { level: number; msg: string }[] } {
+  const lines: { level: number; msg: string }[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as { level: number; msg: string });
+      callback();
+    },
+  });
+  return { logger: createLogger({ level: 'info', destination }), lines };
+}
+
+describe('WriteBatcher when the store refuses a commit (disk full)', () => {
+  it('keeps the batch, retries it with backoff and resolves its callers only once it committed', async () => {
+    fillDatabase();
+    const batcher = new WriteBatcher(db, { maxDelayMs: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 20 });
+    let settled = false;
+    const done = Promise.all([batcher.run(large('a')), batcher.run(large('b'))]).finally(() => {
+      settled = true;
+    });
+    await until(() => batcher.failedCommits >= 3, 'three refused commits');
+    expect(batcher.stalled).toBe(true);
+    expect(settled).toBe(false);
+    // Writes queued meanwhile join the retried batch.
+    const late = batcher.run(large('c'));
+    makeRoom();
+    await Promise.all([done, late]);
+    expect(db.prepare(`SELECT substr(v, 1, 1) AS v FROM t WHERE v LIKE '_---%' ORDER BY v`).all()).toEqual([{ v: 'a' }, { v: 'b' }, { v: 'c' }]);
+    expect(batcher.stalled).toBe(false);
+  });
+
+  it('resolves with the value of the run that committed, so effects outside SQL happen once', async () => {
+    fillDatabase();
+    const batcher = new WriteBatcher(db, { maxDelayMs: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 5 });
+    let runs = 0;
+    const result = batcher.run(() => {
+      runs++;
+      db.prepare('INSERT INTO t (v) VALUES (?)').run(`counted${'-'.repeat(300)}`);
+      return runs;
+    });
+    await until(() => batcher.failedCommits >= 2, 'two refused commits');
+    makeRoom();
+    expect(await result).toBe(runs);
+    expect(runs).toBeGreaterThanOrEqual(3);
+  });
+
+  it('logs the failure once, not per retry, and once more when it works again', async () => {
+    const { logger, lines } = capturedLogger();
+    fillDatabase();
+    const batcher = new WriteBatcher(db, { maxDelayMs: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 2, logger, failureLogIntervalMs: 60_000 });
+    const pending = batcher.run(large('a'));
+    await until(() => batcher.failedCommits >= 50, 'fifty refused commits');
+    makeRoom();
+    await pending;
+    expect(lines.map((l) => [l.level, l.msg.split(';')[0]])).toEqual([
+      [50, 'committing outcomes and receipts failed'],
+      [40, 'committing outcomes and receipts works again'],
+    ]);
+  });
+
+  it('still rejects alone a write no retry can cure, and its neighbours commit', async () => {
+    const batcher = new WriteBatcher(db, { maxDelayMs: 1 });
+    const results = await Promise.allSettled([batcher.run(insert('x')), batcher.run(insert('x'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(batcher.failedCommits).toBe(0);
+  });
+
+  it('rejects writes still queued when closed, with STORE_CLOSED', async () => {
+    fillDatabase();
+    const batcher = new WriteBatcher(db, { maxDelayMs: 1, retryBaseDelayMs: 5 });
+    const pending = batcher.run(large('a'));
+    await until(() => batcher.failedCommits >= 1, 'a refused commit');
+    batcher.close();
+    await expect(pending).rejects.toSatisfy((err: unknown) => isGatewayError(err, 'STORE_CLOSED'));
+    await expect(batcher.run(large('b'))).rejects.toSatisfy((err: unknown) => isGatewayError(err, 'STORE_CLOSED'));
   });
 });
