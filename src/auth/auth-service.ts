@@ -15,9 +15,9 @@ import type { SecretBox } from '../store/secret-box.js';
 import { Accounts } from './accounts.js';
 import { looksLikeJwt, readBearerToken } from './bearer.js';
 import { FailureLimiter } from './failure-limiter.js';
-import { DEFAULT_SCRYPT_COST, hashPassword, type ScryptCost } from './password.js';
+import { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword, type ScryptCost } from './password.js';
 import { hashPat, isWellFormedPat, looksLikePat } from './pat.js';
-import { constantTimeEqual } from './secrets.js';
+import { constantTimeEqual, createLogTagger } from './secrets.js';
 import { SigningKeyRing } from './signing-keys.js';
 import { handleTokenRequest, type TokenEndpointDeps, type TokenEndpointKind, type TokenForm, type TokenResponse } from './token-endpoint.js';
 import { TokenIssuer } from './token-issuer.js';
@@ -45,6 +45,8 @@ export interface AuthServiceOptions {
   logger?: Logger;
   /** scrypt cost for new password hashes; lower it only in tests. */
   scryptCost?: ScryptCost;
+  /** Password verification; tests wrap the real one to count the requests that reach the hash. */
+  verifyPassword?: (password: string, encodedHash: string) => Promise<boolean>;
 }
 
 /** PAT last-use time is written at most this often, so a busy token does not write on every request. */
@@ -68,7 +70,7 @@ export class AuthService {
   ) {
     this.accounts = new Accounts(store, secretBox, config.patPrefix, now, scryptCost);
     this.lastPurgeMs = now();
-    store.deleteExpiredRefreshSessions(this.lastPurgeMs);
+    this.purgeExpiredSessions(this.lastPurgeMs);
   }
 
   /** Loads (or on first start creates) the JWT signing key; migrations must have been applied. */
@@ -89,6 +91,8 @@ export class AuthService {
       },
       usernameLimiter: new FailureLimiter({ windowMs: config.bruteForce.windowMs, maxFailures: config.bruteForce.maxFailuresPerUsername }),
       addressLimiter: new FailureLimiter({ windowMs: config.bruteForce.windowMs, maxFailures: config.bruteForce.maxFailuresPerAddress }),
+      verifyPassword: options.verifyPassword ?? verifyPassword,
+      logTag: createLogTagger(),
       decoyPasswordHash: () => (decoyHash ??= hashPassword('decoy password for unknown usernames', scryptCost)),
       now,
       logger,
@@ -121,7 +125,7 @@ export class AuthService {
     const nowMs = this.now();
     if (nowMs - this.lastPurgeMs >= REFRESH_PURGE_INTERVAL_MS) {
       this.lastPurgeMs = nowMs;
-      this.store.deleteExpiredRefreshSessions(nowMs);
+      this.purgeExpiredSessions(nowMs);
     }
     return handleTokenRequest(this.endpoint, which, form, remoteAddress);
   }
@@ -168,6 +172,15 @@ export class AuthService {
     if (identity === undefined) return { ok: false, reason: 'invalid' };
     this.recordPatUse(row.id, nowMs);
     return { ok: true, identity, via: 'pat' };
+  }
+
+  /** Housekeeping: a store that refuses the DELETE (full, read-only) must not fail a token request. */
+  private purgeExpiredSessions(nowMs: number): void {
+    try {
+      this.store.deleteExpiredRefreshSessions(nowMs);
+    } catch (err) {
+      this.logger.warn({ err }, 'could not delete expired refresh sessions');
+    }
   }
 
   /**

@@ -9,7 +9,8 @@ import type { Context } from 'koa';
 import { silentLogger, type Logger } from '../log.js';
 import type { AuthService } from './auth-service.js';
 import { readFormBody } from './form-body.js';
-import type { TokenEndpointKind } from './token-endpoint.js';
+import { STORE_RETRY_AFTER_SECONDS, type TokenEndpointKind } from './token-endpoint.js';
+import { isStoreWriteRefusal } from '../store/write-refusal.js';
 
 export const TOKEN_PATHS: Record<TokenEndpointKind, string> = {
   current: '/auth/token',
@@ -44,6 +45,13 @@ async function answerTokenRequest(ctx: Context, auth: AuthService, kind: TokenEn
     ctx.body = response.body;
   } catch (err) {
     logger.error({ err, endpoint: TOKEN_PATHS[kind] }, 'token request failed');
+    if (isStoreWriteRefusal(err)) {
+      // Even outside the grants (a read that hit a locked database): retry later, never 500.
+      ctx.status = 503;
+      ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+      ctx.body = { error: 'temporarily_unavailable', error_description: 'The token could not be issued now; retry later' };
+      return;
+    }
     ctx.status = 500;
     ctx.body = { error: 'server_error', error_description: 'The token could not be issued' };
   }

@@ -2,7 +2,7 @@
  * Small primitives for credentials: SHA-256 digests of high-entropy tokens, constant-time
  * comparison, and unbiased base62 random strings.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -39,4 +39,14 @@ export function randomBase62(length: number, random: (octets: number) => Buffer 
 /** A random opaque token in base64url (refresh tokens): 32 bytes = 256 bits. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * A short keyed digest of a value that must not appear in logs (a username, which may hold a
+ * password typed into the wrong field) but whose repeats an operator wants to correlate. The key is
+ * random per process, so the tag cannot be reversed by hashing guesses offline, and the 12 hex
+ * characters (48 bits) are too few to confirm a guess even with the key.
+ */
+export function createLogTagger(key: Buffer = randomBytes(32)): (value: string) => string {
+  return (value) => createHmac('sha256', key).update(value, 'utf8').digest('hex').slice(0, 12);
 }

@@ -8,12 +8,13 @@
  *   unsupported_grant_type 400  grant_type other than password / refresh_token
  *   invalid_grant 400           bad username or password, unknown/expired/reused/revoked refresh token
  *   invalid_grant 429           too many failed attempts (Retry-After says when to try again)
+ *   temporarily_unavailable 503 the store refused a write (full, read-only, busy); Retry-After (RFC 6749 §4.1.2.1 names the code)
  * Every response carries Cache-Control: no-store (RFC 6749 §5.1).
  */
 import type { Logger } from '../log.js';
+import { isStoreWriteRefusal } from '../store/write-refusal.js';
 import type { AuthStore } from '../store/auth-store.js';
-import type { FailureLimiter } from './failure-limiter.js';
-import { verifyPassword } from './password.js';
+import type { CountedAttempt, FailureLimiter } from './failure-limiter.js';
 import type { IssuedTokens, TokenClientProfile, TokenIssuer } from './token-issuer.js';
 
 export type TokenEndpointKind = 'current' | 'legacy';
@@ -34,11 +35,18 @@ export interface TokenEndpointDeps {
   clients: Record<TokenEndpointKind, TokenClientProfile>;
   usernameLimiter: FailureLimiter;
   addressLimiter: FailureLimiter;
+  /** scrypt verification (password.ts); a dependency so a test can count how many requests reach it. */
+  verifyPassword: (password: string, encodedHash: string) => Promise<boolean>;
+  /** Short keyed digest used in logs instead of a username (secrets.ts createLogTagger). */
+  logTag: (value: string) => string;
   /** A hash checked when the username is unknown, so a miss costs as much time as a wrong password. */
   decoyPasswordHash: () => Promise<string>;
   now: () => number;
   logger: Logger;
 }
+
+/** Retry-After (RFC 9110 §10.2.3) of a 503 when the store refuses a write. */
+export const STORE_RETRY_AFTER_SECONDS = 1;
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 const GRANTS: Record<TokenEndpointKind, readonly string[]> = {
@@ -74,9 +82,17 @@ export async function handleTokenRequest(deps: TokenEndpointDeps, kind: TokenEnd
   if (grantType.value === undefined) return oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
   if (!GRANTS[kind].includes(grantType.value)) return oauthError(400, 'unsupported_grant_type', `Unsupported grant_type: ${grantType.value}`);
 
-  const issued = grantType.value === 'password'
-    ? await passwordGrant(deps, client, form, remoteAddress)
-    : await refreshGrant(deps, client, form, remoteAddress);
+  let issued: IssuedTokens | TokenResponse;
+  try {
+    issued = grantType.value === 'password'
+      ? await passwordGrant(deps, client, form, remoteAddress)
+      : await refreshGrant(deps, client, form, remoteAddress);
+  } catch (err) {
+    if (!isStoreWriteRefusal(err)) throw err;
+    // A full, read-only or busy database is not the client's fault and passes: 503, retry later.
+    deps.logger.error({ err, clientId: client.clientId }, 'token request refused: the store refused a write');
+    return oauthError(503, 'temporarily_unavailable', 'The token could not be issued now; retry later', { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
+  }
   if ('status' in issued) return issued;
   return { status: 200, body: responseBody(kind, issued), headers: { ...NO_STORE } };
 }
@@ -94,22 +110,48 @@ function responseBody(kind: TokenEndpointKind, tokens: IssuedTokens): Record<str
   return { ...common, 'not-before-policy': 0, session_state: tokens.sessionState, scope: tokens.scope };
 }
 
-function limited(deps: TokenEndpointDeps, keys: { username?: string; address: string }): TokenResponse | undefined {
+/** The attempts a request holds against the limiters, to be given back when it succeeds. */
+interface Admission {
+  attempts: Array<{ limiter: FailureLimiter; attempt: CountedAttempt }>;
+}
+
+/**
+ * Counts this attempt against the address and (for the password grant) the username before any
+ * hash work: both keys are checked and counted in one synchronous step, so concurrent requests
+ * cannot all pass a check made before the first of them fails (issue 9 item 2). A limited request
+ * holds no attempt.
+ */
+function admit(deps: TokenEndpointDeps, keys: { username?: string; address: string }): Admission | TokenResponse {
   const nowMs = deps.now();
-  const checks = [deps.addressLimiter.check(keys.address, nowMs)];
-  if (keys.username !== undefined) checks.push(deps.usernameLimiter.check(keys.username, nowMs));
+  const wanted: Array<[FailureLimiter, string]> = [[deps.addressLimiter, keys.address]];
+  if (keys.username !== undefined) wanted.push([deps.usernameLimiter, keys.username]);
   let retryAfterMs = 0;
-  for (const check of checks) if (check.limited) retryAfterMs = Math.max(retryAfterMs, check.retryAfterMs);
-  if (retryAfterMs === 0) return undefined;
+  for (const [limiter, key] of wanted) {
+    const check = limiter.check(key, nowMs);
+    if (check.limited) retryAfterMs = Math.max(retryAfterMs, check.retryAfterMs);
+  }
+  if (retryAfterMs === 0) {
+    const attempts = wanted.map(([limiter, key]) => {
+      const admission = limiter.tryAcquire(key, nowMs);
+      // check() just said there is room and nothing ran in between.
+      if (admission.limited) throw new Error('limiter changed between check and acquire');
+      return { limiter, attempt: admission.attempt };
+    });
+    return { attempts };
+  }
   const retryAfterSeconds = Math.ceil(retryAfterMs / 1000);
-  deps.logger.warn({ address: keys.address, username: keys.username, retryAfterSeconds }, 'token request refused: too many failed attempts');
+  deps.logger.warn({ address: keys.address, usernameTag: tagOf(deps, keys.username), retryAfterSeconds }, 'token request refused: too many failed attempts');
   return oauthError(429, 'invalid_grant', `Too many failed attempts; retry after ${retryAfterSeconds} seconds`, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-function recordFailure(deps: TokenEndpointDeps, keys: { username?: string; address: string }): void {
-  const nowMs = deps.now();
-  deps.addressLimiter.recordFailure(keys.address, nowMs);
-  if (keys.username !== undefined) deps.usernameLimiter.recordFailure(keys.username, nowMs);
+/** A success gives its attempts back; a failure leaves them counted. */
+function giveBack(admission: Admission): void {
+  for (const { limiter, attempt } of admission.attempts) limiter.release(attempt);
+}
+
+/** Never the raw username in a log line: a password typed into the username field would land there. */
+function tagOf(deps: TokenEndpointDeps, username: string | undefined): string | undefined {
+  return username === undefined ? undefined : deps.logTag(username);
 }
 
 async function passwordGrant(deps: TokenEndpointDeps, client: TokenClientProfile, form: TokenForm, address: string): Promise<IssuedTokens | TokenResponse> {
@@ -120,17 +162,18 @@ async function passwordGrant(deps: TokenEndpointDeps, client: TokenClientProfile
   if (username.value === undefined) return oauthError(400, 'invalid_request', 'Missing parameter: username');
   if (password.value === undefined) return oauthError(400, 'invalid_request', 'Missing parameter: password');
 
-  const keys = { username: username.value, address };
-  const refused = limited(deps, keys);
-  if (refused !== undefined) return refused;
+  const admission = admit(deps, { username: username.value, address });
+  if ('status' in admission) return admission;
 
   const user = deps.store.userByUsername(username.value);
-  const passwordOk = await verifyPassword(password.value, user?.passwordHash ?? (await deps.decoyPasswordHash()));
-  if (user === undefined || !passwordOk || !user.userActive) {
-    recordFailure(deps, keys);
-    deps.logger.info({ address, username: username.value, clientId: client.clientId }, 'password grant refused');
+  const passwordOk = await deps.verifyPassword(password.value, user?.passwordHash ?? (await deps.decoyPasswordHash()));
+  // A user of a deactivated client cannot log in either (issue 9 item 2); the answer does not say
+  // which check failed, so it reveals nothing about the account.
+  if (user === undefined || !passwordOk || !user.userActive || !user.clientActive) {
+    deps.logger.info({ address, usernameTag: tagOf(deps, username.value), clientId: client.clientId }, 'password grant refused');
     return oauthError(400, 'invalid_grant', 'Invalid user credentials');
   }
+  giveBack(admission);
   deps.usernameLimiter.reset(username.value);
   return deps.issuer.issueForLogin(user.userId, user.username, client, deps.now());
 }
@@ -140,22 +183,21 @@ async function refreshGrant(deps: TokenEndpointDeps, client: TokenClientProfile,
   if (!refreshToken.ok) return refreshToken.response;
   if (refreshToken.value === undefined) return oauthError(400, 'invalid_request', 'Missing parameter: refresh_token');
 
-  const keys = { address };
-  const refused = limited(deps, keys);
-  if (refused !== undefined) return refused;
+  const admission = admit(deps, { address });
+  if ('status' in admission) return admission;
 
   const nowMs = deps.now();
   const check = deps.issuer.checkRefreshToken(refreshToken.value, client.clientId, nowMs);
   if (!check.ok) {
-    recordFailure(deps, keys);
     deps.logger.info({ address, reason: check.reason, clientId: client.clientId }, 'refresh grant refused');
     return oauthError(400, 'invalid_grant', check.reason === 'expired' ? 'Token is not active' : 'Invalid refresh token');
   }
   const user = deps.store.userById(check.session.user_id);
-  if (user === undefined || !user.userActive) {
+  if (user === undefined || !user.userActive || !user.clientActive) {
     deps.issuer.revokeFamily(check.session.family_id, nowMs);
     return oauthError(400, 'invalid_grant', 'Invalid refresh token');
   }
+  giveBack(admission);
   const issued = await deps.issuer.issueForRefresh(check.session, user.username, client, nowMs);
   // Lost a race with a concurrent refresh of the same token: it counts as reuse next time it is seen.
   if (issued === undefined) return oauthError(400, 'invalid_grant', 'Invalid refresh token');
