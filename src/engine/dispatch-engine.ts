@@ -8,7 +8,8 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { DispatchStore } from '../store/dispatch-store.js';
-import type { InboundMessage, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
+import { UndecodablePduStore } from '../store/undecodable-pdu-store.js';
+import type { InboundMessage, Transport, TransportReceipt, TransportState, UndecodablePdu } from '../transports/transport.js';
 import { CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
 import { FailureLog } from './failure-log.js';
@@ -52,6 +53,7 @@ const MAX_EXPIRY_INTERVAL_MS = 60_000;
 
 export class DispatchEngine {
   private readonly dispatchStore: DispatchStore;
+  private readonly undecodable: UndecodablePduStore;
   private readonly scheduler: Scheduler;
   private readonly lanes: Map<string, TransportLane>;
   private readonly receipts: ReceiptApplier;
@@ -71,6 +73,7 @@ export class DispatchEngine {
     const { store, transports, config, logger } = deps;
     this.now = deps.now ?? Date.now;
     this.dispatchStore = new DispatchStore(store.db);
+    this.undecodable = new UndecodablePduStore(store.db);
     this.batcher = new WriteBatcher(store.db, { logger, ...deps.writeBatch });
     this.schedulerFailures = new FailureLog(logger, 'scheduler pass');
     // Webhooks enqueued inside a batch are announced to the sender once the batch committed.
@@ -117,6 +120,7 @@ export class DispatchEngine {
         onInbound: async (message: InboundMessage) => {
           this.storeInbound(transport.name, message);
         },
+        onUndecodable: async (pdu: UndecodablePdu) => this.storeUndecodable(transport.name, pdu),
         onState: (state: TransportState) => this.onTransportState(transport.name, state),
       });
     }
@@ -201,6 +205,13 @@ export class DispatchEngine {
     const receivedAtMs = Date.parse(message.receivedAt);
     this.dispatchStore.insertInbound(transport, message.from, message.to, message.text, message.raw, Number.isNaN(receivedAtMs) ? this.now() : receivedAtMs);
     this.deps.logger.info({ transport, from: message.from, to: message.to, chars: message.text.length }, 'inbound message stored');
+  }
+
+  /** Issue 9 item 6 d: recorded before the modem deletes it from the SIM. */
+  private storeUndecodable(transport: string, pdu: UndecodablePdu): void {
+    const receivedAtMs = Date.parse(pdu.receivedAt);
+    this.undecodable.insert({ transport, device: pdu.device, hex: pdu.hex, reasonCode: pdu.reasonCode, reason: pdu.reason, receivedAtMs: Number.isNaN(receivedAtMs) ? this.now() : receivedAtMs });
+    this.deps.logger.warn({ transport, device: pdu.device, reasonCode: pdu.reasonCode }, 'undecodable PDU stored in undecodable_pdus');
   }
 
   private onTransportState(name: string, state: TransportState): void {

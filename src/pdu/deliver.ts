@@ -4,10 +4,11 @@
  */
 import { type DecodedAddress, readTpAddress } from './address.js';
 import { type DataCodingScheme, parseDcs } from './dcs.js';
-import type { OctetReader } from './octets.js';
+import { isGatewayError } from '../errors.js';
+import { OctetReader } from './octets.js';
 import { checkMti, MTI } from './submit.js';
 import { type DecodedTimestamp, readTimestamp } from './timestamp.js';
-import { type DecodedUserData, decodeUserData } from './user-data.js';
+import { type DecodedUserData, decodeUserData, userDataOctets } from './user-data.js';
 
 /** First-octet flags shared by SMS-DELIVER and SMS-STATUS-REPORT (TS 23.040 §9.2.2.1, §9.2.2.3). */
 export const MT_FLAGS = {
@@ -18,8 +19,14 @@ export const MT_FLAGS = {
   replyPath: 0x80, // TP-RP (deliver)
 } as const;
 
-/** TS 23.040 §9.2.3.27 TP-Parameter-Indicator bits. */
-const PI = { protocolId: 0x01, dcs: 0x02, udl: 0x04 } as const;
+/**
+ * TS 23.040 §9.2.3.27 TP-Parameter-Indicator bits: 0-2 announce TP-PID, TP-DCS, TP-UDL; 3-6 are
+ * reserved; 7 says another TP-PI octet follows.
+ */
+const PI = { protocolId: 0x01, dcs: 0x02, udl: 0x04, reserved: 0x78, extension: 0x80 } as const;
+
+/** TS 31.102 §4.2.25 (EF-SMS): the rest of a 176-octet SIM record after the TPDU is filled with 'FF'. */
+const SIM_RECORD_FILL = 0xff;
 
 export interface DecodedDeliver {
   type: 'SMS-DELIVER';
@@ -34,6 +41,8 @@ export interface DecodedDeliver {
   serviceCentreTimestamp: DecodedTimestamp;
   udl: number;
   userData: DecodedUserData;
+  /** SIM record fill ('FF' octets) after TP-UD, ignored. */
+  ignoredOctets: number;
 }
 
 export interface DecodedStatusReport {
@@ -51,6 +60,11 @@ export interface DecodedStatusReport {
   protocolId: number | null;
   dcs: number | null;
   userData: DecodedUserData | null;
+  /**
+   * Octets after TP-ST that were not read as fields (TS 23.040 §9.2.3.27): a TP-PI with reserved
+   * bits set, optional fields that cannot be read, SIM record fill after them.
+   */
+  ignoredOctets: number;
 }
 
 export function readDeliverTpdu(reader: OctetReader, smsc: DecodedAddress | null): DecodedDeliver {
@@ -62,7 +76,10 @@ export function readDeliverTpdu(reader: OctetReader, smsc: DecodedAddress | null
   const serviceCentreTimestamp = readTimestamp(reader, 'TP-SCTS');
   const udl = reader.octet('TP-UDL');
   const dataCoding = parseDcs(dcs);
-  const userData = decodeUserData(reader.rest(), udl, dataCoding.alphabet, (firstOctet & MT_FLAGS.userDataHeader) !== 0);
+  const userData = decodeUserData(reader.take(userDataOctets(udl, dataCoding.alphabet), 'TP-UD'), udl, dataCoding.alphabet, (firstOctet & MT_FLAGS.userDataHeader) !== 0);
+  // Read from a SIM record (AT+CMGR / AT+CMGL) some modems hand up the record's 'FF' fill too.
+  // Other octets after TP-UD stay unread, and decodePdu refuses them (PDU_TRAILING_OCTETS).
+  const ignoredOctets = skipSimRecordFill(reader);
   return {
     type: 'SMS-DELIVER',
     smsc,
@@ -76,7 +93,16 @@ export function readDeliverTpdu(reader: OctetReader, smsc: DecodedAddress | null
     serviceCentreTimestamp,
     udl,
     userData,
+    ignoredOctets,
   };
+}
+
+/** Consumes the rest of the reader when it is all SIM record fill; returns how many octets that was. */
+function skipSimRecordFill(reader: OctetReader): number {
+  const rest = reader.peekRest();
+  if (rest.length === 0 || !rest.every((octet) => octet === SIM_RECORD_FILL)) return 0;
+  reader.rest();
+  return rest.length;
 }
 
 export function readStatusReportTpdu(reader: OctetReader, smsc: DecodedAddress | null): DecodedStatusReport {
@@ -99,16 +125,45 @@ export function readStatusReportTpdu(reader: OctetReader, smsc: DecodedAddress |
     protocolId: null,
     dcs: null,
     userData: null,
+    ignoredOctets: 0,
   };
-  // TS 23.040 §9.2.3.27: the optional TP-PI and the fields it announces; many SCs stop at TP-ST.
-  if (reader.remaining === 0) return report;
-  const pi = reader.octet('TP-PI');
-  if (pi & PI.protocolId) report.protocolId = reader.octet('TP-PID');
-  if (pi & PI.dcs) report.dcs = reader.octet('TP-DCS');
-  if (pi & PI.udl) {
-    const udl = reader.octet('TP-UDL');
-    const alphabet = parseDcs(report.dcs ?? 0).alphabet;
-    report.userData = decodeUserData(reader.rest(), udl, alphabet, (firstOctet & MT_FLAGS.userDataHeader) !== 0);
+  if (reader.remaining === 0) return report; // many SCs stop at TP-ST
+  const afterStatus = reader.rest();
+  const optional = readStatusReportOptionals(new OctetReader(afterStatus), firstOctet);
+  if (optional === null) return { ...report, ignoredOctets: afterStatus.length };
+  return { ...report, ...optional.fields, ignoredOctets: afterStatus.length - optional.octetsRead };
+}
+
+interface StatusReportOptionals {
+  fields: Pick<DecodedStatusReport, 'protocolId' | 'dcs' | 'userData'>;
+  octetsRead: number;
+}
+
+/**
+ * TS 23.040 §9.2.3.27: the optional TP-PI after TP-ST and the fields it announces. A TP-PI with
+ * reserved bits set is ignored, that is treated as absent (Android's GSM SmsMessage does the same:
+ * some operators set a reserved bit to say no more data follows, and SIM record fill 'FF' reads
+ * as such a TP-PI). Optional fields that cannot be read are discarded the same way: the report's
+ * mandatory fields (TP-MR, TP-RA, the time stamps, TP-ST) are what a receipt needs, and refusing
+ * the whole report for its optional tail would lose the status. Returns null when nothing is read.
+ */
+function readStatusReportOptionals(reader: OctetReader, firstOctet: number): StatusReportOptionals | null {
+  try {
+    const pi = reader.octet('TP-PI');
+    if ((pi & PI.reserved) !== 0) return null;
+    // Further TP-PI octets announce nothing this decoder knows of: skip them.
+    for (let more = pi; (more & PI.extension) !== 0; ) more = reader.octet('TP-PI extension');
+    const fields: StatusReportOptionals['fields'] = { protocolId: null, dcs: null, userData: null };
+    if (pi & PI.protocolId) fields.protocolId = reader.octet('TP-PID');
+    if (pi & PI.dcs) fields.dcs = reader.octet('TP-DCS');
+    if (pi & PI.udl) {
+      const udl = reader.octet('TP-UDL');
+      const alphabet = parseDcs(fields.dcs ?? 0).alphabet;
+      fields.userData = decodeUserData(reader.take(userDataOctets(udl, alphabet), 'TP-UD'), udl, alphabet, (firstOctet & MT_FLAGS.userDataHeader) !== 0);
+    }
+    return { fields, octetsRead: reader.position };
+  } catch (err) {
+    if (isGatewayError(err)) return null;
+    throw err;
   }
-  return report;
 }

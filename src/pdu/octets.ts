@@ -52,6 +52,11 @@ export class OctetReader {
     return slice;
   }
 
+  /** The octets not read yet, without consuming them. */
+  peekRest(): Uint8Array {
+    return this.octets.subarray(this.offset);
+  }
+
   rest(): Uint8Array {
     return this.take(this.remaining, 'rest');
   }

@@ -90,8 +90,13 @@ function parseHeader(udh: Uint8Array): ParsedHeader {
  * @param userData the octets after TP-UDL, which must be exactly what the UDL says: a longer or
  *   shorter field is a coded failure (PDU_BAD_USER_DATA), not a silently cut text.
  */
+/** TS 23.040 §9.2.3.16: octets of TP-UD for a TP-UDL (septets for GSM-7, octets otherwise). */
+export function userDataOctets(udl: number, alphabet: Alphabet): number {
+  return alphabet === 'GSM-7' ? Math.ceil((udl * 7) / 8) : udl;
+}
+
 export function decodeUserData(userData: Uint8Array, udl: number, alphabet: Alphabet, hasHeader: boolean): DecodedUserData {
-  const expectedOctets = alphabet === 'GSM-7' ? Math.ceil((udl * 7) / 8) : udl;
+  const expectedOctets = userDataOctets(udl, alphabet);
   if (userData.length !== expectedOctets) {
     throw bad(`TP-UDL ${udl} (${alphabet}) needs ${expectedOctets} octets of user data, PDU has ${userData.length}`, {
       udl, alphabet, octets: userData.length,

@@ -36,21 +36,30 @@ export type SmppReceiptResult =
   | { ok: false; reason: 'NO_MESSAGE_ID'; raw: string };
 
 /**
- * SMPP 3.4 Appendix B dates are YYMMDDhhmm; many SMSCs add ss. Two-digit years are 20YY.
+ * SMPP 3.4 Appendix B dates are YYMMDDhhmm; many SMSCs add ss (YYMMDDhhmmss), some write a
+ * four-digit year (YYYYMMDDhhmmss, cloudhopper's fixture `submit date:20110314181534`; and
+ * YYYYMMDDhhmm, Jasmin's fixture `submit date:201506201641`). Two-digit years are 20YY. Twelve
+ * digits are read as YYMMDDhhmmss first and as YYYYMMDDhhmm when that is no calendar instant.
  * Returns undefined for anything that is not a real calendar instant.
  */
 export function parseReceiptDate(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const match = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?$/.exec(value.trim());
+  const digits = value.trim();
+  if (!/^\d+$/.test(digits)) return undefined;
+  if (digits.length === 10) return calendarInstant(`20${digits}00`);
+  if (digits.length === 12) return calendarInstant(`20${digits}`) ?? calendarInstant(`${digits}00`);
+  if (digits.length === 14) return calendarInstant(digits);
+  return undefined;
+}
+
+/** YYYYMMDDhhmmss as an ISO-8601 instant read as UTC, or undefined when it names no real instant. */
+function calendarInstant(digits: string): string | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(digits);
   if (match === null) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? '0')) as [
-    number, number, number, number, number, number,
-  ];
-  const ms = Date.UTC(2000 + year, month - 1, day, hour, minute, second);
-  const date = new Date(ms);
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) {
-    return undefined;
-  }
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
   return date.toISOString();
 }
 

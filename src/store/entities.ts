@@ -29,6 +29,7 @@ export interface MessagePartRow {
   last_status: string | null; last_error_code: string | null; submitted_at: number | null; final_at: number | null; updated_at: number;
 }
 export interface ReceiptRow { id: number; transport: string; message_id: string; status: string; final: number; error_code: string | null; done_at: string | null; raw: string; received_at: number; match_state: 'matched' | 'pending' | 'expired'; part_id: number | null }
+export interface UndecodablePduRow { id: number; transport: string; device: string; hex: string; reason_code: string; reason: string; received_at: number }
 export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number }
 export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null }
 
@@ -91,6 +92,10 @@ export const InboundMessageEntity = new EntitySchema<InboundMessageRow>({
   name: 'InboundMessage', tableName: 'inbound_messages',
   columns: { id: intPk, transport: text, sender: text, recipient: text, text, raw: text, received_at: int },
 });
+export const UndecodablePduEntity = new EntitySchema<UndecodablePduRow>({
+  name: 'UndecodablePdu', tableName: 'undecodable_pdus',
+  columns: { id: intPk, transport: text, device: text, hex: text, reason_code: text, reason: text, received_at: int },
+});
 export const WebhookOutboxEntity = new EntitySchema<WebhookOutboxRow>({
   name: 'WebhookOutbox', tableName: 'webhook_outbox',
   columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull },
@@ -99,4 +104,5 @@ export const WebhookOutboxEntity = new EntitySchema<WebhookOutboxRow>({
 export const ENTITIES = [
   ClientEntity, UserEntity, PersonalAccessTokenEntity, RefreshSessionEntity, SigningKeyEntity, SenderEntity,
   CampaignEntity, RecipientEntity, MessagePartEntity, ReceiptEntity, InboundMessageEntity, WebhookOutboxEntity,
+  UndecodablePduEntity,
 ] as const;

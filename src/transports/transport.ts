@@ -70,6 +70,18 @@ export interface InboundMessage {
   raw: string;
 }
 
+/** A PDU a modem handed up that the codec could not read (issue 9 item 6 d). */
+export interface UndecodablePdu {
+  /** The device it came from. */
+  device: string;
+  /** As the modem gave it (SMSC address and TPDU, hex). */
+  hex: string;
+  /** The decoder's GatewayError code, e.g. PDU_TRUNCATED. */
+  reasonCode: string;
+  reason: string;
+  receivedAt: string;
+}
+
 export type TransportState =
   | { state: 'binding' }
   | { state: 'bound'; detail?: string }
@@ -79,6 +91,11 @@ export interface TransportHandlers {
   /** Must be awaited before the receipt is acknowledged to the peer. Rejecting means "not stored": do not acknowledge. */
   onReceipt(receipt: TransportReceipt): Promise<void>;
   onInbound(message: InboundMessage): Promise<void>;
+  /**
+   * Stores a PDU that could not be decoded; must be awaited before the PDU is deleted from the
+   * SIM or acknowledged. A transport whose handlers lack it leaves such a PDU on the SIM.
+   */
+  onUndecodable?(pdu: UndecodablePdu): Promise<void>;
   onState(state: TransportState): void;
 }
 

@@ -13,7 +13,7 @@ import type { DecodedDeliver, DecodedStatusReport } from '../../pdu/index.js';
 import type { PartOutcome } from '../transport.js';
 import { AtChannel } from './at-channel.js';
 import { sleep } from './sleep.js';
-import { type ModemHealth, ModemSession, type SendResult } from './modem-session.js';
+import { type ModemHealth, ModemSession, type SendResult, type UndecodableReason } from './modem-session.js';
 import type { PartQueue, QueuedPart } from './part-queue.js';
 import type { ModemProfile } from './profile.js';
 
@@ -39,6 +39,7 @@ export interface DeviceWorkerOptions {
   onAccepted(device: string, messageReference: number, destination: string, messageId: string): void;
   onStatusReport(device: string, report: DecodedStatusReport, hex: string): Promise<void>;
   onInbound(device: string, message: DecodedDeliver, hex: string): Promise<void>;
+  onUndecodable(device: string, hex: string, reason: UndecodableReason): Promise<void>;
   onStateChange(device: string, state: DeviceState, reason?: string): void;
 }
 
@@ -202,6 +203,7 @@ export class DeviceWorker {
       handlers: {
         onStatusReport: (report, hex) => this.options.onStatusReport(this.options.name, report, hex),
         onInbound: (message, hex) => this.options.onInbound(this.options.name, message, hex),
+        onUndecodable: (hex, reason) => this.options.onUndecodable(this.options.name, hex, reason),
       },
     });
     return { closed };

@@ -57,7 +57,17 @@ export interface SessionHandlers {
   /** Resolve once the report is stored; reject to leave it unacknowledged. */
   onStatusReport(report: DecodedStatusReport, hex: string): Promise<void>;
   onInbound(message: DecodedDeliver, hex: string): Promise<void>;
+  /** Resolve once the undecodable PDU is stored with its reason; reject to leave it on the SIM / unacknowledged. */
+  onUndecodable(hex: string, reason: UndecodableReason): Promise<void>;
 }
+
+export interface UndecodableReason {
+  /** The decoder's GatewayError code (PDU_TRUNCATED, PDU_BAD_USER_DATA...), or PDU_UNDECODABLE. */
+  code: string;
+  message: string;
+}
+
+type DecodeResult = { ok: true; pdu: DecodedPdu } | { ok: false; reason: UndecodableReason };
 
 export interface SessionOptions {
   profile: ModemProfile;
@@ -331,11 +341,10 @@ export class ModemSession {
   }
 
   private async handleDirect(hex: string): Promise<void> {
-    const pdu = this.decode(hex);
     // A handler that rejects leaves the report unacknowledged: with +CSMS service 1 the network resends it.
-    if (pdu !== null) await this.dispatch(pdu, hex);
+    await this.handOn(this.decode(hex), hex);
     // TS 27.005 §3.4.4: with +CSMS service 1 every +CMT/+CDS needs +CNMA. An undecodable PDU is
-    // acknowledged too (it was logged with its hex): having it resent would not make it decodable.
+    // acknowledged too once stored with its hex: having it resent would not make it decodable.
     if (this.options.profile.cnmaRequired) {
       const ack = await this.run('AT+CNMA');
       if (ack.final.kind !== 'ok') this.options.logger.warn({ status: finalStatus(ack.final) }, 'AT+CNMA failed');
@@ -346,10 +355,9 @@ export class ModemSession {
     if (this.indexesInHand.has(index)) return;
     this.indexesInHand.add(index);
     try {
-      const pdu = this.decode(hex);
-      if (pdu !== null) await this.dispatch(pdu, hex);
-      // Deleted only after the handler resolved; an undecodable one (logged with its hex) is deleted
-      // too, or it would fill the SIM and block every later report.
+      await this.handOn(this.decode(hex), hex);
+      // Deleted only after the handler resolved; an undecodable one is deleted too once stored
+      // with its hex and reason, or it would fill the SIM and block every later report.
       const deleted = await this.run(`AT+CMGD=${index}`);
       if (deleted.final.kind !== 'ok') this.options.logger.warn({ index, status: finalStatus(deleted.final) }, 'AT+CMGD failed');
     } finally {
@@ -357,13 +365,20 @@ export class ModemSession {
     }
   }
 
-  private decode(hex: string): DecodedPdu | null {
+  private decode(hex: string): DecodeResult {
     try {
-      return decodePdu(hex, { smsc: 'present' });
+      return { ok: true, pdu: decodePdu(hex, { smsc: 'present' }) };
     } catch (err) {
       this.options.logger.error({ err, pdu: hex }, 'undecodable PDU from the modem');
-      return null;
+      const code = isGatewayError(err) ? err.code : 'PDU_UNDECODABLE';
+      return { ok: false, reason: { code, message: err instanceof Error ? err.message : String(err) } };
     }
+  }
+
+  /** Never deletes or acknowledges unrecorded: an undecodable PDU goes to its own handler, which stores it. */
+  private async handOn(decoded: DecodeResult, hex: string): Promise<void> {
+    if (decoded.ok) await this.dispatch(decoded.pdu, hex);
+    else await this.options.handlers.onUndecodable(hex, decoded.reason);
   }
 
   private async dispatch(pdu: DecodedPdu, hex: string): Promise<void> {

@@ -12,6 +12,7 @@ import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, Transp
 import { sleep } from './sleep.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
 import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
+import type { UndecodableReason } from './modem-session.js';
 import { type AssembledMessage, InboundAssembler } from './inbound-assembler.js';
 import { PartQueue } from './part-queue.js';
 import { loadProfile } from './profile.js';
@@ -78,6 +79,7 @@ export class ModemTransport implements Transport {
         onAccepted: (dev, mr, destination, messageId) => this.matcher.remember(dev, mr, destination, messageId, Date.now()),
         onStatusReport: (dev, report, hex) => this.onStatusReport(dev, report, hex),
         onInbound: (dev, message, hex) => this.onInbound(dev, message, hex),
+        onUndecodable: (dev, hex, reason) => this.onUndecodable(dev, hex, reason),
         onStateChange: (dev, state, reason) => this.onDeviceState(dev, state, reason),
       });
     });
@@ -216,6 +218,12 @@ export class ModemTransport implements Transport {
       raw: hex,
     });
     if (final) this.matcher.forget(device, report.messageReference, messageId);
+  }
+
+  private async onUndecodable(device: string, hex: string, reason: UndecodableReason): Promise<void> {
+    const store = this.handlers?.onUndecodable;
+    if (store === undefined) throw new Error('no undecodable-PDU handler set; PDU left on the SIM');
+    await store({ device, hex, reasonCode: reason.code, reason: reason.message, receivedAt: new Date().toISOString() });
   }
 
   private async onInbound(device: string, message: DecodedDeliver, hex: string): Promise<void> {

@@ -36,7 +36,14 @@ export async function probeModem(path: string, profileName = 'generic', profiles
     profile,
     registrationTimeoutMs: 0,
     logger: pino({ level: 'silent' }),
-    handlers: { onStatusReport: async () => undefined, onInbound: async () => undefined },
+    handlers: {
+      onStatusReport: async () => undefined,
+      onInbound: async () => undefined,
+      // A probe stores nothing: rejecting leaves an undecodable PDU on the SIM for serve to record.
+      onUndecodable: async () => {
+        throw new Error('modem probe does not store undecodable PDUs');
+      },
+    },
   });
   try {
     await session.run('ATE0');

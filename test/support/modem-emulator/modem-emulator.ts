@@ -186,6 +186,17 @@ export class ModemEmulator {
     }
   }
 
+  /**
+   * Stores a PDU exactly as given (hex with the SMSC field; e.g. one followed by SIM record fill,
+   * or one that cannot be decoded) and announces it with +CMTI or +CDSI, as a SIM record read
+   * back through AT+CMGR. `tpduOctets` is what +CMGR reports as <length>.
+   */
+  storeRawPdu(hex: string, tpduOctets: number, announce: '+CMTI' | '+CDSI'): number {
+    const index = this.store({ status: 'REC UNREAD', hex, tpduOctets });
+    this.unsolicited([`${announce}: "SM",${index}`]);
+    return index;
+  }
+
   /** True while a submit's PDU is in and its +CMGS answer not yet out (the moment an unplug loses a result). */
   get submitInProgress(): boolean {
     return this.submitsAwaitingAnswer > 0;

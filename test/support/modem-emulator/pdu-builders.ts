@@ -75,3 +75,11 @@ export function buildStatusReportPdu(input: StatusReportInput): { hex: string; t
   ];
   return { hex: octetsToHex(Uint8Array.from([...smscField(input.smsc), ...tpdu])), tpduOctets: tpdu.length };
 }
+
+/** TS 31.102 §4.2.25: an EF-SMS record holds a status octet and 175 octets; the rest after the TPDU is 'FF'. */
+export const SIM_RECORD_TPDU_OCTETS = 175;
+
+/** The PDU as a modem that hands up the whole SIM record shows it: the TPDU followed by 'FF' fill. */
+export function withSimRecordFill(pdu: { hex: string; tpduOctets: number }): string {
+  return pdu.hex + 'FF'.repeat(SIM_RECORD_TPDU_OCTETS - pdu.tpduOctets);
+}
