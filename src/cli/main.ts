@@ -16,19 +16,43 @@ type CommandModule = { run(args: string[]): Promise<number> };
 const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   serve: { module: './commands/serve.js', usage: ['smsgate serve [--config FILE]'] },
   migrate: { module: './commands/migrate.js', usage: ['smsgate migrate [--config FILE] [--json]'] },
+  config: { module: './commands/config.js', usage: ['smsgate config check [--config FILE] [--json]'] },
   client: {
     module: './commands/client.js',
     usage: [
       'smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET] [--config FILE] [--json]',
       'smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]',
+      'smsgate client list [--config FILE] [--json]',
+      'smsgate client deactivate --name NAME [--config FILE] [--json]',
+      'smsgate client activate --name NAME [--config FILE] [--json]',
     ],
   },
-  user: { module: './commands/user.js', usage: ['smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin] [--config FILE] [--json]'] },
+  user: {
+    module: './commands/user.js',
+    usage: [
+      'smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin] [--config FILE] [--json]',
+      'smsgate user list [--client NAME] [--config FILE] [--json]',
+      'smsgate user deactivate --username U [--config FILE] [--json]',
+      'smsgate user activate --username U [--config FILE] [--json]',
+      'smsgate user set-password --username U (--password P | --password-stdin) [--config FILE] [--json]',
+    ],
+  },
   token: {
     module: './commands/token.js',
-    usage: ['smsgate token create --username U [--expires-days N] [--config FILE] [--json]', 'smsgate token revoke --token T [--config FILE] [--json]'],
+    usage: [
+      'smsgate token create --username U [--expires-days N] [--config FILE] [--json]',
+      'smsgate token list --username U [--config FILE] [--json]',
+      'smsgate token revoke (--token T | --id N) [--config FILE] [--json]',
+    ],
   },
-  sender: { module: './commands/sender.js', usage: ['smsgate sender add --client NAME --sender S --type 0|1|2 [--config FILE] [--json]'] },
+  sender: {
+    module: './commands/sender.js',
+    usage: [
+      'smsgate sender add --client NAME --sender S --type 0|1|2 [--config FILE] [--json]',
+      'smsgate sender list [--client NAME] [--config FILE] [--json]',
+      'smsgate sender remove --client NAME --sender S [--config FILE] [--json]',
+    ],
+  },
   webhook: {
     module: './commands/webhook.js',
     usage: [
@@ -36,6 +60,12 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
       'smsgate webhook replay --client NAME [--since TIME] [--now] [--config FILE] [--json]',
     ],
   },
+  campaign: {
+    module: './commands/campaign.js',
+    usage: ['smsgate campaign list [--client NAME] [--state S] [--limit N] [--config FILE] [--json]', 'smsgate campaign show ID [--config FILE] [--json]'],
+  },
+  message: { module: './commands/message.js', usage: ['smsgate message show --msisdn N [--campaign ID] [--config FILE] [--json]'] },
+  db: { module: './commands/db.js', usage: ['smsgate db backup FILE [--config FILE] [--json]'] },
   sms: { module: './commands/sms.js', usage: ['smsgate sms inspect --text T'] },
   pdu: { module: './commands/pdu.js', usage: ['smsgate pdu encode --to MSISDN --text T [--status-report]', 'smsgate pdu decode HEX'] },
   modem: { module: './commands/modem.js', usage: ['smsgate modem probe --path DEV [--profile NAME]'] },

@@ -3,13 +3,19 @@
  * `smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret]`
  * set-webhook without --secret keeps the stored secret; --clear-secret removes it (webhooks are
  * then sent unsigned, SPEC "Authentication" §7).
+ * `smsgate client list` shows every client; `smsgate client deactivate|activate --name NAME`: the
+ * users of a deactivated client get 403 on the API and cannot log in (README "Tokens").
  */
 import type { CreatedClient } from '../../auth/index.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
+import { listClients } from '../../store/admin-queries.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
+import { formatTable, isoTime } from '../table.js';
 
 const USAGE = 'smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET] [--config FILE] [--json]\n'
-  + '       smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]';
+  + '       smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]\n'
+  + '       smsgate client list [--config FILE] [--json]\n'
+  + '       smsgate client deactivate|activate --name NAME [--config FILE] [--json]';
 
 function describe(client: CreatedClient): string {
   const webhook = client.webhookUrl === null ? 'no webhook' : `webhook ${client.webhookUrl} (${client.hasWebhookSecret ? 'signed' : 'unsigned'})`;
@@ -22,12 +28,34 @@ export async function run(args: string[]): Promise<number> {
     const [action, ...extra] = parsed.positionals;
     rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
-    const name = requireValue(parsed, 'name', USAGE);
-    const only = (allowed: string[]): void => {
+    const only = (allowed: string[], withName = true): void => {
       for (const flag of [...parsed.values.keys(), ...parsed.booleans]) {
-        if (!['config', 'json', 'name', ...allowed].includes(flag)) throw new UsageError(`--${flag} does not apply to client ${action ?? ''}`, USAGE);
+        if (!['config', 'json', ...(withName ? ['name'] : []), ...allowed].includes(flag)) throw new UsageError(`--${flag} does not apply to client ${action ?? ''}`, USAGE);
       }
     };
+    if (action === 'list') {
+      only([], false);
+      return withAdminSession(parsed.values.get('config'), async ({ store }) => {
+        const rows = listClients(store.db).map((c) => ({
+          id: c.id, name: c.name, active: c.active === 1, webhookUrl: c.webhookUrl, webhookSigned: c.signed === 1,
+          users: c.users, senders: c.senders, createdAt: isoTime(c.createdAt),
+        }));
+        out.result(formatTable(['id', 'name', 'active', 'webhook', 'signed', 'users', 'senders', 'created'],
+          rows.map((c) => [c.id, c.name, c.active ? 'yes' : 'no', c.webhookUrl, c.webhookUrl === null ? null : c.webhookSigned ? 'yes' : 'no', c.users, c.senders, c.createdAt]),
+          'no clients'), rows);
+        return 0;
+      });
+    }
+    const name = requireValue(parsed, 'name', USAGE);
+    if (action === 'deactivate' || action === 'activate') {
+      only([]);
+      const active = action === 'activate';
+      return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
+        auth.accounts.setClientActive(name, active);
+        out.result(`client ${name} ${active ? 'activated' : 'deactivated'}`, { name, active });
+        return 0;
+      });
+    }
     if (action === 'create') {
       only(['webhook-url', 'webhook-secret']);
       const webhookUrl = parsed.values.get('webhook-url');
@@ -51,6 +79,6 @@ export async function run(args: string[]): Promise<number> {
         return 0;
       });
     }
-    throw unknownWordError('action', action, USAGE, 'create or set-webhook');
+    throw unknownWordError('action', action, USAGE, 'create, set-webhook, list, deactivate or activate');
   });
 }

@@ -1,12 +1,22 @@
 /**
  * `smsgate token create --username U [--expires-days N]` prints a new personal access token once
- * (only its SHA-256 is stored, it cannot be shown again); `smsgate token revoke --token T`.
+ * (only its SHA-256 is stored, it cannot be shown again); `smsgate token list --username U` shows
+ * each token's hint, creation, last use, expiry and state, never the token; `smsgate token revoke
+ * (--token T | --id N)` revokes one, by the token itself or by the id `token list` shows.
  */
+import { AuthStore } from '../../store/auth-store.js';
+import { tokenById, tokensOfUser, type TokenListRow } from '../../store/admin-queries.js';
+import { GatewayError } from '../../errors.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
-import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
+import { formatTable, isoTime } from '../table.js';
 
-const USAGE = 'smsgate token create --username U [--expires-days N] [--config FILE] [--json]\n'
-  + '       smsgate token revoke --token T [--config FILE] [--json]';
+const USAGE_LINES = [
+  'smsgate token create --username U [--expires-days N] [--config FILE] [--json]',
+  'smsgate token list --username U [--config FILE] [--json]',
+  'smsgate token revoke (--token T | --id N) [--config FILE] [--json]',
+];
+const USAGE = USAGE_LINES.join('\n       ');
 
 const DAY_MS = 86_400_000;
 const MAX_EXPIRES_DAYS = 36_500;
@@ -17,14 +27,25 @@ function parseExpiresDays(raw: string | undefined): number | undefined {
   return Number(raw);
 }
 
+function only(parsed: ParsedArgs, action: string, allowed: readonly string[]): void {
+  for (const flag of [...parsed.values.keys(), ...parsed.booleans]) {
+    if (!['config', 'json', ...allowed].includes(flag)) throw new UsageError(`--${flag} does not apply to token ${action}`, USAGE);
+  }
+}
+
+function tokenState(row: TokenListRow, nowMs: number): 'active' | 'revoked' | 'expired' {
+  if (row.revokedAt !== null) return 'revoked';
+  return row.expiresAt !== null && row.expiresAt <= nowMs ? 'expired' : 'active';
+}
+
 export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
-    const parsed = parseArgs(args, { values: ['config', 'username', 'expires-days', 'token'], booleans: ['json'] }, USAGE);
+    const parsed = parseArgs(args, { values: ['config', 'username', 'expires-days', 'token', 'id'], booleans: ['json'] }, USAGE);
     const [action, ...extra] = parsed.positionals;
     rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     if (action === 'create') {
-      if (parsed.values.has('token')) throw new UsageError('--token does not apply to token create', USAGE);
+      only(parsed, action, ['username', 'expires-days']);
       const username = requireValue(parsed, 'username', USAGE);
       const expiresDays = parseExpiresDays(parsed.values.get('expires-days'));
       return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
@@ -37,15 +58,41 @@ export async function run(args: string[]): Promise<number> {
         return 0;
       });
     }
+    if (action === 'list') {
+      only(parsed, action, ['username']);
+      const username = requireValue(parsed, 'username', USAGE);
+      return withAdminSession(parsed.values.get('config'), async ({ store }) => {
+        const user = new AuthStore(store.db).userByUsername(username);
+        if (user === undefined) throw new GatewayError('USER_NOT_FOUND', `no user named "${username}"`);
+        const nowMs = Date.now();
+        const rows = tokensOfUser(store.db, user.userId).map((row) => ({
+          id: row.id, hint: row.hint, state: tokenState(row, nowMs), createdAt: isoTime(row.createdAt),
+          lastUsedAt: isoTime(row.lastUsedAt), expiresAt: isoTime(row.expiresAt), revokedAt: isoTime(row.revokedAt),
+        }));
+        out.result(formatTable(['id', 'hint', 'state', 'created', 'last used', 'expires'],
+          rows.map((r) => [r.id, r.hint, r.state, r.createdAt, r.lastUsedAt, r.expiresAt]), `no tokens for user ${username}`), rows);
+        return 0;
+      });
+    }
     if (action === 'revoke') {
-      for (const flag of ['username', 'expires-days']) if (parsed.values.has(flag)) throw new UsageError(`--${flag} does not apply to token revoke`, USAGE);
-      const token = requireValue(parsed, 'token', USAGE);
-      return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
-        const revokedNow = auth.revokePat(token);
+      only(parsed, action, ['token', 'id']);
+      const token = parsed.values.get('token');
+      const idText = parsed.values.get('id');
+      if ((token === undefined) === (idText === undefined)) throw new UsageError('give exactly one of --token and --id', USAGE);
+      if (idText !== undefined && !/^[1-9][0-9]{0,14}$/.test(idText)) throw new UsageError('--id must be a token id as `token list` shows it', USAGE);
+      return withAdminSession(parsed.values.get('config'), async ({ auth, store }) => {
+        let revokedNow: boolean;
+        if (token !== undefined) {
+          revokedNow = auth.revokePat(token);
+        } else {
+          const row = tokenById(store.db, Number(idText));
+          if (row === undefined) throw new GatewayError('TOKEN_NOT_FOUND', `no personal access token with id ${idText ?? ''}`);
+          revokedNow = new AuthStore(store.db).revokePat(row.id, Date.now());
+        }
         out.result(revokedNow ? 'token revoked' : 'token was already revoked', { revoked: true, alreadyRevoked: !revokedNow });
         return 0;
       });
     }
-    throw unknownWordError('action', action, USAGE, 'create or revoke');
+    throw unknownWordError('action', action, USAGE, 'create, list or revoke');
   });
 }

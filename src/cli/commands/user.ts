@@ -1,12 +1,25 @@
 /**
- * `smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin]`
+ * `smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin]`,
+ * `smsgate user list [--client NAME]`, `smsgate user deactivate|activate --username U` and
+ * `smsgate user set-password --username U (--password P | --password-stdin)`.
  * --password-stdin reads the password from standard input (first line), keeping it out of the
- * process list and shell history.
+ * process list and shell history. A deactivated user keeps its tokens but gets 403 on the API and
+ * cannot log in (README "Tokens"); activate undoes it. A new password ends the user's refresh sessions.
  */
+import { hashPassword } from '../../auth/password.js';
+import { GatewayError } from '../../errors.js';
+import { AuthStore } from '../../store/auth-store.js';
+import { listUsers, setUserPassword } from '../../store/admin-queries.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
-import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
+import { formatTable, isoTime } from '../table.js';
 
-const USAGE = 'smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin] [--config FILE] [--json]';
+const USAGE = [
+  'smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin] [--config FILE] [--json]',
+  'smsgate user list [--client NAME] [--config FILE] [--json]',
+  'smsgate user deactivate|activate --username U [--config FILE] [--json]',
+  'smsgate user set-password --username U (--password P | --password-stdin) [--config FILE] [--json]',
+].join('\n       ');
 
 async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -14,23 +27,78 @@ async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
 }
 
+function only(parsed: ParsedArgs, action: string, allowed: readonly string[]): void {
+  for (const flag of [...parsed.values.keys(), ...parsed.booleans]) {
+    if (!['config', 'json', ...allowed].includes(flag)) throw new UsageError(`--${flag} does not apply to user ${action}`, USAGE);
+  }
+}
+
+async function passwordFrom(parsed: ParsedArgs): Promise<string> {
+  const fromStdin = parsed.booleans.has('password-stdin');
+  if (fromStdin === parsed.values.has('password')) throw new UsageError('give exactly one of --password and --password-stdin', USAGE);
+  const password = fromStdin ? await readFirstLine(process.stdin) : (parsed.values.get('password') as string);
+  if (password === '') throw new UsageError('the password must not be empty', USAGE);
+  return password;
+}
+
 export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config', 'client', 'username', 'password'], booleans: ['json', 'admin', 'password-stdin'] }, USAGE);
     const [action, ...extra] = parsed.positionals;
-    if (action !== 'create') throw unknownWordError('action', action, USAGE, 'create');
     rejectExtraArguments(extra, USAGE);
-    const clientName = requireValue(parsed, 'client', USAGE);
-    const username = requireValue(parsed, 'username', USAGE);
-    const fromStdin = parsed.booleans.has('password-stdin');
-    if (fromStdin === parsed.values.has('password')) throw new UsageError('give exactly one of --password and --password-stdin', USAGE);
-    const password = fromStdin ? await readFirstLine(process.stdin) : (parsed.values.get('password') as string);
-    if (password === '') throw new UsageError('the password must not be empty', USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
-    return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
-      const user = await auth.createUser({ clientName, username, password, isAdmin: parsed.booleans.has('admin') });
-      out.result(`created user ${user.username} (id ${user.id}) of client ${user.clientName}${user.isAdmin ? ', administrator' : ''}`, user);
-      return 0;
-    });
+    const configPath = parsed.values.get('config');
+    if (action === 'create') {
+      only(parsed, action, ['client', 'username', 'password', 'password-stdin', 'admin']);
+      const clientName = requireValue(parsed, 'client', USAGE);
+      const username = requireValue(parsed, 'username', USAGE);
+      const password = await passwordFrom(parsed);
+      return withAdminSession(configPath, async ({ auth }) => {
+        const user = await auth.createUser({ clientName, username, password, isAdmin: parsed.booleans.has('admin') });
+        out.result(`created user ${user.username} (id ${user.id}) of client ${user.clientName}${user.isAdmin ? ', administrator' : ''}`, user);
+        return 0;
+      });
+    }
+    if (action === 'list') {
+      only(parsed, action, ['client']);
+      const clientName = parsed.values.get('client');
+      return withAdminSession(configPath, async ({ store }) => {
+        let clientId: number | undefined;
+        if (clientName !== undefined) {
+          clientId = new AuthStore(store.db).clientByName(clientName)?.id;
+          if (clientId === undefined) throw new GatewayError('CLIENT_NOT_FOUND', `no client named "${clientName}"`);
+        }
+        const rows = listUsers(store.db, clientId).map((u) => ({
+          id: u.id, username: u.username, client: u.client, isAdmin: u.isAdmin === 1, active: u.active === 1, createdAt: isoTime(u.createdAt),
+        }));
+        out.result(formatTable(['id', 'username', 'client', 'admin', 'active', 'created'],
+          rows.map((u) => [u.id, u.username, u.client, u.isAdmin ? 'yes' : 'no', u.active ? 'yes' : 'no', u.createdAt]), 'no users'), rows);
+        return 0;
+      });
+    }
+    if (action === 'deactivate' || action === 'activate') {
+      only(parsed, action, ['username']);
+      const username = requireValue(parsed, 'username', USAGE);
+      const active = action === 'activate';
+      return withAdminSession(configPath, async ({ auth }) => {
+        auth.accounts.setUserActive(username, active);
+        out.result(`user ${username} ${active ? 'activated' : 'deactivated'}`, { username, active });
+        return 0;
+      });
+    }
+    if (action === 'set-password') {
+      only(parsed, action, ['username', 'password', 'password-stdin']);
+      const username = requireValue(parsed, 'username', USAGE);
+      const password = await passwordFrom(parsed);
+      return withAdminSession(configPath, async ({ store }) => {
+        const user = new AuthStore(store.db).userByUsername(username);
+        if (user === undefined) throw new GatewayError('USER_NOT_FOUND', `no user named "${username}"`);
+        const { refreshSessionsRevoked } = setUserPassword(store.db, user.userId, await hashPassword(password), Date.now());
+        out.result(`password of user ${username} changed; ${refreshSessionsRevoked} refresh session${refreshSessionsRevoked === 1 ? '' : 's'} ended`,
+          { username, passwordChanged: true, refreshSessionsRevoked });
+        return 0;
+      });
+    }
+    throw unknownWordError('action', action, USAGE, 'create, list, deactivate, activate or set-password');
   });
 }

@@ -1,0 +1,45 @@
+/**
+ * `smsgate db backup FILE [--config FILE] [--json]`: an online, consistent copy of the SQLite
+ * database while `serve` keeps running (src/store/backup.ts). On a terminal it shows progress on
+ * stderr. The secrets key file (database.keyFile) is not inside the database: the command names it,
+ * and a restore needs both.
+ */
+import { backupDatabase, type BackupProgress } from '../../store/backup.js';
+import { adminOutput, withStore } from '../admin-session.js';
+import { parseArgs, rejectExtraArguments, UsageError, unknownWordError, withUsage } from '../args.js';
+
+const USAGE = 'smsgate db backup FILE [--config FILE] [--json]';
+
+/** Progress on stderr when it is a terminal: one line rewritten in place. */
+function progressReporter(stream: NodeJS.WriteStream): ((progress: BackupProgress) => void) | undefined {
+  if (stream.isTTY !== true) return undefined;
+  return ({ totalPages, copiedPages }) => {
+    const percent = totalPages === 0 ? 100 : Math.floor((copiedPages / totalPages) * 100);
+    stream.write(`\rbackup: ${percent}% (${copiedPages}/${totalPages} pages)`);
+  };
+}
+
+export async function run(args: string[]): Promise<number> {
+  return withUsage(async () => {
+    const parsed = parseArgs(args, { values: ['config'], booleans: ['json'] }, USAGE);
+    const [action, file, ...extra] = parsed.positionals;
+    if (action !== 'backup') throw unknownWordError('action', action, USAGE, 'backup');
+    if (file === undefined || file === '') throw new UsageError('db backup needs the FILE to write', USAGE);
+    rejectExtraArguments(extra, USAGE);
+    const out = adminOutput(parsed.booleans.has('json'));
+    // No migration: a backup copies the database as it is, even one a newer smsgate has migrated.
+    return withStore(parsed.values.get('config'), { migrate: false }, async (config, store) => {
+      const report = progressReporter(process.stderr);
+      const startedMs = Date.now();
+      const result = await backupDatabase(store.db, file, report);
+      if (report !== undefined) process.stderr.write('\n');
+      const elapsedMs = Date.now() - startedMs;
+      out.result(
+        `backed up ${config.database.path} to ${result.file}: ${result.bytes} bytes in ${elapsedMs} ms\n`
+          + `keep ${config.database.keyFile} with it: stored secrets cannot be read without that key file`,
+        { database: config.database.path, file: result.file, bytes: result.bytes, pages: result.totalPages, elapsedMs, keyFile: config.database.keyFile },
+      );
+      return 0;
+    });
+  });
+}
