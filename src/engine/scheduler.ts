@@ -42,20 +42,31 @@ export class Scheduler {
     private readonly logger: Logger,
   ) {}
 
-  /** Materialises up to batchSize due recipients in one transaction. */
+  /**
+   * Materialises up to batchSize due recipients in one transaction, shared evenly among the due
+   * campaigns (what one leaves unused goes to the others), so a small campaign's recipients are
+   * not queued behind every recipient of a large one that is still being materialised (issue 9 item 8).
+   */
   materializeDue(nowMs: number, batchSize: number): MaterializeResult {
     const result: MaterializeResult = { recipients: 0, queuedByTransport: new Map(), webhooksEnqueued: false };
     this.store.db.transaction(() => {
-      for (const campaign of this.store.dueCampaigns(nowMs, 16)) {
-        const room = batchSize - result.recipients;
-        if (room <= 0) break;
-        this.materializeCampaign(campaign, room, nowMs, result);
+      let open = this.store.dueCampaigns(nowMs, 16);
+      while (open.length > 0 && result.recipients < batchSize) {
+        const share = Math.max(1, Math.floor((batchSize - result.recipients) / open.length));
+        const filled: DueCampaign[] = [];
+        for (const campaign of open) {
+          const room = Math.min(share, batchSize - result.recipients);
+          if (room <= 0) break;
+          if (this.materializeCampaign(campaign, room, nowMs, result) === room) filled.push(campaign);
+        }
+        open = filled;
       }
     })();
     return result;
   }
 
-  private materializeCampaign(campaign: DueCampaign, limit: number, nowMs: number, result: MaterializeResult): void {
+  /** Returns the recipients materialised (fewer than `limit`: the campaign has none waiting now). */
+  private materializeCampaign(campaign: DueCampaign, limit: number, nowMs: number, result: MaterializeResult): number {
     const plan = this.plans.planFor(campaign);
     const partsTotal = plan.segments.length;
     const waiting = this.store.waitingRecipients(campaign.id, limit);
@@ -94,6 +105,7 @@ export class Scheduler {
     if (waiting.length < limit && this.store.markCampaignDispatchedIfDone(campaign.id, nowMs)) {
       this.logger.info({ campaignId: campaign.id }, 'campaign fully dispatched to transports');
     }
+    return waiting.length;
   }
 
   private warnNoRoute(campaignId: string, msisdn: string, routed: string | undefined): void {

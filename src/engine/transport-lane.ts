@@ -9,6 +9,9 @@
  * send twice) are then at most the window. Backpressure: it claims more only when fewer than lowWaterMessages
  * wait in the queue, so memory stays bounded however large the campaign. While the transport is
  * not bound it claims nothing: its parts stay queued and spend no attempts.
+ * Claims are fair across campaigns (FairClaimer), and what waits in the queue is kept to about
+ * CLAIM_AHEAD_MS of sending at the transport's rate, so a campaign that appears behind a large one
+ * is claimed, and sent, within about a second even on a slow transport.
  */
 import PQueue from 'p-queue';
 import type { Logger } from '../log.js';
@@ -17,6 +20,7 @@ import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '..
 import type { CampaignPlan, CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
 import { FailureLog } from './failure-log.js';
+import { FairClaimer } from './fair-claim.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { PartWindow } from './part-window.js';
 import { WakeSignal } from './wake-signal.js';
@@ -29,6 +33,20 @@ export interface LaneDeps {
   config: EngineConfig;
   logger: Logger;
   now: () => number;
+}
+
+/**
+ * Claimed messages waiting in the queue are kept to about this much sending time at the
+ * transport's rate (issue 9 item 8): a claim of 500 at 100 messages/s used to put 5 s of one
+ * campaign ahead of anything posted after it.
+ */
+export const CLAIM_AHEAD_MS = 500;
+
+/** Messages per claim and the queue length under which the lane claims again. */
+export function claimSizesFor(maxPerSecond: number, windowSize: number, batchSize: number): { claimMessages: number; lowWaterMessages: number } {
+  const aheadMessages = Number.isFinite(maxPerSecond) && maxPerSecond > 0 ? Math.ceil((maxPerSecond * CLAIM_AHEAD_MS) / 1_000) : batchSize;
+  const claimMessages = Math.max(1, Math.min(batchSize, Math.max(windowSize, aheadMessages)));
+  return { claimMessages, lowWaterMessages: Math.max(windowSize, Math.min(64, claimMessages)) };
 }
 
 /** p-queue rate settings for a parts-per-second limit: 10 windows a second smooth out bursts. */
@@ -44,7 +62,9 @@ export class TransportLane {
   private readonly window: PartWindow;
   private readonly signal = new WakeSignal();
   private readonly lowWaterMessages: number;
+  private readonly claimMessages: number;
   private readonly claimFailures: FailureLog;
+  private readonly claimer: FairClaimer;
   private feeding: Promise<void> | undefined;
   private stopped = false;
   /** Submits handed to the transport since start. */
@@ -58,8 +78,11 @@ export class TransportLane {
     // At most windowSize messages of one part each; PartWindow is the limit for longer ones.
     const concurrency = windowSize;
     this.queue = new PQueue(rate === undefined ? { concurrency } : { concurrency, ...rate });
-    this.lowWaterMessages = Math.max(concurrency, 64);
+    const sizes = claimSizesFor(transport.maxPerSecond, concurrency, deps.config.batchSize);
+    this.lowWaterMessages = sizes.lowWaterMessages;
+    this.claimMessages = sizes.claimMessages;
     this.claimFailures = new FailureLog(deps.logger, 'claiming parts');
+    this.claimer = new FairClaimer(deps.store, transport.name);
   }
 
   get name(): string {
@@ -106,7 +129,7 @@ export class TransportLane {
       }
       let messages: ClaimablePart[][];
       try {
-        messages = this.claim(config.batchSize);
+        messages = this.claim(this.claimMessages);
         this.claimFailures.recovered();
       } catch (err) {
         this.claimFailures.failed(err, { transport: transport.name });
@@ -123,20 +146,11 @@ export class TransportLane {
     }
   }
 
-  /** Claims up to limit due parts in one transaction and groups them per recipient. */
+  /** Claims up to limit due parts in one transaction, fairly across campaigns, as messages per recipient. */
   private claim(limit: number): ClaimablePart[][] {
-    const { store, transport, now } = this.deps;
+    const { store, now } = this.deps;
     const nowMs = now();
-    const byRecipient = new Map<number, ClaimablePart[]>();
-    store.db.transaction(() => {
-      for (const part of store.claimable(transport.name, nowMs, limit)) {
-        if (!store.markSubmitting(part.id, nowMs)) continue;
-        const group = byRecipient.get(part.recipient_id);
-        if (group === undefined) byRecipient.set(part.recipient_id, [part]);
-        else group.push(part);
-      }
-    })();
-    return [...byRecipient.values()];
+    return store.db.transaction(() => this.claimer.claim(nowMs, limit))();
   }
 
   private async send(parts: ClaimablePart[]): Promise<void> {

@@ -3,7 +3,7 @@
  * with the pragmas that make a 202 survive kill -9 and a power cut, and the raw better-sqlite3 handle
  * for hot paths that use prepared statements.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
@@ -31,7 +31,14 @@ export interface Store {
 }
 
 export async function openStore(options: StoreOptions, { migrate = true }: { migrate?: boolean } = {}): Promise<Store> {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ':memory:') {
+    mkdirSync(dirname(options.path), { recursive: true });
+    // Issue 9 item 10: the database holds password hashes, sealed secrets and every message. SQLite
+    // creates it 0644 and gives -wal and -shm the mode of the database file, so creating it 0600
+    // (empty: SQLite treats that as a new database) before SQLite opens it makes all three 0600.
+    // An existing file keeps the mode its operator gave it.
+    closeSync(openSync(options.path, 'a', 0o600));
+  }
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const synchronous = options.synchronous ?? 'FULL';
   const dataSource = new DataSource({

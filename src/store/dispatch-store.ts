@@ -96,6 +96,31 @@ export interface ReceiptInsert {
   partId: number | null;
 }
 
+/**
+ * The claim statements, exported so test/engine/claim-index.test.ts checks the query plan of the
+ * very text the store runs. Both are served by message_parts_fair_claim
+ * (transport, state, campaign_id, next_attempt_at): see that migration.
+ */
+export const CLAIM_SQL = {
+  /**
+   * Up to @limit campaigns with queued parts on @transport, in campaign id order after @after ('' for
+   * the start): a recursive skip-scan, one index seek per campaign however many parts each has.
+   * A campaign whose parts all wait for a later retry is listed too; its claim just finds none.
+   */
+  queuedCampaigns: `WITH RECURSIVE next(campaign_id, n) AS (
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND campaign_id > @after), 1
+      UNION ALL
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND campaign_id > next.campaign_id), n + 1
+      FROM next WHERE next.campaign_id IS NOT NULL AND n < @limit
+    )
+    SELECT campaign_id FROM next WHERE campaign_id IS NOT NULL`,
+  /** One campaign's due parts on a transport, oldest due first. */
+  claimableInCampaign: `SELECT p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn
+    FROM message_parts p JOIN recipients r ON r.id = p.recipient_id
+    WHERE p.state = 'queued' AND p.transport = ? AND p.campaign_id = ? AND p.next_attempt_at <= ?
+    ORDER BY p.next_attempt_at, p.id LIMIT ?`,
+} as const;
+
 export class DispatchStore {
   private readonly s;
 
@@ -124,12 +149,10 @@ export class DispatchStore {
         `UPDATE campaigns SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL
            AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting')`,
       ),
-      claimable: db.prepare<[string, number, number], ClaimablePart>(
-        `SELECT p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn
-         FROM message_parts p JOIN recipients r ON r.id = p.recipient_id
-         WHERE p.state = 'queued' AND p.transport = ? AND p.next_attempt_at <= ?
-         ORDER BY p.next_attempt_at, p.id LIMIT ?`,
-      ),
+      queuedCampaigns: db
+        .prepare<[{ transport: string; after: string; limit: number }], string>(CLAIM_SQL.queuedCampaigns)
+        .pluck(),
+      claimableInCampaign: db.prepare<[string, string, number, number], ClaimablePart>(CLAIM_SQL.claimableInCampaign),
       markSubmitting: db.prepare<[number, number], unknown>(
         `UPDATE message_parts SET state = 'submitting', updated_at = ? WHERE id = ? AND state = 'queued'`,
       ),
@@ -232,8 +255,14 @@ export class DispatchStore {
     return this.s.markCampaignDispatched.run(nowMs, campaignId, campaignId).changes > 0;
   }
 
-  claimable(transport: string, nowMs: number, limit: number): ClaimablePart[] {
-    return this.s.claimable.all(transport, nowMs, limit);
+  /** Campaigns with queued parts on the transport, in id order after `afterCampaignId` ('' for the first). */
+  queuedCampaigns(transport: string, afterCampaignId: string, limit: number): string[] {
+    return this.s.queuedCampaigns.all({ transport, after: afterCampaignId, limit });
+  }
+
+  /** Up to `limit` due parts of one campaign on the transport, oldest due first (not yet marked). */
+  claimableInCampaign(transport: string, campaignId: string, nowMs: number, limit: number): ClaimablePart[] {
+    return this.s.claimableInCampaign.all(transport, campaignId, nowMs, limit);
   }
 
   markSubmitting(partId: number, nowMs: number): boolean {

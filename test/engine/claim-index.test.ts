@@ -1,14 +1,16 @@
 /**
- * migrations/1763900000000-message-parts-claim-index.ts: a lane's claim starts at its transport
- * in the index, so parts queued for another transport (say one that is down, with a backlog) are
- * never walked. Checked on the query plan and on the rows a claim returns.
+ * migrations/1764100000001-message-parts-fair-claim-index.ts: the two statements a lane's fair
+ * claim runs (CLAIM_SQL, the very text DispatchStore prepares) start at the transport in the index:
+ * parts queued for another transport (say one that is down, with a backlog) or for other campaigns
+ * are never walked, and the campaigns are found by one index seek each. Checked on the query plans
+ * and on the rows the statements return.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
-import { DispatchStore } from '../../src/store/dispatch-store.js';
+import { CLAIM_SQL, DispatchStore } from '../../src/store/dispatch-store.js';
 
 let store: Store | undefined;
 let dir: string | undefined;
@@ -24,39 +26,61 @@ async function seeded(): Promise<{ db: Store['db']; dispatch: DispatchStore }> {
   store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
   const db = store.db;
   db.prepare(`INSERT INTO clients (id, name, active, created_at) VALUES (1, 'c', 1, 0)`).run();
-  db.prepare(
-    `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at)
-     VALUES ('k', 1, 'ready', 'n', 'Acme', 't', 0, 't', 'GSM7', 1, 0, 0, 0, 0)`,
-  ).run();
+  for (const id of ['k', 'm']) {
+    db.prepare(
+      `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at)
+       VALUES (?, 1, 'ready', 'n', 'Acme', 't', 0, 't', 'GSM7', 1, 0, 0, 0, 0)`,
+    ).run(id);
+  }
   const dispatch = new DispatchStore(db);
+  const part = (campaignId: string, msisdn: string, transport: string, nextAttemptAt: number): void => {
+    const recipientId = Number(db.prepare(`INSERT INTO recipients (campaign_id, msisdn) VALUES (?, ?)`).run(campaignId, msisdn).lastInsertRowid);
+    dispatch.insertPart({ recipientId, campaignId, partNumber: 1, partsTotal: 1, concatReference: 0, transport, state: 'queued', lastStatus: null, nextAttemptAt, finalAt: null }, 0);
+  };
   db.transaction(() => {
-    for (let i = 0; i < 1_000; i++) {
-      const recipientId = Number(db.prepare(`INSERT INTO recipients (campaign_id, msisdn) VALUES ('k', ?)`).run(`3538700${String(i).padStart(5, '0')}`).lastInsertRowid);
-      // 999 parts held for a transport that is down, ahead of the one part for 'up' in due order.
-      const transport = i === 999 ? 'up' : 'down';
-      dispatch.insertPart({ recipientId, campaignId: 'k', partNumber: 1, partsTotal: 1, concatReference: 0, transport, state: 'queued', lastStatus: null, nextAttemptAt: i, finalAt: null }, 0);
-    }
+    // 999 parts of campaign k held for a transport that is down, ahead of k's one part for 'up' in due order.
+    for (let i = 0; i < 1_000; i++) part('k', `3538700${String(i).padStart(5, '0')}`, i === 999 ? 'up' : 'down', i);
+    // Campaign m: three parts for 'up', one of them not due before 5,000.
+    part('m', '353871000001', 'up', 10);
+    part('m', '353871000002', 'up', 5_000);
+    part('m', '353871000003', 'up', 20);
   })();
   return { db, dispatch };
 }
 
-describe('claiming parts per transport', () => {
-  it('uses the message_parts_claim index, starting at the transport', async () => {
+function planOf(db: Store['db'], sql: string, ...params: unknown[]): string {
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('\n');
+}
+
+describe('claiming parts per transport, round robin over campaigns', () => {
+  it('finds the campaigns with queued parts by index seeks from the transport, never scanning parts', async () => {
     const { db } = await seeded();
-    const plan = db
-      .prepare(
-        `EXPLAIN QUERY PLAN SELECT p.id FROM message_parts p JOIN recipients r ON r.id = p.recipient_id
-         WHERE p.state = 'queued' AND p.transport = ? AND p.next_attempt_at <= ? ORDER BY p.next_attempt_at, p.id LIMIT ?`,
-      )
-      .all('up', 10_000, 10) as { detail: string }[];
-    const details = plan.map((row) => row.detail).join('\n');
-    expect(details).toMatch(/SEARCH p USING INDEX message_parts_claim \(transport=\? AND state=\? AND next_attempt_at<\?\)/);
-    expect(details).not.toMatch(/TEMP B-TREE/);
+    const plan = planOf(db, CLAIM_SQL.queuedCampaigns, { transport: 'up', after: '', limit: 10 });
+    const partAccesses = plan.split('\n').filter((line) => /message_parts/.test(line));
+    expect(partAccesses).toHaveLength(2);
+    for (const line of partAccesses) {
+      expect(line).toMatch(/^SEARCH message_parts USING COVERING INDEX message_parts_fair_claim \(transport=\? AND state=\? AND campaign_id>\?\)$/);
+    }
+    expect(plan).not.toMatch(/TEMP B-TREE/);
   });
 
-  it('returns only the transport\'s own due parts, in due order', async () => {
+  it('reads one campaign\'s due parts through the index in claim order, with no sort', async () => {
+    const { db } = await seeded();
+    const plan = planOf(db, CLAIM_SQL.claimableInCampaign, 'up', 'm', 10_000, 10);
+    expect(plan).toMatch(/SEARCH p USING INDEX message_parts_fair_claim \(transport=\? AND state=\? AND campaign_id=\? AND next_attempt_at<\?\)/);
+    expect(plan).not.toMatch(/SCAN p/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('returns only the transport\'s own campaigns and due parts, in due order', async () => {
     const { dispatch } = await seeded();
-    expect(dispatch.claimable('up', 10_000, 10).map((p) => p.msisdn)).toEqual(['353870000999']);
-    expect(dispatch.claimable('down', 2, 10).map((p) => p.msisdn)).toEqual(['353870000000', '353870000001', '353870000002']);
+    expect(dispatch.queuedCampaigns('up', '', 10)).toEqual(['k', 'm']);
+    expect(dispatch.queuedCampaigns('up', 'k', 10)).toEqual(['m']);
+    expect(dispatch.queuedCampaigns('up', '', 1)).toEqual(['k']);
+    expect(dispatch.queuedCampaigns('down', '', 10)).toEqual(['k']);
+    expect(dispatch.queuedCampaigns('gone', '', 10)).toEqual([]);
+    expect(dispatch.claimableInCampaign('up', 'k', 10_000, 10).map((p) => p.msisdn)).toEqual(['353870000999']);
+    expect(dispatch.claimableInCampaign('up', 'm', 1_000, 10).map((p) => p.msisdn)).toEqual(['353871000001', '353871000003']);
+    expect(dispatch.claimableInCampaign('down', 'k', 2, 10).map((p) => p.msisdn)).toEqual(['353870000000', '353870000001', '353870000002']);
   });
 });
