@@ -121,6 +121,7 @@ export class DispatchEngine {
           this.storeInbound(transport.name, message);
         },
         onUndecodable: async (pdu: UndecodablePdu) => this.storeUndecodable(transport.name, pdu),
+        isSubmittedMessageId: async (messageId: string) => this.dispatchStore.partByMessageId(transport.name, messageId) !== undefined,
         onState: (state: TransportState) => this.onTransportState(transport.name, state),
       });
     }

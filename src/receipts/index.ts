@@ -21,4 +21,5 @@ export type { MessageIdMode } from './message-id.js';
 export { parseReceiptDate, parseSmppReceipt } from './smpp-receipt.js';
 export type { ParsedSmppReceipt, SmppReceiptInput, SmppReceiptResult } from './smpp-receipt.js';
 export { PendingReceipts } from './pending-receipts.js';
+export { receiptInMessageText } from './unmarked-receipt.js';
 export type { PendingEntry, PendingReceiptsOptions } from './pending-receipts.js';

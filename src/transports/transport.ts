@@ -96,6 +96,12 @@ export interface TransportHandlers {
    * SIM or acknowledged. A transport whose handlers lack it leaves such a PDU on the SIM.
    */
   onUndecodable?(pdu: UndecodablePdu): Promise<void>;
+  /**
+   * Whether a part submitted on this transport has this (normalised) message id. Used to read an
+   * unmarked deliver_sm whose text is a receipt as that part's receipt; without it such a
+   * deliver_sm stays an inbound message.
+   */
+  isSubmittedMessageId?(messageId: string): Promise<boolean>;
   onState(state: TransportState): void;
 }
 

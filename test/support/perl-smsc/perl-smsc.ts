@@ -14,6 +14,8 @@ export interface PerlSmscOptions {
   idFormat?: 'decimal' | 'hex';
   /** text: receipt text only; tlv: plus receipted_message_id and message_state; none: no receipts. */
   receipt?: 'text' | 'tlv' | 'none';
+  /** esm_class of the receipts it sends (default 0x04; 0 sends them as ordinary messages). */
+  receiptEsmClass?: number;
 }
 
 /** One line of the SMSC's log; `event` names it (listening, bind, submit_sm, receipt, unbind...). */
@@ -61,6 +63,7 @@ export class PerlSmsc {
       scriptPath(), '--port', '0',
       '--system-id', options.systemId ?? 'esme', '--password', options.password ?? 'secret',
       '--id-format', options.idFormat ?? 'decimal', '--receipt', options.receipt ?? 'text',
+      '--receipt-esm-class', String(options.receiptEsmClass ?? 0x04),
     ];
     const smsc = new PerlSmsc(spawn('perl', args, { stdio: ['pipe', 'pipe', 'pipe'] }));
     await smsc.waitFor('listening', 10_000);

@@ -4,7 +4,7 @@
 # the same `smpp` npm package it uses itself.
 #
 # Usage: smsc.pl [--port N] [--system-id ID] [--password PW] [--id-format decimal|hex]
-#                [--receipt text|tlv|none]
+#                [--receipt text|tlv|none] [--receipt-esm-class N]
 #   --port 0 (default) takes a free port. Listens on 127.0.0.1.
 #
 # Behaviour (SMPP 3.4 section numbers):
@@ -13,6 +13,8 @@
 #   submit_sm (4.4): submit_sm_resp with a new message id (decimal, or upper-case hex), then a
 #     deliver_sm receipt (4.6, esm_class 0x04, Appendix B text) to a receiving session, with the
 #     receipted_message_id (5.3.2.12) and message_state (5.3.2.35) TLVs when --receipt tlv.
+#     --receipt-esm-class 0 sends the receipt text as an ordinary message (esm_class 0), as some
+#     SMSCs do.
 #   enquire_link (4.11): enquire_link_resp.  unbind (4.2): unbind_resp, then close.
 #   anything else: generic_nack ESME_RINVCMDID (0x03).
 # Output: one JSON object per line on stdout: {"event":"listening","port":N} first, then one line
@@ -26,8 +28,9 @@ use JSON::PP;
 use POSIX qw(strftime);
 use Net::SMPP;
 
-my %opt = (port => 0, 'system-id' => 'esme', password => 'secret', 'id-format' => 'decimal', receipt => 'text');
-GetOptions(\%opt, 'port=i', 'system-id=s', 'password=s', 'id-format=s', 'receipt=s') or die "bad arguments\n";
+my %opt = (port => 0, 'system-id' => 'esme', password => 'secret', 'id-format' => 'decimal', receipt => 'text',
+           'receipt-esm-class' => 0x04);
+GetOptions(\%opt, 'port=i', 'system-id=s', 'password=s', 'id-format=s', 'receipt=s', 'receipt-esm-class=i') or die "bad arguments\n";
 
 # SMPP 3.4 section 5.1.2 command ids this SMSC answers, and 5.1.3 statuses it sends.
 use constant {
@@ -35,7 +38,7 @@ use constant {
     CMD_DELIVER_SM_RESP => 0x80000005, CMD_UNBIND => 0x00000006, CMD_BIND_TRANSCEIVER => 0x00000009,
     CMD_ENQUIRE_LINK => 0x00000015, CMD_GENERIC_NACK => 0x80000000,
     ESME_RINVCMDID => 0x00000003, ESME_RINVPASWD => 0x0000000E,
-    ESM_CLASS_SMSC_DELIVERY_RECEIPT => 0x04, MESSAGE_STATE_DELIVERED => 2,
+    MESSAGE_STATE_DELIVERED => 2,
 };
 my %BIND_RESP = (
     CMD_BIND_RECEIVER() => 'bind_receiver_resp',
@@ -90,7 +93,7 @@ sub send_receipt {
         source_addr => $submit->{destination_addr},
         dest_addr_ton => $submit->{source_addr_ton}, dest_addr_npi => $submit->{source_addr_npi},
         destination_addr => $submit->{source_addr},
-        esm_class => ESM_CLASS_SMSC_DELIVERY_RECEIPT, data_coding => 0, short_message => $text,
+        esm_class => $opt{'receipt-esm-class'}, data_coding => 0, short_message => $text,
         @tlvs, async => 1,
     );
     out({ event => 'receipt', seq => $seq, message_id => $message_id, text => $text });
