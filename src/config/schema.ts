@@ -106,6 +106,8 @@ const webhooksSchema = {
     breakerOpenMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerOpenMs },
     breakerFailures: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerFailures },
     concurrency: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.concurrency },
+    // Issue 9 item 7: transient dead letters younger than this are redriven when their endpoint recovers; 0: off.
+    redriveWithinMs: { ...nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.redriveWithinMs },
   },
 } as const;
 

@@ -2,11 +2,13 @@
 import { InitialSchema1763740000000 } from '../../migrations/1763740000000-initial-schema.js';
 import { MessagePartsClaimIndex1763900000000 } from '../../migrations/1763900000000-message-parts-claim-index.js';
 import { MessagePartsFairClaimIndex1764100000001 } from '../../migrations/1764100000001-message-parts-fair-claim-index.js';
+import { WebhookEventIdentity1764200000001 } from '../../migrations/1764200000001-webhook-event-identity.js';
 import { UndecodablePdus1764700000001 } from '../../migrations/1764700000001-undecodable-pdus.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
   MessagePartsClaimIndex1763900000000,
   MessagePartsFairClaimIndex1764100000001,
+  WebhookEventIdentity1764200000001,
   UndecodablePdus1764700000001,
 ] as const;

@@ -3,9 +3,17 @@
  * Prepared statements on the raw better-sqlite3 handle: enqueue runs inside the engine's receipt
  * transaction, and the sender writes attempt results in batches, one transaction each.
  */
+import { randomUUID } from 'node:crypto';
 import type { SqliteDatabase } from './database.js';
 
 export type OutboxState = 'pending' | 'delivered' | 'dead';
+
+/**
+ * Why a dead letter died: 'transient' for the failures SPEC "Events" point 5 retries (network,
+ * timeout, 404, 408, 5xx) and a circuit-open fast fail; 'permanent' for any other answer. Only
+ * transient dead letters are redriven automatically.
+ */
+export type DeadReason = 'transient' | 'permanent';
 
 export interface NewOutboxRow {
   clientId: number;
@@ -17,6 +25,8 @@ export interface NewOutboxRow {
 /** A due event with what is needed to send it, read from the client row at send time. */
 export interface DueOutboxRow {
   id: number;
+  /** The event's identity, stable across retries, redrives and replays (sent as X-Event-Id). */
+  eventId: string;
   clientId: number;
   recipientId: number | null;
   body: string;
@@ -27,12 +37,14 @@ export interface DueOutboxRow {
 
 export interface DeadLetterRow {
   id: number;
+  eventId: string;
   clientId: number;
   clientName: string;
   recipientId: number | null;
   body: string;
   attempts: number;
   lastError: string | null;
+  deadReason: DeadReason | null;
   createdAt: number;
   deadAt: number | null;
 }
@@ -41,17 +53,31 @@ export interface DeadLetterRow {
 export type AttemptRecord =
   | { id: number; kind: 'delivered'; attempts: number; atMs: number }
   | { id: number; kind: 'retry'; attempts: number; nextAttemptAt: number; lastError: string }
-  | { id: number; kind: 'dead'; attempts: number; atMs: number; lastError: string };
+  | { id: number; kind: 'dead'; attempts: number; atMs: number; lastError: string; reason: DeadReason; url: string | null };
+
+/** One client endpoint (the URL its events are sent to) with dead letters that may be redriven. */
+export interface RedriveEndpoint {
+  clientId: number;
+  url: string;
+}
+
+/** Which dead letters are redriven: transient ones created, and dead, at or after cutoffMs. */
+export interface RedriveFilter extends RedriveEndpoint {
+  cutoffMs: number;
+}
+
+/** A dead letter back in the queue as a fresh series: pending, no attempts, due at the first parameter. */
+const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
 
 function prepareStatements(db: SqliteDatabase) {
   return {
     // Only clients with a webhook URL get events: one that configured none has not subscribed.
-    insert: db.prepare<[number, number | null, string, number, number, number]>(
-      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at)
-       SELECT ?, ?, ?, 'pending', 0, ?, ? FROM clients WHERE id = ? AND webhook_url IS NOT NULL AND webhook_url <> ''`,
+    insert: db.prepare<[number, number | null, string, number, number, string, number]>(
+      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT ?, ?, ?, 'pending', 0, ?, ?, ? FROM clients WHERE id = ? AND webhook_url IS NOT NULL AND webhook_url <> ''`,
     ),
     due: db.prepare<[number, number]>(
-      `SELECT o.id, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts,
+      `SELECT o.id, o.event_id AS eventId, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts,
               c.webhook_url AS webhookUrl, c.webhook_secret_enc AS webhookSecretEnc
        FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
        WHERE o.state = 'pending' AND o.next_attempt_at <= ?
@@ -64,8 +90,25 @@ function prepareStatements(db: SqliteDatabase) {
     retry: db.prepare<[number, number, string, number]>(
       `UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`,
     ),
-    dead: db.prepare<[number, number, string, number]>(
-      `UPDATE webhook_outbox SET state = 'dead', attempts = ?, dead_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`,
+    dead: db.prepare<[number, number, string, DeadReason, string | null, number]>(
+      `UPDATE webhook_outbox SET state = 'dead', attempts = ?, dead_at = ?, last_error = ?, dead_reason = ?, dead_url = ?
+       WHERE id = ? AND state = 'pending'`,
+    ),
+    // Redrive (issue 9 item 7): each redriven event starts a fresh series, as a replay does.
+    redrive: db.prepare<[number, number, string, number, number]>(
+      `UPDATE webhook_outbox SET ${REQUEUE_SET}
+       WHERE state = 'dead' AND dead_reason = 'transient' AND client_id = ? AND dead_url = ? AND created_at >= ? AND dead_at >= ?`,
+    ),
+    probe: db.prepare<[number, number, string, number, number]>(
+      `UPDATE webhook_outbox SET ${REQUEUE_SET}
+       WHERE id = (SELECT id FROM webhook_outbox
+                   WHERE state = 'dead' AND dead_reason = 'transient' AND client_id = ? AND dead_url = ? AND created_at >= ? AND dead_at >= ?
+                   ORDER BY id LIMIT 1)
+       RETURNING id`,
+    ).pluck(),
+    redriveEndpoints: db.prepare<[number, number]>(
+      `SELECT DISTINCT client_id AS clientId, dead_url AS url FROM webhook_outbox
+       WHERE state = 'dead' AND dead_reason = 'transient' AND dead_url IS NOT NULL AND created_at >= ? AND dead_at >= ?`,
     ),
     countByState: db.prepare<[]>(`SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state`),
   };
@@ -83,9 +126,12 @@ function statements(db: SqliteDatabase): Statements {
   return s;
 }
 
-/** Inserts a pending event due now; false when the client has no webhook URL (nothing to send to). */
+/**
+ * Inserts a pending event due now, with a new event id (a random UUID: the event's identity for
+ * receivers, never reused); false when the client has no webhook URL (nothing to send to).
+ */
 export function insertOutboxRow(db: SqliteDatabase, row: NewOutboxRow): boolean {
-  return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, row.clientId).changes === 1;
+  return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, randomUUID(), row.clientId).changes === 1;
 }
 
 export function selectDueOutboxRows(db: SqliteDatabase, nowMs: number, maxRows: number): DueOutboxRow[] {
@@ -115,12 +161,34 @@ export function recordAttempts(db: SqliteDatabase, records: readonly AttemptReco
       for (const r of records) {
         if (r.kind === 'delivered') s.delivered.run(r.attempts, r.atMs, r.id);
         else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
-        else s.dead.run(r.attempts, r.atMs, r.lastError, r.id);
+        else s.dead.run(r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id);
       }
     })();
   } finally {
     if (previous > 1) db.pragma(`synchronous = ${previous}`);
   }
+}
+
+/**
+ * Re-queues the endpoint's redrivable dead letters as fresh series due at nowMs; returns how many.
+ * A row is redrivable when it died of a transient failure at this client and URL, and was created
+ * (so also died) at or after cutoffMs.
+ */
+export function redriveDeadLetters(db: SqliteDatabase, filter: RedriveFilter, nowMs: number): number {
+  return statements(db).redrive.run(nowMs, filter.clientId, filter.url, filter.cutoffMs, filter.cutoffMs).changes;
+}
+
+/**
+ * Re-queues the endpoint's oldest redrivable dead letter alone, as the probe of the endpoint; returns
+ * its id, or null when the endpoint has none left.
+ */
+export function requeueProbe(db: SqliteDatabase, filter: RedriveFilter, nowMs: number): number | null {
+  return (statements(db).probe.get(nowMs, filter.clientId, filter.url, filter.cutoffMs, filter.cutoffMs) as number | undefined) ?? null;
+}
+
+/** Every endpoint that has redrivable dead letters (read when the sender starts). */
+export function listRedriveEndpoints(db: SqliteDatabase, cutoffMs: number): RedriveEndpoint[] {
+  return statements(db).redriveEndpoints.all(cutoffMs, cutoffMs) as RedriveEndpoint[];
 }
 
 export function countOutboxByState(db: SqliteDatabase): Record<OutboxState, number> {
@@ -155,8 +223,8 @@ export function listDeadLetters(db: SqliteDatabase, filter: DeadLetterFilter = {
   const { where, params } = deadLetterWhere(filter);
   const limit = filter.maxRows === undefined ? '' : ` LIMIT ${Math.max(0, Math.trunc(filter.maxRows))}`;
   return db.prepare(
-    `SELECT o.id, o.client_id AS clientId, c.name AS clientName, o.recipient_id AS recipientId, o.body, o.attempts,
-            o.last_error AS lastError, o.created_at AS createdAt, o.dead_at AS deadAt
+    `SELECT o.id, o.event_id AS eventId, o.client_id AS clientId, c.name AS clientName, o.recipient_id AS recipientId, o.body,
+            o.attempts, o.last_error AS lastError, o.dead_reason AS deadReason, o.created_at AS createdAt, o.dead_at AS deadAt
      FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
      WHERE ${where} ORDER BY o.dead_at, o.id${limit}`,
   ).all(...params) as DeadLetterRow[];
@@ -164,17 +232,15 @@ export function listDeadLetters(db: SqliteDatabase, filter: DeadLetterFilter = {
 
 /**
  * Puts dead letters back in the queue as new events: pending, no attempts, due now. The stored body
- * is unchanged, so the replayed request carries the same bytes and signature as the first one.
+ * and event id are unchanged, so the replayed request carries the same bytes, signature and
+ * X-Event-Id as the first one.
  * Returns the ids re-queued.
  */
 export function requeueDeadLetters(db: SqliteDatabase, filter: Omit<DeadLetterFilter, 'maxRows'>, nowMs: number): number[] {
   const { where, params } = deadLetterWhere(filter);
   return db.transaction(() => {
     const ids = db.prepare(`SELECT o.id FROM webhook_outbox o WHERE ${where} ORDER BY o.id`).pluck().all(...params) as number[];
-    const requeue = db.prepare(
-      `UPDATE webhook_outbox SET state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, dead_at = NULL
-       WHERE id = ? AND state = 'dead'`,
-    );
+    const requeue = db.prepare(`UPDATE webhook_outbox SET ${REQUEUE_SET} WHERE id = ? AND state = 'dead'`);
     for (const id of ids) requeue.run(nowMs, id);
     return ids;
   })();

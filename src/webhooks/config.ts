@@ -13,6 +13,11 @@ export interface WebhookSenderConfig {
   breakerFailures: number;
   /** Requests in flight at once, over all endpoints. */
   concurrency: number;
+  /**
+   * Automatic redrive (issue 9 item 7): dead letters of transient failures created no longer ago
+   * than this are re-queued when their endpoint answers 2xx again. 0 turns redrive off.
+   */
+  redriveWithinMs: number;
 }
 
 export const DEFAULT_WEBHOOK_CONFIG: Readonly<WebhookSenderConfig> = Object.freeze({
@@ -21,4 +26,5 @@ export const DEFAULT_WEBHOOK_CONFIG: Readonly<WebhookSenderConfig> = Object.free
   breakerOpenMs: 30_000,
   breakerFailures: 2,
   concurrency: 16,
+  redriveWithinMs: 86_400_000,
 });

@@ -1,19 +1,23 @@
 /**
- * One opossum circuit breaker per client endpoint (client id + URL). SPEC "Events" point 7: the
- * breaker opens for 30 s after two transient failures; while open a retry fails fast with no request.
+ * One circuit breaker per client endpoint (client id + URL). SPEC "Events" point 7: the breaker opens
+ * for 30 s after two transient failures; while open a retry fails fast with no request.
  *
- * opossum opens on a failure *rate* over a rolling window of every call (ARCHITECTURE.md), which is
- * not "two transient failures": after many successes two failures would not open it. So opossum's own
- * rate rule is switched off (errorThresholdPercentage 100 can never be exceeded) and this wrapper
- * counts consecutive transient failures, calling breaker.open() at the threshold. opossum keeps the
- * rest: fast rejection while open, the reset timer, and half-open (one probe; its failure re-opens,
- * its success closes). Only transient failures count: a 2xx or a permanent 4xx is the endpoint
- * answering, which resets the count (a permanent 4xx passes opossum's errorFilter as a success).
+ * closed: attempts run; `failuresToOpen` consecutive transient failures open it.
+ * open: attempts fail fast until `openMs` have passed by the clock, then it is half-open.
+ * half-open: one attempt (the trial) runs, the others fail fast while it is in flight; a transient
+ * failure of the trial opens it again, any other answer closes it.
+ * Only transient failures count: a 2xx or a permanent 4xx is the endpoint answering, which resets the
+ * count.
+ *
+ * This was an opossum wrapper. opossum's own rule (a failure rate over a rolling window of every
+ * call) was switched off because it is not "two transient failures", and its reset timer runs on
+ * real time, which an injected clock cannot step (STYLE rule 1): what was left of it is the small
+ * state machine here, whose window is read from the clock when asked, so there is no timer to stop.
  */
-import CircuitBreaker from 'opossum';
 import type { AttemptVerdict } from './retry-policy.js';
 
 export type BreakerVerdict = AttemptVerdict;
+export type BreakerState = 'open' | 'half-open' | 'closed';
 
 /** What the guarded attempt produced; `verdict` decides how the breaker counts it. */
 export interface GuardedResult<T> {
@@ -23,41 +27,32 @@ export interface GuardedResult<T> {
 
 export type GuardedOutcome<T> = { kind: 'ran'; verdict: BreakerVerdict; value: T } | { kind: 'circuit-open' };
 
-/** Carries a transient result through opossum as a rejection, so opossum sees a failure. */
-class TransientFailure<T> extends Error {
-  constructor(readonly result: GuardedResult<T>) {
-    super('transient webhook failure');
-  }
-}
-
-class PermanentFailure<T> extends Error {
-  constructor(readonly result: GuardedResult<T>) {
-    super('permanent webhook refusal');
-  }
-}
-
 export interface EndpointBreakerOptions {
   /** Consecutive transient failures that open the breaker. */
   failuresToOpen: number;
-  /** How long it stays open before a probe is let through. */
+  /** How long it stays open before a trial is let through. */
   openMs: number;
-  onStateChange?: (key: string, state: 'open' | 'half-open' | 'closed') => void;
+  /** Default Date.now. */
+  now?: () => number;
+  onStateChange?: (key: string, state: BreakerState) => void;
 }
 
-type Action<T> = () => Promise<GuardedResult<T>>;
-
 interface Endpoint {
-  breaker: CircuitBreaker<[Action<unknown>], GuardedResult<unknown>>;
   consecutiveFailures: number;
+  /** When it opened (by the clock), or null while closed. */
+  openedAtMs: number | null;
+  trialInFlight: boolean;
 }
 
 export class EndpointBreakers {
   private readonly endpoints = new Map<string, Endpoint>();
+  private readonly now: () => number;
 
   constructor(private readonly options: EndpointBreakerOptions) {
     if (!Number.isInteger(options.failuresToOpen) || options.failuresToOpen < 1) {
       throw new RangeError(`failuresToOpen must be an integer >= 1, got ${options.failuresToOpen}`);
     }
+    this.now = options.now ?? Date.now;
   }
 
   static keyFor(clientId: number, url: string): string {
@@ -67,70 +62,78 @@ export class EndpointBreakers {
   /** Runs the attempt through the endpoint's breaker, or reports that the breaker is open. */
   async run<T>(key: string, attempt: () => Promise<GuardedResult<T>>): Promise<GuardedOutcome<T>> {
     const endpoint = this.endpoint(key);
-    try {
-      const result = (await endpoint.breaker.fire(attempt as Action<unknown>)) as GuardedResult<T>;
-      return { kind: 'ran', verdict: result.verdict, value: result.value };
-    } catch (err) {
-      if (err instanceof TransientFailure || err instanceof PermanentFailure) {
-        const result = err.result as GuardedResult<T>;
-        return { kind: 'ran', verdict: result.verdict, value: result.value };
-      }
-      if (CircuitBreaker.isOurError(err as Error) && (err as { code?: string }).code === 'EOPENBREAKER') return { kind: 'circuit-open' };
-      throw err;
+    const state = this.stateOf(endpoint);
+    if (state === 'open' || (state === 'half-open' && endpoint.trialInFlight)) return { kind: 'circuit-open' };
+    const isTrial = state === 'half-open';
+    if (isTrial) {
+      endpoint.trialInFlight = true;
+      this.options.onStateChange?.(key, 'half-open');
     }
+    let result: GuardedResult<T>;
+    try {
+      result = await attempt();
+    } finally {
+      if (isTrial) endpoint.trialInFlight = false;
+    }
+    if (result.verdict === 'transient') this.onFailure(key, endpoint, isTrial);
+    else this.onAnswer(key, endpoint, isTrial);
+    return { kind: 'ran', verdict: result.verdict, value: result.value };
   }
 
   /** 'closed' for an endpoint never used. */
-  state(key: string): 'open' | 'half-open' | 'closed' {
-    const breaker = this.endpoints.get(key)?.breaker;
-    if (breaker === undefined || breaker.closed) return 'closed';
-    return breaker.opened ? 'open' : 'half-open';
+  state(key: string): BreakerState {
+    const endpoint = this.endpoints.get(key);
+    return endpoint === undefined ? 'closed' : this.stateOf(endpoint);
   }
 
-  /** Stops every breaker's timers. */
+  /** When an open breaker lets its trial through, by the clock; null when it is not open. */
+  halfOpensAt(key: string): number | null {
+    const endpoint = this.endpoints.get(key);
+    if (endpoint === undefined || this.stateOf(endpoint) !== 'open') return null;
+    return (endpoint.openedAtMs as number) + this.options.openMs;
+  }
+
+  /** Forgets every endpoint. */
   shutdown(): void {
-    for (const { breaker } of this.endpoints.values()) breaker.shutdown();
     this.endpoints.clear();
   }
 
+  private stateOf(endpoint: Endpoint): BreakerState {
+    if (endpoint.openedAtMs === null) return 'closed';
+    return this.now() - endpoint.openedAtMs >= this.options.openMs ? 'half-open' : 'open';
+  }
+
+  private onFailure(key: string, endpoint: Endpoint, wasTrial: boolean): void {
+    if (wasTrial) {
+      this.open(key, endpoint);
+      return;
+    }
+    // Failures of attempts that were in flight when it opened do not re-open it or move its window.
+    if (endpoint.openedAtMs !== null) return;
+    endpoint.consecutiveFailures += 1;
+    if (endpoint.consecutiveFailures >= this.options.failuresToOpen) this.open(key, endpoint);
+  }
+
+  /** An answer (2xx or permanent 4xx) closes it only as the trial's: a late answer of an attempt sent before it opened does not. */
+  private onAnswer(key: string, endpoint: Endpoint, wasTrial: boolean): void {
+    endpoint.consecutiveFailures = 0;
+    if (!wasTrial || endpoint.openedAtMs === null) return;
+    endpoint.openedAtMs = null;
+    this.options.onStateChange?.(key, 'closed');
+  }
+
+  private open(key: string, endpoint: Endpoint): void {
+    endpoint.openedAtMs = this.now();
+    endpoint.consecutiveFailures = 0;
+    this.options.onStateChange?.(key, 'open');
+  }
+
   private endpoint(key: string): Endpoint {
-    const existing = this.endpoints.get(key);
-    if (existing !== undefined) return existing;
-    const breaker = new CircuitBreaker<[Action<unknown>], GuardedResult<unknown>>(
-      async (attempt: Action<unknown>) => {
-        const result = await attempt();
-        if (result.verdict === 'transient') throw new TransientFailure(result);
-        if (result.verdict === 'permanent') throw new PermanentFailure(result);
-        return result;
-      },
-      {
-        name: key,
-        // The attempt has its own deadline (the HTTP client's timeoutMs); opossum's would race it.
-        timeout: false,
-        resetTimeout: this.options.openMs,
-        // Never opens by rate: this wrapper opens it on consecutive transient failures (see top).
-        errorThresholdPercentage: 100,
-        // A permanent refusal is an answer from a live endpoint: counted as a success, not a failure.
-        errorFilter: (err: unknown) => err instanceof PermanentFailure,
-        enableSnapshots: false,
-        rollingPercentilesEnabled: false,
-      },
-    );
-    const endpoint: Endpoint = { breaker, consecutiveFailures: 0 };
-    breaker.on('failure', () => {
-      endpoint.consecutiveFailures += 1;
-      if (endpoint.consecutiveFailures >= this.options.failuresToOpen && breaker.closed) breaker.open();
-    });
-    breaker.on('success', () => {
-      endpoint.consecutiveFailures = 0;
-    });
-    breaker.on('open', () => {
-      endpoint.consecutiveFailures = 0;
-      this.options.onStateChange?.(key, 'open');
-    });
-    breaker.on('halfOpen', () => this.options.onStateChange?.(key, 'half-open'));
-    breaker.on('close', () => this.options.onStateChange?.(key, 'closed'));
-    this.endpoints.set(key, endpoint);
+    let endpoint = this.endpoints.get(key);
+    if (endpoint === undefined) {
+      endpoint = { consecutiveFailures: 0, openedAtMs: null, trialInFlight: false };
+      this.endpoints.set(key, endpoint);
+    }
     return endpoint;
   }
 }

@@ -6,18 +6,31 @@
  *
  * Results are written in small batches (one transaction per flushIntervalMs) so a fast receiver does
  * not cost one synchronous commit per webhook; a crash before a flush only means a re-send.
+ *
+ * Dead letters of transient failures are redriven when their endpoint answers 2xx again (issue 9
+ * item 7): the endpoint is probed once per breaker window while it has any, the probe being its
+ * oldest redrivable dead letter re-sent alone (a real event, so a receiver sees nothing it would not
+ * see anyway), and a 2xx from it, or from any other event to that endpoint, re-queues the rest, each
+ * as a fresh series. Every request carries X-Event-Id, the row's stored UUID, so a receiver can
+ * de-duplicate what retries, redrives and replays send again.
  */
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SqliteDatabase } from '../store/database.js';
-import { recordAttempts, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow } from '../store/webhook-store.js';
+import {
+  listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow,
+} from '../store/webhook-store.js';
+import { systemWebhookClock, type WebhookClock, type WebhookTimer } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
 import { createNodeHttpClient, type WebhookHttpClient, type WebhookResponse } from './http-client.js';
 import { classifyHttpStatus, nextWebhookAttemptAt, type AttemptVerdict } from './retry-policy.js';
+import { RedriveSchedule, type RedriveTarget } from './redrive-schedule.js';
 import { SIGNATURE_HEADER, signBody } from './signature.js';
 
 export const WEBHOOK_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** The event's identity on every request: the outbox row's UUID, the same on retries, redrives and replays. */
+export const EVENT_ID_HEADER = 'X-Event-Id';
 export const WEBHOOK_USER_AGENT = 'smsgate (delivery-receipt webhook)';
 
 /** last_error codes written by the sender besides HTTP_<status> and network error codes (ECONNREFUSED...). */
@@ -38,8 +51,10 @@ export interface WebhookSenderOptions {
   secretBox: SecretBox;
   logger: Logger;
   config?: Partial<WebhookSenderConfig>;
-  /** Clock for every stored time and retry schedule; default Date.now. */
+  /** Clock for every stored time and retry schedule; default Date.now. Ignored when `clock` is given. */
   now?: () => number;
+  /** Time and timers of the schedule: retries, polls, breaker windows, redrive probes. Default: the system clock. */
+  clock?: WebhookClock;
   /** Default: node:http with keep-alive sockets (createNodeHttpClient). */
   httpClient?: WebhookHttpClient;
   /** How often due rows are looked for when nothing woke the sender (replays, retries of an earlier run). */
@@ -60,6 +75,10 @@ export interface WebhookSenderStats {
   retriesScheduled: number;
   deadLetters: number;
   circuitOpenFastFails: number;
+  /** Dead letters re-queued by automatic redrive (probes not included). */
+  redriven: number;
+  /** Probes sent: dead letters re-sent alone to see whether their endpoint is back. */
+  probes: number;
 }
 
 const SECRET_CACHE_LIMIT = 1024;
@@ -67,6 +86,7 @@ const SECRET_CACHE_LIMIT = 1024;
 export class WebhookSender {
   private readonly db: SqliteDatabase;
   private readonly config: WebhookSenderConfig;
+  private readonly clock: WebhookClock;
   private readonly now: () => number;
   private readonly http: WebhookHttpClient;
   private readonly ownsHttpClient: boolean;
@@ -88,7 +108,7 @@ export class WebhookSender {
   private readonly idleWaiters = new Set<() => void>();
   private results: AttemptRecord[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
-  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeTimer: WebhookTimer | null = null;
   private wakeDueAtMs = Number.POSITIVE_INFINITY;
   private pumpScheduled = false;
   /**
@@ -99,12 +119,22 @@ export class WebhookSender {
    */
   private outboxMayHaveNewRows = true;
   private readonly secrets = new Map<string, string>();
-  private readonly counters: WebhookSenderStats = { requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0 };
+  private readonly counters: WebhookSenderStats = {
+    requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0, redriven: 0, probes: 0,
+  };
+  /** Endpoints with dead letters to redrive; null when redrive is off (redriveWithinMs 0). */
+  private readonly redrive: RedriveSchedule | null;
+  /** Rows re-queued as probes, by id, with the endpoint they stand for (its URL may have changed since). */
+  private readonly probes = new Map<number, RedriveTarget>();
+  /** Endpoints that answered 2xx since the last flush and whose dead letters are due for redrive. */
+  private readonly recovered = new Map<string, RedriveTarget>();
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.db = options.store.db;
     this.config = { ...DEFAULT_WEBHOOK_CONFIG, ...options.config };
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemWebhookClock(options.now ?? Date.now);
+    this.now = () => this.clock.now();
+    this.redrive = this.config.redriveWithinMs > 0 ? new RedriveSchedule(this.config.breakerOpenMs) : null;
     this.ownsHttpClient = options.httpClient === undefined;
     this.http = options.httpClient ?? createNodeHttpClient({ maxSockets: this.config.concurrency });
     this.logger = options.logger.child({ component: 'webhooks' });
@@ -116,6 +146,7 @@ export class WebhookSender {
     this.breakers = new EndpointBreakers({
       failuresToOpen: this.config.breakerFailures,
       openMs: this.config.breakerOpenMs,
+      now: this.now,
       onStateChange: (key, state) => {
         const clientId = Number(key.slice(0, key.indexOf(' ')));
         if (state === 'open') this.logger.warn({ clientId, openMs: this.config.breakerOpenMs }, 'webhook circuit breaker opened');
@@ -128,6 +159,7 @@ export class WebhookSender {
   start(): void {
     if (this.running || this.stopping !== null) return;
     this.running = true;
+    this.trackDeadLettersFromEarlierRuns();
     this.pump();
   }
 
@@ -172,7 +204,7 @@ export class WebhookSender {
 
   private async shutdown(): Promise<void> {
     this.running = false;
-    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    if (this.wakeTimer !== null) this.clock.clearTimer(this.wakeTimer);
     this.wakeTimer = null;
     this.queue.length = 0;
     if (this.inFlight > 0) {
@@ -205,6 +237,7 @@ export class WebhookSender {
   private pump(): void {
     if (!this.running) return;
     try {
+      this.sendDueProbes();
       while (this.inFlight < this.config.concurrency) {
         if (this.queue.length === 0 && !this.refill()) break;
         const row = this.queue.shift() as DueOutboxRow;
@@ -223,7 +256,7 @@ export class WebhookSender {
     } catch (err) {
       this.logger.error({ err }, 'webhook outbox read failed; retrying at the next poll');
     }
-    this.armWake(this.now() + this.pollIntervalMs);
+    this.armWake(Math.min(this.now() + this.pollIntervalMs, this.redrive?.nextProbeAtMs() ?? Number.POSITIVE_INFINITY));
     this.notifyIfIdle();
   }
 
@@ -245,9 +278,9 @@ export class WebhookSender {
   /** Ensures a pump no later than dueAtMs (earlier wake-ups win). */
   private armWake(dueAtMs: number): void {
     if (!this.running || dueAtMs >= this.wakeDueAtMs) return;
-    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    if (this.wakeTimer !== null) this.clock.clearTimer(this.wakeTimer);
     this.wakeDueAtMs = dueAtMs;
-    this.wakeTimer = setTimeout(() => {
+    this.wakeTimer = this.clock.setTimer(() => {
       this.wakeTimer = null;
       this.wakeDueAtMs = Number.POSITIVE_INFINITY;
       this.outboxMayHaveNewRows = true;
@@ -263,7 +296,9 @@ export class WebhookSender {
     }
     // The stored text, sent and signed as the same UTF-8 bytes (signBody encodes a string as UTF-8).
     const body = row.body;
-    const headers: Record<string, string> = { 'Content-Type': WEBHOOK_CONTENT_TYPE, 'User-Agent': WEBHOOK_USER_AGENT };
+    const headers: Record<string, string> = {
+      'Content-Type': WEBHOOK_CONTENT_TYPE, 'User-Agent': WEBHOOK_USER_AGENT, [EVENT_ID_HEADER]: row.eventId,
+    };
     if (row.webhookSecretEnc !== null) {
       const secret = this.openSecret(row.webhookSecretEnc);
       if (secret === null) {
@@ -286,6 +321,79 @@ export class WebhookSender {
     }
   }
 
+  /** Endpoints with redrivable dead letters from before this start are probed at once. */
+  private trackDeadLettersFromEarlierRuns(): void {
+    if (this.redrive === null) return;
+    const nowMs = this.now();
+    try {
+      for (const { clientId, url } of listRedriveEndpoints(this.db, nowMs - this.config.redriveWithinMs)) {
+        this.redrive.track({ key: EndpointBreakers.keyFor(clientId, url), clientId, url }, nowMs);
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'reading webhook dead letters to redrive failed; they are redriven when their endpoints next answer 2xx');
+    }
+  }
+
+  /**
+   * Re-queues the oldest redrivable dead letter of each endpoint whose probe is due, alone, as the
+   * probe. An endpoint whose breaker is open is probed when the breaker lets its trial through: a
+   * probe then would only fail fast.
+   */
+  private sendDueProbes(): void {
+    const redrive = this.redrive;
+    if (redrive === null) return;
+    const nowMs = this.now();
+    if (redrive.nextProbeAtMs() > nowMs) return;
+    for (const target of redrive.dueProbes(nowMs)) {
+      const halfOpensAt = this.breakers.halfOpensAt(target.key);
+      if (halfOpensAt !== null) {
+        redrive.reschedule(target.key, halfOpensAt);
+        continue;
+      }
+      const id = requeueProbe(this.db, { clientId: target.clientId, url: target.url, cutoffMs: nowMs - this.config.redriveWithinMs }, nowMs);
+      if (id === null) {
+        redrive.forget(target.key);
+        continue;
+      }
+      this.probes.set(id, target);
+      this.counters.probes += 1;
+      redrive.reschedule(target.key, nowMs + this.config.breakerOpenMs);
+      this.outboxMayHaveNewRows = true;
+    }
+  }
+
+  /** A 2xx from an endpoint: its dead letters are redriven at the next flush, after this result is written. */
+  private noteAnswered(target: RedriveTarget, probeOf: RedriveTarget | undefined, atMs: number): void {
+    if (this.redrive === null) return;
+    if (probeOf !== undefined) {
+      this.recovered.set(probeOf.key, probeOf);
+      // The probe went to the client's URL as it is now; dead letters that died there come along.
+      if (target.key !== probeOf.key && this.redrive.has(target.key)) this.recovered.set(target.key, target);
+    } else if (this.redrive.shouldRedriveOnAnswer(target.key, atMs)) {
+      this.recovered.set(target.key, target);
+    }
+  }
+
+  private redriveRecovered(): void {
+    if (this.redrive === null || this.recovered.size === 0) return;
+    const nowMs = this.now();
+    const cutoffMs = nowMs - this.config.redriveWithinMs;
+    for (const target of this.recovered.values()) {
+      try {
+        const redriven = redriveDeadLetters(this.db, { clientId: target.clientId, url: target.url, cutoffMs }, nowMs);
+        this.redrive.redriven(target.key, nowMs);
+        this.counters.redriven += redriven;
+        // The URL is not logged: it may carry credentials (user:password@).
+        if (redriven > 0) this.logger.info({ clientId: target.clientId, redriven }, 'webhook endpoint answers again; its dead letters are re-queued');
+      } catch (err) {
+        // It stays tracked: the next probe, a window later, tries again.
+        this.logger.error({ err, clientId: target.clientId }, 'redriving webhook dead letters failed');
+      }
+    }
+    this.recovered.clear();
+    this.outboxMayHaveNewRows = true;
+  }
+
   private openSecret(sealed: string): string | null {
     const cached = this.secrets.get(sealed);
     if (cached !== undefined) return cached;
@@ -305,19 +413,28 @@ export class WebhookSender {
     // so its row stays pending and is sent again on the next start.
     if (this.closed) return;
     const atMs = this.now();
+    const probeOf = this.probes.get(row.id);
+    this.probes.delete(row.id);
+    const url = row.webhookUrl === '' ? null : row.webhookUrl;
     let record: AttemptRecord;
     if (verdict === 'delivered') {
       record = { id: row.id, kind: 'delivered', attempts, atMs };
       this.counters.delivered += 1;
+      if (url !== null) this.noteAnswered({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, probeOf, atMs);
     } else {
       const error = lastError ?? 'UNKNOWN';
-      const nextAttemptAt = verdict === 'transient' ? nextWebhookAttemptAt(attempts, atMs, this.config.retryDelaysMs) : null;
+      // A probe is one attempt: if the endpoint is still down the next probe comes a window later.
+      const nextAttemptAt = verdict === 'transient' && probeOf === undefined ? nextWebhookAttemptAt(attempts, atMs, this.config.retryDelaysMs) : null;
       if (nextAttemptAt === null) {
-        record = { id: row.id, kind: 'dead', attempts, atMs, lastError: error };
+        const reason = verdict === 'transient' ? 'transient' : 'permanent';
+        record = { id: row.id, kind: 'dead', attempts, atMs, lastError: error, reason, url };
         this.counters.deadLetters += 1;
+        if (reason === 'transient' && url !== null) {
+          this.redrive?.deadLetter({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, atMs);
+        }
         // Never silently dropped: the dead letter stays in the outbox for `smsgate webhook list --failed` and replay.
-        this.logger.warn({ outboxId: row.id, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error },
-          'webhook dead letter');
+        this.logger.warn({ outboxId: row.id, eventId: row.eventId, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error, reason },
+          probeOf === undefined ? 'webhook dead letter' : 'webhook redrive probe failed; the event stays a dead letter');
       } else {
         record = { id: row.id, kind: 'retry', attempts, nextAttemptAt, lastError: error };
         this.counters.retriesScheduled += 1;
@@ -340,6 +457,8 @@ export class WebhookSender {
       // The rows stay 'pending' in the outbox, so they are attempted again: a duplicate, not a loss.
       this.logger.error({ err, rows: batch.length }, 'writing webhook results failed; those events will be sent again');
     }
+    // After the batch is written, so dead letters recorded in it are redriven too.
+    this.redriveRecovered();
     for (const r of batch) {
       this.claimed.delete(r.id);
       if (r.kind === 'retry') this.armWake(r.nextAttemptAt);

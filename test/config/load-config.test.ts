@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       batchSize: 500, pollIntervalMs: 200, maxAttempts: 5, retryBaseDelayMs: 2000, retryMaxDelayMs: 300000,
       unmatchedReceiptTtlMs: 172800000, drainTimeoutMs: 10000,
     });
-    expect(config.webhooks).toEqual({ timeoutMs: 10000, retryDelaysMs: [2000, 4000, 8000], breakerOpenMs: 30000, breakerFailures: 2, concurrency: 16 });
+    expect(config.webhooks).toEqual({ timeoutMs: 10000, retryDelaysMs: [2000, 4000, 8000], breakerOpenMs: 30000, breakerFailures: 2, concurrency: 16, redriveWithinMs: 86400000 });
     expect(config.logging).toEqual({ level: 'info', logMessageText: false });
     expect(config.processing).toEqual({ pollIntervalMs: 200 });
     expect(config.transports).toEqual([{ name: 'sim', type: 'simulator' }]);

@@ -26,7 +26,9 @@ beforeAll(async () => {
     if (to.endsWith('21') && attemptsFor(to) === 0) return { kind: 'status', statusCode: 500 };
     return undefined;
   });
-  server = await SpecServer.start({ config: { webhooks: { retryDelaysMs: [50, 50, 50], breakerFailures: 1_000, breakerOpenMs: 50 } } });
+  // Automatic redrive off (redriveWithinMs 0): these tests count the requests of one retry series,
+  // and with a 50 ms breaker window the always-failing numbers would be redriven after every 2xx.
+  server = await SpecServer.start({ config: { webhooks: { retryDelaysMs: [50, 50, 50], breakerFailures: 1_000, breakerOpenMs: 50, redriveWithinMs: 0 } } });
   acme = await server.createAccount('acme', { webhookUrl: receiver.url, webhookSecret: 'events-secret', senders: [{ name: 'Acme', type: 0 }] });
 }, 180_000);
 afterAll(async () => {

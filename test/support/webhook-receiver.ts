@@ -44,6 +44,8 @@ export interface WebhookReceiverOptions {
   keepRequests?: boolean;
   /** The answer when no script entry or responder applies; default 200. */
   defaultResponse?: ScriptedResponse;
+  /** Listen on this port (default: any free one), e.g. to come back where a closed receiver was. */
+  port?: number;
 }
 
 type Responder = (request: Omit<ReceivedWebhook, 'response'>) => ScriptedResponse | undefined;
@@ -62,7 +64,7 @@ export class WebhookReceiver {
   private constructor(
     private readonly server: Server,
     readonly url: string,
-    private readonly options: Required<Omit<WebhookReceiverOptions, 'secret'>> & { secret: string | null },
+    private readonly options: Required<Omit<WebhookReceiverOptions, 'secret' | 'port'>> & { secret: string | null },
   ) {}
 
   static async start(options: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
@@ -77,7 +79,7 @@ export class WebhookReceiver {
     server.keepAliveTimeout = 30_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
     });
     const { port } = server.address() as AddressInfo;
     receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}/webhook`, resolved);

@@ -77,3 +77,48 @@ describe('EndpointBreakers (SPEC Events point 7: open 30 s after two transient f
     expect(calls).toBe(2);
   });
 });
+
+describe('EndpointBreakers on an injected clock', () => {
+  it('stays open exactly openMs by the clock, lets one trial through half-open, and fails the others fast meanwhile', async () => {
+    let nowMs = 1_000_000;
+    const changes: string[] = [];
+    const b = new EndpointBreakers({ failuresToOpen: 2, openMs: 30_000, now: () => nowMs, onStateChange: (_key, state) => changes.push(state) });
+    const ran = (verdict: 'delivered' | 'transient') => async () => ({ verdict, value: verdict });
+    await b.run('k', ran('transient'));
+    await b.run('k', ran('transient'));
+    expect(b.state('k')).toBe('open');
+    expect(b.halfOpensAt('k')).toBe(1_030_000);
+    nowMs = 1_029_999;
+    expect(b.state('k')).toBe('open');
+    expect(await b.run('k', ran('delivered'))).toEqual({ kind: 'circuit-open' });
+    nowMs = 1_030_000;
+    expect(b.state('k')).toBe('half-open');
+    expect(b.halfOpensAt('k')).toBeNull();
+    let release: (() => void) | undefined;
+    const trial = b.run('k', () => new Promise((resolve) => {
+      release = () => resolve({ verdict: 'delivered', value: 'delivered' });
+    }));
+    // While the trial is in flight every other attempt fails fast.
+    expect(await b.run('k', ran('delivered'))).toEqual({ kind: 'circuit-open' });
+    release?.();
+    expect(await trial).toMatchObject({ kind: 'ran', verdict: 'delivered' });
+    expect(b.state('k')).toBe('closed');
+    expect(changes).toEqual(['open', 'half-open', 'closed']);
+  });
+
+  it('a late answer from before it opened does not close it', async () => {
+    let nowMs = 0;
+    const b = new EndpointBreakers({ failuresToOpen: 2, openMs: 30_000, now: () => nowMs });
+    let release: (() => void) | undefined;
+    const slow = b.run('k', () => new Promise((resolve) => {
+      release = () => resolve({ verdict: 'delivered', value: 1 });
+    }));
+    await b.run('k', async () => ({ verdict: 'transient', value: 2 }));
+    await b.run('k', async () => ({ verdict: 'transient', value: 3 }));
+    expect(b.state('k')).toBe('open');
+    release?.();
+    await slow;
+    nowMs = 10_000;
+    expect(b.state('k')).toBe('open');
+  });
+});

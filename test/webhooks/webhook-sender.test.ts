@@ -109,6 +109,9 @@ describe('WebhookSender against a real receiver', () => {
     expect(r.count).toBe(2);
     expect(r.requests[1]?.rawBody.equals(r.requests[0]?.rawBody ?? Buffer.alloc(0))).toBe(true);
     expect(r.requests[1]?.headers['x-signature']).toBe(r.requests[0]?.headers['x-signature']);
+    // The event's id, the row's UUID, on both attempts (issue 9 item 7).
+    expect(r.requests[0]?.headers['x-event-id']).toBe(fx.row(id).event_id);
+    expect(r.requests[1]?.headers['x-event-id']).toBe(fx.row(id).event_id);
   });
 
   it.each([400, 401, 403, 410, 422, 429, 301, 302])('does not retry %i: one request, then a dead letter naming the status', async (statusCode) => {
@@ -155,7 +158,8 @@ describe('WebhookSender against a real receiver', () => {
     r.respondWith(() => ({ kind: 'status', statusCode: 500 }));
     const clientId = fx.addClient('breaker', { url: r.url, secret: 'whsec' });
     const id = queue(clientId, '353874444444');
-    const s = sender({ breakerFailures: 2, breakerOpenMs: 1_500, retryDelaysMs: [20, 20, 20], concurrency: 1 });
+    // Redrive off: this test replays the dead letter itself once the breaker half-opens (a probe would race it).
+    const s = sender({ breakerFailures: 2, breakerOpenMs: 1_500, retryDelaysMs: [20, 20, 20], concurrency: 1, redriveWithinMs: 0 });
     s.start();
     await settled(id);
     // Attempts 1 and 2 were requests (500, 500); attempts 3 and 4 were refused by the open breaker.

@@ -41,14 +41,14 @@ describe('webhook outbox store', () => {
     recordAttempts(fx.store.db, [
       { id: d, kind: 'delivered', attempts: 2, atMs: 10 },
       { id: r, kind: 'retry', attempts: 1, nextAttemptAt: 2_010, lastError: 'HTTP_503' },
-      { id: x, kind: 'dead', attempts: 4, atMs: 30, lastError: 'TIMEOUT' },
+      { id: x, kind: 'dead', attempts: 4, atMs: 30, lastError: 'TIMEOUT', reason: 'transient', url: 'http://127.0.0.1:9/hook' },
     ]);
     expect(fx.store.db.pragma('synchronous', { simple: true })).toBe(2);
     expect(fx.row(d)).toMatchObject({ state: 'delivered', attempts: 2, delivered_at: 10 });
     expect(fx.row(r)).toMatchObject({ state: 'pending', attempts: 1, next_attempt_at: 2_010, last_error: 'HTTP_503' });
     expect(fx.row(x)).toMatchObject({ state: 'dead', attempts: 4, dead_at: 30, last_error: 'TIMEOUT' });
     // A late result for a row already delivered changes nothing.
-    recordAttempts(fx.store.db, [{ id: d, kind: 'dead', attempts: 9, atMs: 99, lastError: 'LATE' }]);
+    recordAttempts(fx.store.db, [{ id: d, kind: 'dead', attempts: 9, atMs: 99, lastError: 'LATE', reason: 'transient', url: null }]);
     expect(fx.row(d)).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(countOutboxByState(fx.store.db)).toEqual({ pending: 1, delivered: 1, dead: 1 });
   });
@@ -61,9 +61,9 @@ describe('webhook outbox store', () => {
     enqueueDeliveryReceipt(fx.store.db, { clientId: other, recipientId, to: '353870000023', from: 'Gate', status: 'UNDELIV', clientReference: null }, 0);
     const others = Number(fx.store.db.prepare('SELECT MAX(id) FROM webhook_outbox').pluck().get());
     recordAttempts(fx.store.db, [
-      { id: early, kind: 'dead', attempts: 4, atMs: 100, lastError: 'HTTP_500' },
-      { id: late, kind: 'dead', attempts: 1, atMs: 200, lastError: 'HTTP_400' },
-      { id: others, kind: 'dead', attempts: 4, atMs: 300, lastError: 'CIRCUIT_OPEN' },
+      { id: early, kind: 'dead', attempts: 4, atMs: 100, lastError: 'HTTP_500', reason: 'transient', url: 'http://127.0.0.1:9/hook' },
+      { id: late, kind: 'dead', attempts: 1, atMs: 200, lastError: 'HTTP_400', reason: 'permanent', url: 'http://127.0.0.1:9/hook' },
+      { id: others, kind: 'dead', attempts: 4, atMs: 300, lastError: 'CIRCUIT_OPEN', reason: 'transient', url: 'http://127.0.0.1:9/other' },
     ]);
     expect(listDeadLetters(fx.store.db).map((r) => r.id)).toEqual([early, late, others]);
     expect(listDeadLetters(fx.store.db, { clientId }).map((r) => [r.id, r.clientName, r.lastError])).toEqual([[early, 'acme', 'HTTP_500'], [late, 'acme', 'HTTP_400']]);

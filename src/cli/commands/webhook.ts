@@ -40,8 +40,8 @@ function iso(ms: number | null): string | null {
 
 function deadLetterJson(row: DeadLetterRow) {
   return {
-    id: row.id, client: row.clientName, clientId: row.clientId, recipientId: row.recipientId,
-    createdAt: iso(row.createdAt), deadAt: iso(row.deadAt), attempts: row.attempts, lastError: row.lastError, body: row.body,
+    id: row.id, eventId: row.eventId, client: row.clientName, clientId: row.clientId, recipientId: row.recipientId,
+    createdAt: iso(row.createdAt), deadAt: iso(row.deadAt), attempts: row.attempts, lastError: row.lastError, reason: row.deadReason, body: row.body,
   };
 }
 
@@ -131,7 +131,10 @@ async function replay(parsed: ParsedArgs): Promise<number> {
 /** Sends the re-queued rows from this process, retries included, until each is delivered or dead. */
 async function sendNow(store: Store, config: SmsGateConfig, ids: readonly number[]): Promise<{ delivered: number; dead: number; pending: number }> {
   const logger = createLogger({ level: config.logging.level, destination: process.stderr });
-  const sender = new WebhookSender({ store, secretBox: SecretBox.fromKeyFile(config.database.keyFile), logger, config: config.webhooks });
+  // Redrive off: this command sends the events it re-queued and stops; redrive is the server's job.
+  const sender = new WebhookSender({
+    store, secretBox: SecretBox.fromKeyFile(config.database.keyFile), logger, config: { ...config.webhooks, redriveWithinMs: 0 },
+  });
   const states = store.db.prepare(`SELECT state FROM webhook_outbox WHERE id IN (SELECT value FROM json_each(?))`).pluck();
   const count = () => {
     const tally = { delivered: 0, dead: 0, pending: 0 };
