@@ -11,6 +11,7 @@
  * not bound it claims nothing: its parts stay queued and spend no attempts.
  */
 import PQueue from 'p-queue';
+import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
@@ -28,6 +29,7 @@ export interface LaneDeps {
   config: EngineConfig;
   logger: Logger;
   now: () => number;
+  observer: GatewayObserver;
 }
 
 /** p-queue rate settings for a parts-per-second limit: 10 windows a second smooth out bursts. */
@@ -153,11 +155,15 @@ export class TransportLane {
   }
 
   private async submit(message: OutboundMessage, parts: readonly ClaimablePart[]): Promise<readonly PartOutcome[]> {
-    const { transport, logger } = this.deps;
+    const { transport, logger, observer } = this.deps;
     this.submits++;
     try {
-      return await transport.submit(message);
+      observer.partsSubmitted(transport.name, parts.length);
+      const outcomes = await transport.submit(message);
+      for (const outcome of outcomes) observer.partOutcome(transport.name, outcome.kind);
+      return outcomes;
     } catch (err) {
+      for (const _part of parts) observer.partOutcome(transport.name, 'failed-temporary');
       // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
       logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
       return parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));

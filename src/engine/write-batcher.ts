@@ -29,6 +29,7 @@ export class WriteBatcher {
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private readonly afterCommitHooks: (() => void)[] = [];
+  private commitTimed: (seconds: number) => void = () => {};
   private readonly maxDelayMs: number;
   private readonly maxBatch: number;
   /** Transactions committed since start (diagnostics and benches). */
@@ -45,6 +46,11 @@ export class WriteBatcher {
   /** Runs after every commit (outside the transaction), e.g. to wake the webhook sender. */
   onCommit(hook: () => void): void {
     this.afterCommitHooks.push(hook);
+  }
+
+  /** Told how long each batch's transaction took, start to commit (the admin's smsgate_db_commit_seconds). */
+  onCommitTimed(observe: (seconds: number) => void): void {
+    this.commitTimed = observe;
   }
 
   /**
@@ -82,9 +88,11 @@ export class WriteBatcher {
     this.pendingFirst = [];
     if (batch.length === 0) return;
     try {
+      const startedMs = performance.now();
       this.db.transaction(() => {
         for (const p of batch) p.write();
       })();
+      this.commitTimed((performance.now() - startedMs) / 1_000);
       this.commits++;
       for (const p of batch) p.resolve();
     } catch (err) {

@@ -7,6 +7,7 @@
  * Results are written in small batches (one transaction per flushIntervalMs) so a fast receiver does
  * not cost one synchronous commit per webhook; a crash before a flush only means a re-send.
  */
+import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SqliteDatabase } from '../store/database.js';
@@ -52,6 +53,8 @@ export interface WebhookSenderOptions {
   flushBatchRows?: number;
   /** How long stop() waits for requests in flight; default timeoutMs + 1 s. */
   stopTimeoutMs?: number;
+  /** Metrics hooks (src/admin); none by default. */
+  observer?: GatewayObserver;
 }
 
 export interface WebhookSenderStats {
@@ -323,6 +326,7 @@ export class WebhookSender {
         this.counters.retriesScheduled += 1;
       }
     }
+    (this.options.observer ?? NOOP_OBSERVER).webhookAttempt(record.kind, record.kind === 'delivered' ? atMs - row.createdAt : undefined);
     this.results.push(record);
     if (this.results.length >= this.flushBatchRows) this.flush();
     else if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.flushIntervalMs);
