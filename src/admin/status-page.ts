@@ -48,7 +48,7 @@ function linkRow(transport: TransportFacts, link: LinkFacts, nowMs: number): str
 function transportsSection(facts: StatusFacts, nowMs: number): string {
   if (facts.transports === null) return '<p>Not known: smsgate serve is not answering.</p>';
   const rows = facts.transports.flatMap((t) => t.links.map((link) => linkRow(t, link, nowMs))).join('\n');
-  return `<table id="binds"><thead><tr><th>transport</th><th>type</th><th>bind</th><th>state</th><th>since</th><th>window in use</th><th>parts/s (now / max)</th><th>last error</th></tr></thead>
+  return `<table id="binds"><thead><tr><th>transport</th><th>type</th><th>bind</th><th>state</th><th>since</th><th>window in use</th><th>parts/s (last 10 s / max)</th><th>last error</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
 }
 
@@ -73,7 +73,7 @@ function queuesSection(facts: StatusFacts): string {
       return `<tr><td>${escapeHtml(name)}</td><td class="num">${q?.queued ?? 0}</td><td class="num">${q?.submitting ?? 0}</td></tr>`;
     })
     .join('\n');
-  return `<table id="queues"><thead><tr><th>transport</th><th>parts queued</th><th>parts in flight</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table id="queues"><thead><tr><th>transport</th><th>parts waiting in the store</th><th>parts claimed by the engine (queued in memory or awaiting the response)</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function campaignRow(c: CampaignFacts): string {
