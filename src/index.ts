@@ -7,6 +7,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { createAdminListener, type AdminListener } from './admin/admin-listener.js';
 import { createApiApp } from './api/app.js';
 import { AuthService } from './auth/index.js';
 import { CampaignProcessor, CampaignService } from './campaigns/index.js';
@@ -36,6 +37,8 @@ export interface Gateway {
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
   readonly transports: readonly Transport[];
+  /** The admin listener (metrics, status page, readiness) when config.admin is set. */
+  readonly admin: AdminListener | undefined;
   /** Starts the background workers and the transports, then listens on api.host:api.port (port 0 picks one). */
   start(): Promise<void>;
   /** Stops listening, drains the engine (bounded by engine.drainTimeoutMs), stops transports and workers, closes the store. */
@@ -63,24 +66,30 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   }
   try {
     const secretBox = SecretBox.fromKeyFile(config.database.keyFile ?? defaultKeyFileFor(config.database.path));
+    // Issue 13: metrics and the status page's recent errors see the engine, transports and webhooks.
+    const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, db: store.db, logger: logger.child({ part: 'admin' }), now });
+    const observed = admin?.tapLogger(logger) ?? logger;
     const auth = await AuthService.create(store, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
     const webhooks = new WebhookSender({
       store,
       secretBox,
-      logger: logger.child({ part: 'webhooks' }),
+      logger: observed.child({ part: 'webhooks' }),
       config: config.webhooks,
       now,
+      ...(admin === undefined ? {} : { observer: admin.observer }),
     });
-    const transports = options.transports ?? (await createTransports(config.transports, logger));
+    const transports = options.transports ?? (await createTransports(config.transports, observed));
     const engine = new DispatchEngine({
       store,
       transports,
       routes: config.routes,
       config: engineConfig,
-      logger: logger.child({ part: 'engine' }),
+      logger: observed.child({ part: 'engine' }),
       deliveryReceipts: { enqueue: enqueueDeliveryReceipt, wake: () => webhooks.wake() },
       now,
+      ...(admin === undefined ? {} : { observer: admin.observer }),
     });
+    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake() });
     const processor = new CampaignProcessor({
       store,
       logger,
@@ -89,8 +98,8 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       onReady: () => engine.wake(),
     });
     const campaigns = new CampaignService({ store, logger, now, onQueued: () => processor.wake() });
-    const app = createApiApp({ store, auth, campaigns, config, logger: logger.child({ part: 'api' }) });
-    return new RunningGateway({ app, store, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, lock });
+    const app = createApiApp({ store, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
+    return new RunningGateway({ app, store, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, lock, admin });
   } catch (err) {
     await store.close();
     lock.release();
@@ -111,6 +120,7 @@ interface GatewayParts {
   logger: Logger;
   engineConfig: EngineConfig;
   lock: ServeLock;
+  admin: AdminListener | undefined;
 }
 
 class RunningGateway implements Gateway {
@@ -120,6 +130,7 @@ class RunningGateway implements Gateway {
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
   readonly transports: readonly Transport[];
+  readonly admin: AdminListener | undefined;
   private server: Server | undefined;
   private stopping: Promise<void> | undefined;
 
@@ -130,6 +141,7 @@ class RunningGateway implements Gateway {
     this.campaigns = parts.campaigns;
     this.auth = parts.auth;
     this.transports = parts.transports;
+    this.admin = parts.admin;
   }
 
   async start(): Promise<void> {
@@ -141,6 +153,7 @@ class RunningGateway implements Gateway {
     processor.start();
     try {
       this.server = await listen(this.app, config.api.host, config.api.port);
+      await this.admin?.listen();
     } catch (err) {
       // E.g. the port is taken: undo the start so nothing (reconnect timers, pollers) keeps running.
       logger.error({ err, host: config.api.host, port: config.api.port }, 'cannot listen');
@@ -165,6 +178,7 @@ class RunningGateway implements Gateway {
   private async stopOnce(): Promise<void> {
     const { processor, webhooks, engine, store, logger, lock } = this.parts;
     if (this.server !== undefined) await closeServer(this.server);
+    await this.admin?.close();
     await processor.stop();
     await engine.stop();
     await webhooks.stop();

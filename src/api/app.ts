@@ -8,6 +8,7 @@ import type { Router } from '@koa/router';
 import { authRouter, type AuthService } from '../auth/index.js';
 import type { CampaignService } from '../campaigns/index.js';
 import type { SmsGateConfig } from '../config/types.js';
+import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { campaignRouter } from './campaign-routes.js';
@@ -15,6 +16,7 @@ import { errorBoundary } from './error-boundary.js';
 import { healthRouter } from './health-route.js';
 import { legacyRouter } from './legacy-routes.js';
 import { requestLog } from './request-log.js';
+import { requestMetrics } from './request-metrics.js';
 
 export interface ApiDeps {
   store: Store;
@@ -22,6 +24,8 @@ export interface ApiDeps {
   campaigns: CampaignService;
   config: Pick<SmsGateConfig, 'api'>;
   logger: Logger;
+  /** Metrics hooks (src/admin); none by default. */
+  observer?: GatewayObserver;
 }
 
 export function createApiApp(deps: ApiDeps): Koa {
@@ -29,6 +33,7 @@ export function createApiApp(deps: ApiDeps): Koa {
   // Every error is answered by the boundary; Koa's own stderr printing would duplicate it.
   app.silent = true;
   const logger = deps.logger.child({ component: 'api' });
+  if (deps.observer !== undefined) app.use(requestMetrics(deps.observer));
   app.use(requestLog(logger));
   app.use(errorBoundary(logger));
   const routers: Router[] = [

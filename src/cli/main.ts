@@ -69,6 +69,7 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   sms: { module: './commands/sms.js', usage: ['smsgate sms inspect --text T'] },
   pdu: { module: './commands/pdu.js', usage: ['smsgate pdu encode --to MSISDN --text T [--status-report]', 'smsgate pdu decode HEX'] },
   modem: { module: './commands/modem.js', usage: ['smsgate modem probe --path DEV [--profile NAME]'] },
+  status: { module: './commands/status.js', usage: ['smsgate status [--config FILE] [--json]'] },
 };
 
 export function usage(): string {

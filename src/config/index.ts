@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { adminConfigProblem } from '../admin/admin-config.js';
 import { GatewayError } from '../errors.js';
 import { defaultKeyFileFor } from '../store/secret-box.js';
 import { interpolateEnv, type Environment } from './interpolate.js';
@@ -55,6 +56,8 @@ export function resolveConfigFromObject(input: unknown, sourceName: string, env:
   // Omitted routes send everything through the first transport; the README says so.
   const routes = config.routes ?? [{ prefix: '', transport: (config.transports[0] as TransportEntry).name }];
   checkRoutes(routes, config.transports, sourceName);
+  const adminProblem = config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);
+  if (adminProblem !== null) throw new GatewayError('CONFIG_INVALID', `${sourceName}: ${adminProblem.key}: ${adminProblem.what}`, { details: { path: adminProblem.key } });
   config.database.keyFile ??= defaultKeyFileFor(config.database.path);
   return { ...config, routes };
 }

@@ -9,6 +9,7 @@
  * entry's own schema chosen by `type` (TRANSPORT_SCHEMAS), so an error names the right fields.
  */
 
+import { adminConfigSchema } from '../admin/admin-config.js';
 import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from '../campaigns/campaign-processor.js';
 import { ENGINE_DEFAULTS } from '../engine/config.js';
 import { MODEM_TRANSPORT_SCHEMA } from '../transports/modem/config.js';
@@ -168,6 +169,8 @@ export const configSchema = {
     webhooks: webhooksSchema,
     logging: loggingSchema,
     processing: processingSchema,
+    // No default: without the section there is no admin listener (issue 13).
+    admin: adminConfigSchema,
   },
 } as const;
 

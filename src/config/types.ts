@@ -3,6 +3,7 @@
  * The ajv schemas in ./schema.ts accept exactly this; unknown keys are an error naming the key.
  * Relative paths are resolved against the current working directory (the README says so).
  */
+import type { AdminConfig } from '../admin/admin-config.js';
 import type { EngineConfig } from '../engine/config.js';
 import type { ModemTransportConfig } from '../transports/modem/config.js';
 import type { SimulatorTransportConfig } from '../transports/simulator/config.js';
@@ -96,4 +97,6 @@ export interface SmsGateConfig {
   webhooks: WebhooksConfig;
   logging: LoggingConfig;
   processing: ProcessingConfig;
+  /** The admin listener (metrics, status page, readiness); absent means off. */
+  admin?: AdminConfig;
 }

@@ -5,6 +5,7 @@
  * engine's handlers, stop() drains and stops them.
  */
 import { GatewayError } from '../errors.js';
+import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { DispatchStore } from '../store/dispatch-store.js';
@@ -32,6 +33,8 @@ export interface DispatchEngineDeps {
   now?: () => number;
   /** Group-commit tuning for outcomes and receipts (defaults: WRITE_BATCH_DEFAULTS). */
   writeBatch?: WriteBatcherOptions;
+  /** Metrics hooks (src/admin); none by default. */
+  observer?: GatewayObserver;
 }
 
 export interface EngineStats {
@@ -62,6 +65,7 @@ export class DispatchEngine {
   private readonly signal = new WakeSignal();
   private readonly schedulerFailures: FailureLog;
   private readonly now: () => number;
+  private readonly observer: GatewayObserver;
   private readonly expiryIntervalMs: number;
   private loop: Promise<void> | undefined;
   private stopped = false;
@@ -72,10 +76,12 @@ export class DispatchEngine {
   constructor(private readonly deps: DispatchEngineDeps) {
     const { store, transports, config, logger } = deps;
     this.now = deps.now ?? Date.now;
+    this.observer = deps.observer ?? NOOP_OBSERVER;
     this.dispatchStore = new DispatchStore(store.db);
     this.undecodable = new UndecodablePduStore(store.db);
     this.batcher = new WriteBatcher(store.db, { logger, ...deps.writeBatch });
     this.schedulerFailures = new FailureLog(logger, 'scheduler pass');
+    this.batcher.onCommitTimed((seconds) => this.observer.dbCommit(seconds));
     // Webhooks enqueued inside a batch are announced to the sender once the batch committed.
     let webhooksEnqueued = false;
     const noteWebhook = (): void => {
@@ -93,7 +99,7 @@ export class DispatchEngine {
     this.lanes = new Map(
       transports.map((transport) => [
         transport.name,
-        new TransportLane({ transport, store: this.dispatchStore, plans, outcomes: this.outcomes, config, logger: logger.child({ transport: transport.name }), now: this.now }),
+        new TransportLane({ transport, store: this.dispatchStore, plans, outcomes: this.outcomes, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer }),
       ]),
     );
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
@@ -116,7 +122,10 @@ export class DispatchEngine {
     if (requeued > 0 || reopened > 0) logger.warn({ requeued, reopened }, 'recovered work left by an unclean stop: in-flight parts will be sent again');
     for (const transport of transports) {
       transport.setHandlers({
-        onReceipt: (receipt: TransportReceipt) => this.receipts.accept(transport.name, receipt),
+        onReceipt: (receipt: TransportReceipt) => {
+          this.observer.receiptReceived(transport.name, receipt.status);
+          return this.receipts.accept(transport.name, receipt);
+        },
         onInbound: async (message: InboundMessage) => {
           this.storeInbound(transport.name, message);
         },
@@ -216,6 +225,7 @@ export class DispatchEngine {
   }
 
   private onTransportState(name: string, state: TransportState): void {
+    this.observer.transportState(name, state, this.now());
     this.deps.logger.info({ transport: name, state: state.state, reason: state.state === 'down' ? state.reason : undefined }, 'transport state');
     if (state.state === 'bound') this.lanes.get(name)?.wake();
   }

@@ -14,6 +14,7 @@
  * is claimed, and sent, within about a second even on a slow transport.
  */
 import PQueue from 'p-queue';
+import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
@@ -33,6 +34,7 @@ export interface LaneDeps {
   config: EngineConfig;
   logger: Logger;
   now: () => number;
+  observer: GatewayObserver;
 }
 
 /**
@@ -173,11 +175,15 @@ export class TransportLane {
   }
 
   private async submit(message: OutboundMessage, parts: readonly ClaimablePart[]): Promise<readonly PartOutcome[]> {
-    const { transport, logger } = this.deps;
+    const { transport, logger, observer } = this.deps;
     this.submits++;
     try {
-      return await transport.submit(message);
+      observer.partsSubmitted(transport.name, parts.length);
+      const outcomes = await transport.submit(message);
+      for (const outcome of outcomes) observer.partOutcome(transport.name, outcome.kind);
+      return outcomes;
     } catch (err) {
+      for (const _part of parts) observer.partOutcome(transport.name, 'failed-temporary');
       // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
       logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
       return parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));

@@ -48,6 +48,7 @@ export class WriteBatcher {
   private immediate: NodeJS.Immediate | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly afterCommitHooks: (() => void)[] = [];
+  private commitTimed: (seconds: number) => void = () => {};
   private readonly maxDelayMs: number;
   private readonly maxBatch: number;
   private readonly retryBaseDelayMs: number;
@@ -80,6 +81,11 @@ export class WriteBatcher {
   /** Runs after every commit (outside the transaction), e.g. to wake the webhook sender. */
   onCommit(hook: () => void): void {
     this.afterCommitHooks.push(hook);
+  }
+
+  /** Told how long each batch's transaction took, start to commit (the admin's smsgate_db_commit_seconds). */
+  onCommitTimed(observe: (seconds: number) => void): void {
+    this.commitTimed = observe;
   }
 
   /**
@@ -127,9 +133,11 @@ export class WriteBatcher {
     if (batch.length === 0) return;
     let committed: boolean;
     try {
+      const startedMs = performance.now();
       this.db.transaction(() => {
         for (const p of batch) p.write();
       })();
+      this.commitTimed((performance.now() - startedMs) / 1_000);
       this.commits++;
       for (const p of batch) p.resolve();
       committed = true;

@@ -31,6 +31,8 @@ export interface DueOutboxRow {
   recipientId: number | null;
   body: string;
   attempts: number;
+  /** When the event was queued (the receipt's commit), ms since epoch. */
+  createdAt: number;
   webhookUrl: string | null;
   webhookSecretEnc: string | null;
 }
@@ -77,7 +79,7 @@ function prepareStatements(db: SqliteDatabase) {
        SELECT ?, ?, ?, 'pending', 0, ?, ?, ? FROM clients WHERE id = ? AND webhook_url IS NOT NULL AND webhook_url <> ''`,
     ),
     due: db.prepare<[number, number]>(
-      `SELECT o.id, o.event_id AS eventId, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts,
+      `SELECT o.id, o.event_id AS eventId, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts, o.created_at AS createdAt,
               c.webhook_url AS webhookUrl, c.webhook_secret_enc AS webhookSecretEnc
        FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
        WHERE o.state = 'pending' AND o.next_attempt_at <= ?

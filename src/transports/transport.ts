@@ -87,6 +87,34 @@ export type TransportState =
   | { state: 'bound'; detail?: string }
   | { state: 'down'; reason: string };
 
+/**
+ * One link of a transport as the admin status page and metrics show it: an SMPP bind, a modem.
+ * Read-only diagnostics; reading it must not block or touch the network.
+ */
+export interface TransportLink {
+  /** The bind's index ('0', '1', ...) or the modem device's name. */
+  name: string;
+  state: TransportState['state'];
+  /** When the link entered this state (ms since epoch). */
+  sinceMs: number;
+  /** The last failure (refused bind, lost connection, port error), null when none yet. */
+  lastError: string | null;
+  /** Submits awaiting their response on this link, and how many it may have. */
+  windowUsed: number;
+  windowSize: number;
+  /** Modems only, as last polled. */
+  radio?: ModemRadio;
+}
+
+export interface ModemRadio {
+  operator: string | null;
+  signalDbm: number | null;
+  /** TS 27.007 +CREG <stat> name: 'registered-home', 'registered-roaming', 'searching', ... */
+  registration: string;
+  /** The last +CMS ERROR a submit got ('CMS_ERROR_332'), null when none. */
+  lastCmsError: string | null;
+}
+
 export interface TransportHandlers {
   /** Must be awaited before the receipt is acknowledged to the peer. Rejecting means "not stored": do not acknowledge. */
   onReceipt(receipt: TransportReceipt): Promise<void>;
@@ -137,4 +165,6 @@ export interface Transport {
    * reports a receipt for each id it made (others are ignored) and returns how many it will report.
    */
   recoverReceipts?(messageIds: readonly string[]): number;
+  /** Optional diagnostics per link (SMPP binds, modems); a transport without links is shown as one. */
+  links?(): TransportLink[];
 }

@@ -14,6 +14,7 @@
  * as a fresh series. Every request carries X-Event-Id, the row's stored UUID, so a receiver can
  * de-duplicate what retries, redrives and replays send again.
  */
+import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SqliteDatabase } from '../store/database.js';
@@ -67,6 +68,8 @@ export interface WebhookSenderOptions {
   flushBatchRows?: number;
   /** How long stop() waits for requests in flight; default timeoutMs + 1 s. */
   stopTimeoutMs?: number;
+  /** Metrics hooks (src/admin); none by default. */
+  observer?: GatewayObserver;
 }
 
 export interface WebhookSenderStats {
@@ -440,6 +443,7 @@ export class WebhookSender {
         this.counters.retriesScheduled += 1;
       }
     }
+    (this.options.observer ?? NOOP_OBSERVER).webhookAttempt(record.kind, record.kind === 'delivered' ? atMs - row.createdAt : undefined);
     this.results.push(record);
     if (this.results.length >= this.flushBatchRows) this.flush();
     else if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.flushIntervalMs);

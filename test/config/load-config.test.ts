@@ -60,9 +60,12 @@ describe('loadConfig', () => {
     expect(loadConfig(undefined, { SMSGATE_CONFIG: file }).api.port).toBe(9090);
   });
 
-  it('an empty object means the embedded defaults', () => {
+  it('an empty object means the embedded defaults, except the admin listener that only default.json turns on', () => {
     const config = resolveConfigFromObject({}, 'empty.json', {});
-    expect(config).toEqual(loadConfig('config/default.json', {}));
+    const { admin, ...shipped } = loadConfig('config/default.json', {});
+    expect(config).toEqual(shipped);
+    expect(config.admin).toBeUndefined();
+    expect(admin).toEqual({ host: '127.0.0.1', port: 8081 });
   });
 
   it('does not share default arrays between two loads', () => {

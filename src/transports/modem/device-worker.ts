@@ -51,6 +51,12 @@ export interface DeviceStatus {
   health: ModemHealth | null;
   sent: number;
   lastError: string | null;
+  /** When the device entered its state (ms since epoch), for the admin status page. */
+  sinceMs: number;
+  /** The last +CMS ERROR a part got ('CMS_ERROR_332'), null when none. */
+  lastCmsError: string | null;
+  /** A part is being sent now. */
+  sending: boolean;
 }
 
 export class DeviceWorker {
@@ -67,6 +73,8 @@ export class DeviceWorker {
   private healthValue: ModemHealth | null = null;
   private sentCount = 0;
   private lastError: string | null = null;
+  private lastCmsError: string | null = null;
+  private stateSinceMs = Date.now();
   private pinRefused = false;
 
   constructor(private readonly options: DeviceWorkerOptions) {}
@@ -92,6 +100,9 @@ export class DeviceWorker {
       health: this.healthValue,
       sent: this.sentCount,
       lastError: this.lastError,
+      sinceMs: this.stateSinceMs,
+      lastCmsError: this.lastCmsError,
+      sending: this.inFlight !== null,
     };
   }
 
@@ -119,6 +130,7 @@ export class DeviceWorker {
   private setState(state: DeviceState, reason?: string): void {
     if (this.stateValue === state) return;
     this.stateValue = state;
+    this.stateSinceMs = Date.now();
     this.options.onStateChange(this.options.name, state, reason);
   }
 
@@ -286,6 +298,7 @@ export class DeviceWorker {
         return;
       }
       case 'rejected': {
+        if (result.status.startsWith('CMS_ERROR')) this.lastCmsError = result.status;
         if (!result.temporary) {
           log.warn({ status: result.status }, 'part rejected');
           part.resolve({ part: part.sequence, kind: 'failed-permanent', status: result.status, ...(result.errorCode === undefined ? {} : { errorCode: result.errorCode }) });

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
 import { isFinalStatus, MAX_STATUS_CHARS, statusFromTpStatus } from '../../receipts/index.js';
-import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportState } from '../transport.js';
+import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportLink, TransportState } from '../transport.js';
 import { sleep } from './sleep.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
 import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
@@ -127,6 +127,23 @@ export class ModemTransport implements Transport {
   /** Per-device state, signal, registration and operator as last polled. */
   devices(): DeviceStatus[] {
     return this.workers.map((w) => w.status());
+  }
+
+  links(): TransportLink[] {
+    return this.devices().map((device) => ({
+      name: device.name,
+      state: device.state === 'ready' ? 'bound' : device.state === 'opening' || device.state === 'initialising' ? 'binding' : 'down',
+      sinceMs: device.sinceMs,
+      lastError: device.lastError,
+      windowUsed: device.sending ? 1 : 0,
+      windowSize: 1,
+      radio: {
+        operator: device.health?.operator ?? null,
+        signalDbm: device.health?.signalDbm ?? null,
+        registration: device.health?.registration ?? 'unknown',
+        lastCmsError: device.lastCmsError,
+      },
+    }));
   }
 
   async submit(message: OutboundMessage): Promise<PartOutcome[]> {

@@ -39,6 +39,9 @@ export class SmppBind {
   private drainWaiters: (() => void)[] = [];
   /** Bind attempts made (for state details and tests). */
   bindAttempts = 0;
+  /** When the bind entered its state, and the last reason it went down (admin status page). */
+  stateSinceMs = Date.now();
+  lastError: string | null = null;
 
   constructor(
     readonly index: number,
@@ -116,6 +119,8 @@ export class SmppBind {
   }
 
   private setState(state: BindState): void {
+    if (state.state !== this.bindState.state) this.stateSinceMs = Date.now();
+    if (state.state === 'down' && state.reason !== 'stopped') this.lastError = state.reason;
     this.bindState = state;
     this.deps.onStateChange();
   }

@@ -15,6 +15,7 @@ import type {
   PartOutcome,
   Transport,
   TransportHandlers,
+  TransportLink,
   TransportReceipt,
   TransportState,
 } from '../transport.js';
@@ -110,6 +111,17 @@ export class SmppTransport implements Transport {
   /** Submits awaiting a response per bind, and the binds' slow-down levels. */
   windowUsage(): { outstanding: number; slowDownLevel: number }[] {
     return this.binds.map((bind) => ({ outstanding: bind.outstanding, slowDownLevel: bind.throttle.slowDownLevel }));
+  }
+
+  links(): TransportLink[] {
+    return this.binds.map((bind) => ({
+      name: String(bind.index),
+      state: bind.state.state,
+      sinceMs: bind.stateSinceMs,
+      lastError: bind.lastError,
+      windowUsed: bind.outstanding,
+      windowSize: this.config.window,
+    }));
   }
 
   submit(message: OutboundMessage): Promise<PartOutcome[]> {

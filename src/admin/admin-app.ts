@@ -1,0 +1,164 @@
+/**
+ * The admin listener's Koa app (issue 13), separate from the API app and never on its port:
+ * GET /metrics (Prometheus), GET /status (HTML), GET /status.json, GET /ready, and
+ * POST /status/replay (the status page's replay button). With admin.token set, every request
+ * needs `Authorization: Bearer <token>`, compared in constant time.
+ *
+ * The replay POST changes state, so it is guarded against cross-site requests twice: a
+ * per-process CSRF token carried in the form (constant-time comparison) and the browser's own
+ * Sec-Fetch-Site / Origin headers, which must say same-origin when present.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import Koa from 'koa';
+import { readFormBody } from '../auth/form-body.js';
+import type { Logger } from '../log.js';
+import { AuthStore } from '../store/auth-store.js';
+import type { SqliteDatabase } from '../store/database.js';
+import { requeueDeadLetters } from '../store/webhook-store.js';
+import type { GatewayMetrics } from './gateway-metrics.js';
+import { readiness } from './readiness.js';
+import { liveStatusFacts, type LiveSources } from './status-facts.js';
+import { renderStatusPage } from './status-page.js';
+
+export interface AdminAppDeps extends LiveSources {
+  metrics: GatewayMetrics;
+  /** admin.token; undefined on loopback without one. */
+  token?: string;
+  /** Wakes the webhook sender after a replay re-queued rows. */
+  wakeWebhooks(): void;
+  logger: Logger;
+}
+
+/** Equal-length digests, so neither the comparison nor its length check leaks the secret. */
+export function constantTimeEqual(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}
+
+function problem(ctx: Koa.Context, status: number, title: string, detail: string): void {
+  ctx.status = status;
+  ctx.type = 'application/problem+json';
+  ctx.body = JSON.stringify({ type: 'about:blank', title, status, detail });
+}
+
+/** Sec-Fetch-Site and Origin, when the browser sent them, must both say "this very origin". */
+export function crossSiteReason(headers: Record<string, string | string[] | undefined>, host: string | undefined): string | null {
+  const site = headers['sec-fetch-site'];
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${site}`;
+  const origin = headers['origin'];
+  if (typeof origin === 'string' && (host === undefined || origin !== `http://${host}`)) return `Origin ${origin} is not this listener`;
+  return null;
+}
+
+export function createAdminApp(deps: AdminAppDeps): Koa {
+  const app = new Koa();
+  app.silent = true;
+  const csrfToken = randomBytes(32).toString('base64url');
+  const expectedAuthorization = deps.token === undefined ? undefined : `Bearer ${deps.token}`;
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      // Never a stack trace to the client; the log gets the error (never the request headers).
+      deps.logger.error({ err, path: ctx.path }, 'admin request failed');
+      problem(ctx, 500, 'Internal Server Error', 'the admin listener could not answer; see the log');
+    }
+  });
+
+  app.use(async (ctx, next) => {
+    if (expectedAuthorization !== undefined && !constantTimeEqual(ctx.get('authorization'), expectedAuthorization)) {
+      ctx.set('WWW-Authenticate', 'Bearer realm="smsgate-admin"');
+      problem(ctx, 401, 'Unauthorized', 'this admin listener needs Authorization: Bearer <admin.token>');
+      return;
+    }
+    await next();
+  });
+
+  app.use(async (ctx) => {
+    const route = `${ctx.method} ${ctx.path}`;
+    switch (route) {
+      case 'GET /metrics':
+        ctx.type = deps.metrics.contentType;
+        ctx.body = await deps.metrics.metrics();
+        return;
+      case 'GET /status.json':
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = liveStatusFacts(deps);
+        return;
+      case 'GET /status': {
+        const replayed = ctx.query['replayed'];
+        const client = ctx.query['client'];
+        const notice = typeof replayed === 'string' && typeof client === 'string' ? `Re-queued ${replayed} dead letter(s) of client ${client}.` : undefined;
+        ctx.set('Cache-Control', 'no-store');
+        // The page may not be framed elsewhere (clickjacking the replay button).
+        ctx.set('X-Frame-Options', 'DENY');
+        ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = renderStatusPage(liveStatusFacts(deps), { csrfToken, ...(notice === undefined ? {} : { notice }) });
+        return;
+      }
+      case 'GET /ready': {
+        const result = readiness(deps.db, deps.transports);
+        ctx.status = result.ready ? 200 : 503;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = result;
+        return;
+      }
+      case 'POST /status/replay':
+        await replay(ctx, deps, csrfToken);
+        return;
+      default:
+        if (['/metrics', '/status', '/status.json', '/ready', '/status/replay'].includes(ctx.path)) {
+          ctx.set('Allow', ctx.path === '/status/replay' ? 'POST' : 'GET');
+          problem(ctx, 405, 'Method Not Allowed', `${ctx.method} is not allowed on ${ctx.path}`);
+          return;
+        }
+        problem(ctx, 404, 'Not Found', `no admin endpoint at ${ctx.path}`);
+    }
+  });
+  return app;
+}
+
+async function replay(ctx: Koa.Context, deps: AdminAppDeps, csrfToken: string): Promise<void> {
+  const crossSite = crossSiteReason(ctx.headers, ctx.get('host') || undefined);
+  if (crossSite !== null) {
+    problem(ctx, 403, 'Forbidden', `cross-site request refused: ${crossSite}`);
+    return;
+  }
+  const body = await readFormBody(ctx.req);
+  if (!body.ok) {
+    problem(ctx, body.status, body.status === 413 ? 'Payload Too Large' : 'Bad Request', body.description);
+    return;
+  }
+  const csrf = body.form['csrf'];
+  if (typeof csrf !== 'string' || !constantTimeEqual(csrf, csrfToken)) {
+    problem(ctx, 403, 'Forbidden', 'csrf: missing or not this page\'s token (reload the status page)');
+    return;
+  }
+  const clientName = body.form['client'];
+  if (typeof clientName !== 'string' || clientName === '') {
+    problem(ctx, 400, 'Bad Request', 'client: required, once');
+    return;
+  }
+  const requeued = replayDeadLetters(deps.db, clientName, deps.now());
+  if (requeued === null) {
+    problem(ctx, 404, 'Not Found', `client: no client named ${JSON.stringify(clientName)}`);
+    return;
+  }
+  deps.logger.info({ client: clientName, requeued }, 'dead letters re-queued from the status page');
+  if (requeued > 0) deps.wakeWebhooks();
+  ctx.status = 303;
+  ctx.redirect(`/status?${new URLSearchParams({ replayed: String(requeued), client: clientName }).toString()}`);
+}
+
+/**
+ * What `smsgate webhook replay --client NAME` does (requeueDeadLetters): the client's dead letters
+ * go back to pending, due now, same bytes. Null when there is no such client.
+ */
+export function replayDeadLetters(db: SqliteDatabase, clientName: string, nowMs: number): number | null {
+  const client = new AuthStore(db).clientByName(clientName);
+  if (client === undefined) return null;
+  return requeueDeadLetters(db, { clientId: client.id }, nowMs).length;
+}

@@ -1,0 +1,92 @@
+/**
+ * The admin listener as the composition root sees it: built before the engine (its observer and
+ * logger tap go into the engine, transports and webhook sender), attached to the transports once
+ * they exist, listening on admin.host:admin.port when the gateway starts, closed when it stops.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { GatewayObserver } from '../gateway-observer.js';
+import type { Logger } from '../log.js';
+import type { SqliteDatabase } from '../store/database.js';
+import type { Transport } from '../transports/transport.js';
+import type { AdminConfig } from './admin-config.js';
+import { createAdminApp } from './admin-app.js';
+import { GatewayMetrics } from './gateway-metrics.js';
+import { RecentErrors, tapLogger } from './recent-errors.js';
+import { TransportActivity } from './transport-activity.js';
+
+export interface AdminListenerDeps {
+  config: AdminConfig;
+  db: SqliteDatabase;
+  logger: Logger;
+  now: () => number;
+}
+
+export interface AdminListener {
+  readonly observer: GatewayObserver;
+  readonly metrics: GatewayMetrics;
+  /** A logger like `logger` whose warn/error events also go to the status page's recent errors. */
+  tapLogger(logger: Logger): Logger;
+  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void }): void;
+  listen(): Promise<void>;
+  close(): Promise<void>;
+  /** Where it listens once listening. */
+  address(): { host: string; port: number } | undefined;
+}
+
+export function createAdminListener(deps: AdminListenerDeps): AdminListener {
+  const activity = new TransportActivity(deps.now);
+  const recentErrors = new RecentErrors(50, deps.now);
+  let transports: readonly Transport[] = [];
+  let wakeWebhooks = (): void => {};
+  const metrics = new GatewayMetrics({ db: deps.db, activity, transports: () => transports });
+  let server: Server | undefined;
+
+  return {
+    observer: metrics,
+    metrics,
+    tapLogger: (logger) => tapLogger(logger, recentErrors),
+    attach(parts) {
+      transports = parts.transports;
+      wakeWebhooks = parts.wakeWebhooks;
+      metrics.zeroSeriesFor(transports.map((t) => t.name));
+    },
+    async listen() {
+      const app = createAdminApp({
+        db: deps.db,
+        get transports() {
+          return transports;
+        },
+        activity,
+        recentErrors,
+        now: deps.now,
+        metrics,
+        ...(deps.config.token === undefined ? {} : { token: deps.config.token }),
+        wakeWebhooks: () => wakeWebhooks(),
+        logger: deps.logger,
+      });
+      server = await new Promise<Server>((resolve, reject) => {
+        const listening = app.listen(deps.config.port, deps.config.host);
+        listening.once('listening', () => resolve(listening));
+        listening.once('error', reject);
+      });
+      const where = this.address();
+      // Never the token: only where it listens and whether one is required.
+      deps.logger.info({ host: where?.host, port: where?.port, tokenRequired: deps.config.token !== undefined }, `admin listener up at http://${where?.host}:${where?.port}`);
+    },
+    async close() {
+      const closing = server;
+      server = undefined;
+      if (closing === undefined) return;
+      await new Promise<void>((resolve) => {
+        closing.close(() => resolve());
+        closing.closeIdleConnections();
+      });
+    },
+    address() {
+      const info = server?.address();
+      if (info === null || info === undefined || typeof info === 'string') return undefined;
+      return { host: (info as AddressInfo).address, port: (info as AddressInfo).port };
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The Prometheus metrics of one gateway (issue 13), on a Registry of its own so that two gateways
+ * in one process never share or clash over a metric. Counters and histograms are fed by the
+ * GatewayObserver hooks; gauges of state (binds up, windows, queue depth, dead letters, modem
+ * radio) are read when scraped (collect), from the transports and the store.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
+import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
+import type { SqliteDatabase } from '../store/database.js';
+import { deadLetterCount, queuedPartsByTransport } from '../store/status-store.js';
+import type { Transport, TransportState } from '../transports/transport.js';
+import { transportFacts, type LinkFacts } from './status-facts.js';
+import type { TransportActivity } from './transport-activity.js';
+
+export interface MetricSources {
+  db: SqliteDatabase;
+  /** The gateway's transports; read at each scrape (they are built after the metrics). */
+  transports(): readonly Transport[];
+  activity: TransportActivity;
+}
+
+/**
+ * prom-client's default metrics name three gauges `..._total`, which `promtool check metrics`
+ * reports ("non-counter metrics should not have _total suffix"). The same figures stay available
+ * by type (nodejs_active_handles{type}, nodejs_active_requests{type}, nodejs_active_resources{type}).
+ */
+const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+const PART_OUTCOMES: readonly PartOutcomeKind[] = ['accepted', 'failed-permanent', 'failed-temporary'];
+const WEBHOOK_RESULTS: readonly WebhookAttemptResult[] = ['delivered', 'retry', 'dead'];
+/** Receipt statuses kept as label values; any other text is counted as OTHER (carriers' texts are unbounded). */
+const RECEIPT_STATUSES = new Set([...Object.values(MESSAGE_STATE_NAMES), 'BUFFRED']);
+
+export function receiptStatusLabel(status: string): string {
+  const upper = status.trim().toUpperCase();
+  return RECEIPT_STATUSES.has(upper) ? upper : 'OTHER';
+}
+
+export class GatewayMetrics implements GatewayObserver {
+  readonly registry = new Registry();
+  private readonly partsSubmittedTotal: Counter<'transport'>;
+  private readonly partOutcomesTotal: Counter<'transport' | 'outcome'>;
+  private readonly receiptsTotal: Counter<'transport' | 'status'>;
+  private readonly webhookDeliveriesTotal: Counter<'result'>;
+  private readonly webhookLagSeconds: Histogram;
+  private readonly httpRequestDurationSeconds: Histogram<'route' | 'method' | 'status'>;
+  private readonly dbCommitSeconds: Histogram;
+
+  constructor(private readonly sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(name);
+
+    this.partsSubmittedTotal = new Counter({ name: 'smsgate_parts_submitted_total', help: 'Message parts handed to a transport for submission.', labelNames: ['transport'], registers });
+    this.partOutcomesTotal = new Counter({ name: 'smsgate_part_outcomes_total', help: 'Submit outcomes of message parts: accepted, failed-permanent, failed-temporary.', labelNames: ['transport', 'outcome'], registers });
+    this.receiptsTotal = new Counter({ name: 'smsgate_receipts_total', help: 'Delivery receipts received from a transport, by status (DELIVRD, UNDELIV, ..., OTHER).', labelNames: ['transport', 'status'], registers });
+    this.webhookDeliveriesTotal = new Counter({ name: 'smsgate_webhook_deliveries_total', help: 'Webhook attempts by result: delivered (2xx), retry scheduled, dead letter.', labelNames: ['result'], registers });
+    this.webhookLagSeconds = new Histogram({
+      name: 'smsgate_webhook_lag_seconds',
+      help: 'Time from a receipt being stored to its webhook answered with 2xx.',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      registers,
+    });
+    this.httpRequestDurationSeconds = new Histogram({
+      name: 'smsgate_http_request_duration_seconds',
+      help: 'API request duration by route pattern, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.dbCommitSeconds = new Histogram({
+      name: 'smsgate_db_commit_seconds',
+      help: 'Duration of the engine\'s group commits (submit outcomes and receipts), transaction start to commit.',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    });
+    for (const result of WEBHOOK_RESULTS) this.webhookDeliveriesTotal.inc({ result }, 0);
+
+    const up: Gauge<'transport' | 'bind'> = new Gauge({
+      name: 'smsgate_transport_up',
+      help: '1 when the transport link (SMPP bind, modem) is bound, else 0.',
+      labelNames: ['transport', 'bind'],
+      registers,
+      collect: (): void => this.collectLinks(up, (link) => (link.state === 'bound' ? 1 : 0)),
+    });
+    const window: Gauge<'transport' | 'bind'> = new Gauge({
+      name: 'smsgate_transport_window_used',
+      help: 'Submits awaiting their response on the link.',
+      labelNames: ['transport', 'bind'],
+      registers,
+      collect: (): void => this.collectLinks(window, (link) => link.windowUsed),
+    });
+    const queue = new Gauge({
+      name: 'smsgate_queue_parts',
+      help: 'Message parts queued for the transport and not yet answered: waiting in the store or in the engine\'s queue, or submitted awaiting the response.',
+      labelNames: ['transport'],
+      registers,
+      collect: () => {
+        queue.reset();
+        for (const transport of sources.transports()) queue.set({ transport: transport.name }, 0);
+        for (const row of queuedPartsByTransport(sources.db)) queue.set({ transport: row.transport }, row.queued + row.submitting);
+      },
+    });
+    const dead: Gauge = new Gauge({
+      name: 'smsgate_webhook_dead_letters',
+      help: 'Webhook events that exhausted their retries, waiting for a replay.',
+      registers,
+      collect: (): void => dead.set(deadLetterCount(sources.db)),
+    });
+    const signal = new Gauge({ name: 'smsgate_modem_signal_dbm', help: 'Modem signal strength (TS 27.007 +CSQ as dBm), when known.', labelNames: ['device'], registers });
+    const registered = new Gauge({
+      name: 'smsgate_modem_registered',
+      help: '1 when the modem is registered on a network (home or roaming), else 0.',
+      labelNames: ['device'],
+      registers,
+      collect: () => {
+        signal.reset();
+        registered.reset();
+        for (const transport of sources.transports()) {
+          for (const link of transport.links?.() ?? []) {
+            if (link.radio === undefined) continue;
+            if (link.radio.signalDbm !== null) signal.set({ device: link.name }, link.radio.signalDbm);
+            registered.set({ device: link.name }, /^registered-/.test(link.radio.registration) ? 1 : 0);
+          }
+        }
+      },
+    });
+  }
+
+  /** Zero series for each transport from the start, so a rate() over the first scrapes is defined. */
+  zeroSeriesFor(transportNames: readonly string[]): void {
+    for (const transport of transportNames) {
+      this.partsSubmittedTotal.inc({ transport }, 0);
+      for (const outcome of PART_OUTCOMES) this.partOutcomesTotal.inc({ transport, outcome }, 0);
+    }
+  }
+
+  /** Prometheus text exposition of every metric. */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private collectLinks(gauge: Gauge<'transport' | 'bind'>, value: (link: LinkFacts) => number): void {
+    gauge.reset();
+    for (const transport of this.sources.transports()) {
+      for (const link of transportFacts(transport, this.sources.activity).links) gauge.set({ transport: transport.name, bind: link.name }, value(link));
+    }
+  }
+
+  partsSubmitted(transport: string, parts: number): void {
+    this.partsSubmittedTotal.inc({ transport }, parts);
+    this.sources.activity.submitted(transport, parts);
+  }
+
+  partOutcome(transport: string, outcome: PartOutcomeKind): void {
+    this.partOutcomesTotal.inc({ transport, outcome });
+    this.sources.activity.finished(transport);
+  }
+
+  receiptReceived(transport: string, status: string): void {
+    this.receiptsTotal.inc({ transport, status: receiptStatusLabel(status) });
+  }
+
+  webhookAttempt(result: WebhookAttemptResult, lagMs?: number): void {
+    this.webhookDeliveriesTotal.inc({ result });
+    if (lagMs !== undefined) this.webhookLagSeconds.observe(Math.max(0, lagMs) / 1_000);
+  }
+
+  dbCommit(seconds: number): void {
+    this.dbCommitSeconds.observe(seconds);
+  }
+
+  httpRequest(route: string, method: string, status: number, seconds: number): void {
+    this.httpRequestDurationSeconds.observe({ route, method, status: String(status) }, seconds);
+  }
+
+  transportState(transport: string, state: TransportState, atMs: number): void {
+    this.sources.activity.stateChanged(transport, state.state, atMs);
+  }
+}

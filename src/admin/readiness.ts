@@ -1,0 +1,31 @@
+/**
+ * GET /ready (issue 13): ready when the database takes a write now and at least one transport is
+ * bound; otherwise 503 with every reason. Unlike /health on the API port (SPEC: 200 `Healthy`
+ * whatever the binds do), this is what a load balancer or an orchestrator should gate on.
+ */
+import type { SqliteDatabase } from '../store/database.js';
+import { probeWritable } from '../store/status-store.js';
+import type { Transport } from '../transports/transport.js';
+
+export interface Readiness {
+  ready: boolean;
+  database: 'writable' | 'not-writable';
+  transportsUp: string[];
+  /** Empty when ready. */
+  reasons: string[];
+}
+
+export function readiness(db: SqliteDatabase, transports: readonly Transport[]): Readiness {
+  const reasons: string[] = [];
+  const probe = probeWritable(db);
+  if (!probe.ok) reasons.push(`database not writable: ${probe.reason}`);
+  const up = transports.filter((t) => t.currentState().state === 'bound').map((t) => t.name);
+  if (up.length === 0) {
+    const states = transports.map((t) => {
+      const state = t.currentState();
+      return `${t.name} ${state.state}${state.state === 'down' ? ` (${state.reason})` : ''}`;
+    });
+    reasons.push(`no transport is up: ${states.join(', ')}`);
+  }
+  return { ready: reasons.length === 0, database: probe.ok ? 'writable' : 'not-writable', transportsUp: up, reasons };
+}

@@ -1,0 +1,158 @@
+/**
+ * The server-rendered status page (issue 13): no scripts to build, inline CSS, and a
+ * `<meta http-equiv="refresh">` so it reloads itself. Every value goes through escapeHtml: client
+ * names, campaign names and last errors come from outside (API callers, SMSCs, modems).
+ */
+import type { CampaignFacts, LinkFacts, StatusFacts, TransportFacts } from './status-facts.js';
+
+export const STATUS_REFRESH_SECONDS = 5;
+
+export interface StatusPageOptions {
+  /** The per-process token the replay form carries (checked on POST). */
+  csrfToken: string;
+  /** Shown once after a replay (from the redirect's query). */
+  notice?: string;
+  refreshSeconds?: number;
+}
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+}
+
+function ago(iso: string | null, nowMs: number): string {
+  if (iso === null) return '';
+  const seconds = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1_000));
+  const text = seconds < 120 ? `${seconds} s` : seconds < 7_200 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds / 3_600)} h`;
+  return `<time datetime="${escapeHtml(iso)}" title="${escapeHtml(iso)}">${text} ago</time>`;
+}
+
+function stateBadge(state: string): string {
+  return `<span class="state state-${escapeHtml(state)}">${escapeHtml(state)}</span>`;
+}
+
+function percent(part: number, whole: number): string {
+  return whole <= 0 ? '0' : ((100 * part) / whole).toFixed(1);
+}
+
+function linkRow(transport: TransportFacts, link: LinkFacts, nowMs: number): string {
+  return `<tr data-transport="${escapeHtml(transport.name)}" data-bind="${escapeHtml(link.name)}">
+<td>${escapeHtml(transport.name)}</td><td>${escapeHtml(transport.type)}</td><td>${escapeHtml(link.name)}</td>
+<td>${stateBadge(link.state)}</td><td>${ago(link.since, nowMs)}</td>
+<td class="num">${link.windowUsed} / ${link.windowSize}</td>
+<td class="num">${transport.ratePerSecond} / ${escapeHtml(transport.maxPerSecond)}</td>
+<td class="err">${escapeHtml(link.lastError ?? '')}</td></tr>`;
+}
+
+function transportsSection(facts: StatusFacts, nowMs: number): string {
+  if (facts.transports === null) return '<p>Not known: smsgate serve is not answering.</p>';
+  const rows = facts.transports.flatMap((t) => t.links.map((link) => linkRow(t, link, nowMs))).join('\n');
+  return `<table id="binds"><thead><tr><th>transport</th><th>type</th><th>bind</th><th>state</th><th>since</th><th>window in use</th><th>parts/s (last 10 s / max)</th><th>last error</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+}
+
+function modemsSection(facts: StatusFacts): string {
+  const modems = (facts.transports ?? []).flatMap((t) => t.links.filter((l) => l.modem !== undefined).map((l) => ({ transport: t.name, link: l })));
+  if (modems.length === 0) return '<p class="quiet">No modems configured.</p>';
+  const rows = modems
+    .map(({ transport, link }) => {
+      const m = link.modem!;
+      return `<tr><td>${escapeHtml(transport)}</td><td>${escapeHtml(link.name)}</td><td>${escapeHtml(m.operator ?? '')}</td>
+<td class="num">${m.signalDbm === null ? '' : `${escapeHtml(m.signalDbm)} dBm`}</td><td>${escapeHtml(m.registration)}</td><td class="err">${escapeHtml(m.lastCmsError ?? '')}</td></tr>`;
+    })
+    .join('\n');
+  return `<table id="modems"><thead><tr><th>transport</th><th>device</th><th>operator</th><th>signal</th><th>registration</th><th>last CMS error</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function queuesSection(facts: StatusFacts): string {
+  const names = new Set([...(facts.transports ?? []).map((t) => t.name), ...facts.queues.map((q) => q.transport)]);
+  const rows = [...names]
+    .map((name) => {
+      const q = facts.queues.find((row) => row.transport === name);
+      return `<tr><td>${escapeHtml(name)}</td><td class="num">${q?.queued ?? 0}</td><td class="num">${q?.submitting ?? 0}</td></tr>`;
+    })
+    .join('\n');
+  return `<table id="queues"><thead><tr><th>transport</th><th>parts waiting in the store</th><th>parts claimed by the engine (queued in memory or awaiting the response)</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function campaignRow(c: CampaignFacts): string {
+  const whole = Math.max(c.total, 1);
+  const sent = `${c.sent} / ${c.total} sent`;
+  return `<tr class="campaign" data-campaign="${escapeHtml(c.id)}">
+<td><div>${escapeHtml(c.name || c.id)}</div><div class="quiet">${escapeHtml(c.id)} · ${escapeHtml(c.client)} · ${escapeHtml(c.state)}</div></td>
+<td><div class="bar" role="img" aria-label="${escapeHtml(`${c.delivered} delivered, ${c.undelivered} undelivered, ${c.pending} pending of ${c.total}`)}">
+<span class="delivered" style="width:${percent(c.delivered, whole)}%"></span><span class="undelivered" style="width:${percent(c.undelivered, whole)}%"></span></div>
+<div class="bar thin"><span class="sent" style="width:${percent(c.sent, whole)}%"></span></div></td>
+<td class="num sent-figure">${sent}</td><td class="num">${c.delivered}</td><td class="num">${c.undelivered}</td><td class="num">${c.pending}</td></tr>`;
+}
+
+function campaignsSection(facts: StatusFacts): string {
+  if (facts.campaigns.length === 0) return '<p class="quiet">No campaign in progress.</p>';
+  return `<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>sent</th><th>delivered</th><th>undelivered</th><th>pending</th></tr></thead>
+<tbody>${facts.campaigns.map(campaignRow).join('\n')}</tbody></table>`;
+}
+
+function webhooksSection(facts: StatusFacts, csrfToken: string): string {
+  const clients = facts.webhooks.clients;
+  if (clients.length === 0) return '<p class="quiet">No client has a webhook.</p>';
+  const rows = clients
+    .map((c) => {
+      const replay =
+        c.dead === 0
+          ? ''
+          : `<form method="post" action="/status/replay"><input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}"><input type="hidden" name="client" value="${escapeHtml(c.client)}"><button type="submit">Replay ${c.dead} dead letter${c.dead === 1 ? '' : 's'}</button></form>`;
+      return `<tr data-client="${escapeHtml(c.client)}"><td>${escapeHtml(c.client)}</td><td class="num">${c.pending}</td><td class="num">${c.dead}</td><td>${replay}</td></tr>`;
+    })
+    .join('\n');
+  return `<table id="webhooks"><thead><tr><th>client</th><th>pending</th><th>dead letters</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function errorsSection(facts: StatusFacts): string {
+  if (facts.recentErrors === null) return '<p>Not known: smsgate serve is not answering.</p>';
+  if (facts.recentErrors.length === 0) return '<p class="quiet">None since start.</p>';
+  const rows = facts.recentErrors
+    .map((e) => {
+      const context = Object.entries(e.context).map(([k, v]) => `${escapeHtml(k)}=${escapeHtml(v)}`).join(' ');
+      return `<tr><td>${escapeHtml(new Date(e.atMs).toISOString())}</td><td>${stateBadge(e.level)}</td><td>${escapeHtml(e.message)}</td><td class="quiet">${context}</td></tr>`;
+    })
+    .join('\n');
+  return `<table id="errors"><thead><tr><th>time</th><th>level</th><th>message</th><th>context</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2433;background:#f6f7f9}
+h1{font-size:1.3rem;margin:0 0 .2rem}h2{font-size:1.05rem;margin:1.6rem 0 .5rem}
+table{border-collapse:collapse;width:100%;background:#fff;box-shadow:0 1px 2px #0001}
+th,td{padding:.35rem .6rem;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top}
+th{font-weight:600;background:#eef1f5}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.quiet{color:#6b7385;font-size:.9em}.err{color:#a3261b;max-width:28rem;overflow-wrap:anywhere}
+.state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;font-weight:600}
+.state-bound{background:#d7f5dd;color:#145a24}.state-binding{background:#fff1c2;color:#6b5200}
+.state-down,.state-error,.state-fatal{background:#fbd9d5;color:#8a1f14}.state-warn{background:#fff1c2;color:#6b5200}
+.bar{display:flex;height:.8rem;width:16rem;background:#e3e6eb;border-radius:.2rem;overflow:hidden}
+.bar.thin{height:.3rem;margin-top:.2rem}.bar .delivered{background:#2f9e44}.bar .undelivered{background:#e03131}.bar .sent{background:#4263eb}
+.notice{background:#e7f0ff;border:1px solid #b6cdfa;padding:.5rem .8rem;margin:.8rem 0}
+button{font:inherit;padding:.15rem .6rem;cursor:pointer}form{margin:0}`;
+
+export function renderStatusPage(facts: StatusFacts, options: StatusPageOptions): string {
+  const nowMs = Date.parse(facts.generatedAt);
+  const refresh = options.refreshSeconds ?? STATUS_REFRESH_SECONDS;
+  const notice = options.notice === undefined ? '' : `<p class="notice" role="status">${escapeHtml(options.notice)}</p>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="${refresh}; url=/status">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>smsgate status</title><style>${STYLE}</style></head>
+<body>
+<h1>smsgate status</h1>
+<div class="quiet">As of <time id="generated" datetime="${escapeHtml(facts.generatedAt)}">${escapeHtml(facts.generatedAt)}</time>; refreshes every ${refresh} s. Dead letters in all: <span id="dead-letters">${facts.webhooks.deadLetters}</span>.</div>
+${notice}
+<h2>Transports and binds</h2>${transportsSection(facts, nowMs)}
+<h2>Modems</h2>${modemsSection(facts)}
+<h2>Queues</h2>${queuesSection(facts)}
+<h2>Campaigns in progress</h2>${campaignsSection(facts)}
+<h2>Webhooks</h2>${webhooksSection(facts, options.csrfToken)}
+<h2>Recent errors</h2>${errorsSection(facts)}
+</body></html>`;
+}

@@ -1,0 +1,111 @@
+/**
+ * `smsgate status [--config FILE] [--json]` (issue 13): the /status.json facts. Asks the running
+ * serve's admin listener (config's admin host and port, with admin.token when set); when none
+ * answers, or the config has no admin section, it prints what the database alone can tell and says
+ * so (binds and recent errors are known only to a running serve).
+ */
+import type { AdminConfig } from '../../admin/admin-config.js';
+import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
+import { loadConfig } from '../../config/index.js';
+import { isGatewayError } from '../../errors.js';
+import { withStore } from '../admin-session.js';
+import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
+
+const USAGE = 'smsgate status [--config FILE] [--json]';
+const FETCH_TIMEOUT_MS = 2_000;
+
+type Fetched = { ok: true; facts: StatusFacts } | { ok: false; why: string };
+
+export async function run(args: string[]): Promise<number> {
+  return withUsage(async () => {
+    const parsed = parseArgs(args, { values: ['config'], booleans: ['json', 'help'] }, USAGE);
+    if (parsed.booleans.has('help')) {
+      process.stdout.write(`usage: ${USAGE}\n`);
+      return 0;
+    }
+    rejectExtraArguments(parsed.positionals, USAGE);
+    const json = parsed.booleans.has('json');
+    const configPath = parsed.values.get('config');
+    let admin: AdminConfig | undefined;
+    try {
+      admin = loadConfig(configPath).admin;
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      process.stderr.write(`smsgate: ${err.message}\n`);
+      return 1;
+    }
+    const fetched: Fetched = admin === undefined ? { ok: false, why: 'the config has no admin section' } : await fetchLive(admin);
+    if (fetched.ok) {
+      print(fetched.facts, json, null);
+      return 0;
+    }
+    return withStore(configPath, { migrate: true }, async (_config, store) => {
+      print(storedStatusFacts(store.db), json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
+      return 0;
+    });
+  });
+}
+
+/** The admin listener's address as a client reaches it (a wildcard bind is reached on loopback). */
+export function adminUrl(admin: AdminConfig): string {
+  const host = admin.host === '0.0.0.0' ? '127.0.0.1' : admin.host === '::' ? '::1' : admin.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${admin.port}`;
+}
+
+async function fetchLive(admin: AdminConfig): Promise<Fetched> {
+  const url = `${adminUrl(admin)}/status.json`;
+  try {
+    const response = await fetch(url, {
+      headers: admin.token === undefined ? {} : { authorization: `Bearer ${admin.token}` },
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
+    if (response.status !== 200) {
+      await response.arrayBuffer();
+      return { ok: false, why: `${url} answered ${response.status}${response.status === 401 ? ': admin.token does not match the running serve' : ''}` };
+    }
+    return { ok: true, facts: (await response.json()) as StatusFacts };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err instanceof Error ? err.name : String(err));
+    return { ok: false, why: `${url}: ${cause}` };
+  }
+}
+
+function print(facts: StatusFacts, json: boolean, note: string | null): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(note === null ? facts : { ...facts, note }, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(`${formatStatus(facts, note).join('\n')}\n`);
+}
+
+export function formatStatus(facts: StatusFacts, note: string | null): string[] {
+  const lines = [`smsgate status at ${facts.generatedAt} (from ${facts.source === 'serve' ? 'the running serve' : 'the database only'})`];
+  if (note !== null) lines.push(`note: ${note}`);
+  lines.push('', 'transports:');
+  if (facts.transports === null) lines.push('  unknown (serve not answering)');
+  for (const t of facts.transports ?? []) {
+    lines.push(`  ${t.name} (${t.type}) ${t.state}${t.since === null ? '' : ` since ${t.since}`}${t.detail === null ? '' : `: ${t.detail}`}; ${t.ratePerSecond}/${t.maxPerSecond} parts/s; window ${t.windowUsed}/${t.windowSize}`);
+    for (const link of t.links) {
+      const modem = link.modem === undefined ? '' : `; ${link.modem.operator ?? 'no operator'}, ${link.modem.signalDbm ?? '?'} dBm, ${link.modem.registration}${link.modem.lastCmsError === null ? '' : `, last ${link.modem.lastCmsError}`}`;
+      lines.push(`    ${link.name}: ${link.state}${link.since === null ? '' : ` since ${link.since}`}; window ${link.windowUsed}/${link.windowSize}${link.lastError === null ? '' : `; last error: ${link.lastError}`}${modem}`);
+    }
+  }
+  lines.push('', 'queues (parts waiting in the store / claimed by the engine):');
+  if (facts.queues.length === 0) lines.push('  empty');
+  for (const q of facts.queues) lines.push(`  ${q.transport}: ${q.queued} / ${q.submitting}`);
+  lines.push('', 'campaigns in progress:');
+  if (facts.campaigns.length === 0) lines.push('  none');
+  for (const c of facts.campaigns) {
+    lines.push(`  ${c.id} ${JSON.stringify(c.name)} (client ${c.client}, ${c.state}): ${c.sent}/${c.total} sent, ${c.delivered} delivered, ${c.undelivered} undelivered, ${c.pending} pending`);
+  }
+  lines.push('', `webhooks: ${facts.webhooks.deadLetters} dead letter${facts.webhooks.deadLetters === 1 ? '' : 's'}`);
+  for (const w of facts.webhooks.clients) lines.push(`  ${w.client}: ${w.pending} pending, ${w.dead} dead`);
+  lines.push('', 'recent errors:');
+  if (facts.recentErrors === null) lines.push('  unknown (serve not answering)');
+  else if (facts.recentErrors.length === 0) lines.push('  none');
+  for (const e of facts.recentErrors ?? []) {
+    const context = Object.entries(e.context).map(([k, v]) => `${k}=${v}`).join(' ');
+    lines.push(`  ${new Date(e.atMs).toISOString()} ${e.level} ${e.message}${context === '' ? '' : ` (${context})`}`);
+  }
+  return lines;
+}

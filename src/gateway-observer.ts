@@ -1,0 +1,43 @@
+/**
+ * The one narrow seam through which the running gateway reports what it does, for metrics and the
+ * admin status page (src/admin). The engine, the webhook sender, the store's group commits and the
+ * API call it at a few points; the composition root (src/index.ts) passes the admin's
+ * implementation, everything else gets NOOP_OBSERVER. Implementations must be cheap and must never
+ * throw: they run on the hot paths (one call per part, receipt and webhook attempt).
+ *
+ * State that can be read (queue depth, binds up, dead letters, modem signal) is not reported
+ * here: the admin reads it when scraped.
+ */
+import type { PartOutcome, TransportState } from './transports/transport.js';
+
+export type PartOutcomeKind = PartOutcome['kind'];
+
+/** What one webhook attempt came to: a 2xx, a retry scheduled, or a dead letter. */
+export type WebhookAttemptResult = 'delivered' | 'retry' | 'dead';
+
+export interface GatewayObserver {
+  /** `parts` parts are handed to the transport's submit now. */
+  partsSubmitted(transport: string, parts: number): void;
+  /** One outcome of a part handed to the transport (called once per part partsSubmitted counted). */
+  partOutcome(transport: string, outcome: PartOutcomeKind): void;
+  /** A transport reported a receipt with this status text (before it is stored). */
+  receiptReceived(transport: string, status: string): void;
+  /** One webhook attempt ended; lagMs is receipt stored -> 2xx, given only when delivered. */
+  webhookAttempt(result: WebhookAttemptResult, lagMs?: number): void;
+  /** One group commit of the engine's writes took this long (transaction start to commit). */
+  dbCommit(seconds: number): void;
+  /** One API request: route is the router's pattern ('/v1/campaign/:id'), never the raw path. */
+  httpRequest(route: string, method: string, status: number, seconds: number): void;
+  /** A transport changed state (engine's onState), at atMs. */
+  transportState(transport: string, state: TransportState, atMs: number): void;
+}
+
+export const NOOP_OBSERVER: GatewayObserver = {
+  partsSubmitted() {},
+  partOutcome() {},
+  receiptReceived() {},
+  webhookAttempt() {},
+  dbCommit() {},
+  httpRequest() {},
+  transportState() {},
+};

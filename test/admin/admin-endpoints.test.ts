@@ -1,0 +1,144 @@
+/**
+ * The admin listener's other endpoints (issue 13): /ready (a real write probe and the binds),
+ * /status.json, the bearer token when one is configured, and that /health on the API port is
+ * still exactly the spec's.
+ */
+import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StatusFacts } from '../../src/admin/status-facts.js';
+import { createGateway, createLogger, type Gateway } from '../../src/index.js';
+import { writeGatewayConfig } from '../support/gateway-process.js';
+import { ReceiptingSmsc } from '../support/receipting-smsc.js';
+import { gatewayConfig, tempDir, until } from '../e2e/e2e-setup.js';
+import { msisdns, sendCampaign, startAdminFixture, type AdminFixture } from './admin-fixture.js';
+
+describe('/ready, /status.json and /health', () => {
+  let fixture: AdminFixture;
+  beforeAll(async () => {
+    fixture = await startAdminFixture('ready');
+  });
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+
+  it('/health on the API port stays 200 text/plain Healthy', async () => {
+    const response = await fetch(`${fixture.apiUrl}/health`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await response.text()).toBe('Healthy');
+    // The admin endpoints are not on the API port.
+    expect((await fetch(`${fixture.apiUrl}/metrics`)).status).toBe(404);
+  });
+
+  it('/ready is 200 with the database writable and the bind up', async () => {
+    const response = await fetch(`${fixture.adminUrl}/ready`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ready: true, database: 'writable', transportsUp: ['carrier'], reasons: [] });
+  });
+
+  it('/ready is 503 naming the database while another connection holds the write lock', async () => {
+    const other = new Database(`${fixture.dir}/smsgate.sqlite`);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const response = await fetch(`${fixture.adminUrl}/ready`);
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as { ready: boolean; database: string; reasons: string[] };
+      expect(body.ready).toBe(false);
+      expect(body.database).toBe('not-writable');
+      expect(body.reasons).toEqual([expect.stringMatching(/^database not writable: database is locked/)]);
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
+    }
+    expect((await fetch(`${fixture.adminUrl}/ready`)).status).toBe(200);
+  });
+
+  it('/status.json gives the binds, queues, campaigns and webhooks per client', async () => {
+    const id = await sendCampaign(fixture, msisdns(20), 'JSON facts');
+    const facts = await until(
+      async () => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts,
+      (f) => f.webhooks.deadLetters === 2,
+      20_000,
+      'the two dead letters (msisdns ending in 8)',
+    );
+    expect(facts.source).toBe('serve');
+    expect(facts.transports).toEqual([
+      expect.objectContaining({ name: 'carrier', type: 'smpp', state: 'bound', maxPerSecond: 100, links: [expect.objectContaining({ name: '0', state: 'bound', windowSize: 10, lastError: null })] }),
+    ]);
+    expect(facts.webhooks.clients).toEqual([{ clientId: expect.any(Number), client: 'acme <b>&co', hasWebhook: true, pending: 0, dead: 2 }]);
+    expect(facts.campaigns.every((c) => c.id !== id || c.total === 20)).toBe(true);
+    expect(facts.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', message: 'webhook dead letter' })]));
+  });
+
+  it('/ready is 503 naming the transport when the SMSC goes away', async () => {
+    await fixture.smsc.smsc.stop();
+    const response = await until(() => fetch(`${fixture.adminUrl}/ready`), (r) => r.status === 503, 15_000, '/ready 503');
+    const body = (await response.json()) as { reasons: string[]; transportsUp: string[] };
+    expect(body.transportsUp).toEqual([]);
+    expect(body.reasons).toEqual([expect.stringMatching(/^no transport is up: carrier (down|binding)/)]);
+  });
+
+  it('answers 404 and 405 as problem+json', async () => {
+    const missing = await fetch(`${fixture.adminUrl}/nothing`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    await missing.text();
+    const wrong = await fetch(`${fixture.adminUrl}/metrics`, { method: 'POST' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET');
+    await wrong.text();
+  });
+});
+
+describe('admin.token', () => {
+  const TOKEN = 'an-admin-token-of-some-length';
+  let dir: string;
+  let smsc: ReceiptingSmsc;
+  let gateway: Gateway;
+  let adminUrl: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('admintoken');
+    smsc = await ReceiptingSmsc.start();
+    const raw = { ...gatewayConfig(dir, smsc.address), admin: { host: '127.0.0.1', port: 0, token: '${SMSGATE_TEST_ADMIN_TOKEN}' } };
+    process.env['SMSGATE_TEST_ADMIN_TOKEN'] = TOKEN;
+    const { config } = writeGatewayConfig(dir, raw);
+    delete process.env['SMSGATE_TEST_ADMIN_TOKEN'];
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => logs.push(chunk.toString('utf8')));
+    gateway = await createGateway(config, { logger: createLogger({ level: 'debug', destination: stream }) });
+    await gateway.start();
+    const where = gateway.admin?.address();
+    adminUrl = `http://${where?.host}:${where?.port}`;
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await smsc?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses requests without the bearer token or with a wrong one', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }]) {
+      const response = await fetch(`${adminUrl}/status.json`, { headers });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="smsgate-admin"');
+      await response.text();
+    }
+  });
+
+  it('serves every endpoint with it', async () => {
+    for (const path of ['/metrics', '/status', '/status.json', '/ready']) {
+      const response = await fetch(`${adminUrl}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(response.status).toBe(200);
+      await response.text();
+    }
+  });
+
+  it('never logs the token', () => {
+    expect(logs.join('')).toContain('admin listener up at');
+    expect(logs.join('')).not.toContain(TOKEN);
+  });
+});

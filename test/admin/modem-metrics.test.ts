@@ -1,0 +1,73 @@
+/**
+ * Modem series of /metrics and the status page's modem table (issue 13), against the modem
+ * emulator on a socat pty pair: signal as dBm (TS 27.007 §8.5: -113 + 2 * rssi), registration,
+ * operator, and the link going down when the modem is unplugged.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StatusFacts } from '../../src/admin/status-facts.js';
+import { createGateway, resolveConfigFromObject, type Gateway } from '../../src/index.js';
+import { ModemEmulator } from '../support/modem-emulator/index.js';
+import { tempDir, until } from '../e2e/e2e-setup.js';
+import { scrape } from './admin-fixture.js';
+
+let dir: string;
+let emulator: ModemEmulator;
+let gateway: Gateway;
+let adminUrl: string;
+
+beforeAll(async () => {
+  dir = tempDir('modemmetrics');
+  // rssi 21 is -113 + 42 = -71 dBm; registration stat 5 is roaming.
+  emulator = new ModemEmulator({ dir, name: 'ttyEMU0', rssi: 21, operator: 'Emulated <Net>', registrationStat: 5 });
+  await emulator.plugIn();
+  const config = resolveConfigFromObject(
+    {
+      database: { path: join(dir, 'smsgate.sqlite') },
+      api: { host: '127.0.0.1', port: 0 },
+      logging: { level: 'silent' },
+      transports: [{ name: 'modems', type: 'modem', devices: [{ path: emulator.path, name: 'sim1' }], reopenBackoffMs: [100, 200], registrationTimeoutMs: 5_000 }],
+      admin: { host: '127.0.0.1', port: 0 },
+    },
+    'modem-metrics.json',
+    {},
+  );
+  gateway = await createGateway(config);
+  await gateway.start();
+  const where = gateway.admin?.address();
+  adminUrl = `http://${where?.host}:${where?.port}`;
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await emulator?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('modem metrics', () => {
+  it('exposes signal, registration and the link while the modem is up', async () => {
+    const { series } = await until(() => scrape(adminUrl), (m) => m.series.get('smsgate_modem_signal_dbm{device="sim1"}') !== undefined, 15_000, 'the modem\'s first health poll');
+    expect(series.get('smsgate_modem_signal_dbm{device="sim1"}')).toBe(-71);
+    expect(series.get('smsgate_modem_registered{device="sim1"}')).toBe(1);
+    expect(series.get('smsgate_transport_up{transport="modems",bind="sim1"}')).toBe(1);
+    const facts = (await (await fetch(`${adminUrl}/status.json`)).json()) as StatusFacts;
+    expect(facts.transports?.[0]?.links[0]).toMatchObject({
+      name: 'sim1',
+      state: 'bound',
+      modem: { operator: 'Emulated <Net>', signalDbm: -71, registration: 'registered-roaming', registered: true, lastCmsError: null },
+    });
+    const page = await (await fetch(`${adminUrl}/status`)).text();
+    expect(page).toContain('<td>Emulated &lt;Net&gt;</td>');
+    expect(page).toContain('-71 dBm');
+  });
+
+  it('shows the link down once the modem is unplugged', async () => {
+    await emulator.unplug();
+    const { series } = await until(() => scrape(adminUrl), (m) => m.series.get('smsgate_transport_up{transport="modems",bind="sim1"}') === 0, 15_000, 'the modem link down');
+    expect(series.get('smsgate_transport_up{transport="modems",bind="sim1"}')).toBe(0);
+    const ready = await fetch(`${adminUrl}/ready`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { reasons: string[] }).reasons).toEqual([expect.stringMatching(/^no transport is up: modems /)]);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * `smsgate status [--config FILE] [--json]` (issue 13): the /status.json facts from the running
+ * gateway's admin listener, and what the database alone tells when none answers (said so).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StatusFacts } from '../../src/admin/status-facts.js';
+import { run } from '../../src/cli/commands/status.js';
+import { createGateway, type Gateway } from '../../src/index.js';
+import { captureCliOutput } from '../support/cli-output.js';
+import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
+import { ReceiptingSmsc } from '../support/receipting-smsc.js';
+import { baseUrlOf, gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const TOKEN = 'status-cli-admin-token';
+let dir: string;
+let smsc: ReceiptingSmsc;
+let gateway: Gateway | undefined;
+let configPath: string;
+let account: SeededAccount;
+
+beforeAll(async () => {
+  dir = tempDir('statuscli');
+  smsc = await ReceiptingSmsc.start();
+  const raw = { ...gatewayConfig(dir, smsc.address, { maxPerSecond: 50 }), logging: { level: 'silent' }, admin: { host: '127.0.0.1', port: await freePort(), token: TOKEN } };
+  const written = writeGatewayConfig(dir, raw);
+  configPath = written.path;
+  account = await seedAccount(written.config, { clientName: 'statusco', webhookUrl: 'http://127.0.0.1:9/none', senders: [{ name: 'Status', type: 0 }] });
+  gateway = await createGateway(written.config);
+  await gateway.start();
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await smsc?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('smsgate status', () => {
+  let campaignId: string;
+
+  it('prints the running serve\'s facts with --json, bearer token from the config', async () => {
+    const recipients = Array.from({ length: 200 }, (_, i) => `3538713${String(i).padStart(4, '0')}`);
+    const posted = await postCampaign(baseUrlOf(gateway!), account.token, { text: 'Status', from: 'Status', campaignName: 'CLI run', recipientInfo: recipients.map((msisdn) => ({ msisdn })) });
+    campaignId = posted.id;
+    const result = await until(
+      () => captureCliOutput(() => run(['--config', configPath, '--json'])),
+      (r) => r.code === 0 && ((JSON.parse(r.stdout) as StatusFacts).campaigns[0]?.sent ?? 0) > 0,
+      20_000,
+      'the campaign under way in smsgate status',
+    );
+    const facts = JSON.parse(result.stdout) as StatusFacts & { note?: string };
+    expect(facts.source).toBe('serve');
+    expect(facts.note).toBeUndefined();
+    expect(facts.transports?.[0]).toMatchObject({ name: 'carrier', type: 'smpp', state: 'bound', links: [{ name: '0', state: 'bound' }] });
+    expect(facts.campaigns[0]).toMatchObject({ id: campaignId, name: 'CLI run', client: 'statusco', total: 200 });
+    expect(facts.recentErrors).toEqual(expect.any(Array));
+  });
+
+  it('prints text by default', async () => {
+    const result = await captureCliOutput(() => run(['--config', configPath]));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^smsgate status at \S+ \(from the running serve\)\n/);
+    expect(result.stdout).toMatch(/\n {2}carrier \(smpp\) bound since \S+: 1\/1 binds bound; /);
+    expect(result.stdout).toMatch(/\n {4}0: bound since \S+; window \d+\/10\n/);
+  });
+
+  it('falls back to the database when serve is not answering, and says so', async () => {
+    await until(() => getSummary(baseUrlOf(gateway!), account.token, campaignId), (s) => s?.pending === 0, 30_000, 'the campaign done');
+    await gateway?.stop();
+    gateway = undefined;
+    const result = await captureCliOutput(() => run(['--config', configPath, '--json']));
+    expect(result.code).toBe(0);
+    const facts = JSON.parse(result.stdout) as StatusFacts & { note: string };
+    expect(facts.source).toBe('database');
+    expect(facts.transports).toBeNull();
+    expect(facts.recentErrors).toBeNull();
+    expect(facts.note).toMatch(/^smsgate serve is not answering \(http:\/\/127\.0\.0\.1:\d+\/status\.json: ECONNREFUSED\): this is what the database alone tells/);
+    expect(facts.queues).toEqual([]);
+    expect(facts.webhooks.clients).toEqual([expect.objectContaining({ client: 'statusco', hasWebhook: true })]);
+    const text = await captureCliOutput(() => run(['--config', configPath]));
+    expect(text.stdout).toContain('(from the database only)');
+    expect(text.stdout).toContain('note: smsgate serve is not answering');
+    expect(text.stdout).toContain('transports:\n  unknown (serve not answering)');
+  });
+
+  it('is a usage error with the usage line for a stray argument or option, exit 2', async () => {
+    for (const args of [['extra'], ['--verbose']]) {
+      const result = await captureCliOutput(() => run(args));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('usage: smsgate status [--config FILE] [--json]');
+    }
+    const help = await captureCliOutput(() => run(['--help']));
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe('usage: smsgate status [--config FILE] [--json]\n');
+  });
+
+  it('names the file and key of a bad config, exit 1', async () => {
+    const result = await captureCliOutput(() => run(['--config', `${dir}/missing.json`]));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`smsgate: ${dir}/missing.json: file not found\n`);
+  });
+});

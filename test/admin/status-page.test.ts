@@ -1,0 +1,127 @@
+/**
+ * The /status page (issue 13) in headless Chromium while a campaign runs over a real SMPP bind:
+ * what a person sees (the bind and its state, a progress figure that moves between two loads,
+ * webhooks per client with escaped names), the replay button re-queueing dead letters, and a
+ * cross-site POST refused. The screenshot goes to a temp file; with SMSGATE_UPDATE_SCREENSHOT=1 it
+ * also replaces config/status-page.png, the one the README shows.
+ */
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/gateway-process.js';
+import { until } from '../e2e/e2e-setup.js';
+import { msisdns, sendCampaign, startAdminFixture, type AdminFixture } from './admin-fixture.js';
+
+const RECIPIENTS = 400;
+let fixture: AdminFixture;
+let browser: Browser;
+let page: Page;
+/** The replay form's token, as a page of the admin listener carried it. */
+let csrfToken: string | null = null;
+
+beforeAll(async () => {
+  // 40 parts/s: the campaign lasts about ten seconds, so two loads see it move.
+  fixture = await startAdminFixture('statuspage', { maxPerSecond: 40 });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.stop();
+});
+
+/** The "N / M sent" figure of the campaign's row, as the page shows it. */
+async function sentFigure(id: string): Promise<number> {
+  await page.goto(`${fixture.adminUrl}/status`);
+  const text = (await page.locator(`tr[data-campaign="${id}"] .sent-figure`).textContent()) ?? '';
+  const match = /^(\d+) \/ (\d+) sent$/.exec(text.trim());
+  if (match === null) throw new Error(`no sent figure in "${text}"`);
+  return Number(match[1]);
+}
+
+describe('/status in Chromium during a campaign', () => {
+  let campaignId: string;
+
+  it('shows the bind bound and a campaign whose progress moves between two loads', async () => {
+    campaignId = await sendCampaign(fixture, msisdns(RECIPIENTS), 'Spring <sale>');
+    const first = await until(() => sentFigure(campaignId), (n) => n > 0 && n < RECIPIENTS, 20_000, 'the campaign under way');
+    const bind = page.locator('tr[data-transport="carrier"][data-bind="0"]');
+    await expect(bind.locator('.state').textContent()).resolves.toBe('bound');
+    expect(await bind.locator('td').nth(1).textContent()).toBe('smpp');
+    // The name came from an API caller: shown as text, never as markup.
+    expect(await page.locator(`tr[data-campaign="${campaignId}"]`).textContent()).toContain('Spring <sale>');
+    expect(await page.locator('tr[data-campaign] sale').count()).toBe(0);
+    const later = await until(() => sentFigure(campaignId), (n) => n > first, 20_000, 'a larger sent figure on a later load');
+    expect(later).toBeGreaterThan(first);
+
+    const shot = join(fixture.dir, 'status-page.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    // A PNG signature, and more than an empty page's worth of pixels.
+    const png = readFileSync(shot);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(png.length).toBeGreaterThan(20_000);
+    if (process.env['SMSGATE_UPDATE_SCREENSHOT'] === '1') copyFileSync(shot, join(REPO_ROOT, 'config', 'status-page.png'));
+  });
+
+  it('refreshes itself', async () => {
+    const refresh = await page.locator('meta[http-equiv="refresh"]').getAttribute('content');
+    expect(refresh).toBe('5; url=/status');
+  });
+
+  it('shows webhooks per client with the name escaped, and the replay button re-queues its dead letters', async () => {
+    const dead = msisdns(RECIPIENTS).filter((m) => m.endsWith('8')).length;
+    await until(async () => {
+      await page.goto(`${fixture.adminUrl}/status`);
+      return page.locator('#dead-letters').textContent();
+    }, (text) => text === String(dead), 30_000, `${dead} dead letters on the page`);
+    const row = page.locator('#webhooks tbody tr');
+    expect(await row.locator('td').first().textContent()).toBe('acme <b>&co');
+    expect(await page.locator('#webhooks b').count()).toBe(0);
+    expect(await row.locator('td').nth(2).textContent()).toBe(String(dead));
+
+    // The endpoint works again: the replayed events are delivered.
+    fixture.receiver.respondWith(undefined);
+    csrfToken = await row.locator('input[name="csrf"]').getAttribute('value');
+    const delivered = fixture.receiver.requests.filter((r) => r.response.kind === 'status' && r.response.statusCode === 200).length;
+    await row.getByRole('button', { name: `Replay ${dead} dead letters` }).click();
+    await page.waitForURL(/\/status\?replayed=/);
+    expect(await page.locator('.notice').textContent()).toBe(`Re-queued ${dead} dead letter(s) of client acme <b>&co.`);
+    await fixture.receiver.waitUntil(
+      () => fixture.receiver.requests.filter((r) => r.response.kind === 'status' && r.response.statusCode === 200).length >= delivered + dead,
+      20_000,
+      'the replayed webhooks delivered',
+    );
+    await until(async () => {
+      await page.goto(`${fixture.adminUrl}/status`);
+      return page.locator('#dead-letters').textContent();
+    }, (text) => text === '0', 10_000, 'no dead letter left');
+  });
+
+  it('refuses a replay posted from another site, even with the right form token', async () => {
+    expect(csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // A page of another site (http://localhost:<api port> is not http://127.0.0.1:<admin port>)
+    // submitting a form to the admin listener, with the right token even.
+    await page.goto(`${fixture.apiUrl.replace('127.0.0.1', 'localhost')}/health`);
+    await page.setContent(
+      `<form id="f" method="post" action="${fixture.adminUrl}/status/replay"><input name="csrf" value="${csrfToken ?? ''}"><input name="client" value="acme &lt;b&gt;&amp;co"></form>`,
+    );
+    const [response] = await Promise.all([page.waitForResponse(`${fixture.adminUrl}/status/replay`), page.locator('#f').evaluate((f: HTMLFormElement) => f.submit())]);
+    expect(response.status()).toBe(403);
+    expect(await response.text()).toContain('cross-site request refused');
+
+    // Same origin but without the page's token: refused as well.
+    const forged = await fetch(`${fixture.adminUrl}/status/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client: 'acme <b>&co', csrf: 'guess' }).toString(),
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain('csrf');
+  });
+});
