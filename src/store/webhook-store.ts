@@ -6,8 +6,12 @@
 import type { SqliteDatabase } from './database.js';
 
 export type OutboxState = 'pending' | 'delivered' | 'dead';
+/** What an event is; it chooses the client URL it goes to (webhook_url or inbound_webhook_url). */
+export type OutboxEventKind = 'receipt' | 'inbound';
 
 export interface NewOutboxRow {
+  /** Default 'receipt'. */
+  kind?: OutboxEventKind;
   clientId: number;
   recipientId: number | null;
   body: string;
@@ -17,6 +21,7 @@ export interface NewOutboxRow {
 /** A due event with what is needed to send it, read from the client row at send time. */
 export interface DueOutboxRow {
   id: number;
+  kind: OutboxEventKind;
   clientId: number;
   recipientId: number | null;
   body: string;
@@ -50,9 +55,14 @@ function prepareStatements(db: SqliteDatabase) {
       `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at)
        SELECT ?, ?, ?, 'pending', 0, ?, ? FROM clients WHERE id = ? AND webhook_url IS NOT NULL AND webhook_url <> ''`,
     ),
+    insertInbound: db.prepare<[number, string, number, number, number]>(
+      `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at)
+       SELECT 'inbound', ?, NULL, ?, 'pending', 0, ?, ? FROM clients WHERE id = ? AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
+    ),
     due: db.prepare<[number, number]>(
-      `SELECT o.id, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts,
-              c.webhook_url AS webhookUrl, c.webhook_secret_enc AS webhookSecretEnc
+      `SELECT o.id, o.kind, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts,
+              CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS webhookUrl,
+              c.webhook_secret_enc AS webhookSecretEnc
        FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
        WHERE o.state = 'pending' AND o.next_attempt_at <= ?
        ORDER BY o.next_attempt_at, o.id LIMIT ?`,
@@ -83,8 +93,9 @@ function statements(db: SqliteDatabase): Statements {
   return s;
 }
 
-/** Inserts a pending event due now; false when the client has no webhook URL (nothing to send to). */
+/** Inserts a pending event due now; false when the client has no URL for its kind (nothing to send to). */
 export function insertOutboxRow(db: SqliteDatabase, row: NewOutboxRow): boolean {
+  if (row.kind === 'inbound') return statements(db).insertInbound.run(row.clientId, row.body, row.nowMs, row.nowMs, row.clientId).changes === 1;
   return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, row.clientId).changes === 1;
 }
 

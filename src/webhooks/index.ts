@@ -11,7 +11,7 @@ export { classifyHttpStatus, nextWebhookAttemptAt, maxWebhookAttempts, RETRYABLE
 export type { AttemptVerdict } from './retry-policy.js';
 export { DEFAULT_WEBHOOK_CONFIG } from './config.js';
 export type { WebhookSenderConfig } from './config.js';
-export { WebhookSender, WEBHOOK_CONTENT_TYPE, WEBHOOK_USER_AGENT, WEBHOOK_ERROR } from './webhook-sender.js';
+export { WebhookSender, WEBHOOK_CONTENT_TYPE, WEBHOOK_USER_AGENT, INBOUND_WEBHOOK_USER_AGENT, EVENT_ID_HEADER, WEBHOOK_ERROR } from './webhook-sender.js';
 export type { WebhookSenderOptions, WebhookSenderStats } from './webhook-sender.js';
 export { createNodeHttpClient } from './http-client.js';
 export type { WebhookHttpClient, WebhookRequest, WebhookResponse } from './http-client.js';

@@ -19,6 +19,9 @@ import { SIGNATURE_HEADER, signBody } from './signature.js';
 
 export const WEBHOOK_CONTENT_TYPE = 'application/json; charset=utf-8';
 export const WEBHOOK_USER_AGENT = 'smsgate (delivery-receipt webhook)';
+export const INBOUND_WEBHOOK_USER_AGENT = 'smsgate (inbound-message webhook)';
+/** Stable per outbox row (its id), so a receiver can drop a retry, replay or redrive it already has. */
+export const EVENT_ID_HEADER = 'X-Event-Id';
 
 /** last_error codes written by the sender besides HTTP_<status> and network error codes (ECONNREFUSED...). */
 export const WEBHOOK_ERROR = {
@@ -263,7 +266,11 @@ export class WebhookSender {
     }
     // The stored text, sent and signed as the same UTF-8 bytes (signBody encodes a string as UTF-8).
     const body = row.body;
-    const headers: Record<string, string> = { 'Content-Type': WEBHOOK_CONTENT_TYPE, 'User-Agent': WEBHOOK_USER_AGENT };
+    const headers: Record<string, string> = {
+      'Content-Type': WEBHOOK_CONTENT_TYPE,
+      'User-Agent': row.kind === 'inbound' ? INBOUND_WEBHOOK_USER_AGENT : WEBHOOK_USER_AGENT,
+      [EVENT_ID_HEADER]: String(row.id),
+    };
     if (row.webhookSecretEnc !== null) {
       const secret = this.openSecret(row.webhookSecretEnc);
       if (secret === null) {
