@@ -34,6 +34,15 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   sms: { module: './commands/sms.js', usage: ['smsgate sms inspect --text T'] },
   pdu: { module: './commands/pdu.js', usage: ['smsgate pdu encode --to MSISDN --text T [--status-report]', 'smsgate pdu decode HEX'] },
   modem: { module: './commands/modem.js', usage: ['smsgate modem probe --path DEV [--profile NAME]'] },
+  inbound: {
+    module: './commands/inbound.js',
+    usage: [
+      'smsgate inbound route add --client NAME --to NUMBER [--config FILE] [--json]',
+      'smsgate inbound route list [--config FILE] [--json]',
+      'smsgate inbound route remove --to NUMBER [--config FILE] [--json]',
+      'smsgate inbound list [--unrouted] [--limit N] [--config FILE] [--json]',
+    ],
+  },
 };
 
 export function usage(): string {
