@@ -16,6 +16,8 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
     usage: [
       'smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET] [--config FILE] [--json]',
       'smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]',
+      'smsgate client set-inbound-webhook --name NAME (--url URL | --clear) [--config FILE] [--json]',
+      'smsgate client set-optout --name NAME (--keywords STOP,STOPALL | --clear) [--config FILE] [--json]',
     ],
   },
   user: { module: './commands/user.js', usage: ['smsgate user create --client NAME --username U (--password P | --password-stdin) [--admin] [--config FILE] [--json]'] },
