@@ -25,6 +25,8 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
       'smsgate client list [--config FILE] [--json]',
       'smsgate client deactivate --name NAME [--config FILE] [--json]',
       'smsgate client activate --name NAME [--config FILE] [--json]',
+      'smsgate client set-inbound-webhook --name NAME (--url URL | --clear) [--config FILE] [--json]',
+      'smsgate client set-optout --name NAME (--keywords STOP,STOPALL | --clear) [--config FILE] [--json]',
     ],
   },
   user: {
@@ -70,6 +72,15 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   pdu: { module: './commands/pdu.js', usage: ['smsgate pdu encode --to MSISDN --text T [--status-report]', 'smsgate pdu decode HEX'] },
   modem: { module: './commands/modem.js', usage: ['smsgate modem probe --path DEV [--profile NAME]'] },
   status: { module: './commands/status.js', usage: ['smsgate status [--config FILE] [--json]'] },
+  inbound: {
+    module: './commands/inbound.js',
+    usage: [
+      'smsgate inbound route add --client NAME --to NUMBER [--config FILE] [--json]',
+      'smsgate inbound route list [--config FILE] [--json]',
+      'smsgate inbound route remove --to NUMBER [--config FILE] [--json]',
+      'smsgate inbound list [--unrouted] [--limit N] [--config FILE] [--json]',
+    ],
+  },
 };
 
 export function usage(): string {

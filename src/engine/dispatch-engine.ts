@@ -6,6 +6,7 @@
  */
 import { GatewayError } from '../errors.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
+import { InboundService } from '../inbound/inbound-service.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { DispatchStore } from '../store/dispatch-store.js';
@@ -35,6 +36,8 @@ export interface DispatchEngineDeps {
   writeBatch?: WriteBatcherOptions;
   /** Metrics hooks (src/admin); none by default. */
   observer?: GatewayObserver;
+  /** Stores, reassembles and routes mobile-originated messages (default: one on this store, 10-minute reassembly). */
+  inbound?: InboundService;
 }
 
 export interface EngineStats {
@@ -67,6 +70,7 @@ export class DispatchEngine {
   private readonly now: () => number;
   private readonly observer: GatewayObserver;
   private readonly expiryIntervalMs: number;
+  private readonly inbound: InboundService;
   private loop: Promise<void> | undefined;
   private stopped = false;
   private stopping: Promise<void> | undefined;
@@ -105,6 +109,7 @@ export class DispatchEngine {
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
     this.scheduler = new Scheduler(this.dispatchStore, new RouteTable(deps.routes), new Set(this.lanes.keys()), plans, recipients, logger);
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
+    this.inbound = deps.inbound ?? new InboundService({ db: store.db, logger: logger.child({ part: 'inbound' }), now: this.now, wakeWebhooks: () => deps.deliveryReceipts.wake() });
   }
 
   /**
@@ -127,13 +132,15 @@ export class DispatchEngine {
           return this.receipts.accept(transport.name, receipt);
         },
         onInbound: async (message: InboundMessage) => {
-          this.storeInbound(transport.name, message);
+          this.inbound.receive(transport.name, message);
         },
         onUndecodable: async (pdu: UndecodablePdu) => this.storeUndecodable(transport.name, pdu),
         isSubmittedMessageId: async (messageId: string) => this.dispatchStore.partByMessageId(transport.name, messageId) !== undefined,
         onState: (state: TransportState) => this.onTransportState(transport.name, state),
       });
     }
+    // Parts left by the last run that are overdue become (incomplete) messages before new ones arrive.
+    this.inbound.start();
     await Promise.all(transports.map((t) => t.start()));
     this.recoverTransportReceipts();
     for (const lane of this.lanes.values()) lane.start();
@@ -184,6 +191,7 @@ export class DispatchEngine {
     await Promise.all(transports.map((t) => t.stop(config.drainTimeoutMs)));
     const drained = await settleWithin(Promise.all(lanes.map((lane) => lane.onIdle())), config.drainTimeoutMs);
     if (!drained) logger.warn({ drainTimeoutMs: config.drainTimeoutMs }, 'submits still unanswered after the drain timeout: their parts will be sent again');
+    this.inbound.stop();
     // One last attempt for writes still queued (e.g. the store refused them until now); whatever
     // it cannot commit is dropped, and its parts, still 'submitting', are requeued at the next start.
     this.batcher.flush();
@@ -208,13 +216,6 @@ export class DispatchEngine {
       const reissued = transport.recoverReceipts(messageIds);
       this.deps.logger.info({ transport: transport.name, awaiting: messageIds.length, reissued }, 'transport re-issues receipts of parts submitted before the last stop');
     }
-  }
-
-  /** Mobile-originated messages are kept in inbound_messages (no API reads them yet); text is logged only by length. */
-  private storeInbound(transport: string, message: InboundMessage): void {
-    const receivedAtMs = Date.parse(message.receivedAt);
-    this.dispatchStore.insertInbound(transport, message.from, message.to, message.text, message.raw, Number.isNaN(receivedAtMs) ? this.now() : receivedAtMs);
-    this.deps.logger.info({ transport, from: message.from, to: message.to, chars: message.text.length }, 'inbound message stored');
   }
 
   /** Issue 9 item 6 d: recorded before the modem deletes it from the SIM. */

@@ -6,7 +6,7 @@
  */
 import { EntitySchema } from 'typeorm';
 
-export interface ClientRow { id: number; name: string; active: number; webhook_url: string | null; webhook_secret_enc: string | null; created_at: number }
+export interface ClientRow { id: number; name: string; active: number; webhook_url: string | null; webhook_secret_enc: string | null; created_at: number; inbound_webhook_url: string | null; optout_keywords: string | null }
 export interface UserRow { id: number; client_id: number; username: string; password_hash: string; is_admin: number; active: number; created_at: number }
 export interface PersonalAccessTokenRow { id: number; user_id: number; token_hash: string; token_hint: string; created_at: number; expires_at: number | null; revoked_at: number | null; last_used_at: number | null }
 export interface RefreshSessionRow { id: string; user_id: number; client_id: string; family_id: string; token_hash: string; created_at: number; expires_at: number; used_at: number | null; revoked_at: number | null }
@@ -30,8 +30,11 @@ export interface MessagePartRow {
 }
 export interface ReceiptRow { id: number; transport: string; message_id: string; status: string; final: number; error_code: string | null; done_at: string | null; raw: string; received_at: number; match_state: 'matched' | 'pending' | 'expired'; part_id: number | null }
 export interface UndecodablePduRow { id: number; transport: string; device: string; hex: string; reason_code: string; reason: string; received_at: number }
-export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number }
-export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null }
+export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number; public_id: string; client_id: number | null; incomplete: number }
+export interface InboundRouteRow { id: number; client_id: number; address: string; created_at: number }
+export interface InboundPartRow { id: number; transport: string; sender: string; recipient: string; scheme: string; reference: number; total: number; sequence: number; coding: 'gsm7' | 'ucs2' | 'binary'; body: string; raw: string; received_at: number }
+export interface OptoutRow { client_id: number; msisdn: string; source: 'keyword' | 'admin'; created_at: number }
+export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null, kind: 'receipt' | 'inbound' }
 
 const int = { type: 'integer' } as const;
 const intNull = { type: 'integer', nullable: true } as const;
@@ -41,7 +44,7 @@ const intPk = { type: 'integer', primary: true, generated: 'increment' } as cons
 
 export const ClientEntity = new EntitySchema<ClientRow>({
   name: 'Client', tableName: 'clients',
-  columns: { id: intPk, name: { ...text, unique: true }, active: int, webhook_url: textNull, webhook_secret_enc: textNull, created_at: int },
+  columns: { id: intPk, name: { ...text, unique: true }, active: int, webhook_url: textNull, webhook_secret_enc: textNull, created_at: int, inbound_webhook_url: textNull, optout_keywords: textNull },
 });
 export const UserEntity = new EntitySchema<UserRow>({
   name: 'User', tableName: 'users',
@@ -90,7 +93,19 @@ export const ReceiptEntity = new EntitySchema<ReceiptRow>({
 });
 export const InboundMessageEntity = new EntitySchema<InboundMessageRow>({
   name: 'InboundMessage', tableName: 'inbound_messages',
-  columns: { id: intPk, transport: text, sender: text, recipient: text, text, raw: text, received_at: int },
+  columns: { id: intPk, transport: text, sender: text, recipient: text, text, raw: text, received_at: int, public_id: text, client_id: intNull, incomplete: int },
+});
+export const InboundRouteEntity = new EntitySchema<InboundRouteRow>({
+  name: 'InboundRoute', tableName: 'inbound_routes',
+  columns: { id: intPk, client_id: int, address: { ...text, unique: true }, created_at: int },
+});
+export const InboundPartEntity = new EntitySchema<InboundPartRow>({
+  name: 'InboundPart', tableName: 'inbound_parts',
+  columns: { id: intPk, transport: text, sender: text, recipient: text, scheme: text, reference: int, total: int, sequence: int, coding: text, body: text, raw: text, received_at: int },
+});
+export const OptoutEntity = new EntitySchema<OptoutRow>({
+  name: 'Optout', tableName: 'optouts',
+  columns: { client_id: { type: 'integer', primary: true }, msisdn: { type: 'text', primary: true }, source: text, created_at: int },
 });
 export const UndecodablePduEntity = new EntitySchema<UndecodablePduRow>({
   name: 'UndecodablePdu', tableName: 'undecodable_pdus',
@@ -98,11 +113,12 @@ export const UndecodablePduEntity = new EntitySchema<UndecodablePduRow>({
 });
 export const WebhookOutboxEntity = new EntitySchema<WebhookOutboxRow>({
   name: 'WebhookOutbox', tableName: 'webhook_outbox',
-  columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull, event_id: text, dead_reason: textNull, dead_url: textNull },
+  columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull, event_id: text, dead_reason: textNull, dead_url: textNull, kind: text },
 });
 
 export const ENTITIES = [
   ClientEntity, UserEntity, PersonalAccessTokenEntity, RefreshSessionEntity, SigningKeyEntity, SenderEntity,
   CampaignEntity, RecipientEntity, MessagePartEntity, ReceiptEntity, InboundMessageEntity, WebhookOutboxEntity,
   UndecodablePduEntity,
+  InboundRouteEntity, InboundPartEntity, OptoutEntity,
 ] as const;

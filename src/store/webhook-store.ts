@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { SqliteDatabase } from './database.js';
 
 export type OutboxState = 'pending' | 'delivered' | 'dead';
+/** What an event is; it chooses the client URL it goes to (webhook_url or inbound_webhook_url). */
+export type OutboxEventKind = 'receipt' | 'inbound';
 
 /**
  * Why a dead letter died: 'transient' for the failures SPEC "Events" point 5 retries (network,
@@ -16,6 +18,8 @@ export type OutboxState = 'pending' | 'delivered' | 'dead';
 export type DeadReason = 'transient' | 'permanent';
 
 export interface NewOutboxRow {
+  /** Default 'receipt'. */
+  kind?: OutboxEventKind;
   clientId: number;
   recipientId: number | null;
   body: string;
@@ -27,6 +31,7 @@ export interface DueOutboxRow {
   id: number;
   /** The event's identity, stable across retries, redrives and replays (sent as X-Event-Id). */
   eventId: string;
+  kind: OutboxEventKind;
   clientId: number;
   recipientId: number | null;
   body: string;
@@ -78,9 +83,14 @@ function prepareStatements(db: SqliteDatabase) {
       `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
        SELECT ?, ?, ?, 'pending', 0, ?, ?, ? FROM clients WHERE id = ? AND webhook_url IS NOT NULL AND webhook_url <> ''`,
     ),
+    insertInbound: db.prepare<[number, string, number, number, string, number]>(
+      `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT 'inbound', ?, NULL, ?, 'pending', 0, ?, ?, ? FROM clients WHERE id = ? AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
+    ),
     due: db.prepare<[number, number]>(
-      `SELECT o.id, o.event_id AS eventId, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts, o.created_at AS createdAt,
-              c.webhook_url AS webhookUrl, c.webhook_secret_enc AS webhookSecretEnc
+      `SELECT o.id, o.event_id AS eventId, o.kind, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts, o.created_at AS createdAt,
+              CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS webhookUrl,
+              c.webhook_secret_enc AS webhookSecretEnc
        FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
        WHERE o.state = 'pending' AND o.next_attempt_at <= ?
        ORDER BY o.next_attempt_at, o.id LIMIT ?`,
@@ -130,9 +140,10 @@ function statements(db: SqliteDatabase): Statements {
 
 /**
  * Inserts a pending event due now, with a new event id (a random UUID: the event's identity for
- * receivers, never reused); false when the client has no webhook URL (nothing to send to).
+ * receivers, never reused); false when the client has no URL for the event's kind (nothing to send to).
  */
 export function insertOutboxRow(db: SqliteDatabase, row: NewOutboxRow): boolean {
+  if (row.kind === 'inbound') return statements(db).insertInbound.run(row.clientId, row.body, row.nowMs, row.nowMs, randomUUID(), row.clientId).changes === 1;
   return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, randomUUID(), row.clientId).changes === 1;
 }
 

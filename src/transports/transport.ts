@@ -62,12 +62,34 @@ export interface TransportReceipt {
   raw: string;
 }
 
+/**
+ * One mobile-originated message, or one part of a concatenated one. Transports hand parts on as
+ * they arrive (no reassembly in the transport): the receiving side stores each part durably and
+ * joins them once all are there (src/inbound), so parts survive reconnects and restarts.
+ */
 export interface InboundMessage {
   from: string;
   to: string;
+  /** The text as decoded from this PDU alone (GSM-7 with its national shift tables). */
   text: string;
   receivedAt: string;
   raw: string;
+  /**
+   * UCS-2 and 8-bit data: the user data octets after any UDH, as hex. Parts are joined as octets
+   * before decoding, so a surrogate pair (or an odd octet) split across parts stays intact. Absent
+   * for GSM-7 (each part's septets decode on their own).
+   */
+  content?: { coding: 'ucs2' | 'binary'; octetsHex: string };
+  /** Present when this is one part of a concatenated message (UDH IE 0x00 / 0x08, or SMPP SAR TLVs). */
+  concat?: InboundConcat;
+}
+
+export interface InboundConcat {
+  scheme: 'udh8' | 'udh16' | 'sar';
+  reference: number;
+  total: number;
+  /** 1-based. */
+  sequence: number;
 }
 
 /** A PDU a modem handed up that the codec could not read (issue 9 item 6 d). */
@@ -118,6 +140,7 @@ export interface ModemRadio {
 export interface TransportHandlers {
   /** Must be awaited before the receipt is acknowledged to the peer. Rejecting means "not stored": do not acknowledge. */
   onReceipt(receipt: TransportReceipt): Promise<void>;
+  /** Must be awaited before the message (or part) is acknowledged or deleted; rejecting means "not stored". */
   onInbound(message: InboundMessage): Promise<void>;
   /**
    * Stores a PDU that could not be decoded; must be awaited before the PDU is deleted from the

@@ -33,6 +33,7 @@ export const WEBHOOK_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** The event's identity on every request: the outbox row's UUID, the same on retries, redrives and replays. */
 export const EVENT_ID_HEADER = 'X-Event-Id';
 export const WEBHOOK_USER_AGENT = 'smsgate (delivery-receipt webhook)';
+export const INBOUND_WEBHOOK_USER_AGENT = 'smsgate (inbound-message webhook)';
 
 /** last_error codes written by the sender besides HTTP_<status> and network error codes (ECONNREFUSED...). */
 export const WEBHOOK_ERROR = {
@@ -300,7 +301,9 @@ export class WebhookSender {
     // The stored text, sent and signed as the same UTF-8 bytes (signBody encodes a string as UTF-8).
     const body = row.body;
     const headers: Record<string, string> = {
-      'Content-Type': WEBHOOK_CONTENT_TYPE, 'User-Agent': WEBHOOK_USER_AGENT, [EVENT_ID_HEADER]: row.eventId,
+      'Content-Type': WEBHOOK_CONTENT_TYPE,
+      'User-Agent': row.kind === 'inbound' ? INBOUND_WEBHOOK_USER_AGENT : WEBHOOK_USER_AGENT,
+      [EVENT_ID_HEADER]: row.eventId,
     };
     if (row.webhookSecretEnc !== null) {
       const secret = this.openSecret(row.webhookSecretEnc);

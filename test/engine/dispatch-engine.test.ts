@@ -213,10 +213,16 @@ describe('dispatch engine orderings', () => {
   it('stores an inbound (mobile-originated) message in inbound_messages', async () => {
     const transport = new ScriptedTransport();
     harness = await startEngineHarness({ transports: [transport] });
+    const beforeMs = Date.now();
     await transport.handlers!.onInbound({ from: '353871234567', to: '50123', text: 'STOP', receivedAt: '2026-11-21T10:00:00.000Z', raw: '0791...' });
-    expect(harness.store.db.prepare('SELECT transport, sender, recipient, text, raw, received_at FROM inbound_messages').all()).toEqual([
-      { transport: 'scripted', sender: '353871234567', recipient: '50123', text: 'STOP', raw: '0791...', received_at: Date.parse('2026-11-21T10:00:00.000Z') },
+    const afterMs = Date.now();
+    const rows = harness.store.db.prepare('SELECT transport, sender, recipient, text, raw, received_at, client_id, incomplete FROM inbound_messages').all() as { received_at: number }[];
+    expect(rows).toEqual([
+      { transport: 'scripted', sender: '353871234567', recipient: '50123', text: 'STOP', raw: '0791...', received_at: expect.any(Number), client_id: null, incomplete: 0 },
     ]);
+    // Issue 14: ReceivedAt is when smsgate stored it (the keyset of GET /v1/inbound), not the network's stamp.
+    expect(rows[0]!.received_at).toBeGreaterThanOrEqual(beforeMs);
+    expect(rows[0]!.received_at).toBeLessThanOrEqual(afterMs);
   });
 
   it('puts a part refused as TRANSPORT_DOWN or TRANSPORT_STOPPED back without spending an attempt', async () => {

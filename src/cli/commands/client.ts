@@ -11,6 +11,7 @@ import { adminOutput, withAdminSession } from '../admin-session.js';
 import { listClients } from '../../store/admin-queries.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 import { formatTable, isoTime } from '../table.js';
+import { isClientInboundAction, runClientInbound } from './client-inbound.js';
 
 const USAGE = 'smsgate client create --name NAME [--webhook-url URL] [--webhook-secret SECRET] [--config FILE] [--json]\n'
   + '       smsgate client set-webhook --name NAME --url URL [--secret SECRET | --clear-secret] [--config FILE] [--json]\n'
@@ -23,6 +24,8 @@ function describe(client: CreatedClient): string {
 }
 
 export async function run(args: string[]): Promise<number> {
+  // set-inbound-webhook and set-optout (issue 14) live in client-inbound.ts.
+  if (isClientInboundAction(args[0])) return runClientInbound(args);
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config', 'name', 'webhook-url', 'webhook-secret', 'url', 'secret'], booleans: ['json', 'clear-secret'] }, USAGE);
     const [action, ...extra] = parsed.positionals;

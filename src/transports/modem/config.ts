@@ -16,6 +16,11 @@ export interface ModemDeviceConfig {
   smsc?: string;
   /** Overrides the profile's rate limit. */
   messagesPerMinute?: number;
+  /**
+   * The SIM's own number: the To of messages this device receives, which `smsgate inbound route
+   * add --to` matches. Omitted, the To is the device's name.
+   */
+  number?: string;
 }
 
 export interface ModemTransportConfig {
@@ -103,6 +108,7 @@ export const MODEM_TRANSPORT_SCHEMA = {
           pin: { type: 'string', pattern: '^[0-9]{4,8}$' },
           smsc: { type: 'string', pattern: '^\\+?[0-9]{1,20}$' },
           messagesPerMinute: { type: 'integer', minimum: 1 },
+          number: { type: 'string', pattern: '^\\+?[0-9]{1,20}$' },
         },
       },
     },

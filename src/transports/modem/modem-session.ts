@@ -109,8 +109,10 @@ function plainValue(response: AtResponse): string | null {
 
 
 export class ModemSession {
-  /** Storage indexes being read, so a +CMTI/+CDSI and the start-up AT+CMGL never handle one message twice. */
-  private readonly indexesInHand = new Set<number>();
+  /** Storage indexes being read (by storage), so a +CDSI and an AT+CMGL never handle one message twice. */
+  private readonly indexesInHand = new Set<string>();
+  /** AT+CPMS switches and the reads under them run one at a time (a switch changes what every read addresses). */
+  private storageQueue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly channel: AtChannel,
@@ -306,14 +308,39 @@ export class ModemSession {
     };
   }
 
-  /** Reads every stored message (AT+CMGL=4, "ALL") and handles it like a new one: reports and SMS left while down. */
-  async drainStored(): Promise<void> {
-    const response = await this.run('AT+CMGL=4', '+CMGL', this.timeouts.commandMs * 4);
-    if (response.final.kind !== 'ok') return;
-    for (const { header, hex } of response.pdus) {
-      const index = Number(splitArgs(header.slice(header.indexOf(':') + 1))[0]);
-      if (Number.isInteger(index)) await this.handleStored(index, hex);
+  /**
+   * Reads every stored message (AT+CMGL=4, "ALL") and handles it like a new one: reports and SMS
+   * left while down, and, on each +CMTI, whatever else is stored, so a full SIM empties itself
+   * (read, store, delete) and never stops reception. `memory` is the storage a +CMTI named
+   * (TS 27.005 §3.4.1 <mem>: "SM", "ME", "MT"...): selected with AT+CPMS for the read and delete,
+   * then the profile's storage is selected again.
+   */
+  async drainStored(memory?: string): Promise<void> {
+    const run = this.storageQueue.then(() => this.drainUnlocked(memory));
+    this.storageQueue = run.catch(() => undefined);
+    await run;
+  }
+
+  private async drainUnlocked(memory: string | undefined): Promise<void> {
+    const home = this.options.profile.messageStorage;
+    const switchTo = memory !== undefined && memory !== '' && memory !== home ? memory : undefined;
+    if (switchTo !== undefined) await this.selectReadStorage(switchTo);
+    try {
+      const response = await this.run('AT+CMGL=4', '+CMGL', this.timeouts.commandMs * 4);
+      if (response.final.kind !== 'ok') return;
+      for (const { header, hex } of response.pdus) {
+        const index = Number(splitArgs(header.slice(header.indexOf(':') + 1))[0]);
+        if (Number.isInteger(index)) await this.handleStored(index, hex, switchTo ?? home ?? '');
+      }
+    } finally {
+      if (switchTo !== undefined && home !== null) await this.selectReadStorage(home);
     }
+  }
+
+  /** TS 27.005 §3.2.2 AT+CPMS=<mem1>: the storage AT+CMGL/AT+CMGR/AT+CMGD address. */
+  private async selectReadStorage(memory: string): Promise<void> {
+    if (!/^[A-Z]{2}$/.test(memory)) throw new GatewayError('MODEM_BAD_URC', `storage name '${memory}' is not two capital letters`);
+    await this.tolerate(`AT+CPMS="${memory}"`, '+CPMS');
   }
 
   /** Routes one URC; never throws (a failure is logged and the report stays unacknowledged). */
@@ -321,17 +348,20 @@ export class ModemSession {
     try {
       if (urc.name === '+CDS' && urc.pdu !== null) await this.handleDirect(urc.pdu);
       else if (urc.name === '+CMT' && urc.pdu !== null) await this.handleDirect(urc.pdu);
-      else if (urc.name === '+CDSI' || urc.name === '+CMTI') {
+      else if (urc.name === '+CMTI') {
+        // TS 27.005 §3.4.1: +CMTI: <mem>,<index>. The storage it names is read, all of it.
+        await this.drainStored(splitArgs(urc.args)[0] ?? '');
+      } else if (urc.name === '+CDSI') {
         // TS 27.005 §3.4.1: +CMTI: <mem>,<index> / +CDSI: <mem>,<index>.
         const index = Number(splitArgs(urc.args)[1]);
         if (!Number.isInteger(index)) throw new GatewayError('MODEM_BAD_URC', `${urc.name} without an index: ${urc.args}`);
-        if (this.indexesInHand.has(index)) return;
+        if (this.indexesInHand.has(`${this.options.profile.messageStorage ?? ''}:${index}`)) return;
         const read = await this.run(`AT+CMGR=${index}`, '+CMGR');
         const pdu = read.pdus[0];
         if (read.final.kind !== 'ok' || pdu === undefined) {
           throw new GatewayError('MODEM_READ_FAILED', `AT+CMGR=${index} answered ${finalStatus(read.final)}`, { details: { index } });
         }
-        await this.handleStored(index, pdu.hex);
+        await this.handleStored(index, pdu.hex, this.options.profile.messageStorage ?? '');
       } else {
         this.options.logger.debug({ urc: urc.name, args: urc.args }, 'unsolicited result code');
       }
@@ -351,9 +381,10 @@ export class ModemSession {
     }
   }
 
-  private async handleStored(index: number, hex: string): Promise<void> {
-    if (this.indexesInHand.has(index)) return;
-    this.indexesInHand.add(index);
+  private async handleStored(index: number, hex: string, memory: string): Promise<void> {
+    const key = `${memory}:${index}`;
+    if (this.indexesInHand.has(key)) return;
+    this.indexesInHand.add(key);
     try {
       await this.handOn(this.decode(hex), hex);
       // Deleted only after the handler resolved; an undecodable one is deleted too once stored
@@ -361,7 +392,7 @@ export class ModemSession {
       const deleted = await this.run(`AT+CMGD=${index}`);
       if (deleted.final.kind !== 'ok') this.options.logger.warn({ index, status: finalStatus(deleted.final) }, 'AT+CMGD failed');
     } finally {
-      this.indexesInHand.delete(index);
+      this.indexesInHand.delete(key);
     }
   }
 

@@ -13,7 +13,6 @@ import { sleep } from './sleep.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
 import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
 import type { UndecodableReason } from './modem-session.js';
-import { type AssembledMessage, InboundAssembler } from './inbound-assembler.js';
 import { PartQueue } from './part-queue.js';
 import { loadProfile } from './profile.js';
 import { ReceiptMatcher } from './receipt-matcher.js';
@@ -26,9 +25,6 @@ export interface ModemTransportOptions {
 
 /** Longest start() waits for the devices' first attempts. */
 const START_WAIT_CAP_MS = 10_000;
-
-/** How long the parts of a concatenated incoming SMS are waited for before it is handed on incomplete. */
-const INBOUND_REASSEMBLY_MS = 10 * 60_000;
 
 /** A report can arrive in the same read as its +CMGS result: look again briefly before giving up (Jasmin does the same). */
 const RECEIPT_LOOKUP_RETRIES_MS = [50, 200, 1_000] as const;
@@ -49,13 +45,15 @@ export class ModemTransport implements Transport {
   private started = false;
   private stateValue: TransportState = { state: 'down', reason: 'not started' };
   private pruneTimer: NodeJS.Timeout | null = null;
-  private readonly assembler = new InboundAssembler((message) => this.deliverInbound(message), INBOUND_REASSEMBLY_MS);
+  /** Device name -> the SIM's configured number (ModemDeviceConfig.number). */
+  private readonly simNumbers: ReadonlyMap<string, string>;
 
   constructor(config: ModemTransportConfig, options: ModemTransportOptions = {}) {
     this.config = withModemDefaults(config);
     this.name = config.name;
     this.logger = (options.logger ?? pino({ level: 'silent' })).child({ transport: config.name });
     this.matcher = new ReceiptMatcher(this.config.receiptMatchWindowMs);
+    this.simNumbers = new Map(this.config.devices.flatMap((device) => (device.number === undefined ? [] : [[deviceName(device), device.number] as const])));
     // Profiles are loaded (and validated) up front: a bad profile is a config error, not a runtime one.
     this.workers = this.config.devices.map((device) => {
       const profile = loadProfile(device.profile ?? 'generic', this.config.profilesDir);
@@ -111,8 +109,6 @@ export class ModemTransport implements Transport {
   async stop(drainTimeoutMs = 5_000): Promise<void> {
     this.stopped = true;
     if (this.pruneTimer !== null) clearInterval(this.pruneTimer);
-    // Incomplete concatenated SMS are handed on (and logged) rather than held past the stop.
-    await this.assembler.flushAll();
     await Promise.all(this.workers.map((w) => w.stop(drainTimeoutMs)));
     for (const part of this.queue.drainAll()) {
       part.resolve({ part: part.sequence, kind: 'failed-temporary', status: 'TRANSPORT_STOPPED' });
@@ -243,23 +239,25 @@ export class ModemTransport implements Transport {
     await store({ device, hex, reasonCode: reason.code, reason: reason.message, receivedAt: new Date().toISOString() });
   }
 
+  /**
+   * Hands each SMS-DELIVER on as it is read, a part of a concatenated one with its UDH reference:
+   * the receiving side stores parts durably and joins them (src/inbound), so the part can be
+   * deleted from the SIM at once. A full SIM therefore never holds parts back waiting for others.
+   */
   private async onInbound(device: string, message: DecodedDeliver, hex: string): Promise<void> {
-    if (this.handlers === null) throw new Error('no inbound handler set; message left on the SIM');
-    const part = { device, from: message.originator.digits, text: message.userData.text, receivedAt: message.serviceCentreTimestamp.instant, hex };
-    const concat = message.userData.concat;
-    if (concat === null || concat.total <= 1) {
-      await this.deliverInbound({ ...part, raw: hex, missing: [] });
-      return;
-    }
-    await this.assembler.add({ ...part, concat });
-  }
-
-  private async deliverInbound(message: AssembledMessage): Promise<void> {
     const handlers = this.handlers;
     if (handlers === null) throw new Error('no inbound handler set; message left on the SIM');
-    if (message.missing.length > 0) {
-      this.logger.warn({ device: message.device, from: message.from, missingParts: message.missing }, 'incoming concatenated SMS handed on incomplete');
-    }
-    await handlers.onInbound({ from: message.from, to: message.device, text: message.text, receivedAt: message.receivedAt, raw: message.raw });
+    const { userData, dataCoding } = message;
+    const concat = userData.concat;
+    const alphabet = dataCoding.alphabet;
+    await handlers.onInbound({
+      from: message.originator.digits,
+      to: this.simNumbers.get(device) ?? device,
+      text: userData.text,
+      receivedAt: message.serviceCentreTimestamp.instant,
+      raw: hex,
+      ...(alphabet === 'GSM-7' ? {} : { content: { coding: alphabet === 'UCS-2' ? 'ucs2' : 'binary', octetsHex: userData.dataHex } }),
+      ...(concat === null ? {} : { concat: { scheme: concat.referenceBits === 16 ? 'udh16' : 'udh8', reference: concat.reference, total: concat.total, sequence: concat.sequence } }),
+    });
   }
 }

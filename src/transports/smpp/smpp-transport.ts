@@ -21,6 +21,7 @@ import type {
 } from '../transport.js';
 import { COMMAND_STATUS_CODE, commandStatusInfo, describeCommandStatus, SLOW_DOWN_STATUSES } from './command-status.js';
 import { credentialsBeyondSmpp34, resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
+import { inboundFromDeliverSm } from './mo-user-data.js';
 import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
 import { SmppBind } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
@@ -313,11 +314,9 @@ export class SmppTransport implements Transport {
       await this.handleReceipt(pdu, connection, handlers);
       return;
     }
-    const text = deliverSmText(pdu, 'inbound');
-    const from = typeof pdu['source_addr'] === 'string' ? pdu['source_addr'] : '';
-    const to = typeof pdu['destination_addr'] === 'string' ? pdu['destination_addr'] : '';
+    const message = inboundFromDeliverSm(pdu, deliverSmText(pdu, 'inbound'), new Date().toISOString());
     try {
-      await handlers.onInbound({ from, to, text, receivedAt: new Date().toISOString(), raw: text });
+      await handlers.onInbound(message);
       connection.respond(pdu);
     } catch (err) {
       this.logger.warn({ err: errorMessage(err) }, 'inbound handler failed; asking the SMSC to retry');

@@ -23,6 +23,8 @@ export interface EmulatorTiming {
 export interface EmulatorOptions {
   /** Where socat puts the links: `${dir}/${name}.modem` and `${dir}/${name}` (the client's path). */
   dir: string;
+  /** Messages each storage ("SM", "ME") holds; a message arriving at a full one waits in the network until one is deleted. Default 30. */
+  storageCapacity?: number;
   name: string;
   timing?: Partial<EmulatorTiming>;
   /** SIM PIN; when set the SIM starts locked ('+CPIN: SIM PIN'). */
@@ -86,7 +88,11 @@ export class ModemEmulator {
   /** TS 27.005 §3.4.1 +CNMI <mt> and <ds>. */
   private cnmiMt = 0;
   private cnmiDs = 0;
-  private readonly storage = new Map<number, StoredMessage>();
+  /** TS 27.005 §3.2.2 storages; AT+CPMS="<mem1>" selects the one AT+CMGL/CMGR/CMGD address. */
+  private readonly memories = new Map<string, Map<number, StoredMessage>>([['SM', new Map()], ['ME', new Map()]]);
+  private readMemory = 'SM';
+  /** SMS the network could not deliver because the storage was full; delivered as soon as a slot frees. */
+  private readonly heldByNetwork: { memory: string; message: StoredMessage }[] = [];
   private pendingCmgs: { tpduOctets: number } | null = null;
   /** Set when a prompt was withheld: the PDU that follows is swallowed like a garbled command line. */
   private silentCmgs = false;
@@ -176,13 +182,47 @@ export class ModemEmulator {
     this.noise = [...lines];
   }
 
-  /** An incoming SMS: +CMT with the PDU (CNMI mt=2) or stored and announced with +CMTI (mt=1). */
-  injectInbound(from: string, text: string, concat?: { reference: number; total: number; sequence: number }): void {
+  /**
+   * An incoming SMS: +CMT with the PDU (CNMI mt=2) or stored in `storage` (default "SM") and
+   * announced with +CMTI: "<storage>",<index> (mt=1). A full storage holds it back until a delete.
+   */
+  injectInbound(from: string, text: string, concat?: { reference: number; total: number; sequence: number }, options: { storage?: 'SM' | 'ME' } = {}): void {
     const pdu = buildDeliverPdu({ smsc: this.smsc, from, text, at: new Date(), ...(concat ? { concat } : {}) });
     if (this.cnmiMt === 2) this.unsolicited([`+CMT: ,${pdu.tpduOctets}`, pdu.hex]);
-    else {
-      const index = this.store({ status: 'REC UNREAD', ...pdu });
-      if (this.cnmiMt !== 0) this.unsolicited([`+CMTI: "SM",${index}`]);
+    else this.storeIncoming(options.storage ?? 'SM', { status: 'REC UNREAD', ...pdu }, this.cnmiMt !== 0);
+  }
+
+  /** Messages stored in one storage. */
+  storedIn(memory: 'SM' | 'ME'): number {
+    return this.memories.get(memory)?.size ?? 0;
+  }
+
+  /** Messages the network holds back because the storage was full. */
+  get heldCount(): number {
+    return this.heldByNetwork.length;
+  }
+
+  private storeIncoming(memory: string, message: StoredMessage, announce: boolean): void {
+    const index = this.store(message, memory);
+    if (index === null) this.heldByNetwork.push({ memory, message });
+    else if (announce) this.unsolicited([`+CMTI: "${memory}",${index}`]);
+  }
+
+  private get storage(): Map<number, StoredMessage> {
+    return this.memories.get(this.readMemory) as Map<number, StoredMessage>;
+  }
+
+  private releaseHeld(): void {
+    const capacity = this.options.storageCapacity ?? 30;
+    for (let i = 0; i < this.heldByNetwork.length; ) {
+      const held = this.heldByNetwork[i] as { memory: string; message: StoredMessage };
+      if ((this.memories.get(held.memory)?.size ?? 0) >= capacity) {
+        i++;
+        continue;
+      }
+      this.heldByNetwork.splice(i, 1);
+      // Delivered now, so announced per the host's current AT+CNMI.
+      this.storeIncoming(held.memory, held.message, this.cnmiMt !== 0);
     }
   }
 
@@ -192,7 +232,8 @@ export class ModemEmulator {
    * back through AT+CMGR. `tpduOctets` is what +CMGR reports as <length>.
    */
   storeRawPdu(hex: string, tpduOctets: number, announce: '+CMTI' | '+CDSI'): number {
-    const index = this.store({ status: 'REC UNREAD', hex, tpduOctets });
+    const index = this.store({ status: 'REC UNREAD', hex, tpduOctets }, 'SM');
+    if (index === null) throw new Error('the emulated SIM storage "SM" is full');
     this.unsolicited([`${announce}: "SM",${index}`]);
     return index;
   }
@@ -204,17 +245,22 @@ export class ModemEmulator {
 
   /** Messages still stored on the emulated SIM. */
   get storedCount(): number {
-    return this.storage.size;
+    let count = 0;
+    for (const memory of this.memories.values()) count += memory.size;
+    return count;
   }
 
   private get smsc(): string {
     return this.options.smsc ?? '353870000000';
   }
 
-  private store(message: StoredMessage): number {
+  /** The index it was stored at, or null when that storage is full. */
+  private store(message: StoredMessage, memory = 'SM'): number | null {
+    const target = this.memories.get(memory) as Map<number, StoredMessage>;
+    if (target.size >= (this.options.storageCapacity ?? 30)) return null;
     let index = 1;
-    while (this.storage.has(index)) index++;
-    this.storage.set(index, message);
+    while (target.has(index)) index++;
+    target.set(index, message);
     return index;
   }
 
@@ -363,6 +409,11 @@ export class ModemEmulator {
     if (/^\+CSMS=[01]$/.test(command)) return this.respond(['+CSMS: 1,1,1'], 'OK');
     if (command === '+CPMS=?') return this.respond(['+CPMS: ("SM","ME"),("SM","ME"),("SM","ME")'], 'OK');
     if (command === '+CPMS?') return this.respond([`+CPMS: "SM",${this.storage.size},30,"SM",${this.storage.size},30,"SM",${this.storage.size},30`], 'OK');
+    const cpms = /^\+CPMS="([A-Z]{2})"/.exec(command);
+    if (cpms) {
+      if (!this.memories.has(cpms[1] as string)) return this.respond([], this.cmsError(302));
+      this.readMemory = cpms[1] as string;
+    }
     if (/^\+CPMS=/.test(command)) return this.respond([`+CPMS: ${this.storage.size},30,${this.storage.size},30,${this.storage.size},30`], 'OK');
     if (command === '+CNMI=?') return this.respond(['+CNMI: (0-2),(0-3),(0,2),(0-2),(0,1)'], 'OK');
     if (command === '+CNMI?') return this.respond([`+CNMI: 2,${this.cnmiMt},0,${this.cnmiDs},0`], 'OK');
@@ -409,6 +460,7 @@ export class ModemEmulator {
       if (cmgd[2] !== undefined && cmgd[2] !== '0') this.storage.clear();
       else this.storage.delete(index);
       this.deleted.push(index);
+      this.releaseHeld();
       return this.respond([], 'OK');
     }
     const cmgl = /^\+CMGL=(\d)$/.exec(command);
@@ -465,7 +517,7 @@ export class ModemEmulator {
     if (this.cnmiDs === 1) this.unsolicited([`+CDS: ${report.tpduOctets}`, report.hex]);
     else if (this.cnmiDs === 2) {
       const index = this.store({ status: 'REC UNREAD', ...report });
-      this.unsolicited([`+CDSI: "SM",${index}`]);
+      if (index !== null) this.unsolicited([`+CDSI: "SM",${index}`]);
     }
   }
 }

@@ -43,6 +43,18 @@ export interface PerlSubmit extends PerlSmscEvent {
   tlvs: Record<string, string>;
 }
 
+/** A mobile-originated deliver_sm for the SMSC to send (octets as hex). */
+export interface PerlMo {
+  source_addr: string;
+  destination_addr: string;
+  esm_class?: number;
+  data_coding?: number;
+  short_message?: string;
+  /** sar_msg_ref_num, sar_total_segments, sar_segment_seqnum. */
+  sar?: [number, number, number];
+  message_payload?: string;
+}
+
 /** The script beside this module; from the compiled copy in dist/, the one in the source tree. */
 function scriptPath(): string {
   const beside = fileURLToPath(new URL('./smsc.pl', import.meta.url));
@@ -102,6 +114,13 @@ export class PerlSmsc {
    */
   async waitForSubmits(count: number, timeoutMs = 10_000): Promise<PerlSubmit[]> {
     return (await this.waitFor('submit_sm', timeoutMs, count)) as PerlSubmit[];
+  }
+
+  /** Sends a deliver_sm (MO) to the bound receiver; resolves once it is on its way (its `mo` line logged). */
+  async deliverMo(mo: PerlMo, timeoutMs = 10_000): Promise<void> {
+    const before = this.eventsOf('mo').length;
+    this.child.stdin.write(`${JSON.stringify({ deliver_sm: mo })}\n`);
+    await this.waitFor('mo', timeoutMs, before + 1);
   }
 
   async stop(): Promise<void> {

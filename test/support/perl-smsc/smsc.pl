@@ -17,6 +17,11 @@
 #     SMSCs do.
 #   enquire_link (4.11): enquire_link_resp.  unbind (4.2): unbind_resp, then close.
 #   anything else: generic_nack ESME_RINVCMDID (0x03).
+#   A mobile-originated message is sent when a JSON line arrives on stdin:
+#     {"deliver_sm":{"source_addr","destination_addr","esm_class","data_coding","short_message":"<hex>",
+#                    "sar":[ref,total,seqnum],"message_payload":"<hex>"}}
+#   as a deliver_sm (4.6.1) to a receiving session, with the SAR TLVs (5.3.2.22-24) and
+#   message_payload (5.3.2.32) when given; logged as {"event":"mo","seq":N}.
 # Output: one JSON object per line on stdout: {"event":"listening","port":N} first, then one line
 #   per PDU received (submit_sm with short_message in hex, esm_class, data_coding and TLVs by tag)
 #   and per receipt sent.
@@ -54,7 +59,7 @@ my $listener = Net::SMPP->new_listen('127.0.0.1', port => $opt{port}, smpp_versi
     or die "cannot listen: $!\n";
 out({ event => 'listening', port => $listener->sockport });
 
-my $select = IO::Select->new($listener);
+my $select = IO::Select->new($listener, \*STDIN);
 my %bound;      # socket => bind command id
 my $next_id = 4_000_000_000;
 
@@ -97,6 +102,36 @@ sub send_receipt {
         @tlvs, async => 1,
     );
     out({ event => 'receipt', seq => $seq, message_id => $message_id, text => $text });
+}
+
+sub send_mo {
+    my ($mo) = @_;
+    my $session = receiving_session();
+    if (!$session) { out({ event => 'mo_refused', reason => 'no receiving session' }); return; }
+    my @tlvs;
+    if ($mo->{sar}) {
+        my ($ref, $total, $seqnum) = @{ $mo->{sar} };
+        push @tlvs, sar_msg_ref_num => pack('n', $ref), sar_total_segments => chr($total), sar_segment_seqnum => chr($seqnum);
+    }
+    push @tlvs, message_payload => pack('H*', $mo->{message_payload}) if defined $mo->{message_payload};
+    my $seq = $session->deliver_sm(
+        source_addr_ton => 1, source_addr_npi => 1, source_addr => $mo->{source_addr},
+        dest_addr_ton => 1, dest_addr_npi => 1, destination_addr => $mo->{destination_addr},
+        esm_class => $mo->{esm_class} // 0, data_coding => $mo->{data_coding} // 0,
+        short_message => pack('H*', $mo->{short_message} // ''),
+        @tlvs, async => 1,
+    );
+    out({ event => 'mo', seq => $seq });
+}
+
+my $stdin_buffer = '';
+sub on_stdin {
+    my $n = sysread(STDIN, $stdin_buffer, 65536, length $stdin_buffer);
+    if (!$n) { $select->remove(\*STDIN); return; }
+    while ($stdin_buffer =~ s/^([^\n]*)\n//) {
+        my $command = $json->decode($1);
+        send_mo($command->{deliver_sm}) if $command->{deliver_sm};
+    }
 }
 
 sub on_pdu {
@@ -145,6 +180,10 @@ $SIG{TERM} = sub { exit 0 };
 $SIG{PIPE} = 'IGNORE';
 while (1) {
     for my $ready ($select->can_read) {
+        if ($ready == \*STDIN) {
+            on_stdin();
+            next;
+        }
         if ($ready == $listener) {
             my $session = $listener->accept or next;
             $select->add($session);

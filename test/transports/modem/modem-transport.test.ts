@@ -289,18 +289,16 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(t.inbound[0]?.raw).toMatch(/^[0-9A-F]+$/);
   });
 
-  it('reassembles a concatenated incoming SMS arriving out of order into one message, deleting its parts only afterwards', async () => {
+  it('hands each part of a concatenated incoming SMS on with its UDH reference and deletes it at once (reassembly is durable, in src/inbound)', async () => {
     const emu = await emulator('m0');
     const t = await transport([{ path: emu.path }]);
     emu.injectInbound('353861234567', 'second part, ', { reference: 7, total: 3, sequence: 2 });
     emu.injectInbound('353861234567', 'First part, ', { reference: 7, total: 3, sequence: 1 });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(t.inbound).toHaveLength(0);
-    expect(emu.storedCount).toBe(2);
-    emu.injectInbound('353861234567', 'third part.', { reference: 7, total: 3, sequence: 3 });
-    await until(() => t.inbound.length === 1 && emu.storedCount === 0, 'the whole message and the deletions');
-    expect(t.inbound[0]).toMatchObject({ from: '353861234567', text: 'First part, second part, third part.' });
-    expect(t.inbound[0]?.raw.split('\n')).toHaveLength(3);
+    await until(() => t.inbound.length === 2 && emu.storedCount === 0, 'both parts and their deletions');
+    expect(t.inbound.map((m) => [m.text, m.concat])).toEqual([
+      ['second part, ', { scheme: 'udh8', reference: 7, total: 3, sequence: 2 }],
+      ['First part, ', { scheme: 'udh8', reference: 7, total: 3, sequence: 1 }],
+    ]);
   });
 
   it('unlocks the SIM with the configured PIN and never logs it', async () => {

@@ -1,0 +1,235 @@
+/**
+ * SQL of inbound SMS (migrations/1764300000001-inbound.ts): parts as they arrive, whole messages,
+ * routes from an addressed number to a client, per-client opt-out keywords and suppression list,
+ * and the client's inbound webhook URL. Prepared statements on the raw better-sqlite3 handle; the
+ * caller (src/inbound) wraps the writes of one arrival in one transaction.
+ */
+import type { SqliteDatabase } from './database.js';
+import type { InboundPartRow } from './entities.js';
+
+export interface PartGroupKey {
+  transport: string;
+  sender: string;
+  recipient: string;
+  scheme: string;
+  reference: number;
+  total: number;
+}
+
+export type NewInboundPart = Omit<InboundPartRow, 'id'>;
+
+export interface NewInboundMessage {
+  publicId: string;
+  transport: string;
+  sender: string;
+  recipient: string;
+  text: string;
+  raw: string;
+  receivedAtMs: number;
+  clientId: number | null;
+  incomplete: boolean;
+}
+
+export interface InboundMessageView {
+  id: number;
+  publicId: string;
+  transport: string;
+  sender: string;
+  recipient: string;
+  text: string;
+  receivedAtMs: number;
+  clientId: number | null;
+  clientName: string | null;
+  incomplete: boolean;
+}
+
+export interface InboundRouteView {
+  address: string;
+  clientId: number;
+  clientName: string;
+  createdAtMs: number;
+}
+
+export interface OptoutView {
+  msisdn: string;
+  source: 'keyword' | 'admin';
+  createdAtMs: number;
+}
+
+/** Keyset position of a listing: messages after (receivedAtMs, id) in that order. */
+export interface InboundCursor {
+  receivedAtMs: number;
+  id: number;
+}
+
+const MESSAGE_COLUMNS = `m.id, m.public_id AS publicId, m.transport, m.sender, m.recipient, m.text, m.received_at AS receivedAtMs,
+  m.client_id AS clientId, c.name AS clientName, m.incomplete`;
+
+type MessageRow = Omit<InboundMessageView, 'incomplete'> & { incomplete: number };
+
+function view(row: MessageRow): InboundMessageView {
+  return { ...row, incomplete: row.incomplete === 1 };
+}
+
+export class InboundStore {
+  private readonly s;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.s = {
+      // A part the SMSC or modem hands on again (no ack reached it before a reconnect) is ignored.
+      insertPart: db.prepare(
+        `INSERT OR IGNORE INTO inbound_parts (transport, sender, recipient, scheme, reference, total, sequence, coding, body, raw, received_at)
+         VALUES (@transport, @sender, @recipient, @scheme, @reference, @total, @sequence, @coding, @body, @raw, @received_at)`,
+      ),
+      groupParts: db.prepare<[string, string, string, string, number, number], InboundPartRow>(
+        `SELECT * FROM inbound_parts WHERE transport = ? AND sender = ? AND recipient = ? AND scheme = ? AND reference = ? AND total = ? ORDER BY sequence`,
+      ),
+      deleteGroup: db.prepare<[string, string, string, string, number, number]>(
+        `DELETE FROM inbound_parts WHERE transport = ? AND sender = ? AND recipient = ? AND scheme = ? AND reference = ? AND total = ?`,
+      ),
+      staleGroups: db.prepare<[number], PartGroupKey>(
+        `SELECT transport, sender, recipient, scheme, reference, total FROM inbound_parts
+         GROUP BY transport, sender, recipient, scheme, reference, total HAVING MIN(received_at) <= ?`,
+      ),
+      oldestPart: db.prepare<[]>(`SELECT MIN(received_at) FROM inbound_parts`).pluck(),
+      insertMessage: db.prepare(
+        `INSERT INTO inbound_messages (public_id, transport, sender, recipient, text, raw, received_at, client_id, incomplete)
+         VALUES (@publicId, @transport, @sender, @recipient, @text, @raw, @receivedAtMs, @clientId, @incomplete)`,
+      ),
+      routeClient: db.prepare<[string]>(
+        `SELECT r.client_id FROM inbound_routes r JOIN clients c ON c.id = r.client_id WHERE r.address = ?`,
+      ).pluck(),
+      clientInbound: db.prepare<[number], { optout_keywords: string | null }>(`SELECT optout_keywords FROM clients WHERE id = ?`),
+      addOptout: db.prepare<[number, string, string, number]>(
+        `INSERT OR IGNORE INTO optouts (client_id, msisdn, source, created_at) VALUES (?, ?, ?, ?)`,
+      ),
+      removeOptout: db.prepare<[number, string]>(`DELETE FROM optouts WHERE client_id = ? AND msisdn = ?`),
+      listOptouts: db.prepare<[number], OptoutView>(
+        `SELECT msisdn, source, created_at AS createdAtMs FROM optouts WHERE client_id = ? ORDER BY created_at, msisdn`,
+      ),
+      suppressed: db.prepare<[number]>(`SELECT msisdn FROM optouts WHERE client_id = ?`).pluck(),
+      addRoute: db.prepare<[number, string, number]>(`INSERT INTO inbound_routes (client_id, address, created_at) VALUES (?, ?, ?)`),
+      removeRoute: db.prepare<[string]>(`DELETE FROM inbound_routes WHERE address = ?`),
+      routeByAddress: db.prepare<[string], InboundRouteView>(
+        `SELECT r.address, r.client_id AS clientId, c.name AS clientName, r.created_at AS createdAtMs
+         FROM inbound_routes r JOIN clients c ON c.id = r.client_id WHERE r.address = ?`,
+      ),
+      listRoutes: db.prepare<[], InboundRouteView>(
+        `SELECT r.address, r.client_id AS clientId, c.name AS clientName, r.created_at AS createdAtMs
+         FROM inbound_routes r JOIN clients c ON c.id = r.client_id ORDER BY c.name, r.address`,
+      ),
+      setInboundWebhook: db.prepare<[string | null, number]>(`UPDATE clients SET inbound_webhook_url = ? WHERE id = ?`),
+      setOptoutKeywords: db.prepare<[string | null, number]>(`UPDATE clients SET optout_keywords = ? WHERE id = ?`),
+      unrouted: db.prepare<[number], MessageRow>(
+        `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
+         WHERE m.client_id IS NULL ORDER BY m.received_at, m.id LIMIT ?`,
+      ),
+      recent: db.prepare<[number], MessageRow>(
+        `SELECT * FROM (SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
+         ORDER BY m.received_at DESC, m.id DESC LIMIT ?) ORDER BY receivedAtMs, id`,
+      ),
+      forClient: db.prepare<[number, number, number, number, number], MessageRow>(
+        `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
+         WHERE m.client_id = ? AND (m.received_at > ? OR (m.received_at = ? AND m.id > ?))
+         ORDER BY m.received_at, m.id LIMIT ?`,
+      ),
+    };
+  }
+
+  get database(): SqliteDatabase {
+    return this.db;
+  }
+
+  /** False when this part was stored before (a repeat after a reconnect). */
+  insertPart(part: NewInboundPart): boolean {
+    return this.s.insertPart.run(part).changes === 1;
+  }
+
+  groupParts(key: PartGroupKey): InboundPartRow[] {
+    return this.s.groupParts.all(key.transport, key.sender, key.recipient, key.scheme, key.reference, key.total);
+  }
+
+  deleteGroup(key: PartGroupKey): void {
+    this.s.deleteGroup.run(key.transport, key.sender, key.recipient, key.scheme, key.reference, key.total);
+  }
+
+  /** Groups whose first part arrived at or before cutoffMs. */
+  staleGroups(cutoffMs: number): PartGroupKey[] {
+    return this.s.staleGroups.all(cutoffMs);
+  }
+
+  oldestPartAtMs(): number | null {
+    return (this.s.oldestPart.get() as number | null | undefined) ?? null;
+  }
+
+  insertMessage(message: NewInboundMessage): number {
+    return Number(this.s.insertMessage.run({ ...message, incomplete: message.incomplete ? 1 : 0 }).lastInsertRowid);
+  }
+
+  routeClientId(address: string): number | null {
+    return (this.s.routeClient.get(address) as number | undefined) ?? null;
+  }
+
+  /** The client's folded opt-out keywords; empty when off. */
+  optoutKeywords(clientId: number): string[] {
+    const raw = this.s.clientInbound.get(clientId)?.optout_keywords ?? null;
+    if (raw === null) return [];
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? parsed.filter((k): k is string => typeof k === 'string') : [];
+  }
+
+  setOptoutKeywords(clientId: number, keywords: readonly string[] | null): void {
+    this.s.setOptoutKeywords.run(keywords === null ? null : JSON.stringify(keywords), clientId);
+  }
+
+  setInboundWebhook(clientId: number, url: string | null): void {
+    this.s.setInboundWebhook.run(url, clientId);
+  }
+
+  /** False when the number was already on the list. */
+  addOptout(clientId: number, msisdn: string, source: 'keyword' | 'admin', nowMs: number): boolean {
+    return this.s.addOptout.run(clientId, msisdn, source, nowMs).changes === 1;
+  }
+
+  removeOptout(clientId: number, msisdn: string): boolean {
+    return this.s.removeOptout.run(clientId, msisdn).changes === 1;
+  }
+
+  listOptouts(clientId: number): OptoutView[] {
+    return this.s.listOptouts.all(clientId);
+  }
+
+  suppressedNumbers(clientId: number): Set<string> {
+    return new Set(this.s.suppressed.all(clientId) as string[]);
+  }
+
+  addRoute(clientId: number, address: string, nowMs: number): void {
+    this.s.addRoute.run(clientId, address, nowMs);
+  }
+
+  removeRoute(address: string): boolean {
+    return this.s.removeRoute.run(address).changes === 1;
+  }
+
+  route(address: string): InboundRouteView | undefined {
+    return this.s.routeByAddress.get(address);
+  }
+
+  listRoutes(): InboundRouteView[] {
+    return this.s.listRoutes.all();
+  }
+
+  listUnrouted(maxRows: number): InboundMessageView[] {
+    return this.s.unrouted.all(maxRows).map(view);
+  }
+
+  /** The newest maxRows messages, routed or not, oldest first. */
+  listRecent(maxRows: number): InboundMessageView[] {
+    return this.s.recent.all(maxRows).map(view);
+  }
+
+  /** The client's messages after the cursor, oldest first (newest last). */
+  listForClient(clientId: number, after: InboundCursor, maxRows: number): InboundMessageView[] {
+    return this.s.forClient.all(clientId, after.receivedAtMs, after.receivedAtMs, after.id, maxRows).map(view);
+  }
+}
