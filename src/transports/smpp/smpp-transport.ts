@@ -21,6 +21,7 @@ import type {
 import { COMMAND_STATUS_CODE, commandStatusInfo, describeCommandStatus, SLOW_DOWN_STATUSES } from './command-status.js';
 import { credentialsBeyondSmpp34, resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
 import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
+import { isUnmarkedReceipt } from './unmarked-receipt.js';
 import { SmppBind } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
 import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
@@ -297,7 +298,7 @@ export class SmppTransport implements Transport {
       connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
       return;
     }
-    if (isReceiptDeliverSm(pdu)) {
+    if (isReceiptDeliverSm(pdu) || (await isUnmarkedReceipt(pdu, handlers, this.config.messageIdFormat))) {
       await this.handleReceipt(pdu, connection, handlers);
       return;
     }
