@@ -2,12 +2,13 @@
  * A 202 survives kill -9: the real `smsgate serve` process is killed with SIGKILL right after it
  * answers, restarted on the same database, and the campaign is processed and summarised.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killPeer, spawnPeer } from '../support/peer-process.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -24,7 +25,7 @@ async function cli(...args: string[]): Promise<Record<string, unknown>> {
 
 /** Starts `smsgate serve` and resolves with its base URL once it listens (read from its log line). */
 function serve(): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', configPath], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnPeer(process.execPath, [MAIN, 'serve', '--config', configPath], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolvePromise, reject) => {
     let output = '';
@@ -68,7 +69,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children) killPeer(child, 'SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -85,7 +86,7 @@ describe('kill -9 right after a 202', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ text: 'survives', from: 'Acme', recipientInfo }),
     });
-    first.child.kill('SIGKILL');
+    killPeer(first.child, 'SIGKILL');
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as { id: string };
     await exited(first.child);
@@ -101,7 +102,7 @@ describe('kill -9 right after a 202', () => {
     expect(summary?.status).toBe(200);
     const body = (await summary?.json()) as { totalSent: number };
     expect(body.totalSent).toBe(20_000);
-    second.child.kill('SIGTERM');
+    killPeer(second.child, 'SIGTERM');
     await exited(second.child);
   }, 120_000);
 });

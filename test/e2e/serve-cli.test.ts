@@ -3,13 +3,13 @@
  * simulator default, stops cleanly on SIGTERM (exit 0), and fails fast with a clear message and
  * exit code when it cannot run (bad arguments 2, busy port or bad config 1).
  */
-import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, GatewayProcess, REPO_ROOT } from '../support/gateway-process.js';
 import { tempDir } from './e2e-setup.js';
+import { killPeer, spawnPeer } from '../support/peer-process.js';
 
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 let dir: string;
@@ -23,10 +23,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawnPeer(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => killPeer(child, 'SIGKILL'), 20_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });

@@ -4,12 +4,13 @@
  * `token create`, `sender add`) against the same config file. Tests talk to it with Node's fetch
  * only, as an integration written against SPEC.md would.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
+import { killPeer, spawnPeer } from '../support/peer-process.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -135,14 +136,14 @@ export class SpecServer {
     this.child = undefined;
     if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
+      killPeer(child, 'SIGTERM');
       await exited;
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
 
   private listen(): Promise<void> {
-    const child = spawn(process.execPath, [CLI, 'serve', '--config', this.configPath], {
+    const child = spawnPeer(process.execPath, [CLI, 'serve', '--config', this.configPath], {
       cwd: this.dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -5,7 +5,7 @@
  * can SIGTERM or SIGKILL it. Peak RSS comes from /proc/<pid>/status (VmHWM), so the SMSC and the
  * webhook receiver running in the parent process do not count.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -15,6 +15,7 @@ import { resolveConfigFromObject, type SmsGateConfig } from '../../src/config/in
 import { silentLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
+import { killPeer, spawnPeer } from './peer-process.js';
 
 /** The repository root, from test/support/ or dist/test/support/. */
 export const REPO_ROOT = ((): string => {
@@ -103,7 +104,7 @@ export class GatewayProcess {
   ): Promise<GatewayProcess> {
     ensureBuilt();
     const viaEnv = options.configVia === 'env';
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', ...(viaEnv ? [] : ['--config', configPath])], {
+    const child = spawnPeer(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', ...(viaEnv ? [] : ['--config', configPath])], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...options.env, ...(viaEnv ? { SMSGATE_CONFIG: configPath } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +113,7 @@ export class GatewayProcess {
     const baseUrl = await new Promise<string>((resolveUrl, reject) => {
       const timer = setTimeout(() => {
         // Never leave a stray server behind a failed start.
-        child.kill('SIGKILL');
+        killPeer(child, 'SIGKILL');
         reject(new Error(`smsgate serve did not listen within the timeout:\n${lines.slice(-20).join('\n')}`));
       }, options.startTimeoutMs ?? 30_000);
       const onLine = (line: string): void => {
@@ -145,12 +146,12 @@ export class GatewayProcess {
   }
 
   kill(signal: NodeJS.Signals): void {
-    this.child.kill(signal);
+    killPeer(this.child, signal);
   }
 
   /** SIGTERM, then the exit code (0 for a clean stop). */
   async stop(): Promise<number | null> {
-    this.child.kill('SIGTERM');
+    killPeer(this.child, 'SIGTERM');
     return (await this.exited).code;
   }
 

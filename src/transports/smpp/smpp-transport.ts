@@ -23,6 +23,7 @@ import { COMMAND_STATUS_CODE, commandStatusInfo, describeCommandStatus, SLOW_DOW
 import { credentialsBeyondSmpp34, resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
 import { inboundFromDeliverSm } from './mo-user-data.js';
 import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
+import { isUnmarkedReceipt } from './unmarked-receipt.js';
 import { SmppBind } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
 import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
@@ -310,7 +311,7 @@ export class SmppTransport implements Transport {
       connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
       return;
     }
-    if (isReceiptDeliverSm(pdu)) {
+    if (isReceiptDeliverSm(pdu) || (await isUnmarkedReceipt(pdu, handlers, this.config.messageIdFormat))) {
       await this.handleReceipt(pdu, connection, handlers);
       return;
     }

@@ -3,8 +3,9 @@
  * (smsgate, gammu), so the client opens a device path exactly as it would a USB modem. Killing
  * socat removes both links, which is how a USB unplug looks to the client (EIO, then close).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { killPeer, spawnPeer } from '../peer-process.js';
 
 export interface PtyPair {
   modemPath: string;
@@ -15,10 +16,13 @@ export interface PtyPair {
 }
 
 const LINK_WAIT_MS = 5_000;
+/** Longest a pty pair lives: no test holds one this long; a socat left by a dead run goes by itself. */
+const SOCAT_MAX_RUNTIME_S = 600;
 
 export async function createPtyPair(modemPath: string, hostPath: string): Promise<PtyPair> {
-  const child: ChildProcess = spawn('socat', [`pty,raw,echo=0,link=${modemPath}`, `pty,raw,echo=0,link=${hostPath}`], {
+  const child: ChildProcess = spawnPeer('socat', [`pty,raw,echo=0,link=${modemPath}`, `pty,raw,echo=0,link=${hostPath}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    maxRuntimeS: SOCAT_MAX_RUNTIME_S,
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -38,7 +42,7 @@ export async function createPtyPair(modemPath: string, hostPath: string): Promis
   const deadline = Date.now() + LINK_WAIT_MS;
   while (!(existsSync(modemPath) && existsSync(hostPath))) {
     if (exited || Date.now() > deadline) {
-      child.kill('SIGKILL');
+      killPeer(child, 'SIGKILL');
       throw new Error(`socat did not create ${modemPath} and ${hostPath}: ${stderr.trim() || 'timed out'}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -50,7 +54,7 @@ export async function createPtyPair(modemPath: string, hostPath: string): Promis
       return exited;
     },
     async close() {
-      if (!exited) child.kill('SIGTERM');
+      if (!exited) killPeer(child, 'SIGTERM');
       await exit;
     },
   };

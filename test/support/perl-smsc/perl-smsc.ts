@@ -2,11 +2,12 @@
  * Runs test/support/perl-smsc/smsc.pl (an SMSC on Perl's Net::SMPP, Debian libnet-smpp-perl) as
  * a child process and reads its JSON-lines log: a third-party SMPP peer for SmppTransport tests.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { killPeer, spawnPeer } from '../peer-process.js';
 
 export interface PerlSmscOptions {
   systemId?: string;
@@ -14,6 +15,8 @@ export interface PerlSmscOptions {
   idFormat?: 'decimal' | 'hex';
   /** text: receipt text only; tlv: plus receipted_message_id and message_state; none: no receipts. */
   receipt?: 'text' | 'tlv' | 'none';
+  /** Seconds after which the SMSC exits by itself (default 600). */
+  maxRuntimeS?: number;
   /** esm_class of the receipts it sends (default 0x04; 0 sends them as ordinary messages). */
   receiptEsmClass?: number;
 }
@@ -65,9 +68,9 @@ export class PerlSmsc {
   readonly events: PerlSmscEvent[] = [];
   readonly stderr: string[] = [];
 
-  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    createInterface({ input: child.stdout }).on('line', (line) => this.events.push(JSON.parse(line) as PerlSmscEvent));
-    child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString('utf8')));
+  private constructor(private readonly child: ChildProcess) {
+    createInterface({ input: child.stdout! }).on('line', (line) => this.events.push(JSON.parse(line) as PerlSmscEvent));
+    child.stderr!.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString('utf8')));
   }
 
   static async start(options: PerlSmscOptions = {}): Promise<PerlSmsc> {
@@ -75,10 +78,17 @@ export class PerlSmsc {
       scriptPath(), '--port', '0',
       '--system-id', options.systemId ?? 'esme', '--password', options.password ?? 'secret',
       '--id-format', options.idFormat ?? 'decimal', '--receipt', options.receipt ?? 'text',
-      '--receipt-esm-class', String(options.receiptEsmClass ?? 0x04),
+      '--receipt-esm-class', String(options.receiptEsmClass ?? 0x04), '--max-runtime-s', String(options.maxRuntimeS ?? 600),
+      // setpriv execs perl, so this process is its parent.
+      '--parent-pid', String(process.pid),
     ];
-    const smsc = new PerlSmsc(spawn('perl', args, { stdio: ['pipe', 'pipe', 'pipe'] }));
-    await smsc.waitFor('listening', 10_000);
+    const smsc = new PerlSmsc(spawnPeer('perl', args, { stdio: ['pipe', 'pipe', 'pipe'] }));
+    try {
+      await smsc.waitFor('listening', 10_000);
+    } catch (err) {
+      await smsc.stop();
+      throw err;
+    }
     return smsc;
   }
 
@@ -119,14 +129,19 @@ export class PerlSmsc {
   /** Sends a deliver_sm (MO) to the bound receiver; resolves once it is on its way (its `mo` line logged). */
   async deliverMo(mo: PerlMo, timeoutMs = 10_000): Promise<void> {
     const before = this.eventsOf('mo').length;
-    this.child.stdin.write(`${JSON.stringify({ deliver_sm: mo })}\n`);
+    this.child.stdin!.write(`${JSON.stringify({ deliver_sm: mo })}\n`);
     await this.waitFor('mo', timeoutMs, before + 1);
   }
 
+  /** The SMSC's process id (for tests of its own lifetime). */
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = once(this.child, 'exit');
-    this.child.kill('SIGTERM');
+    killPeer(this.child, 'SIGTERM');
     await exited;
   }
 }

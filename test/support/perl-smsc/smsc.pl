@@ -4,7 +4,7 @@
 # the same `smpp` npm package it uses itself.
 #
 # Usage: smsc.pl [--port N] [--system-id ID] [--password PW] [--id-format decimal|hex]
-#                [--receipt text|tlv|none] [--receipt-esm-class N]
+#                [--receipt text|tlv|none] [--receipt-esm-class N] [--max-runtime-s N] [--parent-pid PID]
 #   --port 0 (default) takes a free port. Listens on 127.0.0.1.
 #
 # Behaviour (SMPP 3.4 section numbers):
@@ -22,6 +22,9 @@
 #                    "sar":[ref,total,seqnum],"message_payload":"<hex>"}}
 #   as a deliver_sm (4.6.1) to a receiving session, with the SAR TLVs (5.3.2.22-24) and
 #   message_payload (5.3.2.32) when given; logged as {"event":"mo","seq":N}.
+# Lifetime: exits by itself after --max-runtime-s seconds (default 600) or as soon as the process
+#   that started it is gone (its parent pid is no longer --parent-pid, default the parent it
+#   started with: it was re-parented), so a test run that dies cannot leave it running.
 # Output: one JSON object per line on stdout: {"event":"listening","port":N} first, then one line
 #   per PDU received (submit_sm with short_message in hex, esm_class, data_coding and TLVs by tag)
 #   and per receipt sent.
@@ -34,8 +37,13 @@ use POSIX qw(strftime);
 use Net::SMPP;
 
 my %opt = (port => 0, 'system-id' => 'esme', password => 'secret', 'id-format' => 'decimal', receipt => 'text',
-           'receipt-esm-class' => 0x04);
-GetOptions(\%opt, 'port=i', 'system-id=s', 'password=s', 'id-format=s', 'receipt=s', 'receipt-esm-class=i') or die "bad arguments\n";
+           'receipt-esm-class' => 0x04, 'max-runtime-s' => 600);
+GetOptions(\%opt, 'port=i', 'system-id=s', 'password=s', 'id-format=s', 'receipt=s', 'receipt-esm-class=i', 'max-runtime-s=i',
+           'parent-pid=i')
+    or die "bad arguments\n";
+# Given by the spawner, so a parent that dies before this line runs is still noticed.
+my $parent = $opt{'parent-pid'} // getppid();
+my $deadline = time + $opt{'max-runtime-s'};
 
 # SMPP 3.4 section 5.1.2 command ids this SMSC answers, and 5.1.3 statuses it sends.
 use constant {
@@ -179,7 +187,10 @@ sub on_pdu {
 $SIG{TERM} = sub { exit 0 };
 $SIG{PIPE} = 'IGNORE';
 while (1) {
-    for my $ready ($select->can_read) {
+    if (getppid() != $parent) { out({ event => 'exit', reason => 'parent gone' }); exit 0 }
+    if (time >= $deadline) { out({ event => 'exit', reason => 'max runtime' }); exit 0 }
+    # Wake at least once a second to check the two conditions above.
+    for my $ready ($select->can_read(1)) {
         if ($ready == \*STDIN) {
             on_stdin();
             next;
