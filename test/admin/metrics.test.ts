@@ -56,7 +56,11 @@ describe('GET /metrics during a campaign over SMPP', () => {
 
     const after = await until(
       () => scrape(fixture.adminUrl),
-      (m) => (m.series.get('smsgate_webhook_deliveries_total{result="delivered"}') ?? 0) + (m.series.get('smsgate_webhook_deliveries_total{result="dead"}') ?? 0) >= RECIPIENTS,
+      // The counters move when an attempt ends; the dead-letter gauge is read from the outbox at
+      // scrape time, so it follows once the sender's write of the last dead letter has committed.
+      (m) =>
+        (m.series.get('smsgate_webhook_deliveries_total{result="delivered"}') ?? 0) + (m.series.get('smsgate_webhook_deliveries_total{result="dead"}') ?? 0) >= RECIPIENTS &&
+        (m.series.get('smsgate_webhook_dead_letters') ?? 0) >= dead,
       10_000,
       'every webhook attempt counted',
     );

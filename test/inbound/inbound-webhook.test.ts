@@ -83,8 +83,9 @@ describe('inbound webhook', () => {
     expect(request?.rawBody.toString('utf8')).toBe(expected);
     expect(request?.signatureOk).toBe(true);
     expect(request?.signature).toBe(`sha256=${createHmac('sha256', 's3cret').update(expected).digest('hex')}`);
-    const row = fx.store.db.prepare(`SELECT id, kind, state FROM webhook_outbox WHERE kind = 'inbound'`).get() as { id: number; kind: string; state: string };
-    expect(request?.headers['x-event-id']).toBe(String(row.id));
+    const row = fx.store.db.prepare(`SELECT id, event_id AS eventId, kind, state FROM webhook_outbox WHERE kind = 'inbound'`).get() as { id: number; eventId: string; kind: string; state: string };
+    expect(request?.headers['x-event-id']).toBe(row.eventId);
+    expect(row.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(request?.headers['user-agent']).toBe('smsgate (inbound-message webhook)');
     expect(receipts.requests[0]?.rawBody.toString('utf8')).toBe('{"To":"353871234567","From":"ACME","Status":"DELIVRD","ClientReference":null}');
     await vi.waitFor(() => expect(fx.row(row.id).state).toBe('delivered'), WAIT);
@@ -119,7 +120,8 @@ describe('inbound webhook', () => {
     expect(inbound.count).toBe(5);
     const bodies = new Set(inbound.requests.map((r) => r.rawBody.toString('utf8')));
     expect(bodies.size).toBe(1);
-    expect(new Set(inbound.requests.map((r) => r.headers['x-event-id']))).toEqual(new Set([String(id)]));
+    const eventId = fx.store.db.prepare('SELECT event_id FROM webhook_outbox WHERE id = ?').pluck().get(id) as string;
+    expect(new Set(inbound.requests.map((r) => r.headers['x-event-id']))).toEqual(new Set([eventId]));
   });
 
   it('queues nothing for a client without an inbound webhook URL, and --clear removes it', async () => {

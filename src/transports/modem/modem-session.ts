@@ -330,7 +330,14 @@ export class ModemSession {
       if (response.final.kind !== 'ok') return;
       for (const { header, hex } of response.pdus) {
         const index = Number(splitArgs(header.slice(header.indexOf(':') + 1))[0]);
-        if (Number.isInteger(index)) await this.handleStored(index, hex, switchTo ?? home ?? '');
+        if (!Number.isInteger(index)) continue;
+        // One message that cannot be handed on (its handler refused) stays on the SIM, unacknowledged,
+        // and must not hold back the ones stored after it: a full SIM never stops reception.
+        try {
+          await this.handleStored(index, hex, switchTo ?? home ?? '');
+        } catch (err) {
+          this.options.logger.error({ err, index }, 'a stored message could not be handed on; left on the SIM');
+        }
       }
     } finally {
       if (switchTo !== undefined && home !== null) await this.selectReadStorage(home);
