@@ -5,7 +5,7 @@
  * service user in the dialout group. Debian packages: systemd (systemd-analyze, systemd-sysusers).
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,14 +28,25 @@ async function run(command: string, args: string[]): Promise<{ code: number; std
   }
 }
 
-/** The unit with its binary path pointed at a wrapper that runs this checkout's build. */
-function unitWithLocalBinary(name: string): string {
-  const bin = join(dir, 'bin', 'smsgate');
+function executable(name: string, script: string): string {
+  const bin = join(dir, 'bin', name);
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  writeFileSync(bin, `#!/bin/sh\nexec ${process.execPath} ${join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')} "$@"\n`);
+  writeFileSync(bin, script);
   chmodSync(bin, 0o755);
+  return bin;
+}
+
+/**
+ * The unit with its binary path pointed at a wrapper that runs this checkout's build. verify checks
+ * that every Exec*= program exists; /bin/kill (ExecReload) is procps's, on every real host, but a
+ * minimal CI image may lack it, and then a stand-in takes its place.
+ */
+function unitWithLocalBinary(name: string): string {
+  const bin = executable('smsgate', `#!/bin/sh\nexec ${process.execPath} ${join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')} "$@"\n`);
+  let unit = UNIT.replaceAll(INSTALLED_BIN, bin);
+  if (!existsSync('/bin/kill')) unit = unit.replaceAll('/bin/kill ', `${executable('kill', '#!/bin/sh\nexit 0\n')} `);
   const path = join(dir, name);
-  writeFileSync(path, UNIT.replaceAll(INSTALLED_BIN, bin));
+  writeFileSync(path, unit);
   return path;
 }
 
