@@ -37,5 +37,7 @@ export function createProcessLogger(options: { level: string; file?: string; std
     const destination = pretty({ colorize: true, sync: true, destination: stdout, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service' });
     return { logger: createLogger({ level: options.level, destination }), output: 'pretty', reopen: () => false };
   }
-  return { logger: createLogger({ level: options.level, destination: stdout }), output: 'json', reopen: () => false };
+  // pino's own stdout destination when it is the process's stdout, as before this module existed.
+  const destination = options.stdout === undefined ? {} : { destination: options.stdout };
+  return { logger: createLogger({ level: options.level, ...destination }), output: 'json', reopen: () => false };
 }
