@@ -2,7 +2,7 @@
  * The one logger factory. pino with secrets redacted wherever they might appear in a bound object;
  * modules take a `Logger` and bind their own context with `logger.child({ transport, campaignId })`.
  */
-import { pino, type Logger as PinoLogger } from 'pino';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 export type Logger = PinoLogger;
 
@@ -17,8 +17,8 @@ export const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.
 
 export interface LogOptions {
   level?: string;
-  /** Where lines go; defaults to stdout. Tests pass a stream to read them back. */
-  destination?: NodeJS.WritableStream;
+  /** Where lines go; defaults to stdout. Tests pass a stream to read them back; serve a file or pino-pretty. */
+  destination?: DestinationStream;
 }
 
 export function createLogger(options: LogOptions = {}): Logger {

@@ -4,9 +4,10 @@
  * a coded GatewayError (missing client or user, duplicate, bad config) prints its message and
  * exits 1; usage errors are the caller's (exit 2 via withUsage).
  */
+import { existsSync } from 'node:fs';
 import { AuthService } from '../auth/index.js';
 import { loadConfig, type SmsGateConfig } from '../config/index.js';
-import { isGatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { openStore, type Store } from '../store/database.js';
 import { SecretBox } from '../store/secret-box.js';
@@ -35,12 +36,16 @@ export function adminOutput(json: boolean): AdminOutput {
 /** Runs `body` with an open store; coded failures become a message on stderr and exit code 1. */
 export async function withStore(
   configPath: string | undefined,
-  options: { migrate: boolean },
+  options: { migrate: boolean; mustExist?: boolean },
   body: (config: SmsGateConfig, store: Store) => Promise<number>,
 ): Promise<number> {
   let store: Store | undefined;
   try {
     const config = loadConfig(configPath);
+    // Opening a missing file would create an empty database: a command that only reads one says so instead.
+    if (options.mustExist === true && config.database.path !== ':memory:' && !existsSync(config.database.path)) {
+      throw new GatewayError('DATABASE_NOT_FOUND', `no database at ${config.database.path} (database.path)`);
+    }
     store = await openStore({ path: config.database.path, synchronous: config.database.synchronous }, { migrate: options.migrate });
     return await body(config, store);
   } catch (err) {

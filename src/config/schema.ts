@@ -119,6 +119,7 @@ const loggingSchema = {
   properties: {
     level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     logMessageText: { type: 'boolean', default: false },
+    file: { type: 'string', minLength: 1 },
   },
 } as const;
 

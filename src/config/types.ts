@@ -59,6 +59,11 @@ export interface LoggingConfig {
   level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Message text appears in logs only when this is true (STYLE.md rule 12). */
   logMessageText: boolean;
+  /**
+   * `smsgate serve` writes JSON lines to this file instead of stdout, and reopens it on SIGHUP (for
+   * logrotate). Unset: stdout, pretty when it is a terminal.
+   */
+  file?: string;
 }
 
 export interface ProcessingConfig {

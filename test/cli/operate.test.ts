@@ -318,6 +318,12 @@ describe('db backup', () => {
       code: 1, stdout: '', stderr: `smsgate: ${file} exists already: give a new file name (a backup never overwrites)\n`,
     });
     expect((await smsgate('db', 'backup')).code).toBe(2);
+    const elsewhere = join(dir, 'elsewhere.json');
+    writeFileSync(elsewhere, JSON.stringify({ database: { path: join(dir, 'missing', 'gw.sqlite') } }));
+    expect(await captureCliOutput(() => dbCommand(['backup', join(dir, 'backup-2.sqlite'), '--config', elsewhere]))).toEqual({
+      code: 1, stdout: '', stderr: `smsgate: no database at ${join(dir, 'missing', 'gw.sqlite')} (database.path)\n`,
+    });
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
     await until(async () => (await getCampaign(account.token, busyId)).json() as Promise<{ pending?: number }>, (s) => s.pending === 0, 60_000, 'the busy campaign');
   }, 90_000);
 

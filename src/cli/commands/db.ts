@@ -28,7 +28,7 @@ export async function run(args: string[]): Promise<number> {
     rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     // No migration: a backup copies the database as it is, even one a newer smsgate has migrated.
-    return withStore(parsed.values.get('config'), { migrate: false }, async (config, store) => {
+    return withStore(parsed.values.get('config'), { migrate: false, mustExist: true }, async (config, store) => {
       const report = progressReporter(process.stderr);
       const startedMs = Date.now();
       const result = await backupDatabase(store.db, file, report);

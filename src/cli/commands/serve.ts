@@ -2,12 +2,13 @@
  * `smsgate serve [--config FILE]`: the API, campaign processor, dispatcher and webhook sender in
  * one process. Applies pending migrations at start. SIGTERM or SIGINT stops taking work, waits for
  * in-flight submits (bounded by engine.drainTimeoutMs), flushes state and exits 0; a second signal
- * while stopping exits at once with 1 (state is durable; the next start resumes).
+ * while stopping exits at once with 1 (state is durable; the next start resumes). SIGHUP reopens
+ * `logging.file` (src/cli/process-logger.ts) and changes nothing else.
  */
 import { loadConfig } from '../../config/index.js';
 import { createGateway } from '../../index.js';
-import { createLogger } from '../../log.js';
 import { parseArgs, UsageError, withUsage } from '../args.js';
+import { createProcessLogger } from '../process-logger.js';
 
 const USAGE = 'smsgate serve [--config FILE]';
 
@@ -16,8 +17,13 @@ export async function run(args: string[]): Promise<number> {
     const parsed = parseArgs(args, { values: ['config'] }, USAGE);
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, USAGE);
     const config = loadConfig(parsed.values.get('config'));
-    const logging = config['logging'] as { level?: string } | undefined;
-    const logger = createLogger(logging?.level === undefined ? {} : { level: logging.level });
+    const logs = createProcessLogger({ level: config.logging.level, ...(config.logging.file === undefined ? {} : { file: config.logging.file }) });
+    const logger = logs.logger;
+    // Installed before anything else can take long: without a handler SIGHUP would end the process.
+    process.on('SIGHUP', () => {
+      if (logs.reopen()) logger.info({ file: config.logging.file }, 'log file reopened (SIGHUP)');
+      else logger.info('SIGHUP: logging to stdout, no log file to reopen');
+    });
     const gateway = await createGateway(config, { logger });
     await gateway.start();
     const code = await new Promise<number>((resolve) => {
