@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FairClaimer } from '../../src/engine/fair-claim.js';
+import { claimSizesFor } from '../../src/engine/transport-lane.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { DispatchStore, type ClaimablePart } from '../../src/store/dispatch-store.js';
 
@@ -86,5 +87,20 @@ describe('FairClaimer', () => {
     const claimer = new FairClaimer(dispatch, 'carrier');
     const served = [1, 2, 3].map(() => campaignsOf(dispatch.db.transaction(() => claimer.claim(1e12, 2))()));
     expect(served).toEqual([['a', 'b'], ['c', 'a'], ['b', 'c']]);
+  });
+});
+
+describe('claimSizesFor: how much a lane claims ahead', () => {
+  it('keeps about half a second of sending queued on a paced transport', () => {
+    // 100/s (the SMPP default): 50 per claim, claim again under 50 queued: at most ~1 s ahead.
+    expect(claimSizesFor(100, 10, 500)).toEqual({ claimMessages: 50, lowWaterMessages: 50 });
+    // Never less than the window, so the window can always be filled.
+    expect(claimSizesFor(2, 10, 500)).toEqual({ claimMessages: 10, lowWaterMessages: 10 });
+  });
+
+  it('claims as before on a fast or unpaced transport (500 per claim, again under max(window, 64))', () => {
+    expect(claimSizesFor(100_000, 100, 500)).toEqual({ claimMessages: 500, lowWaterMessages: 100 });
+    expect(claimSizesFor(1_000, 10, 500)).toEqual({ claimMessages: 500, lowWaterMessages: 64 });
+    expect(claimSizesFor(Number.POSITIVE_INFINITY, 10, 500)).toEqual({ claimMessages: 500, lowWaterMessages: 64 });
   });
 });
