@@ -30,7 +30,7 @@ export interface MessagePartRow {
 }
 export interface ReceiptRow { id: number; transport: string; message_id: string; status: string; final: number; error_code: string | null; done_at: string | null; raw: string; received_at: number; match_state: 'matched' | 'pending' | 'expired'; part_id: number | null }
 export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number }
-export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null }
+export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string | null; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null }
 
 const int = { type: 'integer' } as const;
 const intNull = { type: 'integer', nullable: true } as const;
@@ -93,7 +93,7 @@ export const InboundMessageEntity = new EntitySchema<InboundMessageRow>({
 });
 export const WebhookOutboxEntity = new EntitySchema<WebhookOutboxRow>({
   name: 'WebhookOutbox', tableName: 'webhook_outbox',
-  columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull, event_id: text, dead_reason: textNull, dead_url: textNull },
+  columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull, event_id: textNull, dead_reason: textNull, dead_url: textNull },
 });
 
 export const ENTITIES = [

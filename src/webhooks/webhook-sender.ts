@@ -18,7 +18,7 @@ import type { Logger } from '../log.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SqliteDatabase } from '../store/database.js';
 import {
-  listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow,
+  assignEventId, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow,
 } from '../store/webhook-store.js';
 import { systemWebhookClock, type WebhookClock, type WebhookTimer } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
@@ -297,7 +297,7 @@ export class WebhookSender {
     // The stored text, sent and signed as the same UTF-8 bytes (signBody encodes a string as UTF-8).
     const body = row.body;
     const headers: Record<string, string> = {
-      'Content-Type': WEBHOOK_CONTENT_TYPE, 'User-Agent': WEBHOOK_USER_AGENT, [EVENT_ID_HEADER]: row.eventId,
+      'Content-Type': WEBHOOK_CONTENT_TYPE, 'User-Agent': WEBHOOK_USER_AGENT, [EVENT_ID_HEADER]: row.eventId ?? assignEventId(this.db, row.id),
     };
     if (row.webhookSecretEnc !== null) {
       const secret = this.openSecret(row.webhookSecretEnc);
@@ -420,7 +420,10 @@ export class WebhookSender {
     if (verdict === 'delivered') {
       record = { id: row.id, kind: 'delivered', attempts, atMs };
       this.counters.delivered += 1;
-      if (url !== null) this.noteAnswered({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, probeOf, atMs);
+      // Only while some endpoint waits for redrive: the common case costs one size check per 2xx.
+      if (url !== null && this.redrive !== null && (probeOf !== undefined || this.redrive.size > 0)) {
+        this.noteAnswered({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, probeOf, atMs);
+      }
     } else {
       const error = lastError ?? 'UNKNOWN';
       // A probe is one attempt: if the endpoint is still down the next probe comes a window later.
