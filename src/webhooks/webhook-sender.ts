@@ -436,8 +436,10 @@ export class WebhookSender {
           this.redrive?.deadLetter({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, atMs);
         }
         // Never silently dropped: the dead letter stays in the outbox for `smsgate webhook list --failed` and replay.
-        this.logger.warn({ outboxId: row.id, eventId: row.eventId, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error, reason },
-          probeOf === undefined ? 'webhook dead letter' : 'webhook redrive probe failed; the event stays a dead letter');
+        const fields = { outboxId: row.id, eventId: row.eventId, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error, reason };
+        // A failed probe is the expected news while an endpoint is down (one per breaker window): info, not warn.
+        if (probeOf === undefined) this.logger.warn(fields, 'webhook dead letter');
+        else this.logger.info(fields, 'webhook redrive probe failed; the event stays a dead letter');
       } else {
         record = { id: row.id, kind: 'retry', attempts, nextAttemptAt, lastError: error };
         this.counters.retriesScheduled += 1;
