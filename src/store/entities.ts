@@ -34,7 +34,7 @@ export interface InboundMessageRow { id: number; transport: string; sender: stri
 export interface InboundRouteRow { id: number; client_id: number; address: string; created_at: number }
 export interface InboundPartRow { id: number; transport: string; sender: string; recipient: string; scheme: string; reference: number; total: number; sequence: number; coding: 'gsm7' | 'ucs2' | 'binary'; body: string; raw: string; received_at: number }
 export interface OptoutRow { client_id: number; msisdn: string; source: 'keyword' | 'admin'; created_at: number }
-export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null, kind: 'receipt' | 'inbound' }
+export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string | null; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null; kind: 'receipt' | 'inbound' }
 
 const int = { type: 'integer' } as const;
 const intNull = { type: 'integer', nullable: true } as const;
@@ -113,7 +113,7 @@ export const UndecodablePduEntity = new EntitySchema<UndecodablePduRow>({
 });
 export const WebhookOutboxEntity = new EntitySchema<WebhookOutboxRow>({
   name: 'WebhookOutbox', tableName: 'webhook_outbox',
-  columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull, event_id: text, dead_reason: textNull, dead_url: textNull, kind: text },
+  columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull, event_id: textNull, dead_reason: textNull, dead_url: textNull, kind: text },
 });
 
 export const ENTITIES = [

@@ -3,6 +3,7 @@ import { InitialSchema1763740000000 } from '../../migrations/1763740000000-initi
 import { MessagePartsClaimIndex1763900000000 } from '../../migrations/1763900000000-message-parts-claim-index.js';
 import { MessagePartsFairClaimIndex1764100000001 } from '../../migrations/1764100000001-message-parts-fair-claim-index.js';
 import { WebhookEventIdentity1764200000001 } from '../../migrations/1764200000001-webhook-event-identity.js';
+import { WebhookEventIdUnindexed1764200000002 } from '../../migrations/1764200000002-webhook-event-id-unindexed.js';
 import { Inbound1764300000001 } from '../../migrations/1764300000001-inbound.js';
 import { UndecodablePdus1764700000001 } from '../../migrations/1764700000001-undecodable-pdus.js';
 
@@ -11,6 +12,7 @@ export const MIGRATIONS = [
   MessagePartsClaimIndex1763900000000,
   MessagePartsFairClaimIndex1764100000001,
   WebhookEventIdentity1764200000001,
+  WebhookEventIdUnindexed1764200000002,
   Inbound1764300000001,
   UndecodablePdus1764700000001,
 ] as const;

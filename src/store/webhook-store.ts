@@ -29,8 +29,11 @@ export interface NewOutboxRow {
 /** A due event with what is needed to send it, read from the client row at send time. */
 export interface DueOutboxRow {
   id: number;
-  /** The event's identity, stable across retries, redrives and replays (sent as X-Event-Id). */
-  eventId: string;
+  /**
+   * The event's identity, stable across retries, redrives and replays (sent as X-Event-Id). Null
+   * only for a row inserted without one; the sender gives it one (assignEventId) before sending.
+   */
+  eventId: string | null;
   kind: OutboxEventKind;
   clientId: number;
   recipientId: number | null;
@@ -44,7 +47,8 @@ export interface DueOutboxRow {
 
 export interface DeadLetterRow {
   id: number;
-  eventId: string;
+  /** Null only for an event inserted without one that died before its first request. */
+  eventId: string | null;
   clientId: number;
   clientName: string;
   recipientId: number | null;
@@ -122,6 +126,8 @@ function prepareStatements(db: SqliteDatabase) {
       `SELECT DISTINCT client_id AS clientId, dead_url AS url FROM webhook_outbox
        WHERE state = 'dead' AND dead_reason = 'transient' AND dead_url IS NOT NULL AND created_at >= ? AND dead_at >= ?`,
     ),
+    assignEventId: db.prepare<[string, number]>(`UPDATE webhook_outbox SET event_id = ? WHERE id = ? AND event_id IS NULL`),
+    eventIdOf: db.prepare<[number]>(`SELECT event_id FROM webhook_outbox WHERE id = ?`).pluck(),
     countByState: db.prepare<[]>(`SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state`),
   };
 }
@@ -180,6 +186,16 @@ export function recordAttempts(db: SqliteDatabase, records: readonly AttemptReco
   } finally {
     if (previous > 1) db.pragma(`synchronous = ${previous}`);
   }
+}
+
+/**
+ * Gives a row inserted without an event id a new one, once: a second call (or another process) does
+ * not replace it. Returns the row's event id.
+ */
+export function assignEventId(db: SqliteDatabase, id: number): string {
+  const s = statements(db);
+  s.assignEventId.run(randomUUID(), id);
+  return s.eventIdOf.get(id) as string;
 }
 
 /**

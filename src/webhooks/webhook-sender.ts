@@ -19,7 +19,7 @@ import type { Logger } from '../log.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SqliteDatabase } from '../store/database.js';
 import {
-  listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow,
+  assignEventId, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow,
 } from '../store/webhook-store.js';
 import { systemWebhookClock, type WebhookClock, type WebhookTimer } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
@@ -303,7 +303,7 @@ export class WebhookSender {
     const headers: Record<string, string> = {
       'Content-Type': WEBHOOK_CONTENT_TYPE,
       'User-Agent': row.kind === 'inbound' ? INBOUND_WEBHOOK_USER_AGENT : WEBHOOK_USER_AGENT,
-      [EVENT_ID_HEADER]: row.eventId,
+      [EVENT_ID_HEADER]: row.eventId ?? assignEventId(this.db, row.id),
     };
     if (row.webhookSecretEnc !== null) {
       const secret = this.openSecret(row.webhookSecretEnc);
@@ -426,7 +426,10 @@ export class WebhookSender {
     if (verdict === 'delivered') {
       record = { id: row.id, kind: 'delivered', attempts, atMs };
       this.counters.delivered += 1;
-      if (url !== null) this.noteAnswered({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, probeOf, atMs);
+      // Only while some endpoint waits for redrive: the common case costs one size check per 2xx.
+      if (url !== null && this.redrive !== null && (probeOf !== undefined || this.redrive.size > 0)) {
+        this.noteAnswered({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, probeOf, atMs);
+      }
     } else {
       const error = lastError ?? 'UNKNOWN';
       // A probe is one attempt: if the endpoint is still down the next probe comes a window later.
@@ -439,8 +442,10 @@ export class WebhookSender {
           this.redrive?.deadLetter({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, atMs);
         }
         // Never silently dropped: the dead letter stays in the outbox for `smsgate webhook list --failed` and replay.
-        this.logger.warn({ outboxId: row.id, eventId: row.eventId, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error, reason },
-          probeOf === undefined ? 'webhook dead letter' : 'webhook redrive probe failed; the event stays a dead letter');
+        const fields = { outboxId: row.id, eventId: row.eventId, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error, reason };
+        // A failed probe is the expected news while an endpoint is down (one per breaker window): info, not warn.
+        if (probeOf === undefined) this.logger.warn(fields, 'webhook dead letter');
+        else this.logger.info(fields, 'webhook redrive probe failed; the event stays a dead letter');
       } else {
         record = { id: row.id, kind: 'retry', attempts, nextAttemptAt, lastError: error };
         this.counters.retriesScheduled += 1;

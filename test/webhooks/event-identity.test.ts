@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InitialSchema1763740000000 } from '../../migrations/1763740000000-initial-schema.js';
 import { MessagePartsClaimIndex1763900000000 } from '../../migrations/1763900000000-message-parts-claim-index.js';
 import { WebhookEventIdentity1764200000001 } from '../../migrations/1764200000001-webhook-event-identity.js';
+import { WebhookEventIdUnindexed1764200000002 } from '../../migrations/1764200000002-webhook-event-id-unindexed.js';
 import {
   listDeadLetters, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueDeadLetters, requeueProbe,
 } from '../../src/store/webhook-store.js';
@@ -20,7 +21,7 @@ import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe('migration 1764200000001 on a database from before it', () => {
+describe('migrations 1764200000001-2 on a database from before them', () => {
   let dir: string;
   let db: Database.Database;
   beforeEach(() => {
@@ -33,7 +34,7 @@ describe('migration 1764200000001 on a database from before it', () => {
   });
   const runner = { query: async (sql: string) => void db.exec(sql) } as unknown as QueryRunner;
 
-  it('gives every existing row its own event id, classifies old dead letters from last_error, and ids rows inserted without one', async () => {
+  it('gives every existing row its own event id and classifies old dead letters from last_error', async () => {
     await new InitialSchema1763740000000().up(runner);
     await new MessagePartsClaimIndex1763900000000().up(runner);
     db.prepare(`INSERT INTO clients (id, name, webhook_url, created_at) VALUES (1, 'acme', 'http://127.0.0.1:9/hook', 0)`).run();
@@ -62,11 +63,16 @@ describe('migration 1764200000001 on a database from before it', () => {
     }
     expect(rows.filter((r) => r.state !== 'dead').map((r) => [r.dead_reason, r.dead_url])).toEqual([[null, null], [null, null]]);
 
-    // Any insert path that does not name an event id still gets one (the trigger).
+    // 1764200000002 takes the trigger and the unique index off the enqueue path again.
+    await new WebhookEventIdUnindexed1764200000002().up(runner);
+    const triggersAndIndexes = () => db.prepare(`SELECT name FROM sqlite_master WHERE tbl_name = 'webhook_outbox' AND type IN ('trigger', 'index') ORDER BY name`).pluck().all();
+    expect(triggersAndIndexes()).toEqual(['webhook_outbox_dead', 'webhook_outbox_due', 'webhook_outbox_redrive']);
     const id = Number(insert.run('pending', null, null).lastInsertRowid);
-    expect(db.prepare('SELECT event_id FROM webhook_outbox WHERE id = ?').pluck().get(id)).toMatch(UUID);
+    expect(db.prepare('SELECT event_id FROM webhook_outbox WHERE id = ?').pluck().get(id)).toBeNull();
     expect(() => db.prepare(`UPDATE webhook_outbox SET dead_reason = 'maybe' WHERE id = ?`).run(id)).toThrow(/CHECK/);
 
+    await new WebhookEventIdUnindexed1764200000002().down(runner);
+    expect(triggersAndIndexes()).toEqual(['webhook_outbox_dead', 'webhook_outbox_due', 'webhook_outbox_event_id', 'webhook_outbox_event_id_default', 'webhook_outbox_redrive']);
     await new WebhookEventIdentity1764200000001().down(runner);
     expect(db.prepare(`SELECT COUNT(*) FROM pragma_table_info('webhook_outbox') WHERE name IN ('event_id', 'dead_reason', 'dead_url')`).pluck().get()).toBe(0);
   });

@@ -114,6 +114,20 @@ describe('WebhookSender against a real receiver', () => {
     expect(r.requests[1]?.headers['x-event-id']).toBe(fx.row(id).event_id);
   });
 
+  it('gives an event inserted without an event id one before its first request, and keeps it for its retries', async () => {
+    const r = await receiver('whsec');
+    r.script({ kind: 'status', statusCode: 503 });
+    const clientId = fx.addClient('no-id', { url: r.url, secret: 'whsec' });
+    const id = queue(clientId, '353871212121');
+    // As an insert path that does not name the column would leave it.
+    fx.store.db.prepare('UPDATE webhook_outbox SET event_id = NULL WHERE id = ?').run(id);
+    sender().start();
+    await settled(id);
+    expect(fx.row(id)).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect(fx.row(id).event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(r.requests.map((q) => q.headers['x-event-id'])).toEqual([fx.row(id).event_id, fx.row(id).event_id]);
+  });
+
   it.each([400, 401, 403, 410, 422, 429, 301, 302])('does not retry %i: one request, then a dead letter naming the status', async (statusCode) => {
     const r = await receiver('whsec');
     r.script({ kind: 'status', statusCode });
