@@ -13,6 +13,7 @@ import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
+import { CampaignProgressCache } from './status-facts.js';
 import { TransportActivity } from './transport-activity.js';
 
 export interface AdminListenerDeps {
@@ -59,6 +60,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         },
         activity,
         recentErrors,
+        progress: new CampaignProgressCache(),
         now: deps.now,
         metrics,
         ...(deps.config.token === undefined ? {} : { token: deps.config.token }),

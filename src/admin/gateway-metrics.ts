@@ -98,8 +98,7 @@ export class GatewayMetrics implements GatewayObserver {
       registers,
       collect: () => {
         queue.reset();
-        for (const transport of sources.transports()) queue.set({ transport: transport.name }, 0);
-        for (const row of queuedPartsByTransport(sources.db)) queue.set({ transport: row.transport }, row.queued + row.submitting);
+        for (const row of queuedPartsByTransport(sources.db, sources.transports().map((t) => t.name))) queue.set({ transport: row.transport }, row.queued + row.submitting);
       },
     });
     const dead: Gauge = new Gauge({

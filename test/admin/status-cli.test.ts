@@ -86,7 +86,7 @@ describe('smsgate status', () => {
     expect(facts.transports).toBeNull();
     expect(facts.recentErrors).toBeNull();
     expect(facts.note).toMatch(/^smsgate serve is not answering \(http:\/\/127\.0\.0\.1:\d+\/status\.json: ECONNREFUSED\): this is what the database alone tells/);
-    expect(facts.queues).toEqual([]);
+    expect(facts.queues).toEqual([{ transport: 'carrier', queued: 0, submitting: 0 }]);
     expect(facts.webhooks.clients).toEqual([expect.objectContaining({ client: 'statusco', hasWebhook: true })]);
     const text = await captureCliOutput(() => run(['--config', configPath]));
     expect(text.stdout).toContain('(from the database only)');
