@@ -47,7 +47,8 @@ export function crossSiteReason(headers: Record<string, string | string[] | unde
   const site = headers['sec-fetch-site'];
   if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${site}`;
   const origin = headers['origin'];
-  if (typeof origin === 'string' && (host === undefined || origin !== `http://${host}`)) return `Origin ${origin} is not this listener`;
+  // https: the listener may sit behind a TLS proxy that keeps the Host header.
+  if (typeof origin === 'string' && (host === undefined || (origin !== `http://${host}` && origin !== `https://${host}`))) return `Origin ${origin} is not this listener`;
   return null;
 }
 
@@ -77,7 +78,8 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
   });
 
   app.use(async (ctx) => {
-    const route = `${ctx.method} ${ctx.path}`;
+    // HEAD is GET without the body (Koa leaves the body out).
+    const route = `${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${ctx.path}`;
     switch (route) {
       case 'GET /metrics':
         ctx.type = deps.metrics.contentType;
@@ -111,7 +113,7 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         return;
       default:
         if (['/metrics', '/status', '/status.json', '/ready', '/status/replay'].includes(ctx.path)) {
-          ctx.set('Allow', ctx.path === '/status/replay' ? 'POST' : 'GET');
+          ctx.set('Allow', ctx.path === '/status/replay' ? 'POST' : 'GET, HEAD');
           problem(ctx, 405, 'Method Not Allowed', `${ctx.method} is not allowed on ${ctx.path}`);
           return;
         }

@@ -3,6 +3,7 @@
  * /status.json, the bearer token when one is configured, and that /health on the API port is
  * still exactly the spec's.
  */
+import { createServer as createNetServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
@@ -87,7 +88,7 @@ describe('/ready, /status.json and /health', () => {
     await missing.text();
     const wrong = await fetch(`${fixture.adminUrl}/metrics`, { method: 'POST' });
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
     await wrong.text();
   });
 });
@@ -140,5 +141,28 @@ describe('admin.token', () => {
   it('never logs the token', () => {
     expect(logs.join('')).toContain('admin listener up at');
     expect(logs.join('')).not.toContain(TOKEN);
+  });
+});
+
+describe('admin.port taken', () => {
+  it('fails start with an error naming the admin listener and its keys, and leaves nothing running', async () => {
+    const dir = tempDir('adminport');
+    const smsc = await ReceiptingSmsc.start();
+    const blocker = await new Promise<import('node:net').Server>((resolve) => {
+      const server = createNetServer();
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+    try {
+      const port = (blocker.address() as import('node:net').AddressInfo).port;
+      const { config } = writeGatewayConfig(dir, { ...gatewayConfig(dir, smsc.address), logging: { level: 'silent' }, admin: { host: '127.0.0.1', port } });
+      const gateway = await createGateway(config);
+      await expect(gateway.start()).rejects.toThrow(`admin listener cannot listen on 127.0.0.1:${port} (admin.host, admin.port): EADDRINUSE`);
+      expect(gateway.address()).toBeUndefined();
+      await gateway.stop();
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+      await smsc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
