@@ -79,6 +79,16 @@ describe('/ready, /status.json and /health', () => {
     const body = (await response.json()) as { reasons: string[]; transportsUp: string[] };
     expect(body.transportsUp).toEqual([]);
     expect(body.reasons).toEqual([expect.stringMatching(/^no transport is up: carrier (down|binding)/)]);
+    // The bind's last error and the transport's warnings, as the status page shows them.
+    const facts = await until(
+      async () => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts,
+      (f) => f.transports?.[0]?.links[0]?.lastError != null && (f.recentErrors ?? []).some((e) => e.context['transport'] === 'carrier'),
+      20_000,
+      'the bind\'s last error and the failed rebind\'s warning',
+    );
+    expect(facts.transports?.[0]?.links[0]?.state).not.toBe('bound');
+    expect(facts.transports?.[0]?.links[0]?.lastError).toMatch(/connection lost|ECONNREFUSED/);
+    expect(facts.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', context: expect.objectContaining({ transport: 'carrier', bind: '0' }) })]));
   });
 
   it('answers 404 and 405 as problem+json', async () => {
