@@ -57,20 +57,31 @@ describe('/ready, /status.json and /health', () => {
   });
 
   it('/status.json gives the binds, queues, campaigns and webhooks per client', async () => {
-    const id = await sendCampaign(fixture, msisdns(20), 'JSON facts');
-    const facts = await until(
-      async () => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts,
-      (f) => f.webhooks.deadLetters === 2,
-      20_000,
-      'the two dead letters (msisdns ending in 8)',
-    );
-    expect(facts.source).toBe('serve');
-    expect(facts.transports).toEqual([
+    const readFacts = async (): Promise<StatusFacts> => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts;
+    const recipients = msisdns(300);
+    // 300 parts at 100 parts/s: about three seconds in progress.
+    const id = await sendCampaign(fixture, recipients, 'JSON facts');
+    const during = await until(readFacts, (f) => f.campaigns.some((c) => c.id === id && c.total === 300 && c.sent > 0), 20_000, 'the campaign under way');
+    expect(during.source).toBe('serve');
+    expect(during.transports).toEqual([
       expect.objectContaining({ name: 'carrier', type: 'smpp', state: 'bound', maxPerSecond: 100, links: [expect.objectContaining({ name: '0', state: 'bound', windowSize: 10, lastError: null })] }),
     ]);
-    expect(facts.webhooks.clients).toEqual([{ clientId: expect.any(Number), client: 'acme <b>&co', hasWebhook: true, pending: 0, dead: 2 }]);
-    expect(facts.campaigns.every((c) => c.id !== id || c.total === 20)).toBe(true);
-    expect(facts.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', message: 'webhook dead letter' })]));
+    const progress = during.campaigns.find((c) => c.id === id);
+    expect(progress).toMatchObject({ name: 'JSON facts', client: 'acme <b>&co', state: 'ready', total: 300 });
+    expect((progress?.delivered ?? 0) + (progress?.undelivered ?? 0) + (progress?.pending ?? 0)).toBe(300);
+    expect(during.queues).toEqual([{ transport: 'carrier', queued: expect.any(Number), submitting: expect.any(Number) }]);
+
+    const dead = recipients.filter((m) => m.endsWith('8')).length;
+    const after = await until(
+      readFacts,
+      // Once every recipient is final the campaign is no longer in progress.
+      (f) => f.webhooks.deadLetters === dead && f.webhooks.clients.every((c) => c.pending === 0) && !f.campaigns.some((c) => c.id === id),
+      30_000,
+      `${dead} dead letters, nothing pending, the campaign finished`,
+    );
+    expect(after.webhooks.clients).toEqual([{ clientId: expect.any(Number), client: 'acme <b>&co', hasWebhook: true, pending: 0, dead }]);
+    expect(after.queues).toEqual([{ transport: 'carrier', queued: 0, submitting: 0 }]);
+    expect(after.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', message: 'webhook dead letter' })]));
   });
 
   it('/ready is 503 naming the transport when the SMSC goes away', async () => {
