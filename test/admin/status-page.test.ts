@@ -88,7 +88,7 @@ describe('/status in Chromium during a campaign', () => {
     fixture.receiver.respondWith(undefined);
     csrfToken = await row.locator('input[name="csrf"]').getAttribute('value');
     await row.getByRole('button', { name: `Replay ${dead} dead letters` }).click();
-    await page.waitForURL(/\/status\?replayed=/);
+    await page.waitForURL(/\/status\?notice=/);
     expect(await page.locator('.notice').textContent()).toBe(`Re-queued ${dead} dead letter(s) of client acme <b>&co.`);
     // Only the replays can answer 200 for these recipients: their first attempts got 400.
     const replayedOk = (): number =>
@@ -98,6 +98,11 @@ describe('/status in Chromium during a campaign', () => {
       }).length;
     await fixture.receiver.waitUntil(() => replayedOk() >= dead, 20_000, 'the replayed webhooks delivered');
     expect(replayedOk()).toBe(dead);
+    // The notice is shown once, and a crafted link cannot make one up.
+    await page.reload();
+    expect(await page.locator('.notice').count()).toBe(0);
+    await page.goto(`${fixture.adminUrl}/status?notice=made-up&replayed=1000&client=x`);
+    expect(await page.locator('.notice').count()).toBe(0);
     await until(async () => {
       await page.goto(`${fixture.adminUrl}/status`);
       return page.locator('#dead-letters').textContent();
