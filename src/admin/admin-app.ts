@@ -47,14 +47,42 @@ export function crossSiteReason(headers: Record<string, string | string[] | unde
   const site = headers['sec-fetch-site'];
   if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${site}`;
   const origin = headers['origin'];
-  if (typeof origin === 'string' && (host === undefined || origin !== `http://${host}`)) return `Origin ${origin} is not this listener`;
+  // https: the listener may sit behind a TLS proxy that keeps the Host header.
+  if (typeof origin === 'string' && (host === undefined || (origin !== `http://${host}` && origin !== `https://${host}`))) return `Origin ${origin} is not this listener`;
   return null;
+}
+
+/**
+ * One-shot notices shown after a replay's redirect. Kept here and named by a random id in the
+ * URL, so a crafted link cannot make the page announce something that did not happen.
+ */
+class Notices {
+  private readonly texts = new Map<string, string>();
+
+  add(text: string): string {
+    const id = randomBytes(9).toString('base64url');
+    this.texts.set(id, text);
+    // A few at most: a notice not shown soon (the redirect was not followed) is just dropped.
+    for (const key of this.texts.keys()) {
+      if (this.texts.size <= 16) break;
+      this.texts.delete(key);
+    }
+    return id;
+  }
+
+  take(id: unknown): string | undefined {
+    if (typeof id !== 'string') return undefined;
+    const text = this.texts.get(id);
+    this.texts.delete(id);
+    return text;
+  }
 }
 
 export function createAdminApp(deps: AdminAppDeps): Koa {
   const app = new Koa();
   app.silent = true;
   const csrfToken = randomBytes(32).toString('base64url');
+  const notices = new Notices();
   const expectedAuthorization = deps.token === undefined ? undefined : `Bearer ${deps.token}`;
 
   app.use(async (ctx, next) => {
@@ -77,7 +105,8 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
   });
 
   app.use(async (ctx) => {
-    const route = `${ctx.method} ${ctx.path}`;
+    // HEAD is GET without the body (Koa leaves the body out).
+    const route = `${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${ctx.path}`;
     switch (route) {
       case 'GET /metrics':
         ctx.type = deps.metrics.contentType;
@@ -88,9 +117,7 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         ctx.body = liveStatusFacts(deps);
         return;
       case 'GET /status': {
-        const replayed = ctx.query['replayed'];
-        const client = ctx.query['client'];
-        const notice = typeof replayed === 'string' && typeof client === 'string' ? `Re-queued ${replayed} dead letter(s) of client ${client}.` : undefined;
+        const notice = notices.take(ctx.query['notice']);
         ctx.set('Cache-Control', 'no-store');
         // The page may not be framed elsewhere (clickjacking the replay button).
         ctx.set('X-Frame-Options', 'DENY');
@@ -107,11 +134,11 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         return;
       }
       case 'POST /status/replay':
-        await replay(ctx, deps, csrfToken);
+        await replay(ctx, deps, csrfToken, notices);
         return;
       default:
         if (['/metrics', '/status', '/status.json', '/ready', '/status/replay'].includes(ctx.path)) {
-          ctx.set('Allow', ctx.path === '/status/replay' ? 'POST' : 'GET');
+          ctx.set('Allow', ctx.path === '/status/replay' ? 'POST' : 'GET, HEAD');
           problem(ctx, 405, 'Method Not Allowed', `${ctx.method} is not allowed on ${ctx.path}`);
           return;
         }
@@ -121,7 +148,7 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
   return app;
 }
 
-async function replay(ctx: Koa.Context, deps: AdminAppDeps, csrfToken: string): Promise<void> {
+async function replay(ctx: Koa.Context, deps: AdminAppDeps, csrfToken: string, notices: Notices): Promise<void> {
   const crossSite = crossSiteReason(ctx.headers, ctx.get('host') || undefined);
   if (crossSite !== null) {
     problem(ctx, 403, 'Forbidden', `cross-site request refused: ${crossSite}`);
@@ -150,7 +177,7 @@ async function replay(ctx: Koa.Context, deps: AdminAppDeps, csrfToken: string): 
   deps.logger.info({ client: clientName, requeued }, 'dead letters re-queued from the status page');
   if (requeued > 0) deps.wakeWebhooks();
   ctx.status = 303;
-  ctx.redirect(`/status?${new URLSearchParams({ replayed: String(requeued), client: clientName }).toString()}`);
+  ctx.redirect(`/status?notice=${notices.add(`Re-queued ${requeued} dead letter(s) of client ${clientName}.`)}`);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GatewayError } from '../errors.js';
 import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { SqliteDatabase } from '../store/database.js';
@@ -13,6 +14,7 @@ import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
+import { CampaignProgressCache } from './status-facts.js';
 import { TransportActivity } from './transport-activity.js';
 
 export interface AdminListenerDeps {
@@ -59,16 +61,21 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         },
         activity,
         recentErrors,
+        progress: new CampaignProgressCache(),
         now: deps.now,
         metrics,
         ...(deps.config.token === undefined ? {} : { token: deps.config.token }),
         wakeWebhooks: () => wakeWebhooks(),
         logger: deps.logger,
       });
+      const { host, port } = deps.config;
       server = await new Promise<Server>((resolve, reject) => {
-        const listening = app.listen(deps.config.port, deps.config.host);
+        const listening = app.listen(port, host);
         listening.once('listening', () => resolve(listening));
-        listening.once('error', reject);
+        listening.once('error', (err: NodeJS.ErrnoException) => {
+          // Named as the admin listener's, so a taken port is not mistaken for the API's.
+          reject(new GatewayError('ADMIN_LISTEN_FAILED', `admin listener cannot listen on ${host}:${port} (admin.host, admin.port): ${err.code ?? err.message}`, { cause: err }));
+        });
       });
       const where = this.address();
       // Never the token: only where it listens and whether one is required.

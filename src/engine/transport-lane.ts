@@ -183,7 +183,7 @@ export class TransportLane {
       for (const outcome of outcomes) observer.partOutcome(transport.name, outcome.kind);
       return outcomes;
     } catch (err) {
-      for (const _part of parts) observer.partOutcome(transport.name, 'failed-temporary');
+      parts.forEach(() => observer.partOutcome(transport.name, 'failed-temporary'));
       // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
       logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
       return parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));

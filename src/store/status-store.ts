@@ -36,20 +36,18 @@ export interface CampaignProgress {
   pending: number;
 }
 
-export function queuedPartsByTransport(db: SqliteDatabase): QueuedParts[] {
-  const rows = db
-    .prepare(
-      `SELECT transport, state, COUNT(*) AS n FROM message_parts
-       WHERE state IN ('queued', 'submitting') AND transport IS NOT NULL GROUP BY transport, state`,
-    )
-    .all() as { transport: string; state: 'queued' | 'submitting'; n: number }[];
-  const byTransport = new Map<string, QueuedParts>();
-  for (const row of rows) {
-    const entry = byTransport.get(row.transport) ?? { transport: row.transport, queued: 0, submitting: 0 };
-    entry[row.state] = row.n;
-    byTransport.set(row.transport, entry);
-  }
-  return [...byTransport.values()];
+/**
+ * Parts queued and submitting per transport: one count per (transport, state), each a range of
+ * the covering index message_parts_claim (transport, state, next_attempt_at), so the cost is the
+ * number of such parts, never a table scan. `transports` names the transports to count.
+ */
+export function queuedPartsByTransport(db: SqliteDatabase, transports: readonly string[]): QueuedParts[] {
+  const count = db.prepare<[string, string]>(`SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = ?`).pluck();
+  return transports.map((transport) => ({
+    transport,
+    queued: count.get(transport, 'queued') as number,
+    submitting: count.get(transport, 'submitting') as number,
+  }));
 }
 
 export function deadLetterCount(db: SqliteDatabase): number {
@@ -71,8 +69,10 @@ export function webhooksByClient(db: SqliteDatabase): ClientWebhooks[] {
 }
 
 /**
- * Campaigns still being processed, or ready with recipients still pending, newest first. `sent`
- * walks the campaign's recipients once (recipients_dispatch, then each recipient's parts).
+ * Campaigns still being processed, or ready with recipients still pending, newest first. The
+ * counts use indexes only: recipients by status (recipients_status), recipients not yet
+ * dispatched (recipients_dispatch), and one pass over the parts not yet answered for all campaigns
+ * (message_parts_due). `sent` = recipients - not dispatched - dispatched with a part unanswered.
  */
 export function campaignsInProgress(db: SqliteDatabase, maxCampaigns: number): CampaignProgress[] {
   const campaigns = db
@@ -84,15 +84,21 @@ export function campaignsInProgress(db: SqliteDatabase, maxCampaigns: number): C
        ORDER BY c.created_at DESC, c.id LIMIT ?`,
     )
     .all(maxCampaigns) as Omit<CampaignProgress, 'sent' | 'delivered' | 'undelivered' | 'pending'>[];
-  const counts = db.prepare(
-    `SELECT COALESCE(SUM(r.status = 'delivered'), 0) AS delivered,
-            COALESCE(SUM(r.status = 'undelivered'), 0) AS undelivered,
-            COALESCE(SUM(r.status = 'pending'), 0) AS pending,
-            COALESCE(SUM(r.dispatch_state = 'dispatched' AND NOT EXISTS (
-              SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id AND p.state IN ('queued', 'submitting'))), 0) AS sent
-     FROM recipients r WHERE r.campaign_id = ?`,
+  if (campaigns.length === 0) return [];
+  const unsent = new Map(
+    (db
+      .prepare(`SELECT campaign_id AS id, COUNT(DISTINCT recipient_id) AS n FROM message_parts WHERE state IN ('queued', 'submitting') GROUP BY campaign_id`)
+      .all() as { id: string; n: number }[]).map((row) => [row.id, row.n]),
   );
-  return campaigns.map((c) => ({ ...c, ...(counts.get(c.id) as { sent: number; delivered: number; undelivered: number; pending: number }) }));
+  const byStatus = db.prepare<[string]>(`SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = ? GROUP BY status`);
+  const waiting = db.prepare<[string]>(`SELECT COUNT(*) FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting'`).pluck();
+  return campaigns.map((c) => {
+    const counts = { delivered: 0, undelivered: 0, pending: 0 };
+    for (const row of byStatus.all(c.id) as { status: keyof typeof counts; n: number }[]) counts[row.status] = row.n;
+    const rows = counts.delivered + counts.undelivered + counts.pending;
+    const sent = rows - (waiting.get(c.id) as number) - (unsent.get(c.id) ?? 0);
+    return { ...c, ...counts, sent };
+  });
 }
 
 export type WriteProbe = { ok: true } | { ok: false; reason: string };

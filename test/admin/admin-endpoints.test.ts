@@ -3,6 +3,7 @@
  * /status.json, the bearer token when one is configured, and that /health on the API port is
  * still exactly the spec's.
  */
+import { createServer as createNetServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
@@ -56,20 +57,31 @@ describe('/ready, /status.json and /health', () => {
   });
 
   it('/status.json gives the binds, queues, campaigns and webhooks per client', async () => {
-    const id = await sendCampaign(fixture, msisdns(20), 'JSON facts');
-    const facts = await until(
-      async () => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts,
-      (f) => f.webhooks.deadLetters === 2,
-      20_000,
-      'the two dead letters (msisdns ending in 8)',
-    );
-    expect(facts.source).toBe('serve');
-    expect(facts.transports).toEqual([
+    const readFacts = async (): Promise<StatusFacts> => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts;
+    const recipients = msisdns(300);
+    // 300 parts at 100 parts/s: about three seconds in progress.
+    const id = await sendCampaign(fixture, recipients, 'JSON facts');
+    const during = await until(readFacts, (f) => f.campaigns.some((c) => c.id === id && c.total === 300 && c.sent > 0), 20_000, 'the campaign under way');
+    expect(during.source).toBe('serve');
+    expect(during.transports).toEqual([
       expect.objectContaining({ name: 'carrier', type: 'smpp', state: 'bound', maxPerSecond: 100, links: [expect.objectContaining({ name: '0', state: 'bound', windowSize: 10, lastError: null })] }),
     ]);
-    expect(facts.webhooks.clients).toEqual([{ clientId: expect.any(Number), client: 'acme <b>&co', hasWebhook: true, pending: 0, dead: 2 }]);
-    expect(facts.campaigns.every((c) => c.id !== id || c.total === 20)).toBe(true);
-    expect(facts.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', message: 'webhook dead letter' })]));
+    const progress = during.campaigns.find((c) => c.id === id);
+    expect(progress).toMatchObject({ name: 'JSON facts', client: 'acme <b>&co', state: 'ready', total: 300 });
+    expect((progress?.delivered ?? 0) + (progress?.undelivered ?? 0) + (progress?.pending ?? 0)).toBe(300);
+    expect(during.queues).toEqual([{ transport: 'carrier', queued: expect.any(Number), submitting: expect.any(Number) }]);
+
+    const dead = recipients.filter((m) => m.endsWith('8')).length;
+    const after = await until(
+      readFacts,
+      // Once every recipient is final the campaign is no longer in progress.
+      (f) => f.webhooks.deadLetters === dead && f.webhooks.clients.every((c) => c.pending === 0) && !f.campaigns.some((c) => c.id === id),
+      30_000,
+      `${dead} dead letters, nothing pending, the campaign finished`,
+    );
+    expect(after.webhooks.clients).toEqual([{ clientId: expect.any(Number), client: 'acme <b>&co', hasWebhook: true, pending: 0, dead }]);
+    expect(after.queues).toEqual([{ transport: 'carrier', queued: 0, submitting: 0 }]);
+    expect(after.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', message: 'webhook dead letter' })]));
   });
 
   it('/ready is 503 naming the transport when the SMSC goes away', async () => {
@@ -78,6 +90,16 @@ describe('/ready, /status.json and /health', () => {
     const body = (await response.json()) as { reasons: string[]; transportsUp: string[] };
     expect(body.transportsUp).toEqual([]);
     expect(body.reasons).toEqual([expect.stringMatching(/^no transport is up: carrier (down|binding)/)]);
+    // The bind's last error and the transport's warnings, as the status page shows them.
+    const facts = await until(
+      async () => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts,
+      (f) => f.transports?.[0]?.links[0]?.lastError != null && (f.recentErrors ?? []).some((e) => e.context['transport'] === 'carrier'),
+      20_000,
+      'the bind\'s last error and the failed rebind\'s warning',
+    );
+    expect(facts.transports?.[0]?.links[0]?.state).not.toBe('bound');
+    expect(facts.transports?.[0]?.links[0]?.lastError).toMatch(/connection lost|ECONNREFUSED/);
+    expect(facts.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', context: expect.objectContaining({ transport: 'carrier', bind: '0' }) })]));
   });
 
   it('answers 404 and 405 as problem+json', async () => {
@@ -87,7 +109,7 @@ describe('/ready, /status.json and /health', () => {
     await missing.text();
     const wrong = await fetch(`${fixture.adminUrl}/metrics`, { method: 'POST' });
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
     await wrong.text();
   });
 });
@@ -140,5 +162,28 @@ describe('admin.token', () => {
   it('never logs the token', () => {
     expect(logs.join('')).toContain('admin listener up at');
     expect(logs.join('')).not.toContain(TOKEN);
+  });
+});
+
+describe('admin.port taken', () => {
+  it('fails start with an error naming the admin listener and its keys, and leaves nothing running', async () => {
+    const dir = tempDir('adminport');
+    const smsc = await ReceiptingSmsc.start();
+    const blocker = await new Promise<import('node:net').Server>((resolve) => {
+      const server = createNetServer();
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+    try {
+      const port = (blocker.address() as import('node:net').AddressInfo).port;
+      const { config } = writeGatewayConfig(dir, { ...gatewayConfig(dir, smsc.address), logging: { level: 'silent' }, admin: { host: '127.0.0.1', port } });
+      const gateway = await createGateway(config);
+      await expect(gateway.start()).rejects.toThrow(`admin listener cannot listen on 127.0.0.1:${port} (admin.host, admin.port): EADDRINUSE`);
+      expect(gateway.address()).toBeUndefined();
+      await gateway.stop();
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+      await smsc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

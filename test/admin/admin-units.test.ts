@@ -93,3 +93,10 @@ describe('transport activity', () => {
     expect(activity.ratePerSecond('carrier')).toBe(0);
   });
 });
+
+describe('cross-site check behind a TLS proxy', () => {
+  it('takes the https origin of the same host', () => {
+    expect(crossSiteReason({ origin: 'https://admin.example:8443' }, 'admin.example:8443')).toBeNull();
+    expect(crossSiteReason({ origin: 'https://other.example' }, 'admin.example:8443')).toBe('Origin https://other.example is not this listener');
+  });
+});

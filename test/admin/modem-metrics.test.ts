@@ -8,14 +8,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusFacts } from '../../src/admin/status-facts.js';
 import { createGateway, resolveConfigFromObject, type Gateway } from '../../src/index.js';
+import { seedAccount, type SeededAccount } from '../support/gateway-process.js';
 import { ModemEmulator } from '../support/modem-emulator/index.js';
-import { tempDir, until } from '../e2e/e2e-setup.js';
+import { baseUrlOf, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
 import { scrape } from './admin-fixture.js';
 
 let dir: string;
 let emulator: ModemEmulator;
 let gateway: Gateway;
 let adminUrl: string;
+let account: SeededAccount;
 
 beforeAll(async () => {
   dir = tempDir('modemmetrics');
@@ -33,6 +35,7 @@ beforeAll(async () => {
     'modem-metrics.json',
     {},
   );
+  account = await seedAccount(config, { senders: [{ name: 'Modem', type: 0 }] });
   gateway = await createGateway(config);
   await gateway.start();
   const where = gateway.admin?.address();
@@ -60,6 +63,20 @@ describe('modem metrics', () => {
     const page = await (await fetch(`${adminUrl}/status`)).text();
     expect(page).toContain('<td>Emulated &lt;Net&gt;</td>');
     expect(page).toContain('-71 dBm');
+  });
+
+  it('shows the last CMS error a submit got, and counts the permanent failure', async () => {
+    // TS 27.005 §3.2.5: +CMS ERROR 1, unassigned number: a permanent failure.
+    emulator.failNextSubmits(1);
+    const { id } = await postCampaign(baseUrlOf(gateway), account.token, { text: 'CMS', from: 'Modem', recipientInfo: [{ msisdn: '353871230001' }] });
+    await until(() => getSummary(baseUrlOf(gateway), account.token, id), (s) => s?.undelivered === 1, 15_000, 'the recipient undelivered');
+    const facts = (await (await fetch(`${adminUrl}/status.json`)).json()) as StatusFacts;
+    expect(facts.transports?.[0]?.links[0]?.modem?.lastCmsError).toBe('CMS_ERROR_1');
+    const { series } = await scrape(adminUrl);
+    expect(series.get('smsgate_part_outcomes_total{transport="modems",outcome="failed-permanent"}')).toBe(1);
+    expect(series.get('smsgate_parts_submitted_total{transport="modems"}')).toBe(1);
+    const page = await (await fetch(`${adminUrl}/status`)).text();
+    expect(page).toContain('<td class="err">CMS_ERROR_1</td>');
   });
 
   it('shows the link down once the modem is unplugged', async () => {

@@ -1,6 +1,7 @@
 /**
- * `smsgate status [--config FILE] [--json]` (issue 13): the /status.json facts from the running
- * gateway's admin listener, and what the database alone tells when none answers (said so).
+ * `smsgate status [--config FILE] [--json]` (issue 13): the /status.json facts from a running
+ * `smsgate serve` child's admin listener, and what the database alone tells when none answers
+ * (said so).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,11 +9,10 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusFacts } from '../../src/admin/status-facts.js';
 import { run } from '../../src/cli/commands/status.js';
-import { createGateway, type Gateway } from '../../src/index.js';
 import { captureCliOutput } from '../support/cli-output.js';
-import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
+import { GatewayProcess, seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
-import { baseUrlOf, gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
+import { gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -25,20 +25,20 @@ async function freePort(): Promise<number> {
 const TOKEN = 'status-cli-admin-token';
 let dir: string;
 let smsc: ReceiptingSmsc;
-let gateway: Gateway | undefined;
+let gateway: GatewayProcess | undefined;
 let configPath: string;
 let account: SeededAccount;
 
 beforeAll(async () => {
   dir = tempDir('statuscli');
   smsc = await ReceiptingSmsc.start();
-  const raw = { ...gatewayConfig(dir, smsc.address, { maxPerSecond: 50 }), logging: { level: 'silent' }, admin: { host: '127.0.0.1', port: await freePort(), token: TOKEN } };
+  // info: GatewayProcess finds the API by its "listening on" line.
+  const raw = { ...gatewayConfig(dir, smsc.address, { maxPerSecond: 50 }), admin: { host: '127.0.0.1', port: await freePort(), token: TOKEN } };
   const written = writeGatewayConfig(dir, raw);
   configPath = written.path;
   account = await seedAccount(written.config, { clientName: 'statusco', webhookUrl: 'http://127.0.0.1:9/none', senders: [{ name: 'Status', type: 0 }] });
-  gateway = await createGateway(written.config);
-  await gateway.start();
-});
+  gateway = await GatewayProcess.spawn(configPath);
+}, 60_000);
 
 afterAll(async () => {
   await gateway?.stop();
@@ -51,7 +51,7 @@ describe('smsgate status', () => {
 
   it('prints the running serve\'s facts with --json, bearer token from the config', async () => {
     const recipients = Array.from({ length: 200 }, (_, i) => `3538713${String(i).padStart(4, '0')}`);
-    const posted = await postCampaign(baseUrlOf(gateway!), account.token, { text: 'Status', from: 'Status', campaignName: 'CLI run', recipientInfo: recipients.map((msisdn) => ({ msisdn })) });
+    const posted = await postCampaign(gateway!.baseUrl, account.token, { text: 'Status', from: 'Status', campaignName: 'CLI run', recipientInfo: recipients.map((msisdn) => ({ msisdn })) });
     campaignId = posted.id;
     const result = await until(
       () => captureCliOutput(() => run(['--config', configPath, '--json'])),
@@ -76,8 +76,8 @@ describe('smsgate status', () => {
   });
 
   it('falls back to the database when serve is not answering, and says so', async () => {
-    await until(() => getSummary(baseUrlOf(gateway!), account.token, campaignId), (s) => s?.pending === 0, 30_000, 'the campaign done');
-    await gateway?.stop();
+    await until(() => getSummary(gateway!.baseUrl, account.token, campaignId), (s) => s?.pending === 0, 30_000, 'the campaign done');
+    expect(await gateway?.stop()).toBe(0);
     gateway = undefined;
     const result = await captureCliOutput(() => run(['--config', configPath, '--json']));
     expect(result.code).toBe(0);
@@ -86,7 +86,7 @@ describe('smsgate status', () => {
     expect(facts.transports).toBeNull();
     expect(facts.recentErrors).toBeNull();
     expect(facts.note).toMatch(/^smsgate serve is not answering \(http:\/\/127\.0\.0\.1:\d+\/status\.json: ECONNREFUSED\): this is what the database alone tells/);
-    expect(facts.queues).toEqual([]);
+    expect(facts.queues).toEqual([{ transport: 'carrier', queued: 0, submitting: 0 }]);
     expect(facts.webhooks.clients).toEqual([expect.objectContaining({ client: 'statusco', hasWebhook: true })]);
     const text = await captureCliOutput(() => run(['--config', configPath]));
     expect(text.stdout).toContain('(from the database only)');

@@ -39,8 +39,8 @@ export async function run(args: string[]): Promise<number> {
       print(fetched.facts, json, null);
       return 0;
     }
-    return withStore(configPath, { migrate: true }, async (_config, store) => {
-      print(storedStatusFacts(store.db), json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
+    return withStore(configPath, { migrate: true }, async (config, store) => {
+      print(storedStatusFacts(store.db, config.transports.map((t) => t.name)), json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
       return 0;
     });
   });
