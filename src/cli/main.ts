@@ -36,6 +36,14 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   sms: { module: './commands/sms.js', usage: ['smsgate sms inspect --text T'] },
   pdu: { module: './commands/pdu.js', usage: ['smsgate pdu encode --to MSISDN --text T [--status-report]', 'smsgate pdu decode HEX'] },
   modem: { module: './commands/modem.js', usage: ['smsgate modem probe --path DEV [--profile NAME]'] },
+  optout: {
+    module: './commands/optout.js',
+    usage: [
+      'smsgate optout list --client NAME [--config FILE] [--json]',
+      'smsgate optout add --client NAME --msisdn N [--config FILE] [--json]',
+      'smsgate optout remove --client NAME --msisdn N [--config FILE] [--json]',
+    ],
+  },
   inbound: {
     module: './commands/inbound.js',
     usage: [
