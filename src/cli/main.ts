@@ -44,6 +44,7 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
       'smsgate optout remove --client NAME --msisdn N [--config FILE] [--json]',
     ],
   },
+  simulate: { module: './commands/simulate.js', usage: ['smsgate simulate inbound --from N --to N --text T [--transport NAME] [--config FILE] [--json]'] },
   inbound: {
     module: './commands/inbound.js',
     usage: [
