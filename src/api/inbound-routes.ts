@@ -1,6 +1,6 @@
 /**
- * GET /v1/inbound (issue 14 item 4): the authenticated account's inbound messages, oldest first
- * (newest last), `{"messages":[{id, from, to, text, receivedAt, incomplete}], "next": cursor|null}`.
+ * GET /v1/inbound (issue 14 item 4): the authenticated account's inbound messages in the order
+ * they were stored (newest last), `{"messages":[{id, from, to, text, receivedAt, incomplete}], "next": cursor|null}`.
  * Authentication and 401/403 exactly as the campaign endpoints; a bad query is a 400 Validation
  * Error naming the field. `next` is null when this page holds the last message.
  */
@@ -39,7 +39,7 @@ export function inboundRouter(deps: InboundRoutesDeps): Router {
       return;
     }
     // One row more than the page tells whether another page follows.
-    const rows = store.listForClient(identity.clientId, query.after, query.limit + 1);
+    const rows = store.listForClient(identity.clientId, { sinceMs: query.sinceMs, afterId: query.afterId, maxRows: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const messages: InboundMessageResource[] = page.map((row) => ({
@@ -50,7 +50,7 @@ export function inboundRouter(deps: InboundRoutesDeps): Router {
       receivedAt: new Date(row.receivedAtMs).toISOString(),
       incomplete: row.incomplete,
     }));
-    ctx.body = { messages, next: rows.length > query.limit && last !== undefined ? encodeCursor({ receivedAtMs: last.receivedAtMs, id: last.id }) : null };
+    ctx.body = { messages, next: rows.length > query.limit && last !== undefined ? encodeCursor(last.id) : null };
   });
 
   return router;

@@ -50,7 +50,7 @@ describe('smsgate admin commands', () => {
   it('migrate applies the schema once, then reports it up to date', async () => {
     const first = await smsgate('migrate', ...cfg, '--json');
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ database: dbPath, applied: ['InitialSchema1763740000000', 'MessagePartsClaimIndex1763900000000', 'Inbound1764300000001'] });
+    expect(JSON.parse(first.stdout)).toEqual({ database: dbPath, applied: ['InitialSchema1763740000000', 'MessagePartsClaimIndex1763900000000', 'Inbound1764300000001', 'InboundListingIndex1764300000002'] });
     const second = await smsgate('migrate', ...cfg);
     expect(second).toEqual({ code: 0, stdout: `${dbPath}: up to date\n`, stderr: '' });
   });

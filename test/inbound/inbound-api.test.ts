@@ -14,6 +14,7 @@ let acme: Account;
 let globex: Account;
 const T0 = Date.UTC(2025, 5, 1, 8, 0, 0);
 const clock = { nowMs: T0 };
+let service: InboundService;
 
 beforeAll(async () => {
   api = await startApiFixture({ startProcessor: false });
@@ -22,7 +23,7 @@ beforeAll(async () => {
   const admin = new InboundAdmin(api.store.db);
   admin.addRoute('acme', '50123');
   admin.addRoute('globex', '50999');
-  const service = new InboundService({ db: api.store.db, logger: silentLogger(), now: () => clock.nowMs, wakeWebhooks: () => undefined });
+  service = new InboundService({ db: api.store.db, logger: silentLogger(), now: () => clock.nowMs, wakeWebhooks: () => undefined });
   const receive = (to: string, text: string): void => {
     service.receive('sim', { from: '0861234567', to, text, receivedAt: '', raw: text });
     clock.nowMs += 60_000;
@@ -77,6 +78,29 @@ describe('GET /v1/inbound', () => {
     expect(recent.messages.map((m) => m.text)).toEqual(['acme 3', 'acme 4', 'acme 5', 'half']);
     const offset = (await (await get(acme.token, `?since=${encodeURIComponent('2025-06-01T10:04:00+02:00')}`)).json()) as Page;
     expect(offset.messages.map((m) => m.text)).toEqual(['acme 5', 'half']);
+  });
+
+  it('a client polling with since misses no multi-part message completed after its last look', async () => {
+    const latest = (await (await get(globex.token)).json()) as Page;
+    expect(latest.messages.map((m) => m.text)).toEqual(['globex only']);
+    // Part 1 arrives, then a one-part message, then part 2.
+    const part = (sequence: number, text: string) => ({ from: '447700900123', to: '50999', text, receivedAt: '', raw: text, concat: { scheme: 'udh8' as const, reference: 9, total: 2, sequence } });
+    service.receive('sim', part(1, 'long '));
+    clock.nowMs += 1_000;
+    service.receive('sim', { from: '0861234567', to: '50999', text: 'short', receivedAt: '', raw: 'short' });
+    const seen = (await (await get(globex.token, `?since=${encodeURIComponent(latest.messages[0]!.receivedAt)}`)).json()) as Page;
+    expect(seen.messages.map((m) => m.text)).toEqual(['globex only', 'short']);
+    clock.nowMs += 1_000;
+    service.receive('sim', part(2, 'reply'));
+    const since = encodeURIComponent(seen.messages[1]!.receivedAt);
+    const polled = (await (await get(globex.token, `?since=${since}`)).json()) as Page;
+    expect(polled.messages.map((m) => m.text)).toEqual(['short', 'long reply']);
+    expect(polled.messages[1]!.receivedAt).toBe(new Date(clock.nowMs).toISOString());
+    // The cursor of a page ending at 'short' leads to the completed message too.
+    const page = (await (await get(globex.token, '?limit=2')).json()) as Page;
+    expect(page.messages.map((m) => m.text)).toEqual(['globex only', 'short']);
+    const next = (await (await get(globex.token, `?cursor=${String(page.next)}`)).json()) as Page;
+    expect(next).toEqual({ messages: [expect.objectContaining({ text: 'long reply' })], next: null });
   });
 
   it('answers 401 with WWW-Authenticate: Bearer and no body without a valid token', async () => {
