@@ -14,6 +14,7 @@ import type { Store } from '../store/database.js';
 import { campaignRouter } from './campaign-routes.js';
 import { errorBoundary } from './error-boundary.js';
 import { healthRouter } from './health-route.js';
+import { inboundRouter } from './inbound-routes.js';
 import { legacyRouter } from './legacy-routes.js';
 import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
@@ -40,6 +41,7 @@ export function createApiApp(deps: ApiDeps): Koa {
     healthRouter(),
     campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes }),
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
+    inboundRouter({ auth: deps.auth, store: deps.store }),
     // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.
     authRouter(deps.auth, { logger }),
   ];

@@ -45,7 +45,7 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
  * The identity when it is a recognized client administrator; otherwise answers 401 here (it needs
  * the Bearer challenge) or throws NOT_CLIENT_ADMINISTRATOR, which the error boundary maps to 403.
  */
-async function administratorOrRefuse(ctx: Context, auth: ApiAuthenticator): Promise<ApiIdentity | undefined> {
+export async function administratorOrRefuse(ctx: Context, auth: ApiAuthenticator): Promise<ApiIdentity | undefined> {
   const result = await auth.authenticate(ctx.get('Authorization') || undefined, 'current');
   if (!result.ok) {
     sendBearerChallenge(ctx);

@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import { analyzeText } from '../sms/index.js';
 import type { Store } from '../store/database.js';
 import { CampaignStore, type CampaignToProcess, type ReadyCampaign, type RecipientToWrite } from '../store/campaign-store.js';
+import { InboundStore } from '../store/inbound-store.js';
 import type { RecipientRequest } from './campaign-request.js';
 import { isPermittedForIreland, planRecipients } from './recipient-plan.js';
 import { dublinLocalToUtcMs, parseSendAt } from './send-at.js';
@@ -39,6 +40,8 @@ const TRANSIENT_SQLITE_CODES: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQL
 
 export class CampaignProcessor {
   private readonly campaigns: CampaignStore;
+  /** The suppression lists (opt-out keywords, issue 14), read when each campaign is processed. */
+  private readonly optouts: InboundStore;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
@@ -52,6 +55,7 @@ export class CampaignProcessor {
 
   constructor(options: CampaignProcessorOptions) {
     this.campaigns = new CampaignStore(options.store.db);
+    this.optouts = new InboundStore(options.store.db);
     this.logger = options.logger.child({ component: 'campaign-processor' });
     this.now = options.now ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_PROCESSING_POLL_INTERVAL_MS;
@@ -180,7 +184,10 @@ export class CampaignProcessor {
   private prepare(campaign: CampaignToProcess): { recipients: RecipientToWrite[]; ready: ReadyCampaign } {
     const requested = parseStoredRecipients(campaign.request_recipients);
     const senderType = this.campaigns.senderType(campaign.client_id, campaign.sender);
-    const plan = planRecipients(requested, { senderPermittedForIreland: isPermittedForIreland(senderType) });
+    const plan = planRecipients(requested, {
+      senderPermittedForIreland: isPermittedForIreland(senderType),
+      suppressed: this.optouts.suppressedNumbers(campaign.client_id),
+    });
     const analysis = analyzeText(campaign.text);
     const nowMs = this.now();
     return {

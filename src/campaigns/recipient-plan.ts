@@ -3,7 +3,8 @@
  * campaign. Pure: the caller says whether the sender may reach Irish numbers.
  * - numbers are normalised by the SMS core; one that cannot be normalised is skipped (invalid);
  * - duplicates are detected after normalisation; the first entry and its ClientReference are kept;
- * - Irish numbers (353...) are skipped when the sender is not on the account's permitted list.
+ * - Irish numbers (353...) are skipped when the sender is not on the account's permitted list;
+ * - numbers on the account's suppression list (opted out by keyword, issue 14) are skipped.
  * One skipped number never stops the campaign.
  */
 import { normalizeMsisdn } from '../sms/index.js';
@@ -19,15 +20,15 @@ export interface PlannedRecipient {
 
 export interface RecipientPlan {
   accepted: PlannedRecipient[];
-  skipped: { invalid: number; duplicate: number; unpermitted: number };
+  skipped: { invalid: number; duplicate: number; unpermitted: number; suppressed: number };
 }
 
 export function planRecipients(
   requested: readonly RecipientRequest[],
-  options: { senderPermittedForIreland: boolean },
+  options: { senderPermittedForIreland: boolean; suppressed?: ReadonlySet<string> },
 ): RecipientPlan {
   const accepted: PlannedRecipient[] = [];
-  const skipped = { invalid: 0, duplicate: 0, unpermitted: 0 };
+  const skipped = { invalid: 0, duplicate: 0, unpermitted: 0, suppressed: 0 };
   const seen = new Set<string>();
   for (const entry of requested) {
     const normalized = normalizeMsisdn(entry.msisdn);
@@ -45,6 +46,10 @@ export function planRecipients(
     seen.add(msisdn);
     if (!options.senderPermittedForIreland && msisdn.startsWith(IRISH_COUNTRY_CODE)) {
       skipped.unpermitted++;
+      continue;
+    }
+    if (options.suppressed?.has(msisdn) === true) {
+      skipped.suppressed++;
       continue;
     }
     accepted.push({ msisdn, clientReference: entry.clientReference });

@@ -72,6 +72,15 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   pdu: { module: './commands/pdu.js', usage: ['smsgate pdu encode --to MSISDN --text T [--status-report]', 'smsgate pdu decode HEX'] },
   modem: { module: './commands/modem.js', usage: ['smsgate modem probe --path DEV [--profile NAME]'] },
   status: { module: './commands/status.js', usage: ['smsgate status [--config FILE] [--json]'] },
+  optout: {
+    module: './commands/optout.js',
+    usage: [
+      'smsgate optout list --client NAME [--config FILE] [--json]',
+      'smsgate optout add --client NAME --msisdn N [--config FILE] [--json]',
+      'smsgate optout remove --client NAME --msisdn N [--config FILE] [--json]',
+    ],
+  },
+  simulate: { module: './commands/simulate.js', usage: ['smsgate simulate inbound --from N --to N --text T [--transport NAME] [--config FILE] [--json]'] },
   inbound: {
     module: './commands/inbound.js',
     usage: [

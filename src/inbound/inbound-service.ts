@@ -139,7 +139,9 @@ export class InboundService {
         recipient: key.recipient,
         text,
         raw: parts.map((part) => part.raw).join('\n'),
-        receivedAtMs: Math.min(...parts.map((part) => part.received_at)),
+        // When the message became whole (its last part, or the timeout), not its first part: so
+        // received_at only grows with storage order, and GET /v1/inbound?since= misses nothing.
+        receivedAtMs: nowMs,
         incomplete: missing.length > 0,
       },
       nowMs,

@@ -220,9 +220,6 @@ export class DispatchStore {
           `SELECT message_id FROM message_parts WHERE transport = ? AND state = 'submitted' AND message_id IS NOT NULL ORDER BY id`,
         )
         .pluck(),
-      insertInbound: db.prepare<[string, string, string, string, string, number], unknown>(
-        `INSERT INTO inbound_messages (transport, sender, recipient, text, raw, received_at) VALUES (?, ?, ?, ?, ?, ?)`,
-      ),
       reopenCampaign: db.prepare<[string], unknown>(`UPDATE campaigns SET dispatched_at = NULL WHERE id = ?`),
     };
   }
@@ -323,10 +320,6 @@ export class DispatchStore {
 
   updateRecipient(recipientId: number, status: RecipientStatus, lastStatus: string | null, nowMs: number): void {
     this.s.updateRecipient.run(status, lastStatus, nowMs, recipientId);
-  }
-
-  insertInbound(transport: string, sender: string, recipient: string, text: string, raw: string, receivedAtMs: number): void {
-    this.s.insertInbound.run(transport, sender, recipient, text, raw, receivedAtMs);
   }
 
   /** Message ids of the transport's parts still waiting for a final receipt (crash recovery of in-memory receipts). */

@@ -56,10 +56,11 @@ export interface OptoutView {
   createdAtMs: number;
 }
 
-/** Keyset position of a listing: messages after (receivedAtMs, id) in that order. */
-export interface InboundCursor {
-  receivedAtMs: number;
-  id: number;
+/** A client's listing: received at or after sinceMs (null: any time), stored after afterId, in storage order. */
+export interface InboundListing {
+  sinceMs: number | null;
+  afterId: number;
+  maxRows: number;
 }
 
 const MESSAGE_COLUMNS = `m.id, m.public_id AS publicId, m.transport, m.sender, m.recipient, m.text, m.received_at AS receivedAtMs,
@@ -128,10 +129,12 @@ export class InboundStore {
         `SELECT * FROM (SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
          ORDER BY m.received_at DESC, m.id DESC LIMIT ?) ORDER BY receivedAtMs, id`,
       ),
-      forClient: db.prepare<[number, number, number, number, number], MessageRow>(
+      // Storage order (id) is the keyset: a multi-part message is stored after messages received
+      // later than its first part, so a keyset on received_at could skip it.
+      forClient: db.prepare<[number, number, number, number], MessageRow>(
         `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
-         WHERE m.client_id = ? AND (m.received_at > ? OR (m.received_at = ? AND m.id > ?))
-         ORDER BY m.received_at, m.id LIMIT ?`,
+         WHERE m.client_id = ? AND m.id > ? AND m.received_at >= ?
+         ORDER BY m.id LIMIT ?`,
       ),
     };
   }
@@ -228,8 +231,8 @@ export class InboundStore {
     return this.s.recent.all(maxRows).map(view);
   }
 
-  /** The client's messages after the cursor, oldest first (newest last). */
-  listForClient(clientId: number, after: InboundCursor, maxRows: number): InboundMessageView[] {
-    return this.s.forClient.all(clientId, after.receivedAtMs, after.receivedAtMs, after.id, maxRows).map(view);
+  /** The client's messages in storage order (newest last). */
+  listForClient(clientId: number, listing: InboundListing): InboundMessageView[] {
+    return this.s.forClient.all(clientId, listing.afterId, listing.sinceMs ?? Number.MIN_SAFE_INTEGER, listing.maxRows).map(view);
   }
 }

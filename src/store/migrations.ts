@@ -5,6 +5,7 @@ import { MessagePartsFairClaimIndex1764100000001 } from '../../migrations/176410
 import { WebhookEventIdentity1764200000001 } from '../../migrations/1764200000001-webhook-event-identity.js';
 import { WebhookEventIdUnindexed1764200000002 } from '../../migrations/1764200000002-webhook-event-id-unindexed.js';
 import { Inbound1764300000001 } from '../../migrations/1764300000001-inbound.js';
+import { InboundListingIndex1764300000002 } from '../../migrations/1764300000002-inbound-listing-index.js';
 import { UndecodablePdus1764700000001 } from '../../migrations/1764700000001-undecodable-pdus.js';
 
 export const MIGRATIONS = [
@@ -14,5 +15,6 @@ export const MIGRATIONS = [
   WebhookEventIdentity1764200000001,
   WebhookEventIdUnindexed1764200000002,
   Inbound1764300000001,
+  InboundListingIndex1764300000002,
   UndecodablePdus1764700000001,
 ] as const;

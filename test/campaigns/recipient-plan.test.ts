@@ -16,7 +16,7 @@ describe('planRecipients', () => {
       permitted,
     );
     expect(plan.accepted.map((r) => r.msisdn)).toEqual(['353871234567', '353861234567', '353851234567', '447700900123', '12025550123']);
-    expect(plan.skipped).toEqual({ invalid: 0, duplicate: 0, unpermitted: 0 });
+    expect(plan.skipped).toEqual({ invalid: 0, duplicate: 0, unpermitted: 0, suppressed: 0 });
   });
 
   it('drops duplicates after normalisation, keeping the first entry and its ClientReference', () => {
@@ -54,7 +54,7 @@ describe('planRecipients', () => {
     ];
     const plan = planRecipients(requested, { senderPermittedForIreland: false });
     expect(plan.accepted).toEqual([{ msisdn: '447700900123', clientReference: 'uk' }]);
-    expect(plan.skipped).toEqual({ invalid: 0, duplicate: 1, unpermitted: 1 });
+    expect(plan.skipped).toEqual({ invalid: 0, duplicate: 1, unpermitted: 1, suppressed: 0 });
   });
 });
 

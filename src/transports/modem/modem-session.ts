@@ -316,9 +316,14 @@ export class ModemSession {
    * then the profile's storage is selected again.
    */
   async drainStored(memory?: string): Promise<void> {
-    const run = this.storageQueue.then(() => this.drainUnlocked(memory));
-    this.storageQueue = run.catch(() => undefined);
-    await run;
+    await this.inStorageOrder(() => this.drainUnlocked(memory));
+  }
+
+  /** Runs body after every earlier storage read: an AT+CPMS switch must not change what another read addresses. */
+  private inStorageOrder<T>(body: () => Promise<T>): Promise<T> {
+    const run = this.storageQueue.then(body);
+    this.storageQueue = run.then(() => undefined, () => undefined);
+    return run;
   }
 
   private async drainUnlocked(memory: string | undefined): Promise<void> {
@@ -363,12 +368,14 @@ export class ModemSession {
         const index = Number(splitArgs(urc.args)[1]);
         if (!Number.isInteger(index)) throw new GatewayError('MODEM_BAD_URC', `${urc.name} without an index: ${urc.args}`);
         if (this.indexesInHand.has(`${this.options.profile.messageStorage ?? ''}:${index}`)) return;
-        const read = await this.run(`AT+CMGR=${index}`, '+CMGR');
-        const pdu = read.pdus[0];
-        if (read.final.kind !== 'ok' || pdu === undefined) {
-          throw new GatewayError('MODEM_READ_FAILED', `AT+CMGR=${index} answered ${finalStatus(read.final)}`, { details: { index } });
-        }
-        await this.handleStored(index, pdu.hex, this.options.profile.messageStorage ?? '');
+        await this.inStorageOrder(async () => {
+          const read = await this.run(`AT+CMGR=${index}`, '+CMGR');
+          const pdu = read.pdus[0];
+          if (read.final.kind !== 'ok' || pdu === undefined) {
+            throw new GatewayError('MODEM_READ_FAILED', `AT+CMGR=${index} answered ${finalStatus(read.final)}`, { details: { index } });
+          }
+          await this.handleStored(index, pdu.hex, this.options.profile.messageStorage ?? '');
+        });
       } else {
         this.options.logger.debug({ urc: urc.name, args: urc.args }, 'unsolicited result code');
       }

@@ -33,8 +33,9 @@ if (!(originalFilter as { smsgateRaw?: boolean }).smsgateRaw) {
   const wrapped = function (this: FilterablePdu, func: string): void {
     if (func === 'decode') {
       const raw: RawUserData = {};
-      if (Buffer.isBuffer(this['short_message'])) raw.short_message = Buffer.from(this['short_message']);
-      if (Buffer.isBuffer(this['message_payload'])) raw.message_payload = Buffer.from(this['message_payload']);
+      // The package replaces these fields with decoded objects and never writes into the Buffers: no copy needed.
+      if (Buffer.isBuffer(this['short_message'])) raw.short_message = this['short_message'];
+      if (Buffer.isBuffer(this['message_payload'])) raw.message_payload = this['message_payload'];
       Object.defineProperty(this, RAW_USER_DATA, { value: raw, enumerable: false });
     }
     originalFilter.call(this, func);
