@@ -10,6 +10,7 @@ import type { CampaignService } from '../campaigns/index.js';
 import type { SmsGateConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
+import { BodyBudget, DEFAULT_MAX_BUFFERED_BYTES } from './body-budget.js';
 import { campaignRouter } from './campaign-routes.js';
 import { errorBoundary } from './error-boundary.js';
 import { healthRouter } from './health-route.js';
@@ -31,9 +32,10 @@ export function createApiApp(deps: ApiDeps): Koa {
   const logger = deps.logger.child({ component: 'api' });
   app.use(requestLog(logger));
   app.use(errorBoundary(logger));
+  const bodyBudget = new BodyBudget(deps.config.api.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const routers: Router[] = [
     healthRouter(),
-    campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes }),
+    campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes, bodyBudget }),
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
     // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.
     authRouter(deps.auth, { logger }),

@@ -26,30 +26,49 @@ export function planRecipients(
   requested: readonly RecipientRequest[],
   options: { senderPermittedForIreland: boolean },
 ): RecipientPlan {
-  const accepted: PlannedRecipient[] = [];
-  const skipped = { invalid: 0, duplicate: 0, unpermitted: 0 };
-  const seen = new Set<string>();
-  for (const entry of requested) {
-    const normalized = normalizeMsisdn(entry.msisdn);
-    if (!normalized.ok) {
-      skipped.invalid++;
-      continue;
+  const planner = new RecipientPlanner(options);
+  planner.add(requested);
+  return planner.plan();
+}
+
+/**
+ * The same rules fed a slice at a time (the processor yields to the event loop between slices of a
+ * large campaign); duplicates are found across slices.
+ */
+export class RecipientPlanner {
+  private readonly accepted: PlannedRecipient[] = [];
+  private readonly skipped = { invalid: 0, duplicate: 0, unpermitted: 0 };
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly options: { senderPermittedForIreland: boolean }) {}
+
+  add(requested: readonly RecipientRequest[]): void {
+    const { accepted, skipped, seen } = this;
+    for (const entry of requested) {
+      const normalized = normalizeMsisdn(entry.msisdn);
+      if (!normalized.ok) {
+        skipped.invalid++;
+        continue;
+      }
+      const { msisdn } = normalized;
+      if (seen.has(msisdn)) {
+        skipped.duplicate++;
+        continue;
+      }
+      // Marked as seen before the permission check: a later duplicate of an unpermitted number is a
+      // duplicate either way, and the count of each reason stays exact.
+      seen.add(msisdn);
+      if (!this.options.senderPermittedForIreland && msisdn.startsWith(IRISH_COUNTRY_CODE)) {
+        skipped.unpermitted++;
+        continue;
+      }
+      accepted.push({ msisdn, clientReference: entry.clientReference });
     }
-    const { msisdn } = normalized;
-    if (seen.has(msisdn)) {
-      skipped.duplicate++;
-      continue;
-    }
-    // Marked as seen before the permission check: a later duplicate of an unpermitted number is a
-    // duplicate either way, and the count of each reason stays exact.
-    seen.add(msisdn);
-    if (!options.senderPermittedForIreland && msisdn.startsWith(IRISH_COUNTRY_CODE)) {
-      skipped.unpermitted++;
-      continue;
-    }
-    accepted.push({ msisdn, clientReference: entry.clientReference });
   }
-  return { accepted, skipped };
+
+  plan(): RecipientPlan {
+    return { accepted: this.accepted, skipped: { ...this.skipped } };
+  }
 }
 
 /**

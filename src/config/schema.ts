@@ -41,6 +41,8 @@ const apiSchema = {
     // 0 asks the OS for a free port (tests).
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     maxBodyBytes: { ...positiveInt, default: 67108864 },
+    // Request body bytes held across all requests in flight; left out: DEFAULT_MAX_BUFFERED_BYTES (src/api/body-budget.ts).
+    maxBufferedBytes: positiveInt,
   },
 } as const;
 

@@ -21,6 +21,11 @@ export interface ApiConfig {
   host: string;
   port: number;
   maxBodyBytes: number;
+  /**
+   * Bytes of request bodies held at once across all requests in flight; over it a request is
+   * answered 503 with Retry-After. Left out: 256 MiB (src/api/body-budget.ts DEFAULT_MAX_BUFFERED_BYTES).
+   */
+  maxBufferedBytes?: number;
 }
 
 export interface LegacyAuthConfig {

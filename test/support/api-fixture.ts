@@ -32,6 +32,8 @@ export const FIXTURE_PASSWORD = 'correct horse battery staple';
 
 export interface ApiFixtureOptions {
   maxBodyBytes?: number;
+  /** api.maxBufferedBytes; left out: the app's default. */
+  maxBufferedBytes?: number;
   /** Start the background processor (default true). Off: call fixture.processor.processOnce(). */
   startProcessor?: boolean;
   synchronous?: 'FULL' | 'NORMAL';
@@ -84,7 +86,12 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     store,
     auth,
     campaigns,
-    config: { api: { host: '127.0.0.1', port: 0, maxBodyBytes: options.maxBodyBytes ?? 67_108_864 } },
+    config: {
+      api: {
+        host: '127.0.0.1', port: 0, maxBodyBytes: options.maxBodyBytes ?? 67_108_864,
+        ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
+      },
+    },
     logger,
   });
   const server: Server = await new Promise((resolve) => {
