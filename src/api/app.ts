@@ -15,6 +15,7 @@ import { campaignRouter } from './campaign-routes.js';
 import { errorBoundary } from './error-boundary.js';
 import { healthRouter } from './health-route.js';
 import { legacyRouter } from './legacy-routes.js';
+import { openApiRouter } from './openapi-route.js';
 import { requestLog } from './request-log.js';
 
 export interface ApiDeps {
@@ -35,6 +36,7 @@ export function createApiApp(deps: ApiDeps): Koa {
   const bodyBudget = new BodyBudget(deps.config.api.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const routers: Router[] = [
     healthRouter(),
+    openApiRouter(),
     campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes, bodyBudget }),
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
     // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.

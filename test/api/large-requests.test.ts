@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApiFixture, type ApiFixture } from '../support/api-fixture.js';
+import { fetchChecked } from '../support/openapi-check.js';
 
 let fixture: ApiFixture | undefined;
 afterEach(async () => {
@@ -102,7 +103,7 @@ describe('a large body does not stall the gateway', () => {
       req.on('error', reject);
       // Once every byte is handed to the socket, the server has the body or is reading its last part.
       req.end(body, () => {
-        void fetch(`${fixture!.baseUrl}/health`).then(async (health) => {
+        void fetchChecked(`${fixture!.baseUrl}/health`).then(async (health) => {
           events.push(`health ${health.status} ${await health.text()}`);
         });
       });

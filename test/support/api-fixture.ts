@@ -15,6 +15,7 @@ import { silentLogger, type Logger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import type { AuthConfig } from '../../src/config/types.js';
+import { fetchChecked } from './openapi-check.js';
 
 export const FIXTURE_AUTH_CONFIG: AuthConfig = {
   patPrefix: 'smsgate',
@@ -71,6 +72,12 @@ export interface ApiFixture {
   close(): Promise<void>;
 }
 
+/**
+ * Under vitest every response the fixture's helpers receive is checked against the OpenAPI document
+ * (issue 13 item 2); benches that reuse the fixture fetch unchecked.
+ */
+const fetchFor: (url: string, init?: RequestInit) => Promise<Response> = process.env['VITEST'] === undefined ? fetch : fetchChecked;
+
 export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'smsgate-api-'));
   const dbPath = join(dir, 'smsgate.sqlite');
@@ -124,14 +131,14 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       return { clientId: client.id, userId: user.id, token };
     },
     postCampaign(token, body) {
-      return fetch(`${baseUrl}/v1/campaign`, {
+      return fetchFor(`${baseUrl}/v1/campaign`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
     },
     getSummary(token, id) {
-      return fetch(`${baseUrl}/v1/campaign/${id}`, {
+      return fetchFor(`${baseUrl}/v1/campaign/${id}`, {
         headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
       });
     },
