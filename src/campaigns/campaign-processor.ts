@@ -15,7 +15,8 @@ import { CampaignStore, type CampaignToProcess, type ReadyCampaign, type Recipie
 import type { RecipientRequest } from './campaign-request.js';
 import { CampaignRequestStore } from '../store/campaign-request-store.js';
 import { isPermittedForIreland, RecipientPlanner } from './recipient-plan.js';
-import { dublinLocalToUtcMs, parseSendAt } from './send-at.js';
+import { DEFAULT_NUMBERING_COUNTRY, numberingPlanFor, type NumberingPlan } from '../sms/index.js';
+import { localToUtcMs, parseSendAt, SEND_AT_ZONE } from './send-at.js';
 
 export interface CampaignProcessorOptions {
   store: Store;
@@ -25,6 +26,10 @@ export interface CampaignProcessorOptions {
   pollIntervalMs?: number;
   /** Called after a campaign is marked ready (the engine's wake-up). */
   onReady?: (campaignId: string) => void;
+  /** How national numbers become international (config numbering.country); default Ireland's (SPEC.md). */
+  numbering?: NumberingPlan;
+  /** The zone sendAt is read in (config scheduling.timeZone); default Europe/Dublin (SPEC.md). */
+  timeZone?: string;
 }
 
 export const DEFAULT_PROCESSING_POLL_INTERVAL_MS = 200;
@@ -49,6 +54,8 @@ export class CampaignProcessor {
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
   private readonly onReady: (campaignId: string) => void;
+  private readonly numbering: NumberingPlan;
+  private readonly timeZone: string;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private rerunRequested = false;
@@ -63,6 +70,8 @@ export class CampaignProcessor {
     this.now = options.now ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_PROCESSING_POLL_INTERVAL_MS;
     this.onReady = options.onReady ?? (() => undefined);
+    this.numbering = options.numbering ?? numberingPlanFor(DEFAULT_NUMBERING_COUNTRY);
+    this.timeZone = options.timeZone ?? SEND_AT_ZONE;
   }
 
   /** Processes everything left queued or processing (crash recovery), then keeps polling. */
@@ -229,7 +238,7 @@ export class CampaignProcessor {
    */
   private async prepare(campaign: CampaignToProcess): Promise<{ recipients: RecipientToWrite[]; ready: ReadyCampaign }> {
     const senderType = this.campaigns.senderType(campaign.client_id, campaign.sender);
-    const planner = new RecipientPlanner({ senderPermittedForIreland: isPermittedForIreland(senderType) });
+    const planner = new RecipientPlanner({ senderPermittedForIreland: isPermittedForIreland(senderType), numbering: this.numbering });
     let requestedCount = 0;
     for (const slice of this.requestedSlices(campaign)) {
       for (let start = 0; start < slice.length; start += RECIPIENTS_PLANNED_PER_SLICE) {
@@ -249,7 +258,7 @@ export class CampaignProcessor {
         textSent: analysis.text,
         encoding: analysis.encoding,
         partsPerMessage: analysis.parts,
-        sendAtMs: sendAtInstantMs(campaign.send_at_local, nowMs),
+        sendAtMs: sendAtInstantMs(campaign.send_at_local, nowMs, this.timeZone),
         skippedCount: requestedCount - plan.accepted.length,
         readyAtMs: nowMs,
       },
@@ -258,14 +267,15 @@ export class CampaignProcessor {
 }
 
 /**
- * SPEC.md Scheduling: sendAt is Europe/Dublin wall time, seconds dropped; omitted means now.
- * Past times are kept as given: the engine sends anything whose send_at has passed at once.
+ * SPEC.md Scheduling: sendAt is Europe/Dublin wall time (or the deployment's scheduling.timeZone),
+ * seconds dropped; omitted means now. Past times are kept as given: the engine sends anything whose
+ * send_at has passed at once.
  */
-export function sendAtInstantMs(sendAtLocal: string | null, nowMs: number): number {
+export function sendAtInstantMs(sendAtLocal: string | null, nowMs: number, timeZone: string = SEND_AT_ZONE): number {
   if (sendAtLocal === null) return nowMs;
   const parsed = parseSendAt(sendAtLocal);
   if (!parsed.ok) throw new Error(`stored sendAt '${sendAtLocal}' ${parsed.reason}`);
-  return dublinLocalToUtcMs(parsed.local);
+  return localToUtcMs(parsed.local, timeZone);
 }
 
 function parseStoredRecipients(json: string): RecipientRequest[] {

@@ -6,7 +6,7 @@
  * - Irish numbers (353...) are skipped when the sender is not on the account's permitted list.
  * One skipped number never stops the campaign.
  */
-import { normalizeMsisdn } from '../sms/index.js';
+import { normalizeMsisdn, type NumberingPlan } from '../sms/index.js';
 import type { RecipientRequest } from './campaign-request.js';
 
 /** ITU-T E.164 country code of Ireland; normalised Irish numbers start with it. */
@@ -22,9 +22,15 @@ export interface RecipientPlan {
   skipped: { invalid: number; duplicate: number; unpermitted: number };
 }
 
+export interface RecipientPlanOptions {
+  senderPermittedForIreland: boolean;
+  /** The deployment's numbering plan (config numbering.country); default Ireland's (SPEC.md). */
+  numbering?: NumberingPlan;
+}
+
 export function planRecipients(
   requested: readonly RecipientRequest[],
-  options: { senderPermittedForIreland: boolean },
+  options: RecipientPlanOptions,
 ): RecipientPlan {
   const planner = new RecipientPlanner(options);
   planner.add(requested);
@@ -40,12 +46,12 @@ export class RecipientPlanner {
   private readonly skipped = { invalid: 0, duplicate: 0, unpermitted: 0 };
   private readonly seen = new Set<string>();
 
-  constructor(private readonly options: { senderPermittedForIreland: boolean }) {}
+  constructor(private readonly options: RecipientPlanOptions) {}
 
   add(requested: readonly RecipientRequest[]): void {
     const { accepted, skipped, seen } = this;
     for (const entry of requested) {
-      const normalized = normalizeMsisdn(entry.msisdn);
+      const normalized = normalizeMsisdn(entry.msisdn, this.options.numbering);
       if (!normalized.ok) {
         skipped.invalid++;
         continue;

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { isValidTimeZone } from '../campaigns/send-at.js';
 import { GatewayError } from '../errors.js';
 import { defaultKeyFileFor } from '../store/secret-box.js';
 import { interpolateEnv, type Environment } from './interpolate.js';
@@ -55,6 +56,9 @@ export function resolveConfigFromObject(input: unknown, sourceName: string, env:
   // Omitted routes send everything through the first transport; the README says so.
   const routes = config.routes ?? [{ prefix: '', transport: (config.transports[0] as TransportEntry).name }];
   checkRoutes(routes, config.transports, sourceName);
+  if (!isValidTimeZone(config.scheduling.timeZone)) {
+    fail(sourceName, ['scheduling', 'timeZone'], `"${config.scheduling.timeZone}" is not an IANA time zone (e.g. Europe/Dublin)`);
+  }
   config.database.keyFile ??= defaultKeyFileFor(config.database.path);
   return { ...config, routes };
 }

@@ -10,6 +10,8 @@
  */
 
 import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from '../campaigns/campaign-processor.js';
+import { SEND_AT_ZONE } from '../campaigns/send-at.js';
+import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES } from '../sms/numbering.js';
 import { ENGINE_DEFAULTS } from '../engine/config.js';
 import { MODEM_TRANSPORT_SCHEMA } from '../transports/modem/config.js';
 import { SMPP_TRANSPORT_SCHEMA } from '../transports/smpp/config.js';
@@ -130,6 +132,26 @@ const processingSchema = {
   },
 } as const;
 
+const numberingSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    // SPEC.md's Irish (and UK mobile) rules unless a deployment elsewhere names its country (src/sms/numbering.ts).
+    country: { enum: NUMBERING_COUNTRIES, default: DEFAULT_NUMBERING_COUNTRY },
+  },
+} as const;
+
+const schedulingSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    // SPEC.md Scheduling rule 1; checked as an IANA zone after validation (config/index.ts).
+    timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
+  },
+} as const;
+
 export const TRANSPORT_TYPES = ['simulator', 'smpp', 'modem'] as const;
 
 const transportCommonSchema = {
@@ -168,6 +190,8 @@ export const configSchema = {
     webhooks: webhooksSchema,
     logging: loggingSchema,
     processing: processingSchema,
+    numbering: numberingSchema,
+    scheduling: schedulingSchema,
   },
 } as const;
 

@@ -4,6 +4,7 @@
  * Relative paths are resolved against the current working directory (the README says so).
  */
 import type { EngineConfig } from '../engine/config.js';
+import type { NumberingCountry } from '../sms/numbering.js';
 import type { ModemTransportConfig } from '../transports/modem/config.js';
 import type { SimulatorTransportConfig } from '../transports/simulator/config.js';
 import type { SmppTransportConfig } from '../transports/smpp/config.js';
@@ -91,6 +92,18 @@ export interface TransportConfigBase {
   type: TransportType;
 }
 
+/** How recipients' national numbers become international (src/sms/numbering.ts). */
+export interface NumberingConfig {
+  /** ISO 3166-1 alpha-2 of the deployment; IE (SPEC.md: Irish numbers and UK mobiles) by default. */
+  country: NumberingCountry;
+}
+
+/** The zone sendAt is read in. */
+export interface SchedulingConfig {
+  /** An IANA zone; Europe/Dublin (SPEC.md Scheduling rule 1) by default. */
+  timeZone: string;
+}
+
 export interface SmsGateConfig {
   database: DatabaseConfig;
   api: ApiConfig;
@@ -101,4 +114,6 @@ export interface SmsGateConfig {
   webhooks: WebhooksConfig;
   logging: LoggingConfig;
   processing: ProcessingConfig;
+  numbering: NumberingConfig;
+  scheduling: SchedulingConfig;
 }
