@@ -16,6 +16,7 @@ import { resolveEngineConfig, type EngineConfig } from './engine/config.js';
 import { DispatchEngine } from './engine/dispatch-engine.js';
 import { createTransports } from './engine/transport-factory.js';
 import { silentLogger, type Logger } from './log.js';
+import { numberingPlanFor } from './sms/numbering.js';
 import { openStore, type Store } from './store/database.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
@@ -96,6 +97,8 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       now,
       pollIntervalMs: config.processing.pollIntervalMs,
       onReady: () => engine.wake(),
+      numbering: numberingPlanFor(config.numbering.country),
+      timeZone: config.scheduling.timeZone,
     });
     const campaigns = new CampaignService({ store, logger, now, onQueued: () => processor.wake() });
     const app = createApiApp({ store, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });

@@ -11,11 +11,13 @@ import type { SmsGateConfig } from '../config/types.js';
 import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
+import { BodyBudget, DEFAULT_MAX_BUFFERED_BYTES } from './body-budget.js';
 import { campaignRouter } from './campaign-routes.js';
 import { errorBoundary } from './error-boundary.js';
 import { healthRouter } from './health-route.js';
 import { inboundRouter } from './inbound-routes.js';
 import { legacyRouter } from './legacy-routes.js';
+import { openApiRouter } from './openapi-route.js';
 import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
 
@@ -37,9 +39,11 @@ export function createApiApp(deps: ApiDeps): Koa {
   if (deps.observer !== undefined) app.use(requestMetrics(deps.observer));
   app.use(requestLog(logger));
   app.use(errorBoundary(logger));
+  const bodyBudget = new BodyBudget(deps.config.api.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const routers: Router[] = [
     healthRouter(),
-    campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes }),
+    openApiRouter(),
+    campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes, bodyBudget }),
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
     inboundRouter({ auth: deps.auth, store: deps.store }),
     // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.

@@ -9,6 +9,7 @@ import type { CampaignService } from '../campaigns/index.js';
 import { GatewayError } from '../errors.js';
 import type { ApiAuthenticator, ApiIdentity } from './auth-port.js';
 import { API_ERROR, NOT_ADMINISTRATOR_DETAIL, sendBearerChallenge } from './http-errors.js';
+import type { BodyBudget } from './body-budget.js';
 import { readJsonBody } from './read-json-body.js';
 
 /** SPEC.md Create Campaign Response: always this message. */
@@ -18,6 +19,8 @@ export interface CampaignRoutesDeps {
   auth: ApiAuthenticator;
   campaigns: CampaignService;
   maxBodyBytes: number;
+  /** Bytes held across requests in flight (api.maxBufferedBytes); shared by every body-reading route. */
+  bodyBudget: BodyBudget;
 }
 
 export function campaignRouter(deps: CampaignRoutesDeps): Router {
@@ -26,8 +29,15 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
   router.post('/v1/campaign', async (ctx) => {
     const identity = await administratorOrRefuse(ctx, deps.auth);
     if (identity === undefined) return;
-    const body = await readJsonBody(ctx.req, deps.maxBodyBytes);
-    const { id } = await deps.campaigns.accept(identity, body);
+    // The lease covers the body's whole life here: read, parsed, validated and stored.
+    const lease = deps.bodyBudget.lease();
+    let id: string;
+    try {
+      const body = await readJsonBody(ctx.req, deps.maxBodyBytes, lease);
+      ({ id } = await deps.campaigns.accept(identity, body));
+    } finally {
+      lease.release();
+    }
     ctx.status = 202;
     ctx.body = { id, message: CAMPAIGN_ACCEPTED_MESSAGE };
   });

@@ -11,6 +11,8 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export const API_ERROR = {
   bodyInvalid: 'REQUEST_BODY_INVALID',
   bodyTooLarge: 'REQUEST_BODY_TOO_LARGE',
+  /** api.maxBufferedBytes reached across the requests in flight: not the client's fault, retry. */
+  bodyBudgetExhausted: 'REQUEST_BODY_BUDGET_EXHAUSTED',
   notAdministrator: 'NOT_CLIENT_ADMINISTRATOR',
 } as const;
 
@@ -28,6 +30,7 @@ export const HTTP_BY_CODE: Readonly<Record<string, { status: number; title: stri
   [CAMPAIGN_ERROR.notStored]: { status: 503, title: 'Service Unavailable' },
   [API_ERROR.bodyInvalid]: { status: 400, title: VALIDATION_TITLE },
   [API_ERROR.bodyTooLarge]: { status: 413, title: 'Content Too Large' },
+  [API_ERROR.bodyBudgetExhausted]: { status: 503, title: 'Service Unavailable' },
   [API_ERROR.notAdministrator]: { status: 403, title: 'Forbidden' },
 };
 

@@ -4,10 +4,17 @@
  * refused before reading. Past the limit the rest of the body is read and thrown away rather than
  * the connection closed: a client still sending would otherwise get EPIPE or ECONNRESET on its write
  * and never see the 413. Discarding is bounded by MAX_DISCARDED_BODY_BYTES, then the socket is closed.
+ *
+ * Every byte kept is reserved on the request's BodyLease first (the declared Content-Length at once,
+ * a chunked body as it arrives): past `api.maxBufferedBytes` across all requests the body is refused
+ * with 503 and Retry-After, read and dropped the same way. The JSON is parsed in slices
+ * (sliced-json.ts) so a 60 MiB body never holds the event loop for long.
  */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors.js';
+import type { BodyLease } from './body-budget.js';
 import { API_ERROR } from './http-errors.js';
+import { JsonSyntaxError, parseJsonInSlices } from './sliced-json.js';
 
 /** Bytes read and thrown away after a 413 before the connection is closed instead. */
 export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
@@ -15,34 +22,34 @@ export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
 /** Media types accepted as JSON: application/json and any +json suffix type (RFC 6839 §3.1). */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number, lease?: BodyLease): Promise<unknown> {
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
     throw new GatewayError(API_ERROR.bodyInvalid, 'the request body must be JSON with Content-Type application/json');
   }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBodyBytes) {
+  const hasDeclaredLength = req.headers['content-length'] !== undefined && Number.isFinite(declared);
+  if (hasDeclaredLength && declared > maxBodyBytes) {
     discardRest(req, 0);
     throw tooLarge(maxBodyBytes);
   }
-  const bytes = await collect(req, maxBodyBytes);
-  let text: string;
-  try {
-    // fatal: invalid UTF-8 is an error, never replaced with U+FFFD; a UTF-8 BOM is skipped.
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is not valid UTF-8');
+  if (lease !== undefined && hasDeclaredLength && !lease.reserve(declared)) {
+    discardRest(req, 0);
+    throw busy();
   }
-  if (text.trim().length === 0) throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is empty');
+  // With a declared length the reservation is made; a chunked body reserves as it arrives.
+  const bytes = await collect(req, maxBodyBytes, hasDeclaredLength ? undefined : lease);
   try {
-    return JSON.parse(text) as unknown;
+    return await parseJsonInSlices(bytes);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new GatewayError(API_ERROR.bodyInvalid, `the request body is not valid JSON: ${reason}`);
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    if (err.kind === 'encoding') throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is not valid UTF-8');
+    if (err.kind === 'empty') throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is empty');
+    throw new GatewayError(API_ERROR.bodyInvalid, `the request body is not valid JSON: ${err.message}`);
   }
 }
 
-function collect(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer> {
+function collect(req: IncomingMessage, maxBodyBytes: number, lease: BodyLease | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let receivedBytes = 0;
@@ -59,6 +66,13 @@ function collect(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer> {
         chunks.length = 0;
         discardRest(req, chunk.length);
         reject(tooLarge(maxBodyBytes));
+        return;
+      }
+      if (lease !== undefined && !lease.reserve(chunk.length)) {
+        cleanup();
+        chunks.length = 0;
+        discardRest(req, chunk.length);
+        reject(busy());
         return;
       }
       chunks.push(chunk);
@@ -91,6 +105,10 @@ function discardRest(req: IncomingMessage, alreadyDiscardedBytes: number): void 
   });
   req.on('error', () => undefined);
   req.resume();
+}
+
+function busy(): GatewayError {
+  return new GatewayError(API_ERROR.bodyBudgetExhausted, 'the gateway holds as many request bytes as it may (api.maxBufferedBytes); retry later', { retryable: true });
 }
 
 function tooLarge(maxBodyBytes: number): GatewayError {

@@ -14,8 +14,10 @@ import type { Store } from '../store/database.js';
 import { CampaignStore, type CampaignToProcess, type ReadyCampaign, type RecipientToWrite } from '../store/campaign-store.js';
 import { InboundStore } from '../store/inbound-store.js';
 import type { RecipientRequest } from './campaign-request.js';
-import { isPermittedForIreland, planRecipients } from './recipient-plan.js';
-import { dublinLocalToUtcMs, parseSendAt } from './send-at.js';
+import { CampaignRequestStore } from '../store/campaign-request-store.js';
+import { isPermittedForIreland, RecipientPlanner } from './recipient-plan.js';
+import { DEFAULT_NUMBERING_COUNTRY, numberingPlanFor, type NumberingPlan } from '../sms/index.js';
+import { localToUtcMs, parseSendAt, SEND_AT_ZONE } from './send-at.js';
 
 export interface CampaignProcessorOptions {
   store: Store;
@@ -25,6 +27,10 @@ export interface CampaignProcessorOptions {
   pollIntervalMs?: number;
   /** Called after a campaign is marked ready (the engine's wake-up). */
   onReady?: (campaignId: string) => void;
+  /** How national numbers become international (config numbering.country); default Ireland's (SPEC.md). */
+  numbering?: NumberingPlan;
+  /** The zone sendAt is read in (config scheduling.timeZone); default Europe/Dublin (SPEC.md). */
+  timeZone?: string;
 }
 
 export const DEFAULT_PROCESSING_POLL_INTERVAL_MS = 200;
@@ -35,6 +41,10 @@ const CAMPAIGNS_PER_PASS = 50;
  * get the event loop (and the writer lock) back often while a large campaign is written.
  */
 export const RECIPIENTS_PER_TRANSACTION = 5_000;
+/** Recipients normalised and deduplicated between two yields to the event loop. */
+const RECIPIENTS_PLANNED_PER_SLICE = 1_000;
+/** Stored request slices deleted per transaction once a campaign is ready. */
+const SLICES_DELETED_PER_TRANSACTION = 4;
 /** SQLite codes that mean "try again later", not "this campaign is broken". */
 const TRANSIENT_SQLITE_CODES: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL']);
 
@@ -42,10 +52,13 @@ export class CampaignProcessor {
   private readonly campaigns: CampaignStore;
   /** The suppression lists (opt-out keywords, issue 14), read when each campaign is processed. */
   private readonly optouts: InboundStore;
+  private readonly requests: CampaignRequestStore;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
   private readonly onReady: (campaignId: string) => void;
+  private readonly numbering: NumberingPlan;
+  private readonly timeZone: string;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private rerunRequested = false;
@@ -56,18 +69,35 @@ export class CampaignProcessor {
   constructor(options: CampaignProcessorOptions) {
     this.campaigns = new CampaignStore(options.store.db);
     this.optouts = new InboundStore(options.store.db);
+    this.requests = new CampaignRequestStore(options.store.db);
     this.logger = options.logger.child({ component: 'campaign-processor' });
     this.now = options.now ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_PROCESSING_POLL_INTERVAL_MS;
     this.onReady = options.onReady ?? (() => undefined);
+    this.numbering = options.numbering ?? numberingPlanFor(DEFAULT_NUMBERING_COUNTRY);
+    this.timeZone = options.timeZone ?? SEND_AT_ZONE;
   }
 
   /** Processes everything left queued or processing (crash recovery), then keeps polling. */
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.deleteLeftoverSlices();
     this.stopRequested = false;
     this.wake();
+  }
+
+  /**
+   * Request slices left by an accept that never stored its campaign row (a crash, a refused write),
+   * and by campaigns processed while the delete failed. Nothing is being accepted at start.
+   */
+  private deleteLeftoverSlices(): void {
+    try {
+      const deleted = this.requests.deleteOrphans() + this.requests.deleteProcessed();
+      if (deleted > 0) this.logger.info({ slices: deleted }, 'deleted leftover campaign request slices');
+    } catch (err) {
+      this.logger.warn({ err }, 'could not delete leftover campaign request slices');
+    }
   }
 
   /** Runs a pass soon; a wake during a pass makes another pass follow it. */
@@ -141,9 +171,10 @@ export class CampaignProcessor {
     if (campaign === undefined) return false;
     const log = this.logger.child({ campaignId: id });
     try {
-      const { recipients, ready } = this.prepare(campaign);
+      const { recipients, ready } = await this.prepare(campaign);
       if (!(await this.writeRecipients(id, recipients, ready.readyAtMs))) return false;
       if (!this.campaigns.markReady(ready)) return false;
+      await this.dropRequestSlices(id);
       log.info({ totalSent: ready.totalSent, skipped: ready.skippedCount, sendAtMs: ready.sendAtMs }, 'campaign ready');
     } catch (err) {
       if (isTransient(err)) {
@@ -181,13 +212,48 @@ export class CampaignProcessor {
     return true;
   }
 
-  private prepare(campaign: CampaignToProcess): { recipients: RecipientToWrite[]; ready: ReadyCampaign } {
-    const requested = parseStoredRecipients(campaign.request_recipients);
+  /** The request's recipients: the one JSON column of a small request, else its stored slices in order. */
+  private *requestedSlices(campaign: CampaignToProcess): Generator<RecipientRequest[]> {
+    if (campaign.request_recipients !== null) {
+      yield parseStoredRecipients(campaign.request_recipients);
+      return;
+    }
+    const sliceCount = this.requests.sliceCount(campaign.id);
+    if (sliceCount === 0) throw new Error('campaign has no stored recipients');
+    for (let seq = 0; seq < sliceCount; seq++) {
+      const json = this.requests.slice(campaign.id, seq);
+      if (json === undefined) throw new Error(`stored recipients slice ${seq} is missing`);
+      yield parseStoredRecipients(json);
+    }
+  }
+
+  /** The request is no longer needed once the recipients are rows; a failure here only costs space. */
+  private async dropRequestSlices(campaignId: string): Promise<void> {
+    try {
+      while (this.requests.deleteSlices(campaignId, SLICES_DELETED_PER_TRANSACTION) > 0) await yieldToEventLoop();
+    } catch (err) {
+      this.logger.warn({ err, campaignId }, 'could not delete the stored request slices; deleted at next start');
+    }
+  }
+
+  /**
+   * Plans the recipients a slice at a time with a yield between slices, so a campaign of a million
+   * recipients never holds the event loop for long (issue 9 item 3).
+   */
+  private async prepare(campaign: CampaignToProcess): Promise<{ recipients: RecipientToWrite[]; ready: ReadyCampaign }> {
     const senderType = this.campaigns.senderType(campaign.client_id, campaign.sender);
-    const plan = planRecipients(requested, {
-      senderPermittedForIreland: isPermittedForIreland(senderType),
+    const planner = new RecipientPlanner({ senderPermittedForIreland: isPermittedForIreland(senderType), numbering: this.numbering,
       suppressed: this.optouts.suppressedNumbers(campaign.client_id),
     });
+    let requestedCount = 0;
+    for (const slice of this.requestedSlices(campaign)) {
+      for (let start = 0; start < slice.length; start += RECIPIENTS_PLANNED_PER_SLICE) {
+        planner.add(slice.slice(start, start + RECIPIENTS_PLANNED_PER_SLICE));
+        await yieldToEventLoop();
+      }
+      requestedCount += slice.length;
+    }
+    const plan = planner.plan();
     const analysis = analyzeText(campaign.text);
     const nowMs = this.now();
     return {
@@ -198,8 +264,8 @@ export class CampaignProcessor {
         textSent: analysis.text,
         encoding: analysis.encoding,
         partsPerMessage: analysis.parts,
-        sendAtMs: sendAtInstantMs(campaign.send_at_local, nowMs),
-        skippedCount: requested.length - plan.accepted.length,
+        sendAtMs: sendAtInstantMs(campaign.send_at_local, nowMs, this.timeZone),
+        skippedCount: requestedCount - plan.accepted.length,
         readyAtMs: nowMs,
       },
     };
@@ -207,18 +273,18 @@ export class CampaignProcessor {
 }
 
 /**
- * SPEC.md Scheduling: sendAt is Europe/Dublin wall time, seconds dropped; omitted means now.
- * Past times are kept as given: the engine sends anything whose send_at has passed at once.
+ * SPEC.md Scheduling: sendAt is Europe/Dublin wall time (or the deployment's scheduling.timeZone),
+ * seconds dropped; omitted means now. Past times are kept as given: the engine sends anything whose
+ * send_at has passed at once.
  */
-export function sendAtInstantMs(sendAtLocal: string | null, nowMs: number): number {
+export function sendAtInstantMs(sendAtLocal: string | null, nowMs: number, timeZone: string = SEND_AT_ZONE): number {
   if (sendAtLocal === null) return nowMs;
   const parsed = parseSendAt(sendAtLocal);
   if (!parsed.ok) throw new Error(`stored sendAt '${sendAtLocal}' ${parsed.reason}`);
-  return dublinLocalToUtcMs(parsed.local);
+  return localToUtcMs(parsed.local, timeZone);
 }
 
-function parseStoredRecipients(json: string | null): RecipientRequest[] {
-  if (json === null) throw new Error('campaign has no stored recipients');
+function parseStoredRecipients(json: string): RecipientRequest[] {
   const parsed: unknown = JSON.parse(json);
   if (!Array.isArray(parsed)) throw new Error('stored recipients are not an array');
   return parsed as RecipientRequest[];

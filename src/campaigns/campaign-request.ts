@@ -45,7 +45,11 @@ export interface CampaignRequest {
   shouldSaveList: boolean;
 }
 
-export type CampaignRequestResult = { ok: true; request: CampaignRequest } | { ok: false; errors: string[] };
+/**
+ * A refusal lists the first MAX_LISTED_ERRORS distinct messages and counts them all: 125,000 invalid
+ * recipients make one readable detail, never a 125,000-line one (nor a stack overflow spreading them).
+ */
+export type CampaignRequestResult = { ok: true; request: CampaignRequest } | { ok: false; errors: string[]; errorCount: number };
 
 const CAMPAIGN_FIELDS = ['text', 'from', 'recipientInfo', 'campaignName', 'sendAt', 'createAsDraft', 'shouldSaveList'] as const;
 const RECIPIENT_FIELDS = ['msisdn', 'ClientReference'] as const;
@@ -62,24 +66,23 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 /** SPEC Recipient: digits with an optional leading `+`; no spaces, brackets or hyphens. */
 const MSISDN_PATTERN = '^\\+?[0-9]+$';
 
+const RECIPIENT_SCHEMA = {
+  type: 'object',
+  required: REQUIRED_RECIPIENT_FIELDS,
+  properties: {
+    msisdn: { type: 'string', pattern: MSISDN_PATTERN },
+    ClientReference: { type: ['string', 'null'] },
+  },
+} as const;
+
+/** The request without its recipients, which are checked one at a time (RECIPIENT_SCHEMA), in slices. */
 const SCHEMA = {
   type: 'object',
   required: REQUIRED_CAMPAIGN_FIELDS,
   properties: {
     text: { type: 'string' },
     from: { type: 'string' },
-    recipientInfo: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: REQUIRED_RECIPIENT_FIELDS,
-        properties: {
-          msisdn: { type: 'string', pattern: MSISDN_PATTERN },
-          ClientReference: { type: ['string', 'null'] },
-        },
-      },
-    },
+    recipientInfo: { type: 'array', minItems: 1 },
     campaignName: { type: 'string' },
     sendAt: { type: ['string', 'null'] },
     createAsDraft: { type: 'boolean' },
@@ -89,30 +92,79 @@ const SCHEMA = {
 
 const ajv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, strict: true });
 const validateShape = ajv.compile(SCHEMA);
+const validateRecipientShape = ajv.compile(RECIPIENT_SCHEMA);
+
+/** The request schemas, for the OpenAPI document (src/api/openapi.ts) to describe what is enforced. */
+export const CAMPAIGN_REQUEST_SCHEMAS = { request: SCHEMA, recipient: RECIPIENT_SCHEMA, msisdnPattern: MSISDN_PATTERN } as const;
 
 /** Messages past this many are summarised as a count, so a 100,000-row mistake stays readable. */
 export const MAX_LISTED_ERRORS = 20;
 
-export function validateCampaignRequest(body: unknown): CampaignRequestResult {
-  if (!isPlainObject(body)) return { ok: false, errors: ['the request body must be a JSON object'] };
-  const candidate = canonicalize(body, CAMPAIGN_FIELDS, REQUIRED_CAMPAIGN_FIELDS);
-  const recipientInfo = candidate['recipientInfo'];
-  if (Array.isArray(recipientInfo)) {
-    candidate['recipientInfo'] = recipientInfo.map((item: unknown) =>
-      isPlainObject(item) ? canonicalize(item, RECIPIENT_FIELDS, REQUIRED_RECIPIENT_FIELDS) : item,
-    );
+/** Recipients checked between two yields to the event loop. */
+export const RECIPIENTS_PER_VALIDATION_SLICE = 1_000;
+
+/** Distinct messages in order of discovery: the first MAX_LISTED_ERRORS kept, all counted. */
+class ErrorList {
+  readonly listed: string[] = [];
+  private readonly seen = new Set<string>();
+
+  get count(): number {
+    return this.seen.size;
   }
 
-  const errors: string[] = [];
-  if (!validateShape(candidate)) errors.push(...(validateShape.errors ?? []).map(describeAjvError));
-  const rules = checkRules(candidate);
-  errors.push(...rules.errors);
-  if (errors.length > 0) return { ok: false, errors: [...new Set(errors)] };
+  add(message: string): void {
+    if (this.seen.has(message)) return;
+    this.seen.add(message);
+    if (this.listed.length < MAX_LISTED_ERRORS) this.listed.push(message);
+  }
+}
 
-  const recipients = (candidate['recipientInfo'] as Array<Record<string, unknown>>).map((r) => ({
-    msisdn: r['msisdn'] as string,
-    clientReference: (r['ClientReference'] as string | null | undefined) ?? null,
-  }));
+/** Validates in one go. Fine for small bodies; the API uses validateCampaignRequestInSlices. */
+export function validateCampaignRequest(body: unknown): CampaignRequestResult {
+  const steps = validationSteps(body);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * The same verdict as validateCampaignRequest, yielding to the event loop after every
+ * RECIPIENTS_PER_VALIDATION_SLICE recipients, so a request with a million recipients never holds
+ * the loop for long (issue 9 item 3).
+ */
+export async function validateCampaignRequestInSlices(
+  body: unknown,
+  yieldToLoop: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
+): Promise<CampaignRequestResult> {
+  const steps = validationSteps(body);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await yieldToLoop();
+  }
+}
+
+/** The validation, suspended (yield) after each slice of recipients. */
+function* validationSteps(body: unknown): Generator<void, CampaignRequestResult, void> {
+  if (!isPlainObject(body)) return { ok: false, errors: ['the request body must be a JSON object'], errorCount: 1 };
+  const candidate = canonicalize(body, CAMPAIGN_FIELDS, REQUIRED_CAMPAIGN_FIELDS);
+  const errors = new ErrorList();
+  if (!validateShape(candidate)) for (const error of validateShape.errors ?? []) errors.add(describeAjvError(error, ''));
+  const rules = checkRules(candidate);
+  for (const error of rules.errors) errors.add(error);
+
+  const recipientInfo = candidate['recipientInfo'];
+  const recipients: RecipientRequest[] = [];
+  if (Array.isArray(recipientInfo)) {
+    for (let index = 0; index < recipientInfo.length; index++) {
+      if (index > 0 && index % RECIPIENTS_PER_VALIDATION_SLICE === 0) yield;
+      const recipient = checkRecipient(recipientInfo[index] as unknown, index, errors);
+      if (recipient !== undefined && errors.count === 0) recipients.push(recipient);
+    }
+  }
+  if (errors.count > 0) return { ok: false, errors: errors.listed, errorCount: errors.count };
+
   const sendAtLocal = (candidate['sendAt'] as string | null | undefined) ?? null;
   return {
     ok: true,
@@ -129,11 +181,22 @@ export function validateCampaignRequest(body: unknown): CampaignRequestResult {
   };
 }
 
-/** One detail string for a problem+json body. */
-export function formatValidationDetail(errors: readonly string[]): string {
+/** One recipient's shape and lengths; the canonical recipient when it passes. */
+function checkRecipient(item: unknown, index: number, errors: ErrorList): RecipientRequest | undefined {
+  const prefix = `recipientInfo[${index}]`;
+  const recipient = isPlainObject(item) && !isCanonical(item, RECIPIENT_FIELDS) ? canonicalize(item, RECIPIENT_FIELDS, REQUIRED_RECIPIENT_FIELDS) : item;
+  const before = errors.count;
+  if (!validateRecipientShape(recipient)) for (const error of validateRecipientShape.errors ?? []) errors.add(describeAjvError(error, prefix));
+  if (isPlainObject(recipient)) lengthErrors(recipient, RECIPIENT_LENGTHS, `${prefix}.`, (message) => errors.add(message));
+  if (errors.count !== before || !isPlainObject(recipient)) return undefined;
+  return { msisdn: recipient['msisdn'] as string, clientReference: (recipient['ClientReference'] as string | null | undefined) ?? null };
+}
+
+/** One detail string for a problem+json body: the listed messages, then how many there are in all. */
+export function formatValidationDetail(errors: readonly string[], errorCount = errors.length): string {
   const listed = errors.slice(0, MAX_LISTED_ERRORS).join('; ');
-  const more = errors.length - MAX_LISTED_ERRORS;
-  return more > 0 ? `${listed}; and ${more} more error${more === 1 ? '' : 's'}` : listed;
+  const more = errorCount - Math.min(errors.length, MAX_LISTED_ERRORS);
+  return more > 0 ? `${listed}; and ${more} more error${more === 1 ? '' : 's'} (${errorCount} in all)` : listed;
 }
 
 /**
@@ -150,13 +213,13 @@ const RECIPIENT_LENGTHS: ReadonlyArray<readonly [string, number, number]> = [
   ['ClientReference', 0, CAMPAIGN_LIMITS.clientReferenceMaxCharacters],
 ];
 
-function lengthErrors(source: Record<string, unknown>, rules: typeof CAMPAIGN_LENGTHS, pathPrefix: string, errors: string[]): void {
+function lengthErrors(source: Record<string, unknown>, rules: typeof CAMPAIGN_LENGTHS, pathPrefix: string, report: (message: string) => void): void {
   for (const [field, minCharacters, maxCharacters] of rules) {
     const value = source[field];
     if (typeof value !== 'string') continue;
     const path = `${pathPrefix}${field}`;
-    if (value.length < minCharacters) errors.push(minCharacters === 1 ? `${path} must not be empty` : `${path} must be at least ${minCharacters} characters`);
-    else if (value.length > maxCharacters) errors.push(`${path} must be at most ${maxCharacters} characters`);
+    if (value.length < minCharacters) report(minCharacters === 1 ? `${path} must not be empty` : `${path} must be at least ${minCharacters} characters`);
+    else if (value.length > maxCharacters) report(`${path} must be at most ${maxCharacters} characters`);
   }
 }
 
@@ -164,13 +227,7 @@ function lengthErrors(source: Record<string, unknown>, rules: typeof CAMPAIGN_LE
 function checkRules(candidate: Record<string, unknown>): { errors: string[]; sendAt: LocalMinute | null } {
   const errors: string[] = [];
   let sendAt: LocalMinute | null = null;
-  lengthErrors(candidate, CAMPAIGN_LENGTHS, '', errors);
-  const recipientInfo = candidate['recipientInfo'];
-  if (Array.isArray(recipientInfo)) {
-    recipientInfo.forEach((recipient: unknown, index) => {
-      if (isPlainObject(recipient)) lengthErrors(recipient, RECIPIENT_LENGTHS, `recipientInfo[${index}].`, errors);
-    });
-  }
+  lengthErrors(candidate, CAMPAIGN_LENGTHS, '', (message) => errors.push(message));
   const { text, from, campaignName, sendAt: sendAtRaw } = candidate;
   if (typeof text === 'string' && text.length > 0 && text.length <= CAMPAIGN_LIMITS.textMaxCharacters && !hasNonWhitespace(text)) {
     errors.push('text must contain a non-whitespace character');
@@ -216,6 +273,18 @@ function canonicalize(
   return out;
 }
 
+/**
+ * True when every property already has its canonical name and no required one is null: canonicalize
+ * would copy the object unchanged, and a million copies are garbage the collector pauses for.
+ */
+function isCanonical(source: Record<string, unknown>, fields: readonly string[]): boolean {
+  for (const key in source) {
+    if (!Object.prototype.hasOwnProperty.call(source, key)) continue;
+    if (!fields.includes(key)) return false;
+  }
+  return source['msisdn'] !== null;
+}
+
 function canonicalName(key: string, fields: readonly string[]): string | undefined {
   for (const field of fields) {
     if (field === key) return field;
@@ -225,8 +294,8 @@ function canonicalName(key: string, fields: readonly string[]): string | undefin
 }
 
 /** ajv's /recipientInfo/3/msisdn becomes recipientInfo[3].msisdn, as the spec's example writes it. */
-function fieldPath(instancePath: string): string {
-  let path = '';
+function fieldPath(instancePath: string, prefix: string): string {
+  let path = prefix;
   for (const segment of instancePath.split('/').slice(1)) {
     if (/^[0-9]+$/.test(segment)) path += `[${segment}]`;
     else path += path === '' ? segment : `.${segment}`;
@@ -246,8 +315,8 @@ const PATTERN_MESSAGES: Record<string, string> = {
   [MSISDN_PATTERN]: "must contain only digits with an optional leading '+'",
 };
 
-function describeAjvError(error: ErrorObject): string {
-  const path = fieldPath(error.instancePath);
+function describeAjvError(error: ErrorObject, prefix: string): string {
+  const path = fieldPath(error.instancePath, prefix);
   const subject = path === '' ? 'the request body' : path;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {

@@ -1,14 +1,27 @@
 /**
  * The campaign API's domain side: accept a request durably, read a summary, list senders.
  * Accepting only stores the request (one INSERT, synchronous=FULL, so a 202 survives kill -9 and a
- * power cut); the CampaignProcessor turns it into recipients in the background.
+ * power cut; a request of more than RECIPIENTS_PER_REQUEST_SLICE recipients is stored in slices
+ * first, and its campaign row last); the CampaignProcessor turns it into recipients in the background.
  */
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { CampaignStore, type SenderEntry } from '../store/campaign-store.js';
-import { formatValidationDetail, validateCampaignRequest, type CampaignRequest } from './campaign-request.js';
+import { CampaignRequestStore } from '../store/campaign-request-store.js';
+import { formatValidationDetail, validateCampaignRequestInSlices, type CampaignRequest } from './campaign-request.js';
+
+/**
+ * Recipients per stored JSON slice of a large request, and slices per transaction: about 100 kB
+ * written per commit, so no single write holds the event loop for long (issue 9 item 3).
+ */
+export const RECIPIENTS_PER_REQUEST_SLICE = 2_000;
+export const SLICES_PER_TRANSACTION = 1;
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** Who acts: the authenticated identity's account (client) and user. Identity from src/auth fits. */
 export interface CampaignOwner {
@@ -47,6 +60,7 @@ export interface CampaignServiceOptions {
 
 export class CampaignService {
   private readonly campaigns: CampaignStore;
+  private readonly requests: CampaignRequestStore;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly newId: () => string;
@@ -54,6 +68,7 @@ export class CampaignService {
 
   constructor(options: CampaignServiceOptions) {
     this.campaigns = new CampaignStore(options.store.db);
+    this.requests = new CampaignRequestStore(options.store.db);
     this.logger = options.logger.child({ component: 'campaigns' });
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? randomUUID;
@@ -65,18 +80,20 @@ export class CampaignService {
    * message is the problem detail (every failing field named) and details.errors the list.
    */
   async accept(owner: CampaignOwner, body: unknown): Promise<{ id: string }> {
-    const result = validateCampaignRequest(body);
+    const result = await validateCampaignRequestInSlices(body);
     if (!result.ok) {
-      throw new GatewayError(CAMPAIGN_ERROR.invalidRequest, formatValidationDetail(result.errors), {
-        details: { errors: result.errors },
+      throw new GatewayError(CAMPAIGN_ERROR.invalidRequest, formatValidationDetail(result.errors, result.errorCount), {
+        details: { errors: result.errors, errorCount: result.errorCount },
       });
     }
     const { request } = result;
     const id = this.newId();
     const state = request.createAsDraft ? 'draft' : 'queued';
     try {
-      this.insertCampaign(owner, id, state, request);
+      if (request.recipients.length <= RECIPIENTS_PER_REQUEST_SLICE) this.insertCampaign(owner, id, state, request, JSON.stringify(request.recipients));
+      else await this.insertInSlices(owner, id, state, request);
     } catch (err) {
+      this.dropSlices(id);
       this.logger.error({ err, clientId: owner.clientId }, 'campaign could not be stored');
       throw new GatewayError(CAMPAIGN_ERROR.notStored, 'the campaign could not be stored; nothing was accepted, retry later', {
         retryable: true,
@@ -88,7 +105,39 @@ export class CampaignService {
     return { id };
   }
 
-  private insertCampaign(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest): void {
+  /**
+   * A large request: its recipients as JSON slices, SLICES_PER_TRANSACTION per transaction with a
+   * yield to the event loop between, then the campaign row, which alone makes them a campaign. A
+   * failure part-way leaves only slices without a campaign, which dropSlices (or the processor's
+   * start) deletes.
+   */
+  private async insertInSlices(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest): Promise<void> {
+    const recipients = request.recipients;
+    let pending: string[] = [];
+    let nextSeq = 0;
+    for (let start = 0; start < recipients.length; start += RECIPIENTS_PER_REQUEST_SLICE) {
+      pending.push(JSON.stringify(recipients.slice(start, start + RECIPIENTS_PER_REQUEST_SLICE)));
+      if (pending.length === SLICES_PER_TRANSACTION) {
+        this.requests.insertSlices(id, nextSeq, pending);
+        nextSeq += pending.length;
+        pending = [];
+      }
+      await yieldToEventLoop();
+    }
+    if (pending.length > 0) this.requests.insertSlices(id, nextSeq, pending);
+    this.insertCampaign(owner, id, state, request, null);
+  }
+
+  /** Best effort: the store that refused a write may refuse this too; the processor's start retries. */
+  private dropSlices(id: string): void {
+    try {
+      while (this.requests.deleteSlices(id, SLICES_PER_TRANSACTION * 10) > 0);
+    } catch (err) {
+      this.logger.warn({ err, campaignId: id }, 'could not delete the slices of a refused campaign; deleted at next start');
+    }
+  }
+
+  private insertCampaign(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest, requestRecipientsJson: string | null): void {
     this.campaigns.insertCampaign({
       id,
       clientId: owner.clientId,
@@ -100,7 +149,7 @@ export class CampaignService {
       sendAtLocal: request.sendAtLocal,
       createAsDraft: request.createAsDraft,
       shouldSaveList: request.shouldSaveList,
-      requestRecipientsJson: JSON.stringify(request.recipients),
+      requestRecipientsJson,
       createdAtMs: this.now(),
     });
   }

@@ -7,5 +7,5 @@ export { validateCampaignRequest, formatValidationDetail, CAMPAIGN_LIMITS, DEFAU
 export type { CampaignRequest, CampaignRequestResult, RecipientRequest } from './campaign-request.js';
 export { planRecipients, isPermittedForIreland, IRISH_COUNTRY_CODE, SENDER_TYPES_PERMITTED_FOR_IRELAND } from './recipient-plan.js';
 export type { PlannedRecipient, RecipientPlan } from './recipient-plan.js';
-export { parseSendAt, dublinLocalToUtcMs, SEND_AT_PATTERN, SEND_AT_ZONE } from './send-at.js';
+export { parseSendAt, dublinLocalToUtcMs, isValidTimeZone, localToUtcMs, SEND_AT_PATTERN, SEND_AT_ZONE } from './send-at.js';
 export type { LocalMinute, SendAtParse } from './send-at.js';

@@ -7,7 +7,7 @@
  * - numbers on the account's suppression list (opted out by keyword, issue 14) are skipped.
  * One skipped number never stops the campaign.
  */
-import { normalizeMsisdn } from '../sms/index.js';
+import { normalizeMsisdn, type NumberingPlan } from '../sms/index.js';
 import type { RecipientRequest } from './campaign-request.js';
 
 /** ITU-T E.164 country code of Ireland; normalised Irish numbers start with it. */
@@ -23,38 +23,65 @@ export interface RecipientPlan {
   skipped: { invalid: number; duplicate: number; unpermitted: number; suppressed: number };
 }
 
+export interface RecipientPlanOptions {
+  senderPermittedForIreland: boolean;
+  /** The deployment's numbering plan (config numbering.country); default Ireland's (SPEC.md). */
+  numbering?: NumberingPlan;
+  /** The client's suppression list (opted-out numbers, issue 14); none by default. */
+  suppressed?: ReadonlySet<string>;
+}
+
 export function planRecipients(
   requested: readonly RecipientRequest[],
-  options: { senderPermittedForIreland: boolean; suppressed?: ReadonlySet<string> },
+  options: RecipientPlanOptions,
 ): RecipientPlan {
-  const accepted: PlannedRecipient[] = [];
-  const skipped = { invalid: 0, duplicate: 0, unpermitted: 0, suppressed: 0 };
-  const seen = new Set<string>();
-  for (const entry of requested) {
-    const normalized = normalizeMsisdn(entry.msisdn);
-    if (!normalized.ok) {
-      skipped.invalid++;
-      continue;
+  const planner = new RecipientPlanner(options);
+  planner.add(requested);
+  return planner.plan();
+}
+
+/**
+ * The same rules fed a slice at a time (the processor yields to the event loop between slices of a
+ * large campaign); duplicates are found across slices.
+ */
+export class RecipientPlanner {
+  private readonly accepted: PlannedRecipient[] = [];
+  private readonly skipped = { invalid: 0, duplicate: 0, unpermitted: 0, suppressed: 0 };
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly options: RecipientPlanOptions) {}
+
+  add(requested: readonly RecipientRequest[]): void {
+    const { accepted, skipped, seen } = this;
+    for (const entry of requested) {
+      const normalized = normalizeMsisdn(entry.msisdn, this.options.numbering);
+      if (!normalized.ok) {
+        skipped.invalid++;
+        continue;
+      }
+      const { msisdn } = normalized;
+      if (seen.has(msisdn)) {
+        skipped.duplicate++;
+        continue;
+      }
+      // Marked as seen before the permission check: a later duplicate of an unpermitted number is a
+      // duplicate either way, and the count of each reason stays exact.
+      seen.add(msisdn);
+      if (!this.options.senderPermittedForIreland && msisdn.startsWith(IRISH_COUNTRY_CODE)) {
+        skipped.unpermitted++;
+        continue;
+      }
+      if (this.options.suppressed?.has(msisdn) === true) {
+        skipped.suppressed++;
+        continue;
+      }
+      accepted.push({ msisdn, clientReference: entry.clientReference });
     }
-    const { msisdn } = normalized;
-    if (seen.has(msisdn)) {
-      skipped.duplicate++;
-      continue;
-    }
-    // Marked as seen before the permission check: a later duplicate of an unpermitted number is a
-    // duplicate either way, and the count of each reason stays exact.
-    seen.add(msisdn);
-    if (!options.senderPermittedForIreland && msisdn.startsWith(IRISH_COUNTRY_CODE)) {
-      skipped.unpermitted++;
-      continue;
-    }
-    if (options.suppressed?.has(msisdn) === true) {
-      skipped.suppressed++;
-      continue;
-    }
-    accepted.push({ msisdn, clientReference: entry.clientReference });
   }
-  return { accepted, skipped };
+
+  plan(): RecipientPlan {
+    return { accepted: this.accepted, skipped: { ...this.skipped } };
+  }
 }
 
 /**

@@ -41,16 +41,28 @@ export function parseSendAt(raw: string): SendAtParse {
   return { ok: true, local: { year, month, day, hour, minute } };
 }
 
+/** Whether luxon knows `name` as an IANA time zone (config `scheduling.timeZone`). */
+export function isValidTimeZone(name: string): boolean {
+  return IANAZone.isValidZone(name);
+}
+
+/** The instant of a Europe/Dublin wall-clock minute (SPEC.md Scheduling rule 1). */
+export function dublinLocalToUtcMs(local: LocalMinute): number {
+  return localToUtcMs(local, SEND_AT_ZONE);
+}
+
 /**
- * The instant (ms since epoch) of a Europe/Dublin wall-clock minute.
+ * The instant (ms since epoch) of a wall-clock minute in `zoneName` (an IANA zone; SEND_AT_ZONE unless
+ * the deployment sets `scheduling.timeZone`).
  * - Ambiguous (autumn, the hour that happens twice): the first occurrence, i.e. the larger offset.
  * - Non-existent (spring gap): moved forward by the gap's length (01:30 on the last Sunday of March
  *   becomes 02:30 IST), like reading the wall time with the offset in force before the change.
  * luxon's own fromObject resolves both cases from a guess based on today's offset, so the result
  * would change with the season the server runs in; hence the explicit resolution here.
  */
-export function dublinLocalToUtcMs(local: LocalMinute): number {
-  const zone = IANAZone.create(SEND_AT_ZONE);
+export function localToUtcMs(local: LocalMinute, zoneName: string): number {
+  const zone = IANAZone.create(zoneName);
+  if (!zone.isValid) throw new Error(`unknown time zone '${zoneName}'`);
   const wallAsUtcMs = wallClockAsUtcMs(local);
   // A transition is at most one per day here, so the offsets a day either side bound the candidates.
   const offsetBeforeMin = zone.offset(wallAsUtcMs - MS_PER_DAY);

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { adminConfigProblem } from '../admin/admin-config.js';
+import { isValidTimeZone } from '../campaigns/send-at.js';
 import { GatewayError } from '../errors.js';
 import { defaultKeyFileFor } from '../store/secret-box.js';
 import { interpolateEnv, type Environment } from './interpolate.js';
@@ -58,6 +59,9 @@ export function resolveConfigFromObject(input: unknown, sourceName: string, env:
   checkRoutes(routes, config.transports, sourceName);
   const adminProblem = config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);
   if (adminProblem !== null) throw new GatewayError('CONFIG_INVALID', `${sourceName}: ${adminProblem.key}: ${adminProblem.what}`, { details: { path: adminProblem.key } });
+  if (!isValidTimeZone(config.scheduling.timeZone)) {
+    fail(sourceName, ['scheduling', 'timeZone'], `"${config.scheduling.timeZone}" is not an IANA time zone (e.g. Europe/Dublin)`);
+  }
   config.database.keyFile ??= defaultKeyFileFor(config.database.path);
   return { ...config, routes };
 }

@@ -11,6 +11,8 @@
 
 import { adminConfigSchema } from '../admin/admin-config.js';
 import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from '../campaigns/campaign-processor.js';
+import { SEND_AT_ZONE } from '../campaigns/send-at.js';
+import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES } from '../sms/numbering.js';
 import { ENGINE_DEFAULTS } from '../engine/config.js';
 import { MODEM_TRANSPORT_SCHEMA } from '../transports/modem/config.js';
 import { SMPP_TRANSPORT_SCHEMA } from '../transports/smpp/config.js';
@@ -42,6 +44,8 @@ const apiSchema = {
     // 0 asks the OS for a free port (tests).
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     maxBodyBytes: { ...positiveInt, default: 67108864 },
+    // Request body bytes held across all requests in flight; left out: DEFAULT_MAX_BUFFERED_BYTES (src/api/body-budget.ts).
+    maxBufferedBytes: positiveInt,
   },
 } as const;
 
@@ -132,6 +136,26 @@ const processingSchema = {
   },
 } as const;
 
+const numberingSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    // SPEC.md's Irish (and UK mobile) rules unless a deployment elsewhere names its country (src/sms/numbering.ts).
+    country: { enum: NUMBERING_COUNTRIES, default: DEFAULT_NUMBERING_COUNTRY },
+  },
+} as const;
+
+const schedulingSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    // SPEC.md Scheduling rule 1; checked as an IANA zone after validation (config/index.ts).
+    timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
+  },
+} as const;
+
 export const TRANSPORT_TYPES = ['simulator', 'smpp', 'modem'] as const;
 
 const transportCommonSchema = {
@@ -172,6 +196,8 @@ export const configSchema = {
     processing: processingSchema,
     // No default: without the section there is no admin listener (issue 13).
     admin: adminConfigSchema,
+    numbering: numberingSchema,
+    scheduling: schedulingSchema,
   },
 } as const;
 

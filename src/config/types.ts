@@ -5,6 +5,7 @@
  */
 import type { AdminConfig } from '../admin/admin-config.js';
 import type { EngineConfig } from '../engine/config.js';
+import type { NumberingCountry } from '../sms/numbering.js';
 import type { ModemTransportConfig } from '../transports/modem/config.js';
 import type { SimulatorTransportConfig } from '../transports/simulator/config.js';
 import type { SmppTransportConfig } from '../transports/smpp/config.js';
@@ -22,6 +23,11 @@ export interface ApiConfig {
   host: string;
   port: number;
   maxBodyBytes: number;
+  /**
+   * Bytes of request bodies held at once across all requests in flight; over it a request is
+   * answered 503 with Retry-After. Left out: 256 MiB (src/api/body-budget.ts DEFAULT_MAX_BUFFERED_BYTES).
+   */
+  maxBufferedBytes?: number;
 }
 
 export interface LegacyAuthConfig {
@@ -92,6 +98,18 @@ export interface TransportConfigBase {
   type: TransportType;
 }
 
+/** How recipients' national numbers become international (src/sms/numbering.ts). */
+export interface NumberingConfig {
+  /** ISO 3166-1 alpha-2 of the deployment; IE (SPEC.md: Irish numbers and UK mobiles) by default. */
+  country: NumberingCountry;
+}
+
+/** The zone sendAt is read in. */
+export interface SchedulingConfig {
+  /** An IANA zone; Europe/Dublin (SPEC.md Scheduling rule 1) by default. */
+  timeZone: string;
+}
+
 export interface SmsGateConfig {
   database: DatabaseConfig;
   api: ApiConfig;
@@ -104,4 +122,6 @@ export interface SmsGateConfig {
   processing: ProcessingConfig;
   /** The admin listener (metrics, status page, readiness); absent means off. */
   admin?: AdminConfig;
+  numbering: NumberingConfig;
+  scheduling: SchedulingConfig;
 }

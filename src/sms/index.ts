@@ -18,6 +18,8 @@ export type { EncodedPart, ConcatSettings } from './encode-parts.js';
 export { encodeParts, packUserData, MAX_CONCAT_PARTS } from './encode-parts.js';
 export type { MsisdnResult } from './msisdn.js';
 export { normalizeMsisdn } from './msisdn.js';
+export { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, NUMBERING_PLANS, numberingPlanFor } from './numbering.js';
+export type { NationalForm, NumberingCountry, NumberingPlan } from './numbering.js';
 export type { SenderKind, SenderResult } from './sender-id.js';
 export { validateSender, SENDER_ADDRESSING, SENDER_LIMITS } from './sender-id.js';
 export { SEGMENT_LIMITS, USER_DATA_MAX_OCTETS, gsm7SeptetCapacity, ucs2UnitCapacity } from './user-data-capacity.js';

@@ -10,22 +10,19 @@
  * 5. A stray national 0 after the country code: '3530...' -> '353...', '440...' -> '44...'.
  * 6. Anything else is returned unchanged; an empty result (the value was only '00') is invalid.
  */
+import { NUMBERING_PLANS, type NumberingPlan } from './numbering.js';
+
 export type MsisdnResult = { ok: true; msisdn: string } | { ok: false; reason: string };
 
 export const MSISDN_MAX_CHARACTERS = 20;
 
 const MSISDN_SHAPE = /^\+?[0-9]+$/;
 
-/** National-to-international rules as data: [national prefix, total digits, country code]. */
-const NATIONAL_FORMS: ReadonlyArray<{ prefix: string; digits: number; countryCode: string }> = [
-  { prefix: '0', digits: 10, countryCode: '353' }, // Ireland: 08x xxx xxxx
-  { prefix: '07', digits: 11, countryCode: '44' }, // UK mobiles: 07xxx xxxxxx
-];
-
-/** Country codes whose numbers are written with a national trunk 0 that callers leave in by mistake. */
-const TRUNK_ZERO_COUNTRY_CODES: readonly string[] = ['353', '44'];
-
-export function normalizeMsisdn(raw: string): MsisdnResult {
+/**
+ * Steps 3-5 follow the numbering plan (numbering.ts, config `numbering.country`); the default is
+ * Ireland's with UK mobiles, exactly the rules listed above.
+ */
+export function normalizeMsisdn(raw: string, plan: NumberingPlan = NUMBERING_PLANS.IE): MsisdnResult {
   if (raw.length === 0) return { ok: false, reason: 'msisdn is empty' };
   if (raw.length > MSISDN_MAX_CHARACTERS) return { ok: false, reason: `msisdn is longer than ${MSISDN_MAX_CHARACTERS} characters` };
   if (!MSISDN_SHAPE.test(raw)) return { ok: false, reason: "msisdn must be digits with an optional leading '+'" };
@@ -34,12 +31,12 @@ export function normalizeMsisdn(raw: string): MsisdnResult {
   if (digits.startsWith('00')) digits = digits.slice(2);
   if (digits.length === 0) return { ok: false, reason: 'msisdn has no digits after the international prefix' };
 
-  for (const form of NATIONAL_FORMS) {
+  for (const form of plan.nationalForms) {
     if (digits.length === form.digits && digits.startsWith(form.prefix)) {
-      return { ok: true, msisdn: form.countryCode + digits.slice(1) };
+      return { ok: true, msisdn: form.countryCode + digits.slice(form.dropDigits) };
     }
   }
-  for (const countryCode of TRUNK_ZERO_COUNTRY_CODES) {
+  for (const countryCode of plan.trunkZeroCountryCodes) {
     if (digits.startsWith(`${countryCode}0`)) {
       return { ok: true, msisdn: countryCode + digits.slice(countryCode.length + 1) };
     }

@@ -20,8 +20,11 @@ export interface NewCampaign {
   sendAtLocal: string | null;
   createAsDraft: boolean;
   shouldSaveList: boolean;
-  /** JSON of the request's recipients, kept until processing turns them into rows. */
-  requestRecipientsJson: string;
+  /**
+   * JSON of the request's recipients, kept until processing turns them into rows; null when they
+   * were stored as slices in campaign_request_chunks (large requests, CampaignRequestStore).
+   */
+  requestRecipientsJson: string | null;
   createdAtMs: number;
 }
 

@@ -6,6 +6,7 @@ import { WebhookEventIdentity1764200000001 } from '../../migrations/176420000000
 import { WebhookEventIdUnindexed1764200000002 } from '../../migrations/1764200000002-webhook-event-id-unindexed.js';
 import { Inbound1764300000001 } from '../../migrations/1764300000001-inbound.js';
 import { InboundListingIndex1764300000002 } from '../../migrations/1764300000002-inbound-listing-index.js';
+import { CampaignRequestChunks1764600000001 } from '../../migrations/1764600000001-campaign-request-chunks.js';
 import { UndecodablePdus1764700000001 } from '../../migrations/1764700000001-undecodable-pdus.js';
 
 export const MIGRATIONS = [
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   WebhookEventIdUnindexed1764200000002,
   Inbound1764300000001,
   InboundListingIndex1764300000002,
+  CampaignRequestChunks1764600000001,
   UndecodablePdus1764700000001,
 ] as const;

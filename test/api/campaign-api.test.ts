@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_PASSWORD, startApiFixture, type Account, type ApiFixture } from '../support/api-fixture.js';
+import { fetchChecked } from '../support/openapi-check.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -30,7 +31,7 @@ describe('campaign API over a real server', () => {
 
   describe('GET /health', () => {
     it('answers 200 text/plain Healthy without a token', async () => {
-      const res = await fetch(`${fixture.baseUrl}/health`);
+      const res = await fetchChecked(`${fixture.baseUrl}/health`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(await res.text()).toBe('Healthy');
@@ -63,7 +64,7 @@ describe('campaign API over a real server', () => {
       ['a malformed header', 'Basic dXNlcjpwYXNz'],
       ['an empty bearer', 'Bearer '],
     ])('answers 401 for %s', async (_name, header) => {
-      const res = await fetch(`${fixture.baseUrl}/v1/campaign`, {
+      const res = await fetchChecked(`${fixture.baseUrl}/v1/campaign`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: header },
         body: JSON.stringify(validBody()),
@@ -99,7 +100,7 @@ describe('campaign API over a real server', () => {
 
     it('accepts an OAuth access token from POST /auth/token (password grant)', async () => {
       await fixture.createAccount({ username: 'oauth-user' });
-      const tokenRes = await fetch(`${fixture.baseUrl}/auth/token`, {
+      const tokenRes = await fetchChecked(`${fixture.baseUrl}/auth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ client_id: 'messaging-api', grant_type: 'password', username: 'oauth-user', password: FIXTURE_PASSWORD }),
@@ -114,7 +115,7 @@ describe('campaign API over a real server', () => {
 
     it('refuses a legacy access token on the current API with 401', async () => {
       await fixture.createAccount({ username: 'legacy-user' });
-      const tokenRes = await fetch(`${fixture.baseUrl}/legacy/auth/token`, {
+      const tokenRes = await fetchChecked(`${fixture.baseUrl}/legacy/auth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ client_id: 'legacy-api', grant_type: 'password', username: 'legacy-user', password: FIXTURE_PASSWORD }),
@@ -122,7 +123,7 @@ describe('campaign API over a real server', () => {
       expect(tokenRes.status).toBe(200);
       const { access_token: legacyToken } = (await tokenRes.json()) as { access_token: string };
       expect((await fixture.postCampaign(legacyToken, validBody())).status).toBe(401);
-      const senders = await fetch(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${legacyToken}` } });
+      const senders = await fetchChecked(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${legacyToken}` } });
       expect(senders.status).toBe(200);
     });
 
@@ -155,7 +156,7 @@ describe('campaign API over a real server', () => {
       ['sent as text/plain', 'text/plain', JSON.stringify(validBody())],
       ['sent as form data', 'application/x-www-form-urlencoded', 'text=hi'],
     ])('answers 400 Validation Error when the body is %s', async (_name, contentType, body) => {
-      const res = await fetch(`${fixture.baseUrl}/v1/campaign`, {
+      const res = await fetchChecked(`${fixture.baseUrl}/v1/campaign`, {
         method: 'POST',
         headers: { 'content-type': contentType, authorization: `Bearer ${admin.token}` },
         body,
@@ -169,7 +170,7 @@ describe('campaign API over a real server', () => {
     });
 
     it('answers 400 for a body that is not valid UTF-8', async () => {
-      const res = await fetch(`${fixture.baseUrl}/v1/campaign`, {
+      const res = await fetchChecked(`${fixture.baseUrl}/v1/campaign`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
         body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
@@ -179,7 +180,7 @@ describe('campaign API over a real server', () => {
     });
 
     it('accepts application/json with a charset parameter and a UTF-8 BOM', async () => {
-      const res = await fetch(`${fixture.baseUrl}/v1/campaign`, {
+      const res = await fetchChecked(`${fixture.baseUrl}/v1/campaign`, {
         method: 'POST',
         headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${admin.token}` },
         body: '\uFEFF' + JSON.stringify(validBody()),
@@ -316,7 +317,7 @@ describe('campaign API over a real server', () => {
   describe('GET /api/v2/senderlist', () => {
     it("returns the account's senders as [{name, type}]", async () => {
       const account = await fixture.createAccount({ senders: [{ name: 'Zeta', type: 1 }, { name: 'Alpha', type: 0 }, { name: '353861234567', type: 2 }] });
-      const res = await fetch(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${account.token}` } });
+      const res = await fetchChecked(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${account.token}` } });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await res.json()).toEqual([
@@ -326,13 +327,13 @@ describe('campaign API over a real server', () => {
 
     it('returns an empty array for an account without senders', async () => {
       const account = await fixture.createAccount();
-      const res = await fetch(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${account.token}` } });
+      const res = await fetchChecked(`${fixture.baseUrl}/api/v2/senderlist`, { headers: { authorization: `Bearer ${account.token}` } });
       expect(await res.json()).toEqual([]);
     });
 
     it('answers 401 with {success:false, message, errors[]} without a valid token', async () => {
       for (const headers of [{}, { authorization: 'Bearer wrong' }]) {
-        const res = await fetch(`${fixture.baseUrl}/api/v2/senderlist`, { headers });
+        const res = await fetchChecked(`${fixture.baseUrl}/api/v2/senderlist`, { headers });
         expect(res.status).toBe(401);
         const body = (await res.json()) as { success: boolean; message: string; errors: string[] };
         expect(body.success).toBe(false);
@@ -345,7 +346,7 @@ describe('campaign API over a real server', () => {
 
   describe('routing', () => {
     it('answers 404 problem+json for an unknown path', async () => {
-      const res = await fetch(`${fixture.baseUrl}/v2/nothing`);
+      const res = await fetchChecked(`${fixture.baseUrl}/v2/nothing`);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     });
@@ -357,7 +358,7 @@ describe('campaign API over a real server', () => {
       ['PUT', '/api/v2/senderlist', 'GET'],
       ['GET', '/auth/token', 'POST'],
     ])('answers 405 with Allow for %s %s', async (method, path, allowed) => {
-      const res = await fetch(`${fixture.baseUrl}${path}`, { method });
+      const res = await fetchChecked(`${fixture.baseUrl}${path}`, { method });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toContain(allowed);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -409,7 +410,7 @@ describe('request body limit', () => {
         }
       },
     });
-    const res = await fetch(`${fixture.baseUrl}/v1/campaign`, {
+    const res = await fetchChecked(`${fixture.baseUrl}/v1/campaign`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
       body: stream,

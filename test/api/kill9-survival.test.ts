@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killPeer, spawnPeer } from '../support/peer-process.js';
+import { fetchChecked } from '../support/openapi-check.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -81,7 +82,7 @@ describe('kill -9 right after a 202', () => {
 
     const first = await serve();
     const recipientInfo = Array.from({ length: 20_000 }, (_, i) => ({ msisdn: `4477${String(i).padStart(8, '0')}` }));
-    const res = await fetch(`${first.baseUrl}/v1/campaign`, {
+    const res = await fetchChecked(`${first.baseUrl}/v1/campaign`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ text: 'survives', from: 'Acme', recipientInfo }),
@@ -95,7 +96,7 @@ describe('kill -9 right after a 202', () => {
     const second = await serve();
     let summary: Response | undefined;
     for (let attempt = 0; attempt < 300; attempt++) {
-      summary = await fetch(`${second.baseUrl}/v1/campaign/${id}`, { headers: { authorization: `Bearer ${token}` } });
+      summary = await fetchChecked(`${second.baseUrl}/v1/campaign/${id}`, { headers: { authorization: `Bearer ${token}` } });
       if (summary.status === 200) break;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startApiFixture } from '../support/api-fixture.js';
+import { fetchChecked } from '../support/openapi-check.js';
 
 describe('request log', () => {
   it('writes one line per request with method, path, status and duration, and never the token', async () => {
@@ -15,7 +16,7 @@ describe('request log', () => {
       const { token } = await fixture.createAccount();
       await fixture.postCampaign(token, { text: 'secret text', from: 'Acme', recipientInfo: [{ msisdn: '1' }] });
       await fixture.getSummary(token, 'not-a-uuid');
-      await fetch(`${fixture.baseUrl}/health?token=${token}`);
+      await fetchChecked(`${fixture.baseUrl}/health?token=${token}`);
       await new Promise((r) => setImmediate(r));
       const requests = output.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((entry) => entry['msg'] === 'request');

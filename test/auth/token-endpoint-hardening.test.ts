@@ -10,6 +10,7 @@ import Koa from 'koa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthService, authRouter, DEFAULT_SCRYPT_COST, verifyPassword } from '../../src/auth/index.js';
 import { createLogger } from '../../src/log.js';
+import { expectMatchesOpenApi } from '../support/openapi-check.js';
 import { createAuthFixture, seedAccounts, TEST_SCRYPT_COST, type AuthFixture } from './auth-fixture.js';
 
 const LIMIT = 10;
@@ -58,6 +59,7 @@ async function post(path: string, fields: Record<string, string>): Promise<Reply
     method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
   });
   const body = (await response.json()) as Record<string, unknown>;
+  expectMatchesOpenApi('POST', path, { status: response.status, headers: response.headers, body });
   return { status: response.status, body, headers: response.headers };
 }
 

@@ -9,6 +9,7 @@ import Koa from 'koa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authRouter } from '../../src/auth/index.js';
 import { createAuthFixture, seedAccounts, START_MS, type AuthFixture } from './auth-fixture.js';
+import { expectMatchesOpenApi } from '../support/openapi-check.js';
 
 let f: AuthFixture;
 let server: Server;
@@ -35,7 +36,9 @@ interface Reply { status: number; body: Record<string, unknown>; headers: Header
 async function post(path: string, fields: Record<string, string> | string, contentType = 'application/x-www-form-urlencoded'): Promise<Reply> {
   const body = typeof fields === 'string' ? fields : new URLSearchParams(fields).toString();
   const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': contentType }, body });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+  const json = (await response.json()) as Record<string, unknown>;
+  expectMatchesOpenApi('POST', path, { status: response.status, headers: response.headers, body: json });
+  return { status: response.status, body: json, headers: response.headers };
 }
 
 const login = { client_id: 'messaging-api', grant_type: 'password', username: 'alice', password: 'correct horse' };
@@ -180,6 +183,7 @@ describe('POST /auth/token, request errors', () => {
   });
 
   it('a GET is not served', async () => {
+    // This app mounts the auth router alone (no error boundary), so its 404 is not the API's problem+json.
     const response = await fetch(`${baseUrl}/auth/token`);
     expect(response.status).not.toBe(200);
     expect(response.status).toBeLessThan(500);

@@ -15,6 +15,7 @@ import { silentLogger, type Logger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import type { AuthConfig } from '../../src/config/types.js';
+import { fetchChecked } from './openapi-check.js';
 
 export const FIXTURE_AUTH_CONFIG: AuthConfig = {
   patPrefix: 'smsgate',
@@ -32,6 +33,8 @@ export const FIXTURE_PASSWORD = 'correct horse battery staple';
 
 export interface ApiFixtureOptions {
   maxBodyBytes?: number;
+  /** api.maxBufferedBytes; left out: the app's default. */
+  maxBufferedBytes?: number;
   /** Start the background processor (default true). Off: call fixture.processor.processOnce(). */
   startProcessor?: boolean;
   synchronous?: 'FULL' | 'NORMAL';
@@ -69,6 +72,12 @@ export interface ApiFixture {
   close(): Promise<void>;
 }
 
+/**
+ * Under vitest every response the fixture's helpers receive is checked against the OpenAPI document
+ * (issue 13 item 2); benches that reuse the fixture fetch unchecked.
+ */
+const fetchFor: (url: string, init?: RequestInit) => Promise<Response> = process.env['VITEST'] === undefined ? fetch : fetchChecked;
+
 export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'smsgate-api-'));
   const dbPath = join(dir, 'smsgate.sqlite');
@@ -84,7 +93,12 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     store,
     auth,
     campaigns,
-    config: { api: { host: '127.0.0.1', port: 0, maxBodyBytes: options.maxBodyBytes ?? 67_108_864 } },
+    config: {
+      api: {
+        host: '127.0.0.1', port: 0, maxBodyBytes: options.maxBodyBytes ?? 67_108_864,
+        ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
+      },
+    },
     logger,
   });
   const server: Server = await new Promise((resolve) => {
@@ -117,14 +131,14 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       return { clientId: client.id, userId: user.id, token };
     },
     postCampaign(token, body) {
-      return fetch(`${baseUrl}/v1/campaign`, {
+      return fetchFor(`${baseUrl}/v1/campaign`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
     },
     getSummary(token, id) {
-      return fetch(`${baseUrl}/v1/campaign/${id}`, {
+      return fetchFor(`${baseUrl}/v1/campaign/${id}`, {
         headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
       });
     },
