@@ -2,8 +2,9 @@
  * Which endpoints have dead letters waiting for redrive, and when each is probed next (issue 9 item
  * 7). Pure bookkeeping, time is an input; the sender does the I/O.
  *
- * - A transient dead letter at an endpoint schedules a probe one window (breakerOpenMs) later,
- *   unless one is already scheduled: probes come once per window while the endpoint has any.
+ * - A transient dead letter at an endpoint schedules a probe when the endpoint's breaker lets its
+ *   trial through, or one window (breakerOpenMs) later if it is not open, unless one is already
+ *   scheduled: probes come once per window while the endpoint has any.
  * - A probe that does not bring the endpoint back schedules the next one a window later.
  * - A 2xx from the endpoint redrives its dead letters, at most once per window: an endpoint that
  *   fails one event for ever and accepts others must not re-send that event after every 2xx.
@@ -32,9 +33,13 @@ export class RedriveSchedule {
     this.tracked.set(target.key, { ...target, probeAtMs });
   }
 
-  /** A transient dead letter was recorded at nowMs. */
-  deadLetter(target: RedriveTarget, nowMs: number): void {
-    if (!this.tracked.has(target.key)) this.track(target, nowMs + this.windowMs);
+  /**
+   * A transient dead letter was recorded at nowMs. breakerHalfOpensAtMs: when the endpoint's open
+   * breaker lets a trial through (null when it is not open); a probe before then would fail fast.
+   */
+  deadLetter(target: RedriveTarget, nowMs: number, breakerHalfOpensAtMs: number | null = null): void {
+    if (this.tracked.has(target.key)) return;
+    this.track(target, Math.min(nowMs + this.windowMs, breakerHalfOpensAtMs ?? Number.POSITIVE_INFINITY));
   }
 
   has(key: string): boolean {

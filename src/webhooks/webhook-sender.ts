@@ -438,8 +438,9 @@ export class WebhookSender {
         const reason = verdict === 'transient' ? 'transient' : 'permanent';
         record = { id: row.id, kind: 'dead', attempts, atMs, lastError: error, reason, url };
         this.counters.deadLetters += 1;
-        if (reason === 'transient' && url !== null) {
-          this.redrive?.deadLetter({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, atMs);
+        if (reason === 'transient' && url !== null && this.redrive !== null) {
+          const key = EndpointBreakers.keyFor(row.clientId, url);
+          this.redrive.deadLetter({ key, clientId: row.clientId, url }, atMs, this.breakers.halfOpensAt(key));
         }
         // Never silently dropped: the dead letter stays in the outbox for `smsgate webhook list --failed` and replay.
         const fields = { outboxId: row.id, eventId: row.eventId, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error, reason };

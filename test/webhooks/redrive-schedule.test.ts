@@ -60,3 +60,13 @@ describe('RedriveSchedule (issue 9 item 7: probe once per breaker window while a
     expect(s.dueProbes(1e12)).toEqual([]);
   });
 });
+
+describe('RedriveSchedule with an open breaker', () => {
+  it('probes when the breaker lets its trial through, if that is sooner than a window after the dead letter', () => {
+    const s = new RedriveSchedule(WINDOW_MS);
+    s.deadLetter(A, 14_000, 30_000);
+    expect(s.nextProbeAtMs()).toBe(30_000);
+    s.deadLetter(B, 14_000, 90_000);
+    expect(s.dueProbes(44_000)).toEqual([A, B]);
+  });
+});

@@ -261,10 +261,11 @@ describe('automatic redrive after a receiver outage (spec timings, stepped clock
     for (const id of events) {
       expect(timeline.get(id)).toEqual([{ atMs: 0, attempts: 0, state: 'pending' }, { atMs: 0, attempts: 1, state: 'pending' },
         { atMs: 2_000, attempts: 2, state: 'pending' }, { atMs: 6_000, attempts: 3, state: 'pending' }, { atMs: 14_000, attempts: 4, state: 'dead' },
-        // Probed one breaker window after the first dead letter (14 s + 30 s); its 2xx redrives the rest.
-        { atMs: 44_000, attempts: 1, state: 'delivered' }]);
+        // Probed when the breaker (open since the second refusal at 0 s) lets its trial through at
+        // 30 s, sooner than a window after the first dead letter (14 s + 30 s); its 2xx redrives the rest.
+        { atMs: 30_000, attempts: 1, state: 'delivered' }]);
     }
-    expect(seen.map((q) => q.atMs - T0)).toEqual(events.map(() => 44_000));
+    expect(seen.map((q) => q.atMs - T0)).toEqual(events.map(() => 30_000));
     expect(s.stats()).toMatchObject({ probes: 1, redriven: 4 });
   }, 60_000);
 
@@ -275,20 +276,24 @@ describe('automatic redrive after a receiver outage (spec timings, stepped clock
     const clientId = addClient('live', r.url);
     const dead = queue(clientId, DOWN);
     note();
-    const s = sender();
+    // A breaker that does not open, so the dead letter's probe is a whole window after its death (44 s).
+    const s = new WebhookSender({
+      store, secretBox: box, logger: silentLogger(), config: { ...DEFAULT_WEBHOOK_CONFIG, breakerFailures: 100 }, clock, pollIntervalMs: 1_000, flushIntervalMs: 1,
+    });
+    senders.push(s);
     s.start();
-    // 500 at 0 and 2 s opens the breaker; the retries at 6 and 14 s fail fast; dead at 14 s.
     await runUntil(() => row(dead).state === 'dead', 20_000);
-    expect(row(dead)).toMatchObject({ attempts: 4, last_error: 'CIRCUIT_OPEN', dead_reason: 'transient' });
+    expect(timeline.get(dead)?.map((step) => step.atMs)).toEqual([0, 0, 2_000, 6_000, 14_000]);
+    expect(row(dead)).toMatchObject({ attempts: 4, last_error: 'HTTP_500', dead_reason: 'transient' });
     down = false;
-    // New traffic 33 s in (the breaker half-opened at 32 s): it is delivered, and the dead letter comes with it.
-    clock.advanceTo(T0 + 33_000);
+    // New traffic 20 s in is delivered, and the dead letter comes with it, 24 s before its probe.
+    clock.advanceTo(T0 + 20_000);
     const live = queue(clientId, '353870000401');
     s.wake();
     await runUntil(() => row(dead).state === 'delivered', 40_000);
     expect(row(live).state).toBe('delivered');
-    expect(timeline.get(dead)?.at(-1)).toEqual({ atMs: 33_000, attempts: 1, state: 'delivered' });
-    expect(requestsTo(DOWN).map((q) => q.atMs - T0)).toEqual([0, 2_000, 33_000]);
+    expect(timeline.get(dead)?.at(-1)).toEqual({ atMs: 20_000, attempts: 1, state: 'delivered' });
+    expect(requestsTo(DOWN).map((q) => q.atMs - T0)).toEqual([0, 2_000, 6_000, 14_000, 20_000]);
     expect(s.stats()).toMatchObject({ probes: 0, redriven: 1 });
   }, 60_000);
 
