@@ -44,7 +44,11 @@ export interface LaneDeps {
  */
 export const CLAIM_AHEAD_MS = 500;
 
-/** Messages per claim and the queue length under which the lane claims again. */
+/**
+ * How much one claim asks for (its limit counts parts: messages of one part, the common case) and
+ * the queue length under which the lane claims again. Fast or unpaced transports keep the sizes
+ * they always had (engine.batchSize per claim, again under max(window, 64)).
+ */
 export function claimSizesFor(maxPerSecond: number, windowSize: number, batchSize: number): { claimMessages: number; lowWaterMessages: number } {
   const aheadMessages = Number.isFinite(maxPerSecond) && maxPerSecond > 0 ? Math.ceil((maxPerSecond * CLAIM_AHEAD_MS) / 1_000) : batchSize;
   const claimMessages = Math.max(1, Math.min(batchSize, Math.max(windowSize, aheadMessages)));
