@@ -21,9 +21,9 @@ import type {
 } from '../transport.js';
 import { COMMAND_STATUS_CODE, commandStatusInfo, describeCommandStatus, SLOW_DOWN_STATUSES } from './command-status.js';
 import { credentialsBeyondSmpp34, resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
-import { inboundFromDeliverSm } from './mo-user-data.js';
 import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
 import { isUnmarkedReceipt } from './unmarked-receipt.js';
+import { inboundFromDeliverSm } from './mo-user-data.js';
 import { SmppBind } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
 import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
