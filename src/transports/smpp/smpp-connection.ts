@@ -11,6 +11,8 @@ import type { OutgoingPdu, PDU, Session } from 'smpp';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { COMMAND_STATUS_CODE, describeCommandStatus } from './command-status.js';
+import { FrameReader, MAX_COMMAND_LENGTH_BYTES, SMPP_HEADER_BYTES } from './frame-reader.js';
+import { decodeFrame } from './pdu-decoder.js';
 import { EncodedPdu } from './submit-sm-encoder.js';
 
 /** SMPP 3.4 §5.2.4: interface_version 0x34 announces SMPP 3.4 (the package's default is 5.0). */
@@ -203,7 +205,7 @@ export class SmppConnection {
   }
 
   private attach(): void {
-    this.session.on('pdu', (pdu: PDU) => this.onPdu(pdu));
+    this.readFramesOurselves();
     this.session.on('error', (err: Error) => {
       this.options.logger.warn({ err: err.message }, 'smpp connection error');
       this.destroy(`SOCKET_ERROR: ${err.message}`);
@@ -211,6 +213,45 @@ export class SmppConnection {
     this.session.on('close', () => this.markClosed('CONNECTION_CLOSED_BY_PEER'));
     const sweepMs = Math.max(5, Math.min(1_000, Math.floor(this.options.responseTimeoutMs / 4)));
     this.sweepTimer = setInterval(() => this.sweepOverdue(), sweepMs);
+  }
+
+  /**
+   * The package's reader stalls on a command_length below 16 and drops the link on any PDU it
+   * cannot decode; ours (frame-reader.ts, pdu-decoder.ts) drops the link only when the stream
+   * cannot be framed any more, and answers a sane but undecodable request with generic_nack.
+   */
+  private readFramesOurselves(): void {
+    const socket = this.session.socket;
+    socket.removeAllListeners('readable');
+    const reader = new FrameReader();
+    const onFrame = (frame: Buffer): void => this.onFrame(frame);
+    socket.on('data', (chunk: Buffer) => {
+      if (this.closed) return;
+      const bad = reader.push(chunk, onFrame);
+      if (bad === null) return;
+      // SMPP 3.4 §3.1: nothing after an impossible command_length can be framed; drop at once.
+      this.options.logger.warn({ commandLength: bad.commandLength, minBytes: SMPP_HEADER_BYTES, maxBytes: MAX_COMMAND_LENGTH_BYTES }, 'impossible command_length from the SMSC: dropping the link');
+      this.destroy(`INVALID_COMMAND_LENGTH: ${bad.commandLength}`);
+    });
+    // Removing the 'readable' listener leaves the socket paused; the 'data' listener must flow.
+    socket.resume();
+  }
+
+  private onFrame(frame: Buffer): void {
+    if (this.closed) return;
+    const decoded = decodeFrame(frame);
+    if (decoded.kind === 'pdu') {
+      this.onPdu(decoded.pdu);
+      return;
+    }
+    const fields = { commandId: decoded.commandId, sequence: decoded.sequenceNumber, reason: decoded.reason };
+    if (decoded.isResponse) {
+      // Nothing answers a response; its request fails at its deadline like an unanswered one.
+      this.options.logger.warn(fields, 'undecodable response from the SMSC ignored');
+      return;
+    }
+    this.options.logger.warn({ ...fields, commandStatus: describeCommandStatus(decoded.nackStatus) }, 'undecodable request from the SMSC: generic_nack, link kept');
+    this.nackSequence(decoded.sequenceNumber, decoded.nackStatus);
   }
 
   private startEnquireLink(): void {
@@ -284,9 +325,13 @@ export class SmppConnection {
 
   /** generic_nack with the request's sequence number (SMPP 3.4 §4.3.1). */
   private nack(request: PDU, commandStatus: number): void {
+    this.nackSequence(request.sequence_number, commandStatus);
+  }
+
+  private nackSequence(sequenceNumber: number, commandStatus: number): void {
     if (this.closed) return;
     this.coalesceWrites();
-    this.session.send(new smpp.PDU('generic_nack', { sequence_number: request.sequence_number, command_status: commandStatus }));
+    this.session.send(new smpp.PDU('generic_nack', { sequence_number: sequenceNumber, command_status: commandStatus }));
   }
 
   private markClosed(reason: string): void {
