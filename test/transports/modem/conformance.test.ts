@@ -65,6 +65,9 @@ describeTransportConformance('modem', async () => {
         if (sent === undefined) throw new Error(`no submit recorded for ${messageId}`);
         emulator.reportStatus(sent.messageReference, sent.recipient, TP_ST[status]);
       },
+      submitsReceived: () => emulator.submitPdusReceived,
+      // socat killed mid AT+CMGS: the pty goes away under the modem transport.
+      closeLink: () => emulator.unplug(),
     },
     async close() {
       const errors = [...emulator.protocolErrors];
