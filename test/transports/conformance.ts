@@ -44,6 +44,21 @@ export interface ConformanceRig {
 
 export type ConformanceFactory = () => Promise<ConformanceRig>;
 
+/** The same transport with submit() replaced (a rig that records what its peer cannot tell it). */
+export function withSubmit(inner: Transport, submit: Transport['submit']): Transport {
+  return {
+    name: inner.name,
+    type: inner.type,
+    windowSize: inner.windowSize,
+    maxPerSecond: inner.maxPerSecond,
+    setHandlers: (handlers) => inner.setHandlers(handlers),
+    start: () => inner.start(),
+    stop: (drainTimeoutMs) => inner.stop(drainTimeoutMs),
+    currentState: () => inner.currentState(),
+    submit,
+  };
+}
+
 const MAX_STATUS_CHARS = 30;
 /** How long outcomes may take once the link is gone: far below any timeout that would hide a hang (SMPP's responseTimeoutMs is 2 s in these rigs, the default 10 s). */
 const OUTCOMES_AFTER_CLOSE_MS = 10_000;

@@ -1,6 +1,5 @@
 import { SimulatorTransport, type ForcedOutcome } from '../../../src/transports/simulator/index.js';
-import type { OutboundMessage, PartOutcome, Transport } from '../../../src/transports/transport.js';
-import { describeTransportConformance, type PeerSubmitOutcome } from '../conformance.js';
+import { describeTransportConformance, withSubmit, type PeerSubmitOutcome } from '../conformance.js';
 
 const FORCED: Readonly<Record<PeerSubmitOutcome, ForcedOutcome>> = {
   accept: 'accept',
@@ -15,20 +14,10 @@ describeTransportConformance('simulator', async () => {
   // The simulator is its own peer: a part is "read" once submit() has it (a held part waits
   // inside submit() from its first turn), so the suite's calls are counted here.
   let submitsReceived = 0;
-  const transport: Transport = {
-    name: simulator.name,
-    type: simulator.type,
-    windowSize: simulator.windowSize,
-    maxPerSecond: simulator.maxPerSecond,
-    setHandlers: (handlers) => simulator.setHandlers(handlers),
-    start: () => simulator.start(),
-    stop: (drainTimeoutMs) => simulator.stop(drainTimeoutMs),
-    currentState: () => simulator.currentState(),
-    submit(message: OutboundMessage): Promise<PartOutcome[]> {
-      submitsReceived++;
-      return simulator.submit(message);
-    },
-  };
+  const transport = withSubmit(simulator, (message) => {
+    submitsReceived++;
+    return simulator.submit(message);
+  });
   return {
     transport,
     peer: {
