@@ -14,6 +14,10 @@
  * - `peer.sendReceipt(messageId, status)`: the peer reports a receipt for a part the transport
  *   accepted with that messageId (exactly the id from the 'accepted' outcome); resolves when the
  *   receipt has been sent (the suite then waits for onReceipt).
+ * - `peer.submitsReceived()`: how many part submits the peer has read so far, answered or not
+ *   (the suite waits on it instead of hoping a submit is in flight after some milliseconds).
+ * - `peer.closeLink()`: the peer ends the link with submits outstanding: the SMSC closes the
+ *   socket, the modem's pty goes away (socat killed), the simulator stops.
  * - `close()`: releases the peer after the suite stopped the transport.
  *
  * The suite sets handlers, starts the transport, waits until currentState() is 'bound', and
@@ -28,6 +32,8 @@ export type PeerSubmitOutcome = 'accept' | 'temporary' | 'permanent' | 'no-respo
 export interface ConformancePeer {
   nextSubmit(outcome: PeerSubmitOutcome): void;
   sendReceipt(messageId: string, status: 'DELIVRD' | 'UNDELIV'): Promise<void>;
+  submitsReceived(): number;
+  closeLink(): Promise<void>;
 }
 
 export interface ConformanceRig {
@@ -38,7 +44,24 @@ export interface ConformanceRig {
 
 export type ConformanceFactory = () => Promise<ConformanceRig>;
 
+/** The same transport with submit() replaced (a rig that records what its peer cannot tell it). */
+export function withSubmit(inner: Transport, submit: Transport['submit']): Transport {
+  return {
+    name: inner.name,
+    type: inner.type,
+    windowSize: inner.windowSize,
+    maxPerSecond: inner.maxPerSecond,
+    setHandlers: (handlers) => inner.setHandlers(handlers),
+    start: () => inner.start(),
+    stop: (drainTimeoutMs) => inner.stop(drainTimeoutMs),
+    currentState: () => inner.currentState(),
+    submit,
+  };
+}
+
 const MAX_STATUS_CHARS = 30;
+/** How long outcomes may take once the link is gone: far below any timeout that would hide a hang (SMPP's responseTimeoutMs is 2 s in these rigs, the default 10 s). */
+const OUTCOMES_AFTER_CLOSE_MS = 10_000;
 
 function message(text: string): OutboundMessage {
   const plan = planMessage(text);
@@ -57,6 +80,18 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): 
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function settledWithin<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -153,13 +188,26 @@ export function describeTransportConformance(name: string, factory: ConformanceF
     it('stop() resolves a pending submit as failed-temporary, and later submits too', async () => {
       rig.peer.nextSubmit('no-response');
       const pending = rig.transport.submit(message('conformance: pending at stop'));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(() => rig.peer.submitsReceived() >= 1, 'the peer to read the submit');
       stopped = true;
       await rig.transport.stop(200);
       const [outcome] = await pending;
       expect(outcome).toMatchObject({ part: 1, kind: 'failed-temporary' });
       const [late] = await rig.transport.submit(message('conformance: after stop'));
       expect(late).toMatchObject({ part: 1, kind: 'failed-temporary' });
+    });
+
+    it('the peer closes the link mid-submit: every part gets a failed-temporary outcome, none hangs', async () => {
+      rig.peer.nextSubmit('no-response');
+      const pending = rig.transport.submit(message('y'.repeat(153 * 2 + 10)));
+      await waitFor(() => rig.peer.submitsReceived() >= 1, 'the peer to read a submit');
+      await rig.peer.closeLink();
+      const outcomes = await settledWithin(pending, OUTCOMES_AFTER_CLOSE_MS, 'the submit after the link closed');
+      expect(outcomes.map((outcome) => outcome.part).sort()).toEqual([1, 2, 3]);
+      for (const outcome of outcomes) {
+        expect(outcome.kind).toBe('failed-temporary');
+        expect(outcome.kind === 'failed-temporary' && outcome.status.length).toBeGreaterThan(0);
+      }
     });
   });
 }

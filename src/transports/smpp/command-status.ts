@@ -69,6 +69,7 @@ export const COMMAND_STATUS: Readonly<Record<number, CommandStatusInfo>> = {
 /** Name → value, for code that answers the SMSC (deliver_sm_resp with ESME_RX_T_APPN). */
 export const COMMAND_STATUS_CODE = {
   ESME_ROK: 0x00000000,
+  ESME_RINVCMDLEN: 0x00000002,
   ESME_RINVCMDID: 0x00000003,
   ESME_RINVBNDSTS: 0x00000004,
   ESME_RBINDFAIL: 0x0000000d,

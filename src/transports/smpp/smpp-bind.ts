@@ -10,10 +10,17 @@ import { isGatewayError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ResolvedSmppTransportConfig } from './config.js';
 import { authFailurePolicy, nextReconnectDelayMs, type BackoffPolicy } from './reconnect.js';
-import { SmppConnection, type BindCommand, type RequestResult } from './smpp-connection.js';
+import { requestFailure, type ResultCallback, type SessionWindow } from './session-window.js';
+import { SmppConnection, type BindCommand } from './smpp-connection.js';
 import { BindThrottle } from './throttle.js';
 
 export type BindState = { state: 'binding' } | { state: 'bound' } | { state: 'down'; reason: string };
+
+/** A submit slot taken on one session's window of a bind (reserve()); sent with submit() or given back with release(). */
+export interface BindSlot {
+  readonly bind: SmppBind;
+  readonly window: SessionWindow;
+}
 
 export interface SmppBindDeps {
   logger: Logger;
@@ -30,7 +37,6 @@ export class SmppBind {
   private bindState: BindState = { state: 'binding' };
   private connections: SmppConnection[] = [];
   private transmitter: SmppConnection | undefined;
-  private reserved = 0;
   private stopped = false;
   private loop: Promise<void> | undefined;
   private wakeSleep: (() => void) | undefined;
@@ -53,9 +59,14 @@ export class SmppBind {
     return this.bindState;
   }
 
-  /** Window slots in use: reserved for a submit about to be sent, or awaiting its response. */
+  /** Window slots in use on the bound session: reserved for a submit about to be sent, or awaiting its response. */
   get outstanding(): number {
-    return this.reserved;
+    return this.transmitter?.window.slotsUsed ?? 0;
+  }
+
+  /** Bound, and its session's window has a free slot. */
+  get hasFreeSlot(): boolean {
+    return this.bindState.state === 'bound' && this.transmitter !== undefined && this.transmitter.window.hasFreeSlot;
   }
 
   /** Starts the bind loop; resolves after the first bind attempt, bound or not. */
@@ -65,29 +76,34 @@ export class SmppBind {
     });
   }
 
-  /** Takes a window slot; the caller must then call submit() or release(). */
-  reserve(): void {
-    this.reserved++;
+  /** Takes a slot on the bound session's window; null when not bound or full. Then submit() or release(). */
+  reserve(): BindSlot | null {
+    const window = this.bindState.state === 'bound' ? this.transmitter?.window : undefined;
+    if (window === undefined || !window.reserve()) return null;
+    return { bind: this, window };
   }
 
-  release(): void {
-    this.reserved--;
-    if (this.reserved === 0) this.notifyDrained();
-    this.deps.onSlotFreed();
+  release(slot: BindSlot): void {
+    slot.window.unreserve();
   }
 
-  /** Sends an encoded submit_sm (encodeSubmitSm) on a reserved slot; frees the slot, then calls onResult once. */
-  submit(pdu: Buffer, onResult: (result: RequestResult) => void): void {
+  /**
+   * Sends an encoded submit_sm (encodeSubmitSm) on a reserved slot; onResult is called once, the
+   * slot freed first. A slot of a session that has since closed fails with CONNECTION_LOST.
+   */
+  submit(slot: BindSlot, pdu: Buffer, onResult: ResultCallback): void {
     const connection = this.transmitter;
-    if (connection === undefined || this.bindState.state !== 'bound') {
-      this.release();
-      onResult({ kind: 'failed', code: 'CONNECTION_LOST' });
+    if (connection === undefined || connection.window !== slot.window || this.bindState.state !== 'bound') {
+      slot.window.unreserve();
+      onResult(requestFailure('CONNECTION_LOST'));
       return;
     }
-    connection.sendSubmitSm(pdu, (result) => {
-      this.release();
-      onResult(result);
-    });
+    connection.sendSubmitSm(pdu, onResult);
+  }
+
+  private onSlotFreed(): void {
+    if (this.outstanding === 0) this.notifyDrained();
+    this.deps.onSlotFreed();
   }
 
   /**
@@ -98,7 +114,7 @@ export class SmppBind {
   async stop(drainTimeoutMs: number): Promise<void> {
     this.stopped = true;
     this.wakeSleep?.();
-    if (this.reserved > 0) {
+    if (this.outstanding > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, drainTimeoutMs);
         this.drainWaiters.push(() => {
@@ -187,10 +203,12 @@ export class SmppBind {
       systemType: this.config.systemType,
       bindCommand,
       responseTimeoutMs: this.config.responseTimeoutMs,
+      windowSlots: this.config.window,
       enquireLinkIntervalMs: this.config.enquireLinkIntervalMs,
       logger: this.deps.logger.child({ bind: this.index, connection: bindCommand }),
       onDeliverSm: this.deps.onDeliverSm,
       onClosed: (reason) => this.onConnectionClosed(reason),
+      onSlotFreed: () => this.onSlotFreed(),
     });
   }
 

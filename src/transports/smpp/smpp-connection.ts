@@ -2,16 +2,21 @@
  * One TCP (or TLS) connection to an SMSC carrying one bind, on the `smpp` package.
  *
  * The package has no window, no response timeout, no enquire_link answering and an unbounded
- * callback map, so this class tracks every request it sends itself: each has a deadline, a sweep
- * fails the overdue ones with RESPONSE_TIMEOUT, and closing the connection fails every one still
- * pending with the close reason. Nothing waits forever.
+ * callback map, so every request this class sends is tracked by its SessionWindow
+ * (session-window.ts: slots, deadlines, fail-all on close), and it reads the stream with its own
+ * framer (frame-reader.ts). Nothing waits forever.
  */
 import smpp from 'smpp';
 import type { OutgoingPdu, PDU, Session } from 'smpp';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { COMMAND_STATUS_CODE, describeCommandStatus } from './command-status.js';
+import { FrameReader, MAX_COMMAND_LENGTH_BYTES, SMPP_HEADER_BYTES } from './frame-reader.js';
+import { decodeFrame } from './pdu-decoder.js';
+import { requestFailure, SessionWindow, type RequestFailureCode, type RequestResult, type ResultCallback } from './session-window.js';
 import { EncodedPdu } from './submit-sm-encoder.js';
+
+export type { RequestFailureCode, RequestResult } from './session-window.js';
 
 /** SMPP 3.4 §5.2.4: interface_version 0x34 announces SMPP 3.4 (the package's default is 5.0). */
 export const INTERFACE_VERSION_3_4 = 0x34;
@@ -20,11 +25,6 @@ export const INTERFACE_VERSION_3_4 = 0x34;
 export const UNBIND_WAIT_MAX_MS = 2_000;
 
 export type BindCommand = 'bind_transceiver' | 'bind_transmitter' | 'bind_receiver';
-
-/** Why a request got no response. */
-export type RequestFailureCode = 'RESPONSE_TIMEOUT' | 'CONNECTION_LOST' | 'TRANSPORT_STOPPED';
-
-export type RequestResult = { kind: 'response'; pdu: PDU } | { kind: 'failed'; code: RequestFailureCode };
 
 export interface SmppConnectionOptions {
   host: string;
@@ -36,22 +36,20 @@ export interface SmppConnectionOptions {
   systemType: string;
   bindCommand: BindCommand;
   responseTimeoutMs: number;
+  /** submit_sm slots of this session's window (SMPP 3.4 §2.7). */
+  windowSlots: number;
   enquireLinkIntervalMs: number;
   logger: Logger;
   /** A deliver_sm (or a data_sm, which some SMSCs use for receipts and MO) arrived; the callee answers it with respond(). */
   onDeliverSm(pdu: PDU, connection: SmppConnection): void;
   /** The connection is gone (called once); reason is a short code or description. */
   onClosed(reason: string): void;
-}
-
-interface PendingRequest {
-  deadlineMs: number;
-  resolve(result: RequestResult): void;
+  /** A window slot was freed. */
+  onSlotFreed?(): void;
 }
 
 export class SmppConnection {
-  private readonly pending = new Map<number, PendingRequest>();
-  private sweepTimer: NodeJS.Timeout | undefined;
+  readonly window: SessionWindow;
   private enquireTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private closeReason = '';
@@ -60,7 +58,13 @@ export class SmppConnection {
   private constructor(
     private readonly session: Session,
     private readonly options: SmppConnectionOptions,
-  ) {}
+  ) {
+    this.window = new SessionWindow({
+      slots: options.windowSlots,
+      responseTimeoutMs: options.responseTimeoutMs,
+      onSlotFreed: () => options.onSlotFreed?.(),
+    });
+  }
 
   /**
    * Connects and binds. Rejects with GatewayError SMPP_CONNECT_FAILED (TCP/TLS), SMPP_BIND_REFUSED
@@ -103,7 +107,7 @@ export class SmppConnection {
 
   /** Requests sent and not yet answered, of every command. */
   get pendingCount(): number {
-    return this.pending.size;
+    return this.window.pendingCount;
   }
 
   /** Sends a request PDU and resolves with its response, or with a coded failure. Never rejects. */
@@ -115,30 +119,35 @@ export class SmppConnection {
    * Sends a request PDU; onResult is called exactly once, with the response or a coded failure.
    * The callback form is the submit hot path: no promise per PDU.
    */
-  send(command: string, fields: Record<string, unknown>, onResult: (result: RequestResult) => void): void {
+  send(command: string, fields: Record<string, unknown>, onResult: ResultCallback): void {
     if (this.closed) {
-      onResult({ kind: 'failed', code: this.failureCode() });
+      onResult(requestFailure(this.failureCode()));
       return;
     }
-    this.track(new smpp.PDU(command, fields), onResult);
+    this.track(new smpp.PDU(command, fields), onResult, false);
   }
 
-  /** Sends a submit_sm encoded beforehand (encodeSubmitSm); otherwise as send(). */
-  sendSubmitSm(pdu: Buffer, onResult: (result: RequestResult) => void): void {
+  /**
+   * Sends a submit_sm encoded beforehand (encodeSubmitSm) on a slot reserved with
+   * window.reserve(); the slot is freed when onResult is called. Otherwise as send().
+   */
+  sendSubmitSm(pdu: Buffer, onResult: ResultCallback): void {
+    this.track(new EncodedPdu('submit_sm', pdu), onResult, true);
+  }
+
+  private track(pdu: OutgoingPdu, onResult: ResultCallback, holdsSlot: boolean): void {
     if (this.closed) {
-      onResult({ kind: 'failed', code: this.failureCode() });
+      // The window is closed: add() fails it at once and frees the slot.
+      this.window.add(0, onResult, holdsSlot);
       return;
     }
-    this.track(new EncodedPdu('submit_sm', pdu), onResult);
-  }
-
-  private track(pdu: OutgoingPdu, onResult: (result: RequestResult) => void): void {
     this.coalesceWrites();
     if (!this.session.send(pdu)) {
-      onResult({ kind: 'failed', code: 'CONNECTION_LOST' });
+      this.markClosed('CONNECTION_LOST');
+      this.window.add(pdu.sequence_number, onResult, holdsSlot);
       return;
     }
-    this.pending.set(pdu.sequence_number, { deadlineMs: Date.now() + this.options.responseTimeoutMs, resolve: onResult });
+    this.window.add(pdu.sequence_number, onResult, holdsSlot);
   }
 
   /** Answers a request the SMSC sent (deliver_sm_resp, enquire_link_resp...). */
@@ -182,7 +191,7 @@ export class SmppConnection {
     const result = await Promise.race([
       this.request('unbind', {}),
       new Promise<RequestResult>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: 'failed', code: 'RESPONSE_TIMEOUT' }), waitMs);
+        timer = setTimeout(() => resolve(requestFailure('RESPONSE_TIMEOUT')), waitMs);
       }),
     ]);
     clearTimeout(timer);
@@ -198,19 +207,56 @@ export class SmppConnection {
     this.session.destroy();
   }
 
-  private failureCode(): RequestFailureCode {
+  private failureCode(): Exclude<RequestFailureCode, 'RESPONSE_TIMEOUT'> {
     return this.closeReason === 'TRANSPORT_STOPPED' ? 'TRANSPORT_STOPPED' : 'CONNECTION_LOST';
   }
 
   private attach(): void {
-    this.session.on('pdu', (pdu: PDU) => this.onPdu(pdu));
+    this.readFramesOurselves();
     this.session.on('error', (err: Error) => {
       this.options.logger.warn({ err: err.message }, 'smpp connection error');
       this.destroy(`SOCKET_ERROR: ${err.message}`);
     });
     this.session.on('close', () => this.markClosed('CONNECTION_CLOSED_BY_PEER'));
-    const sweepMs = Math.max(5, Math.min(1_000, Math.floor(this.options.responseTimeoutMs / 4)));
-    this.sweepTimer = setInterval(() => this.sweepOverdue(), sweepMs);
+  }
+
+  /**
+   * The package's reader stalls on a command_length below 16 and drops the link on any PDU it
+   * cannot decode; ours (frame-reader.ts, pdu-decoder.ts) drops the link only when the stream
+   * cannot be framed any more, and answers a sane but undecodable request with generic_nack.
+   */
+  private readFramesOurselves(): void {
+    const socket = this.session.socket;
+    socket.removeAllListeners('readable');
+    const reader = new FrameReader();
+    const onFrame = (frame: Buffer): void => this.onFrame(frame);
+    socket.on('data', (chunk: Buffer) => {
+      if (this.closed) return;
+      const bad = reader.push(chunk, onFrame);
+      if (bad === null) return;
+      // SMPP 3.4 §3.1: nothing after an impossible command_length can be framed; drop at once.
+      this.options.logger.warn({ commandLength: bad.commandLength, minBytes: SMPP_HEADER_BYTES, maxBytes: MAX_COMMAND_LENGTH_BYTES }, 'impossible command_length from the SMSC: dropping the link');
+      this.destroy(`INVALID_COMMAND_LENGTH: ${bad.commandLength}`);
+    });
+    // Removing the 'readable' listener leaves the socket paused; the 'data' listener must flow.
+    socket.resume();
+  }
+
+  private onFrame(frame: Buffer): void {
+    if (this.closed) return;
+    const decoded = decodeFrame(frame);
+    if (decoded.kind === 'pdu') {
+      this.onPdu(decoded.pdu);
+      return;
+    }
+    const fields = { commandId: decoded.commandId, sequence: decoded.sequenceNumber, reason: decoded.reason };
+    if (decoded.isResponse) {
+      // Nothing answers a response; its request fails at its deadline like an unanswered one.
+      this.options.logger.warn(fields, 'undecodable response from the SMSC ignored');
+      return;
+    }
+    this.options.logger.warn({ ...fields, commandStatus: describeCommandStatus(decoded.nackStatus) }, 'undecodable request from the SMSC: generic_nack, link kept');
+    this.nackSequence(decoded.sequenceNumber, decoded.nackStatus);
   }
 
   private startEnquireLink(): void {
@@ -227,30 +273,16 @@ export class SmppConnection {
     this.enquireTimer = undefined;
   }
 
-  private sweepOverdue(): void {
-    const nowMs = Date.now();
-    // Every request has the same timeout, so insertion order is deadline order.
-    for (const [sequence, request] of this.pending) {
-      if (request.deadlineMs > nowMs) break;
-      this.pending.delete(sequence);
-      request.resolve({ kind: 'failed', code: 'RESPONSE_TIMEOUT' });
-    }
-  }
-
   private onPdu(pdu: PDU): void {
     if (pdu.isResponse()) {
-      const request = this.pending.get(pdu.sequence_number);
-      if (request === undefined) {
+      if (!this.window.complete(pdu)) {
         if (pdu.command === 'generic_nack') {
           // It answers nothing pending (e.g. sequence 0: the SMSC could not read a header, SMPP 3.4 §4.3).
           this.options.logger.warn({ sequence: pdu.sequence_number, commandStatus: describeCommandStatus(pdu.command_status) }, 'generic_nack for no pending request');
         } else {
           this.options.logger.debug({ command: pdu.command, sequence: pdu.sequence_number }, 'response to no pending request (late or unknown)');
         }
-        return;
       }
-      this.pending.delete(pdu.sequence_number);
-      request.resolve({ kind: 'response', pdu });
       return;
     }
     switch (pdu.command) {
@@ -284,9 +316,13 @@ export class SmppConnection {
 
   /** generic_nack with the request's sequence number (SMPP 3.4 §4.3.1). */
   private nack(request: PDU, commandStatus: number): void {
+    this.nackSequence(request.sequence_number, commandStatus);
+  }
+
+  private nackSequence(sequenceNumber: number, commandStatus: number): void {
     if (this.closed) return;
     this.coalesceWrites();
-    this.session.send(new smpp.PDU('generic_nack', { sequence_number: request.sequence_number, command_status: commandStatus }));
+    this.session.send(new smpp.PDU('generic_nack', { sequence_number: sequenceNumber, command_status: commandStatus }));
   }
 
   private markClosed(reason: string): void {
@@ -294,10 +330,7 @@ export class SmppConnection {
     this.closed = true;
     this.closeReason = reason;
     this.stopEnquireLink();
-    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
-    const code = this.failureCode();
-    for (const request of this.pending.values()) request.resolve({ kind: 'failed', code });
-    this.pending.clear();
+    this.window.failAll(this.failureCode());
     this.options.onClosed(reason);
   }
 }

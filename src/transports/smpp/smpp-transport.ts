@@ -2,8 +2,9 @@
  * The SMPP transport: a carrier's binds, its shared rate, and the mapping between submits and
  * part outcomes, and between deliver_sm and receipts / inbound messages.
  *
- * Window: at most `window` submit_sm await a response per bind; a submit waits for a free slot
- * on the least-loaded bound bind. Rate: one token bucket of maxPerSecond for the carrier, so the
+ * Window: at most `window` submit_sm await a response per bind, owned by the bound session's
+ * SessionWindow (slots, deadlines, fail-all on close); a submit waits for a free slot on the
+ * least-loaded bound bind (bind-choice.ts). Rate: one token bucket of maxPerSecond for the carrier, so the
  * binds share it. A bind told to slow down (ESME_RTHROTTLED / ESME_RMSGQFUL) pauses (throttle.ts)
  * and its part comes back failed-temporary with retryAfterMs.
  */
@@ -23,8 +24,9 @@ import { COMMAND_STATUS_CODE, commandStatusInfo, describeCommandStatus, SLOW_DOW
 import { credentialsBeyondSmpp34, resolveSmppConfig, type ResolvedSmppTransportConfig, type SmppTransportConfig } from './config.js';
 import { deliverSmText, isReceiptDeliverSm, receiptInput } from './deliver-sm.js';
 import { isUnmarkedReceipt } from './unmarked-receipt.js';
+import { chooseBind } from './bind-choice.js';
 import { inboundFromDeliverSm } from './mo-user-data.js';
-import { SmppBind } from './smpp-bind.js';
+import { SmppBind, type BindSlot } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
 import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
 import { TokenBucket } from './token-bucket.js';
@@ -138,8 +140,8 @@ export class SmppTransport implements Transport {
     }
     // Hot path (one PDU, a slot and a token free now): one promise, no async hop.
     if (plan.submits.length === 1) {
-      const bind = this.acquireNow();
-      if (bind !== null) return this.send(plan.submits[0]!, bind);
+      const slot = this.acquireNow();
+      if (slot !== null) return this.send(plan.submits[0]!, slot);
     }
     return this.submitEach(plan.submits);
   }
@@ -148,20 +150,20 @@ export class SmppTransport implements Transport {
   private async submitEach(submits: readonly PlannedSubmit[]): Promise<PartOutcome[]> {
     const pending: Promise<PartOutcome[]>[] = [];
     for (const planned of submits) {
-      const bind = this.acquireNow() ?? (await this.acquireBind());
-      if (bind === null) {
+      const slot = this.acquireNow() ?? (await this.acquireSlot());
+      if (slot === null) {
         const status = this.stopping ? LOCAL_STATUS.transportStopped : LOCAL_STATUS.transportDown;
         pending.push(Promise.resolve(planned.parts.map((part) => temporary(part, status))));
         continue;
       }
-      pending.push(this.send(planned, bind));
+      pending.push(this.send(planned, slot));
     }
     return (await Promise.all(pending)).flat();
   }
 
-  /** Sends one planned PDU on a bind whose slot is already reserved. */
-  private send(planned: PlannedSubmit, bind: SmppBind): Promise<PartOutcome[]> {
-    return new Promise<PartOutcome[]>((resolve) => bind.submit(planned.pdu, (result) => resolve(this.outcomes(planned, bind, result))));
+  /** Sends one planned PDU on a slot already reserved. */
+  private send(planned: PlannedSubmit, slot: BindSlot): Promise<PartOutcome[]> {
+    return new Promise<PartOutcome[]>((resolve) => slot.bind.submit(slot, planned.pdu, (result) => resolve(this.outcomes(planned, slot.bind, result))));
   }
 
   private anyBindBound(): boolean {
@@ -169,19 +171,13 @@ export class SmppTransport implements Transport {
     return false;
   }
 
-  /** A bind with a free slot and a rate token, taken now; null if either must be waited for. */
-  private acquireNow(): SmppBind | null {
+  /** A slot on the least-loaded bind and a rate token, taken now; null if either must be waited for. */
+  private acquireNow(): BindSlot | null {
     if (this.stopping || this.waiters.length > 0) return null;
     const nowMs = Date.now();
-    let best: SmppBind | null = null;
-    for (const candidate of this.binds) {
-      if (candidate.state.state !== 'bound' || candidate.outstanding >= this.config.window) continue;
-      if (candidate.throttle.pauseRemainingMs(nowMs) > 0) continue;
-      if (best === null || candidate.outstanding < best.outstanding) best = candidate;
-    }
-    if (best === null || this.bucket.take(nowMs) > 0) return null;
-    best.reserve();
-    return best;
+    const choice = chooseBind(this.binds, nowMs);
+    if (choice.kind !== 'bind' || this.bucket.take(nowMs) > 0) return null;
+    return choice.bind.reserve();
   }
 
   private outcomes(planned: PlannedSubmit, bind: SmppBind, result: RequestResult): PartOutcome[] {
@@ -222,40 +218,26 @@ export class SmppTransport implements Transport {
   }
 
   /**
-   * A window slot on the least-loaded bound, unpaused bind, then a rate token. Null when no bind
-   * is bound or the transport is stopping.
+   * A window slot on the least-loaded bound, unpaused bind (chooseBind), then a rate token. Null
+   * when no bind is bound or the transport is stopping.
    */
-  private async acquireBind(): Promise<SmppBind | null> {
-    let bind: SmppBind | null = null;
-    for (;;) {
+  private async acquireSlot(): Promise<BindSlot | null> {
+    let slot: BindSlot | null = null;
+    while (slot === null) {
       if (this.stopping) return null;
-      const nowMs = Date.now();
-      let anyBound = false;
-      let shortestPauseMs = Number.POSITIVE_INFINITY;
-      bind = null;
-      for (const candidate of this.binds) {
-        if (candidate.state.state !== 'bound') continue;
-        anyBound = true;
-        const pauseMs = candidate.throttle.pauseRemainingMs(nowMs);
-        if (pauseMs > 0) {
-          shortestPauseMs = Math.min(shortestPauseMs, pauseMs);
-          continue;
-        }
-        if (candidate.outstanding < this.config.window && (bind === null || candidate.outstanding < bind.outstanding)) bind = candidate;
-      }
-      if (!anyBound) return null;
-      if (bind !== null) break;
-      await this.waitForChange(shortestPauseMs);
+      const choice = chooseBind(this.binds, Date.now());
+      if (choice.kind === 'none') return null;
+      if (choice.kind === 'bind') slot = choice.bind.reserve();
+      else await this.waitForChange(choice.pauseMs);
     }
-    bind.reserve();
     for (let waitMs = this.bucket.take(Date.now()); waitMs > 0; waitMs = this.bucket.take(Date.now())) {
       await new Promise((resolve) => setTimeout(resolve, waitMs));
-      if (this.stopping || bind.state.state !== 'bound') {
-        bind.release();
-        return this.stopping ? null : this.acquireBind();
+      if (this.stopping || slot.window.isClosed) {
+        slot.bind.release(slot);
+        return this.stopping ? null : this.acquireSlot();
       }
     }
-    return bind;
+    return slot;
   }
 
   private waitForChange(timeoutMs: number): Promise<void> {

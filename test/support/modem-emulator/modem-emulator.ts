@@ -238,6 +238,9 @@ export class ModemEmulator {
     return index;
   }
 
+  /** Submit PDUs read whole after AT+CMGS, answered or not (the conformance suite waits on it). */
+  submitPdusReceived = 0;
+
   /** True while a submit's PDU is in and its +CMGS answer not yet out (the moment an unplug loses a result). */
   get submitInProgress(): boolean {
     return this.submitsAwaitingAnswer > 0;
@@ -493,6 +496,7 @@ export class ModemEmulator {
       this.respond([], this.cmsError(304));
       return;
     }
+    this.submitPdusReceived++;
     if (this.submitMode === 'no-response') return;
     const failure = this.failures.shift() ?? (this.submitMode === 'temporary' ? 42 : this.submitMode === 'permanent' ? 1 : undefined);
     const [minMs, maxMs] = this.timing.submitDelayMs;

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModemTransport } from '../../../src/transports/modem/index.js';
-import type { OutboundMessage, PartOutcome, Transport } from '../../../src/transports/transport.js';
+import type { OutboundMessage, PartOutcome } from '../../../src/transports/transport.js';
 import { ModemEmulator } from '../../support/modem-emulator/index.js';
-import { describeTransportConformance } from '../conformance.js';
+import { describeTransportConformance, withSubmit } from '../conformance.js';
 
 /** TS 23.040 §9.2.3.15: 0x00 received by the SME; 0x40 remote procedure error (permanent). */
 const TP_ST = { DELIVRD: 0x00, UNDELIV: 0x40 } as const;
@@ -33,29 +33,19 @@ describeTransportConformance('modem', async () => {
   // Which emulator submit (TP-MR, recipient) each accepted messageId is: parts go out one at a
   // time on one device, so accepted outcomes in part order match the new received entries.
   const sentAs = new Map<string, { messageReference: number; recipient: string }>();
-  const transport: Transport = {
-    name: modems.name,
-    type: modems.type,
-    windowSize: modems.windowSize,
-    maxPerSecond: modems.maxPerSecond,
-    setHandlers: (handlers) => modems.setHandlers(handlers),
-    start: () => modems.start(),
-    stop: (drainTimeoutMs) => modems.stop(drainTimeoutMs),
-    currentState: () => modems.currentState(),
-    async submit(message: OutboundMessage): Promise<PartOutcome[]> {
-      const before = emulator.received.length;
-      const outcomes = await modems.submit(message);
-      const fresh = emulator.received.slice(before);
-      const accepted = outcomes.filter((o) => o.kind === 'accepted').sort((a, b) => a.part - b.part);
-      accepted.forEach((outcome, i) => {
-        const sent = fresh[i];
-        if (outcome.kind === 'accepted' && sent !== undefined) {
-          sentAs.set(outcome.messageId, { messageReference: sent.messageReference, recipient: sent.pdu.destination.digits });
-        }
-      });
-      return outcomes;
-    },
-  };
+  const transport = withSubmit(modems, async (message: OutboundMessage): Promise<PartOutcome[]> => {
+    const before = emulator.received.length;
+    const outcomes = await modems.submit(message);
+    const fresh = emulator.received.slice(before);
+    const accepted = outcomes.filter((o) => o.kind === 'accepted').sort((a, b) => a.part - b.part);
+    accepted.forEach((outcome, i) => {
+      const sent = fresh[i];
+      if (outcome.kind === 'accepted' && sent !== undefined) {
+        sentAs.set(outcome.messageId, { messageReference: sent.messageReference, recipient: sent.pdu.destination.digits });
+      }
+    });
+    return outcomes;
+  });
   return {
     transport,
     peer: {
@@ -65,6 +55,9 @@ describeTransportConformance('modem', async () => {
         if (sent === undefined) throw new Error(`no submit recorded for ${messageId}`);
         emulator.reportStatus(sent.messageReference, sent.recipient, TP_ST[status]);
       },
+      submitsReceived: () => emulator.submitPdusReceived,
+      // socat killed mid AT+CMGS: the pty goes away under the modem transport.
+      closeLink: () => emulator.unplug(),
     },
     async close() {
       const errors = [...emulator.protocolErrors];

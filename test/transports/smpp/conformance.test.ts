@@ -13,7 +13,9 @@ const REPLIES: Record<PeerSubmitOutcome, SubmitReply> = {
 describeTransportConformance('smpp', async () => {
   let mode: PeerSubmitOutcome = 'accept';
   const smsc = await TestSmsc.start({ onSubmit: () => REPLIES[mode] });
-  const transport = new SmppTransport(smppConfig(smsc));
+  // A response timeout far beyond the suite's bounds: a pending submit can only end by the
+  // link closing or stop(), never by timing out (which would hide a hang at close).
+  const transport = new SmppTransport(smppConfig(smsc, { responseTimeoutMs: 60_000 }));
   return {
     transport,
     peer: {
@@ -22,6 +24,10 @@ describeTransportConformance('smpp', async () => {
       },
       async sendReceipt(messageId, status) {
         await smsc.sendReceipt(messageId, { stat: status });
+      },
+      submitsReceived: () => smsc.submitCount,
+      async closeLink() {
+        smsc.dropConnections();
       },
     },
     close: () => smsc.stop(),

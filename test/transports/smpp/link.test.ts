@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PartOutcome } from '../../../src/transports/transport.js';
+import { mostInAnyWindow } from '../pace.js';
 import { outbound, startRig, waitFor, type Rig } from './helpers.js';
 
 let rig: Rig | undefined;
@@ -173,5 +174,31 @@ describe('logging', () => {
     const log = lines.join('');
     expect(log).toContain('ESME_RINVPASWD');
     expect(log).not.toContain('pw12345x');
+  });
+});
+
+describe('rate', () => {
+  it('paces parts at maxPerSecond across all binds, counted from the SMSC’s arrival times', async () => {
+    const maxPerSecond = 20;
+    // The carrier's token bucket may start full: ceil(20 / 10) = 2 tokens of burst
+    // (TokenBucket.capacityFor), plus one for the part on the window's edge.
+    const tolerance = 2 + 1;
+    const arrivedAtMs: number[] = [];
+    rig = await startRig(
+      {
+        onSubmit: () => {
+          arrivedAtMs.push(Date.now());
+          return { kind: 'ok' };
+        },
+      },
+      { binds: 2, maxPerSecond },
+    );
+    await waitFor(() => rig!.transport.links().every((link) => link.state === 'bound'), 'both binds bound');
+    const outcomes = (await Promise.all(Array.from({ length: 50 }, (_, i) => rig!.transport.submit(outbound(`paced ${i}`))))).flat();
+    expect(outcomes.every((outcome) => outcome.kind === 'accepted')).toBe(true);
+    expect(arrivedAtMs).toHaveLength(50);
+    const mostPerSecond = mostInAnyWindow(arrivedAtMs, 1_000);
+    expect(mostPerSecond).toBeLessThanOrEqual(maxPerSecond + tolerance);
+    expect(mostPerSecond).toBeGreaterThan(0);
   });
 });
