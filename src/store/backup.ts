@@ -4,9 +4,11 @@
  * transaction is held on the source connection for the whole copy, so writes by other connections
  * (the server) neither restart the copy (SQLite restarts a backup whose source changed between
  * steps) nor end up half in it; in WAL mode the server's writes are not blocked meanwhile.
- * The copy is written beside the destination and renamed into place only when complete.
+ * The copy is written beside the destination and renamed into place only when complete. It holds
+ * what the database holds (token hashes, encrypted secrets), so it is created 0600 like the
+ * database itself (issue 9 item 10), whatever the umask.
  */
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { GatewayError } from '../errors.js';
 import type { SqliteDatabase } from './database.js';
 
@@ -20,6 +22,9 @@ export const BACKUP_PAGES_PER_STEP = 1_000;
 export async function backupDatabase(db: SqliteDatabase, file: string, onProgress?: (progress: BackupProgress) => void): Promise<BackupResult> {
   if (existsSync(file)) throw new GatewayError('BACKUP_EXISTS', `${file} exists already: give a new file name (a backup never overwrites)`);
   const partial = `${file}.partial-${process.pid}`;
+  // SQLite opens an existing empty file as an empty database and keeps its mode (its journal takes it too).
+  rmSync(partial, { force: true });
+  closeSync(openSync(partial, 'wx', 0o600));
   db.exec('BEGIN');
   try {
     // The first read starts the snapshot the whole copy is taken from.

@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/commands/webhook.js';
 import { silentLogger } from '../../src/log.js';
@@ -10,6 +12,7 @@ import { openStore, type Store } from '../../src/store/database.js';
 import { defaultKeyFileFor, SecretBox } from '../../src/store/secret-box.js';
 import { enqueueDeliveryReceipt, WebhookSender } from '../../src/webhooks/index.js';
 import { captureCliOutput } from '../support/cli-output.js';
+import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 async function freePort(): Promise<number> {
@@ -164,6 +167,23 @@ describe('smsgate webhook list / replay', () => {
     const states = [row(first), row(second)] as { state: string; last_error: string | null }[];
     expect(states.map((s) => s.state).sort()).toEqual(['dead', 'delivered']);
     expect(states.find((s) => s.state === 'dead')?.last_error).toBe('HTTP_410');
+    expect(receiver.count).toBe(3);
+    // Off a terminal the output is the result alone: no progress line (issue 13 item 3).
+    expect(err).not.toContain('replay:');
+  });
+
+  it('with --now on a terminal, shows the replay progress (issue 13 item 3)', async () => {
+    const acme = addClient('acme', receiver.url, 'whsec');
+    const ids = ['353875000001', '353875000002', '353875000003'].map((msisdn) => deadLetter(acme, msisdn, 60_000));
+    ensureBuilt();
+    const cliPath = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+    // script(1) gives the command a pseudo-terminal, as an operator's shell would.
+    const { stdout } = await promisify(execFile)('script', [
+      '-qec', `${process.execPath} ${cliPath} webhook replay --client acme --now --config ${configPath}`, '/dev/null',
+    ], { timeout: 30_000 });
+    expect(stdout).toMatch(/\rreplay: 3\/3 sent \(3 delivered, 0 dead\)\r?\n/);
+    expect(stdout).toContain('sent from this command: 3 delivered, 0 dead again, 0 still pending');
+    expect(ids.map((id) => (row(id) as { state: string }).state)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(receiver.count).toBe(3);
   });
 });

@@ -7,15 +7,16 @@
 import { backupDatabase, type BackupProgress } from '../../store/backup.js';
 import { adminOutput, withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, UsageError, unknownWordError, withUsage } from '../args.js';
+import { ttyProgress, type TtyProgress } from '../tty-progress.js';
 
 const USAGE = 'smsgate db backup FILE [--config FILE] [--json]';
 
 /** Progress on stderr when it is a terminal: one line rewritten in place. */
-function progressReporter(stream: NodeJS.WriteStream): ((progress: BackupProgress) => void) | undefined {
-  if (stream.isTTY !== true) return undefined;
+function progressReporter(progress: TtyProgress | undefined): ((backup: BackupProgress) => void) | undefined {
+  if (progress === undefined) return undefined;
   return ({ totalPages, copiedPages }) => {
     const percent = totalPages === 0 ? 100 : Math.floor((copiedPages / totalPages) * 100);
-    stream.write(`\rbackup: ${percent}% (${copiedPages}/${totalPages} pages)`);
+    progress.show(`backup: ${percent}% (${copiedPages}/${totalPages} pages)`);
   };
 }
 
@@ -29,10 +30,10 @@ export async function run(args: string[]): Promise<number> {
     const out = adminOutput(parsed.booleans.has('json'));
     // No migration: a backup copies the database as it is, even one a newer smsgate has migrated.
     return withStore(parsed.values.get('config'), { migrate: false, mustExist: true }, async (config, store) => {
-      const report = progressReporter(process.stderr);
+      const progress = ttyProgress(process.stderr);
       const startedMs = Date.now();
-      const result = await backupDatabase(store.db, file, report);
-      if (report !== undefined) process.stderr.write('\n');
+      const result = await backupDatabase(store.db, file, progressReporter(progress));
+      progress?.end();
       const elapsedMs = Date.now() - startedMs;
       out.result(
         `backed up ${config.database.path} to ${result.file}: ${result.bytes} bytes in ${elapsedMs} ms\n`

@@ -2,10 +2,11 @@
  * `smsgate message show --msisdn N [--campaign ID]`: what happened to the messages to one number,
  * newest campaign first: the recipient's summary status, each part's send state, transport, message
  * id, attempts and last status, the receipts matched to it, and every webhook row with its attempts
- * and last error. The number is normalised as the API does (0871234567 finds 353871234567).
+ * and last error. The number is normalised as the API does, with the config's numbering.country
+ * (issue 13 item 5): under IE, 0871234567 finds 353871234567; under US, 2125550123 finds 12125550123.
  */
 import { GatewayError } from '../../errors.js';
-import { normalizeMsisdn } from '../../sms/index.js';
+import { normalizeMsisdn, numberingPlanFor } from '../../sms/index.js';
 import { messagesTo, type MessageDetail } from '../../store/admin-queries.js';
 import { adminOutput, withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
@@ -49,11 +50,14 @@ export async function run(args: string[]): Promise<number> {
     if (action !== 'show') throw unknownWordError('action', action, USAGE, 'show');
     rejectExtraArguments(extra, USAGE);
     const raw = requireValue(parsed, 'msisdn', USAGE);
-    const number = normalizeMsisdn(raw);
-    if (!number.ok) throw new UsageError(`--msisdn: ${number.reason}`, USAGE);
+    // The shape checks do not depend on the numbering plan: a malformed number is a usage error before the store opens.
+    const shape = normalizeMsisdn(raw);
+    if (!shape.ok) throw new UsageError(`--msisdn: ${shape.reason}`, USAGE);
     const campaignId = parsed.values.get('campaign')?.toLowerCase();
     const out = adminOutput(parsed.booleans.has('json'));
-    return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
+    return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+      const number = normalizeMsisdn(raw, numberingPlanFor(config.numbering.country));
+      if (!number.ok) throw new UsageError(`--msisdn: ${number.reason}`, USAGE);
       const messages = messagesTo(store.db, number.msisdn, campaignId).map(messageJson);
       if (messages.length === 0) {
         throw new GatewayError('MESSAGE_NOT_FOUND', `no message to ${number.msisdn}${campaignId === undefined ? '' : ` in campaign ${campaignId}`}`);

@@ -4,7 +4,8 @@
  * state. `smsgate webhook replay --client NAME [--since TIME] [--now]` puts the client's dead letters
  * back in the queue (same bytes, attempts reset, due now). A running server sends them at its next
  * poll; when none answers on the configured API address the command says so, and with --now it sends
- * them itself with the full retry policy and reports the outcome.
+ * them itself with the full retry policy and reports the outcome, with progress on a terminal
+ * (issue 13 item 3).
  */
 import type { SmsGateConfig } from '../../config/index.js';
 import { createLogger } from '../../log.js';
@@ -15,6 +16,7 @@ import { countOutboxByState, listDeadLetters, requeueDeadLetters, type DeadLette
 import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
 import { withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
+import { ttyProgress } from '../tty-progress.js';
 
 const LIST_USAGE = 'smsgate webhook list [--failed] [--client NAME] [--config FILE] [--json]';
 const REPLAY_USAGE = 'smsgate webhook replay --client NAME [--since TIME] [--now] [--config FILE] [--json]';
@@ -145,11 +147,24 @@ async function sendNow(store: Store, config: SmsGateConfig, ids: readonly number
   const boundMs = (config.webhooks.retryDelaysMs.length + 1) * config.webhooks.timeoutMs
     + config.webhooks.retryDelaysMs.reduce((sum, d) => sum + d, 0) + 5_000;
   const deadline = Date.now() + boundMs;
+  const progress = ttyProgress(process.stderr);
+  let shown = '';
+  const show = (tally: { delivered: number; dead: number; pending: number }) => {
+    const line = `replay: ${ids.length - tally.pending}/${ids.length} sent (${tally.delivered} delivered, ${tally.dead} dead)`;
+    if (line !== shown) progress?.show(line);
+    shown = line;
+  };
   sender.start();
   try {
-    while (count().pending > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let tally = count(); tally.pending > 0 && Date.now() < deadline; tally = count()) {
+      show(tally);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   } finally {
     await sender.stop();
   }
-  return count();
+  const final = count();
+  show(final);
+  progress?.end();
+  return final;
 }
