@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors.js';
 import type { BodyLease } from './body-budget.js';
 import { API_ERROR } from './http-errors.js';
-import { JsonSyntaxError, parseJsonInSlices } from './sliced-json.js';
+import { JsonSyntaxError, parseJsonInSlices, parseJsonLazily } from './sliced-json.js';
 
 /** Bytes read and thrown away after a 413 before the connection is closed instead. */
 export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
@@ -22,7 +22,11 @@ export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
 /** Media types accepted as JSON: application/json and any +json suffix type (RFC 6839 §3.1). */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number, lease?: BodyLease): Promise<unknown> {
+/**
+ * `lazyArrays` names top-level array members to leave as LazyJsonArray (parsed a run at a time by
+ * whoever iterates them); a JsonSyntaxError that iteration throws becomes a 400 through bodyError().
+ */
+export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number, lease?: BodyLease, lazyArrays?: (key: string) => boolean): Promise<unknown> {
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
     throw new GatewayError(API_ERROR.bodyInvalid, 'the request body must be JSON with Content-Type application/json');
@@ -40,13 +44,18 @@ export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number, l
   // With a declared length the reservation is made; a chunked body reserves as it arrives.
   const bytes = await collect(req, maxBodyBytes, hasDeclaredLength ? undefined : lease);
   try {
-    return await parseJsonInSlices(bytes);
+    return lazyArrays === undefined ? await parseJsonInSlices(bytes) : await parseJsonLazily(bytes, lazyArrays);
   } catch (err) {
-    if (!(err instanceof JsonSyntaxError)) throw err;
-    if (err.kind === 'encoding') throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is not valid UTF-8');
-    if (err.kind === 'empty') throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is empty');
-    throw new GatewayError(API_ERROR.bodyInvalid, `the request body is not valid JSON: ${err.message}`);
+    throw bodyError(err);
   }
+}
+
+/** A JsonSyntaxError as the 400 it means; any other error unchanged. */
+export function bodyError(err: unknown): unknown {
+  if (!(err instanceof JsonSyntaxError)) return err;
+  if (err.kind === 'encoding') return new GatewayError(API_ERROR.bodyInvalid, 'the request body is not valid UTF-8');
+  if (err.kind === 'empty') return new GatewayError(API_ERROR.bodyInvalid, 'the request body is empty');
+  return new GatewayError(API_ERROR.bodyInvalid, `the request body is not valid JSON: ${err.message}`);
 }
 
 function collect(req: IncomingMessage, maxBodyBytes: number, lease: BodyLease | undefined): Promise<Buffer> {
