@@ -12,6 +12,10 @@
  * does its full work; the bench does not then send 4.8 million SMS).
  *
  *   npm run bench:large-body            (SMSGATE_BENCH_BODY_MIB=60, SMSGATE_BENCH_POSTS=4)
+ *
+ * Each probe opens a new connection, as a load balancer's health check does; SMSGATE_BENCH_KEEPALIVE=1
+ * reuses a pool of kept-alive connections instead (a monitoring agent). SMSGATE_BENCH_TIMELINE=1
+ * adds the worst /health latency of each second.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -101,11 +105,12 @@ try {
   if (sessionsBefore.length === 0) throw new Error('the gateway did not bind to the SMSC');
 
   const body = largeBody(BODY_MIB);
-  // A fresh connection per probe: a kept-alive socket can be closed by the server's idle timeout as it is reused.
-  const agent = new Agent({ keepAlive: false, maxSockets: 256 });
+  // A fresh connection per probe by default: a kept-alive socket can also be closed by the server's idle timeout as it is reused (ECONNRESET, counted as an error).
+  const agent = new Agent({ keepAlive: process.env['SMSGATE_BENCH_KEEPALIVE'] !== undefined, maxSockets: 256 });
   const latenciesMs: number[] = [];
   let probesOutstanding = 0;
   const probeErrors: string[] = [];
+  const probeStartsMs: number[] = [];
   let probing = true;
   const probe = setInterval(() => {
     if (!probing) return;
@@ -114,6 +119,7 @@ try {
     void get(agent, port, '/health').then(() => {
       probesOutstanding--;
       latenciesMs.push(performance.now() - startedMs);
+      probeStartsMs.push(startedMs);
     }, (err: Error) => {
       probesOutstanding--;
       probeErrors.push(err.message);
@@ -144,11 +150,23 @@ try {
   agent.destroy();
 
   const sorted = [...latenciesMs].sort((a, b) => a - b);
+  const phase = (from: number, to: number): number[] => latenciesMs.filter((_, i) => probeStartsMs[i]! >= from && probeStartsMs[i]! < to).sort((a, b) => a - b);
+  const uploading = phase(startedMs, startedMs + postsDoneMs);
+  const processing = phase(startedMs + postsDoneMs, Number.POSITIVE_INFINITY);
   const ms = (v: number): string => `${v.toFixed(1)} ms`;
-  console.log(`large-body bench: ${POSTS} concurrent POST /v1/campaign of ${(body.length / 1048576).toFixed(1)} MiB each, /health every ${PROBE_INTERVAL_MS} ms (open loop)`);
+  console.log(`large-body bench: ${POSTS} concurrent POST /v1/campaign of ${(body.length / 1048576).toFixed(1)} MiB each, /health every ${PROBE_INTERVAL_MS} ms (open loop, ${process.env['SMSGATE_BENCH_KEEPALIVE'] === undefined ? 'a new connection each' : 'kept-alive connections'})`);
   console.log(`  POST statuses: ${posts.map((p) => p.status).join(', ')}; all answered after ${ms(postsDoneMs)}; campaigns processed after ${ms(processedMs)}`);
   console.log(`  /health latency (${sorted.length} requests, first POST to last campaign processed): p50 ${ms(percentile(sorted, 50))}, p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1) ?? 0)}`);
   if (probeErrors.length > 0) console.log(`  /health errors: ${probeErrors.length} (${[...new Set(probeErrors)].join('; ')})`);
+  console.log(`    while the POSTs were in flight (${uploading.length}): p50 ${ms(percentile(uploading, 50))}, p99 ${ms(percentile(uploading, 99))}; while the campaigns were processed (${processing.length}): p50 ${ms(percentile(processing, 50))}, p99 ${ms(percentile(processing, 99))}`);
+  if (process.env['SMSGATE_BENCH_TIMELINE'] !== undefined) {
+    const bySecond = new Map<number, number>();
+    latenciesMs.forEach((latency, i) => {
+      const second = Math.floor((probeStartsMs[i]! - startedMs) / 1000);
+      bySecond.set(second, Math.max(bySecond.get(second) ?? 0, latency));
+    });
+    console.log(`    worst /health per second: ${[...bySecond].sort((a, b) => a[0] - b[0]).map(([sec, worst]) => `${sec}s:${worst.toFixed(0)}`).join(' ')}`);
+  }
   console.log(`  gateway event-loop delay: p99 ${ms(stats.eventLoopDelayP99Ms)}, max ${ms(stats.eventLoopDelayMaxMs)}`);
   console.log(`  this client's own event-loop delay (it sends the bodies and the probes): p99 ${ms(clientDelay.percentile(99) / 1e6)}, max ${ms(clientDelay.max / 1e6)}`);
   console.log(`  gateway peak RSS: ${(stats.peakRssBytes / 1048576).toFixed(0)} MiB`);

@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors.js';
 import type { BodyLease } from './body-budget.js';
 import { API_ERROR } from './http-errors.js';
-import { JsonSyntaxError, parseJsonInSlices } from './sliced-json.js';
+import { JsonSyntaxError, parseJsonInSlices, parseJsonLazily } from './sliced-json.js';
 
 /** Bytes read and thrown away after a 413 before the connection is closed instead. */
 export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
@@ -22,7 +22,11 @@ export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
 /** Media types accepted as JSON: application/json and any +json suffix type (RFC 6839 §3.1). */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number, lease?: BodyLease): Promise<unknown> {
+/**
+ * `lazyArrays` names top-level array members to leave as LazyJsonArray (parsed a run at a time by
+ * whoever iterates them); a JsonSyntaxError that iteration throws becomes a 400 through bodyError().
+ */
+export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number, lease?: BodyLease, lazyArrays?: (key: string) => boolean): Promise<unknown> {
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
     throw new GatewayError(API_ERROR.bodyInvalid, 'the request body must be JSON with Content-Type application/json');
@@ -38,21 +42,29 @@ export async function readJsonBody(req: IncomingMessage, maxBodyBytes: number, l
     throw busy();
   }
   // With a declared length the reservation is made; a chunked body reserves as it arrives.
-  const bytes = await collect(req, maxBodyBytes, hasDeclaredLength ? undefined : lease);
+  const bytes = await collect(req, maxBodyBytes, hasDeclaredLength ? undefined : lease, hasDeclaredLength ? declared : undefined);
   try {
-    return await parseJsonInSlices(bytes);
+    return lazyArrays === undefined ? await parseJsonInSlices(bytes) : await parseJsonLazily(bytes, lazyArrays);
   } catch (err) {
-    if (!(err instanceof JsonSyntaxError)) throw err;
-    if (err.kind === 'encoding') throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is not valid UTF-8');
-    if (err.kind === 'empty') throw new GatewayError(API_ERROR.bodyInvalid, 'the request body is empty');
-    throw new GatewayError(API_ERROR.bodyInvalid, `the request body is not valid JSON: ${err.message}`);
+    throw bodyError(err);
   }
 }
 
-function collect(req: IncomingMessage, maxBodyBytes: number, lease: BodyLease | undefined): Promise<Buffer> {
+/** A JsonSyntaxError as the 400 it means; any other error unchanged. */
+export function bodyError(err: unknown): unknown {
+  if (!(err instanceof JsonSyntaxError)) return err;
+  if (err.kind === 'encoding') return new GatewayError(API_ERROR.bodyInvalid, 'the request body is not valid UTF-8');
+  if (err.kind === 'empty') return new GatewayError(API_ERROR.bodyInvalid, 'the request body is empty');
+  return new GatewayError(API_ERROR.bodyInvalid, `the request body is not valid JSON: ${err.message}`);
+}
+
+function collect(req: IncomingMessage, maxBodyBytes: number, lease: BodyLease | undefined, declaredBytes: number | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let receivedBytes = 0;
+    // With a declared length the body is copied into its final buffer as it arrives: one copy in
+    // memory instead of the chunks and their concatenation (HTTP/1.1 framing guarantees the length).
+    let whole = declaredBytes !== undefined && declaredBytes > 0 ? Buffer.allocUnsafe(declaredBytes) : undefined;
     const cleanup = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
@@ -75,11 +87,18 @@ function collect(req: IncomingMessage, maxBodyBytes: number, lease: BodyLease | 
         reject(busy());
         return;
       }
-      chunks.push(chunk);
+      if (whole !== undefined && receivedBytes <= whole.length) chunk.copy(whole, receivedBytes - chunk.length);
+      else {
+        // More than declared (cannot happen through Node's HTTP parser): fall back to collecting.
+        if (whole !== undefined) chunks.push(whole.subarray(0, receivedBytes - chunk.length));
+        whole = undefined;
+        chunks.push(chunk);
+      }
     };
     const onEnd = (): void => {
       cleanup();
-      resolve(Buffer.concat(chunks, receivedBytes));
+      if (whole !== undefined) resolve(receivedBytes === whole.length ? whole : whole.subarray(0, receivedBytes));
+      else resolve(Buffer.concat(chunks, receivedBytes));
     };
     const onError = (err: Error): void => {
       cleanup();

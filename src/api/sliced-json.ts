@@ -69,6 +69,37 @@ export async function parseJsonInSlices(bytes: Uint8Array, yieldToLoop: Yield = 
 }
 
 /**
+ * An array member of the top-level object left unparsed (parseJsonLazily): its element count is
+ * known from the scan, and its elements are parsed a run at a time as they are iterated, so a
+ * consumer that keeps only a digest of each run never holds millions of parsed objects at once.
+ */
+export class LazyJsonArray {
+  constructor(
+    readonly length: number,
+    private readonly produceRuns: () => AsyncGenerator<unknown[]>,
+  ) {}
+
+  /** The elements in order, in runs of up to PARSE_SLICE_BYTES of JSON, yielding to the event loop between runs. */
+  runs(): AsyncGenerator<unknown[]> {
+    return this.produceRuns();
+  }
+}
+
+/**
+ * Like parseJsonInSlices, except that an array member of a top-level object whose key `isLazy`
+ * accepts is returned as a LazyJsonArray instead of an array. Syntax errors anywhere are found by
+ * the scan, before any value is returned; a piece JSON.parse refuses inside a lazy array surfaces
+ * when that run is iterated.
+ */
+export async function parseJsonLazily(bytes: Uint8Array, isLazy: (key: string) => boolean, yieldToLoop: Yield = defaultYield): Promise<unknown> {
+  const scanner = new Scanner(bytes, yieldToLoop);
+  const root = await scanner.scanDocument();
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const builder = new Builder(bytes, decoder, yieldToLoop);
+  return builder.build(root, isLazy);
+}
+
+/**
  * Walks the bytes once. Levels 0 and 1 (the document and the members/elements of a top-level
  * container) are split into nodes; anything deeper is skipped over by tracking strings and
  * bracket depth, and left to JSON.parse.
@@ -250,13 +281,17 @@ class Builder {
     private readonly yieldToLoop: Yield,
   ) {}
 
-  async build(node: ValueNode): Promise<unknown> {
+  async build(node: ValueNode, isLazy?: (key: string) => boolean): Promise<unknown> {
     if (node.members !== undefined) {
       const object: Record<string, unknown> = {};
       for (const member of node.members) {
         const key = this.parse(member.keyStart, member.keyEnd) as string;
+        const bounds = member.value.bounds;
+        const value = isLazy !== undefined && bounds !== undefined && isLazy(key)
+          ? new LazyJsonArray(bounds.length / 2, () => this.flatArrayRuns(bounds))
+          : await this.build(member.value);
         // defineProperty, as JSON.parse does: `__proto__` becomes an own property, not the prototype.
-        Object.defineProperty(object, key, { value: await this.build(member.value), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
       }
       return object;
     }
@@ -295,19 +330,22 @@ class Builder {
 
   /** Elements given as [start, end) pairs, none split: parsed in runs of up to PARSE_SLICE_BYTES. */
   private async buildFlatArray(bounds: readonly number[]): Promise<unknown[]> {
-    const count = bounds.length / 2;
     const out: unknown[] = [];
+    for await (const run of this.flatArrayRuns(bounds)) for (const value of run) out.push(value);
+    return out;
+  }
+
+  private async *flatArrayRuns(bounds: readonly number[]): AsyncGenerator<unknown[]> {
+    const count = bounds.length / 2;
     let i = 0;
     while (i < count) {
       const runStart = bounds[2 * i]!;
       let last = i;
       while (last + 1 < count && bounds[2 * (last + 1) + 1]! - runStart <= PARSE_SLICE_BYTES) last++;
-      const run = this.parseArrayRun(runStart, bounds[2 * last + 1]!);
-      for (const value of run) out.push(value);
+      yield this.parseArrayRun(runStart, bounds[2 * last + 1]!);
       i = last + 1;
       await this.maybeYield();
     }
-    return out;
   }
 
   private parseArrayRun(start: number, end: number): unknown[] {

@@ -35,7 +35,13 @@ export interface CampaignRequest {
   text: string;
   /** Trimmed (SPEC: leading and trailing spaces are removed). */
   from: string;
-  recipients: RecipientRequest[];
+  /**
+   * The valid recipients as JSON arrays of at most RECIPIENTS_PER_REQUEST_SLICE RecipientRequests,
+   * in request order: what is stored. Kept serialised so a million recipients are a few hundred
+   * strings for the garbage collector, not millions of objects (issue 9 item 3).
+   */
+  recipientSlicesJson: string[];
+  recipientCount: number;
   /** Stored exactly as supplied (not trimmed). */
   campaignName: string;
   /** The sendAt string as given, or null for "send immediately". */
@@ -119,12 +125,33 @@ class ErrorList {
   }
 }
 
+/** Recipients per stored JSON slice of a request (CampaignRequest.recipientSlicesJson). */
+export const RECIPIENTS_PER_REQUEST_SLICE = 2_000;
+
+/**
+ * recipientInfo not yet parsed: its length, and its elements a run at a time (the API's
+ * LazyJsonArray), so they are validated and serialised without all being alive at once.
+ */
+export interface RecipientSource {
+  readonly length: number;
+  runs(): AsyncIterator<unknown[]>;
+}
+
+function isRecipientSource(value: unknown): value is RecipientSource {
+  // A parsed JSON value never holds a function, so this cannot match client input.
+  return typeof value === 'object' && value !== null && typeof (value as { runs?: unknown }).runs === 'function';
+}
+
+/** What the validation asks its driver for: a pause, or the next run of a RecipientSource. */
+type Step = 'pause' | { nextRunOf: RecipientSource };
+
 /** Validates in one go. Fine for small bodies; the API uses validateCampaignRequestInSlices. */
 export function validateCampaignRequest(body: unknown): CampaignRequestResult {
   const steps = validationSteps(body);
   for (;;) {
     const step = steps.next();
     if (step.done === true) return step.value;
+    if (step.value !== 'pause') throw new Error('validateCampaignRequest cannot read a RecipientSource; use validateCampaignRequestInSlices');
   }
 }
 
@@ -138,29 +165,55 @@ export async function validateCampaignRequestInSlices(
   yieldToLoop: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
 ): Promise<CampaignRequestResult> {
   const steps = validationSteps(body);
+  let runs: AsyncIterator<unknown[]> | undefined;
+  let step = steps.next();
   for (;;) {
-    const step = steps.next();
     if (step.done === true) return step.value;
-    await yieldToLoop();
+    if (step.value !== 'pause') {
+      runs ??= step.value.nextRunOf.runs();
+      const run = await runs.next();
+      step = steps.next(run.done === true ? undefined : run.value);
+    } else {
+      await yieldToLoop();
+      step = steps.next();
+    }
   }
 }
 
-/** The validation, suspended (yield) after each slice of recipients. */
-function* validationSteps(body: unknown): Generator<void, CampaignRequestResult, void> {
+/**
+ * The validation, suspended after each slice of recipients ('pause'); for a RecipientSource it asks
+ * for each run ({ nextRunOf }) and is given it (or undefined at the end) by next().
+ */
+function* validationSteps(body: unknown): Generator<Step, CampaignRequestResult, unknown[] | undefined> {
   if (!isPlainObject(body)) return { ok: false, errors: ['the request body must be a JSON object'], errorCount: 1 };
   const candidate = canonicalize(body, CAMPAIGN_FIELDS, REQUIRED_CAMPAIGN_FIELDS);
+  const recipientInfo = candidate['recipientInfo'];
+  const source = isRecipientSource(recipientInfo) ? recipientInfo : undefined;
+  // The schema sees a source as an array of its length (its items are checked below, one by one).
+  const shaped = source === undefined ? candidate : { ...candidate, recipientInfo: new Array<unknown>(Math.min(source.length, 1)).fill(null) };
   const errors = new ErrorList();
-  if (!validateShape(candidate)) for (const error of validateShape.errors ?? []) errors.add(describeAjvError(error, ''));
+  if (!validateShape(shaped)) for (const error of validateShape.errors ?? []) errors.add(describeAjvError(error, ''));
   const rules = checkRules(candidate);
   for (const error of rules.errors) errors.add(error);
 
-  const recipientInfo = candidate['recipientInfo'];
-  const recipients: RecipientRequest[] = [];
-  if (Array.isArray(recipientInfo)) {
-    for (let index = 0; index < recipientInfo.length; index++) {
-      if (index > 0 && index % RECIPIENTS_PER_VALIDATION_SLICE === 0) yield;
-      const recipient = checkRecipient(recipientInfo[index] as unknown, index, errors);
-      if (recipient !== undefined && errors.count === 0) recipients.push(recipient);
+  const slices = new RecipientSlices();
+  let index = 0;
+  const check = (item: unknown): void => {
+    const recipient = checkRecipient(item, index, errors);
+    if (recipient !== undefined && errors.count === 0) slices.add(recipient);
+    index++;
+  };
+  if (source !== undefined) {
+    for (;;) {
+      const run = yield { nextRunOf: source };
+      if (run === undefined) break;
+      for (const item of run) check(item);
+      if (errors.count > 0) slices.clear();
+    }
+  } else if (Array.isArray(recipientInfo)) {
+    for (const item of recipientInfo) {
+      if (index > 0 && index % RECIPIENTS_PER_VALIDATION_SLICE === 0) yield 'pause';
+      check(item);
     }
   }
   if (errors.count > 0) return { ok: false, errors: errors.listed, errorCount: errors.count };
@@ -171,7 +224,8 @@ function* validationSteps(body: unknown): Generator<void, CampaignRequestResult,
     request: {
       text: candidate['text'] as string,
       from: (candidate['from'] as string).trim(),
-      recipients,
+      recipientSlicesJson: slices.finish(),
+      recipientCount: index,
       campaignName: (candidate['campaignName'] as string | undefined) ?? DEFAULT_CAMPAIGN_NAME,
       sendAtLocal,
       sendAt: rules.sendAt,
@@ -179,6 +233,32 @@ function* validationSteps(body: unknown): Generator<void, CampaignRequestResult,
       shouldSaveList: (candidate['shouldSaveList'] as boolean | undefined) ?? false,
     },
   };
+}
+
+/** Valid recipients, serialised RECIPIENTS_PER_REQUEST_SLICE at a time. */
+class RecipientSlices {
+  private readonly done: string[] = [];
+  private current: RecipientRequest[] = [];
+
+  add(recipient: RecipientRequest): void {
+    this.current.push(recipient);
+    if (this.current.length === RECIPIENTS_PER_REQUEST_SLICE) {
+      this.done.push(JSON.stringify(this.current));
+      this.current = [];
+    }
+  }
+
+  /** Once a request is refused its recipients are not needed. */
+  clear(): void {
+    this.done.length = 0;
+    this.current = [];
+  }
+
+  finish(): string[] {
+    if (this.current.length > 0 || this.done.length === 0) this.done.push(JSON.stringify(this.current));
+    this.current = [];
+    return this.done;
+  }
 }
 
 /** One recipient's shape and lengths; the canonical recipient when it passes. */

@@ -10,14 +10,14 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';
 import { CampaignStore, type SenderEntry } from '../store/campaign-store.js';
 import { CampaignRequestStore } from '../store/campaign-request-store.js';
-import { formatValidationDetail, validateCampaignRequestInSlices, type CampaignRequest } from './campaign-request.js';
+import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignRequestInSlices, type CampaignRequest } from './campaign-request.js';
 
 /**
- * Recipients per stored JSON slice of a large request, and slices per transaction: about 100 kB
- * written per commit, so no single write holds the event loop for long (issue 9 item 3).
+ * Slices of RECIPIENTS_PER_REQUEST_SLICE recipients per transaction: about 100 kB written per
+ * commit, so no single write holds the event loop for long (issue 9 item 3).
  */
-export const RECIPIENTS_PER_REQUEST_SLICE = 2_000;
 export const SLICES_PER_TRANSACTION = 1;
+export { RECIPIENTS_PER_REQUEST_SLICE };
 
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -90,7 +90,8 @@ export class CampaignService {
     const id = this.newId();
     const state = request.createAsDraft ? 'draft' : 'queued';
     try {
-      if (request.recipients.length <= RECIPIENTS_PER_REQUEST_SLICE) this.insertCampaign(owner, id, state, request, JSON.stringify(request.recipients));
+      const slices = request.recipientSlicesJson;
+      if (slices.length === 1) this.insertCampaign(owner, id, state, request, slices[0]!);
       else await this.insertInSlices(owner, id, state, request);
     } catch (err) {
       this.dropSlices(id);
@@ -100,7 +101,7 @@ export class CampaignService {
         cause: err,
       });
     }
-    this.logger.info({ campaignId: id, clientId: owner.clientId, state, recipients: request.recipients.length }, 'campaign accepted');
+    this.logger.info({ campaignId: id, clientId: owner.clientId, state, recipients: request.recipientCount }, 'campaign accepted');
     if (state === 'queued') this.onQueued(id);
     return { id };
   }
@@ -112,19 +113,11 @@ export class CampaignService {
    * start) deletes.
    */
   private async insertInSlices(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest): Promise<void> {
-    const recipients = request.recipients;
-    let pending: string[] = [];
-    let nextSeq = 0;
-    for (let start = 0; start < recipients.length; start += RECIPIENTS_PER_REQUEST_SLICE) {
-      pending.push(JSON.stringify(recipients.slice(start, start + RECIPIENTS_PER_REQUEST_SLICE)));
-      if (pending.length === SLICES_PER_TRANSACTION) {
-        this.requests.insertSlices(id, nextSeq, pending);
-        nextSeq += pending.length;
-        pending = [];
-      }
-      await yieldToEventLoop();
+    const slices = request.recipientSlicesJson;
+    for (let seq = 0; seq < slices.length; seq += SLICES_PER_TRANSACTION) {
+      if (seq > 0) await yieldToEventLoop();
+      this.requests.insertSlices(id, seq, slices.slice(seq, seq + SLICES_PER_TRANSACTION));
     }
-    if (pending.length > 0) this.requests.insertSlices(id, nextSeq, pending);
     this.insertCampaign(owner, id, state, request, null);
   }
 

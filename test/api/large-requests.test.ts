@@ -37,6 +37,19 @@ describe('a request with 125,000 invalid recipients', () => {
   });
 });
 
+describe('recipients read a run at a time', () => {
+  it('a JSON error inside one recipient is still a 400 naming invalid JSON, and nothing is stored', async () => {
+    fixture = await startApiFixture({ startProcessor: false });
+    const { token } = await fixture.createAccount();
+    const many = Array.from({ length: 10_000 }, (_, i) => `{"msisdn":"${353_860_000_000 + i}"}`);
+    many[7_000] = '{"msisdn":tru}';
+    const response = await fixture.postCampaign(token, `{"text":"Hi","from":"Acme","RecipientInfo":[${many.join(',')}]}`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/^the request body is not valid JSON/);
+    expect(fixture.store.db.prepare('SELECT COUNT(*) AS n FROM campaigns').get()).toEqual({ n: 0 });
+  });
+});
+
 describe('the bound on bytes buffered across requests (api.maxBufferedBytes)', () => {
   it('answers 503 problem+json with Retry-After past it, and serves again once the bytes are released', async () => {
     fixture = await startApiFixture({ startProcessor: false, maxBodyBytes: 1_000_000, maxBufferedBytes: 1_000_000 });
