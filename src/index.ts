@@ -90,7 +90,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       now,
       ...(admin === undefined ? {} : { observer: admin.observer }),
     });
-    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake() });
+    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled });
     const processor = new CampaignProcessor({
       store,
       logger,

@@ -26,6 +26,8 @@ export interface AdminAppDeps extends LiveSources {
   token?: string;
   /** Wakes the webhook sender after a replay re-queued rows. */
   wakeWebhooks(): void;
+  /** True while the engine's group commits are refused (disk full, I/O error) and retried: /ready is 503. */
+  writesStalled?(): boolean;
   logger: Logger;
 }
 
@@ -127,7 +129,7 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         return;
       }
       case 'GET /ready': {
-        const result = readiness(deps.db, deps.transports);
+        const result = readiness(deps.db, deps.transports, () => deps.writesStalled?.() ?? false);
         ctx.status = result.ready ? 200 : 503;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = result;

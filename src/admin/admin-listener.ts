@@ -29,7 +29,7 @@ export interface AdminListener {
   readonly metrics: GatewayMetrics;
   /** A logger like `logger` whose warn/error events also go to the status page's recent errors. */
   tapLogger(logger: Logger): Logger;
-  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void }): void;
+  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void; writesStalled?(): boolean }): void;
   listen(): Promise<void>;
   close(): Promise<void>;
   /** Where it listens once listening. */
@@ -41,6 +41,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   const recentErrors = new RecentErrors(50, deps.now);
   let transports: readonly Transport[] = [];
   let wakeWebhooks = (): void => {};
+  let writesStalled = (): boolean => false;
   const metrics = new GatewayMetrics({ db: deps.db, activity, transports: () => transports });
   let server: Server | undefined;
 
@@ -51,6 +52,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
     attach(parts) {
       transports = parts.transports;
       wakeWebhooks = parts.wakeWebhooks;
+      if (parts.writesStalled !== undefined) writesStalled = parts.writesStalled;
       metrics.zeroSeriesFor(transports.map((t) => t.name));
     },
     async listen() {
@@ -66,6 +68,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         metrics,
         ...(deps.config.token === undefined ? {} : { token: deps.config.token }),
         wakeWebhooks: () => wakeWebhooks(),
+        writesStalled: () => writesStalled(),
         logger: deps.logger,
       });
       const { host, port } = deps.config;

@@ -2,6 +2,9 @@
  * GET /ready (issue 13): ready when the database takes a write now and at least one transport is
  * bound; otherwise 503 with every reason. Unlike /health on the API port (SPEC: 200 `Healthy`
  * whatever the binds do), this is what a load balancer or an orchestrator should gate on.
+ * The write probe alone misses a full disk: its one rolled-back page fits in the page cache and the
+ * WAL's existing room, while the engine's group commits fail with SQLITE_FULL; so the engine's own
+ * "my writes are refused and being retried" state (issue 9 item 4) counts as not writable too.
  */
 import type { SqliteDatabase } from '../store/database.js';
 import { probeWritable } from '../store/status-store.js';
@@ -15,10 +18,12 @@ export interface Readiness {
   reasons: string[];
 }
 
-export function readiness(db: SqliteDatabase, transports: readonly Transport[]): Readiness {
+export function readiness(db: SqliteDatabase, transports: readonly Transport[], writesStalled: () => boolean = () => false): Readiness {
   const reasons: string[] = [];
   const probe = probeWritable(db);
+  const stalled = writesStalled();
   if (!probe.ok) reasons.push(`database not writable: ${probe.reason}`);
+  else if (stalled) reasons.push('database not writable: the store refuses the engine\'s writes (disk full or I/O error); they are being retried');
   const up = transports.filter((t) => t.currentState().state === 'bound').map((t) => t.name);
   if (up.length === 0) {
     const states = transports.map((t) => {
@@ -27,5 +32,5 @@ export function readiness(db: SqliteDatabase, transports: readonly Transport[]):
     });
     reasons.push(`no transport is up: ${states.join(', ')}`);
   }
-  return { ready: reasons.length === 0, database: probe.ok ? 'writable' : 'not-writable', transportsUp: up, reasons };
+  return { ready: reasons.length === 0, database: probe.ok && !stalled ? 'writable' : 'not-writable', transportsUp: up, reasons };
 }

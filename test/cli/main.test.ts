@@ -74,4 +74,15 @@ describe('help for every command', () => {
     }
     expect(out.join('')).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
+
+  it('--version --json prints {"version": ...} (issue 13 item 3: each command has --json)', async () => {
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+    try {
+      expect(await main(['--version', '--json'])).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(JSON.parse(out.join(''))).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
+  });
 });
