@@ -3,8 +3,6 @@
  * `smsgate serve` child's admin listener, and what the database alone tells when none answers
  * (said so).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusFacts } from '../../src/admin/status-facts.js';
@@ -13,14 +11,8 @@ import { captureCliOutput } from '../support/cli-output.js';
 import { GatewayProcess, seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
+import { freePort } from '../support/free-port.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const TOKEN = 'status-cli-admin-token';
 let dir: string;

@@ -14,14 +14,8 @@ import { enqueueDeliveryReceipt, WebhookSender } from '../../src/webhooks/index.
 import { captureCliOutput } from '../support/cli-output.js';
 import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { freePort } from '../support/free-port.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('smsgate webhook list / replay', () => {
   let dir: string;

@@ -6,8 +6,6 @@
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -19,6 +17,7 @@ import { DEFAULT_WEBHOOK_CONFIG, enqueueDeliveryReceipt, WebhookSender } from '.
 import { captureCliOutput } from '../support/cli-output.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { WebhookReceiver, type ScriptedResponse } from '../support/webhook-receiver.js';
+import { freePort } from '../support/free-port.js';
 
 const T0 = 1_800_000_000_000;
 const SECRET = 'whsec-redrive';
@@ -28,13 +27,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 interface Step { atMs: number; attempts: number; state: string }
 interface Seen { atMs: number; to: string; eventId: string | undefined; signature: string | undefined; body: string }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('automatic redrive after a receiver outage (spec timings, stepped clock)', () => {
   let dir: string;

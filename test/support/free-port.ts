@@ -1,0 +1,10 @@
+/** A TCP port on 127.0.0.1 that nothing listens on right now (the OS picks it, then it is released). */
+import { createServer, type AddressInfo } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
