@@ -88,6 +88,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       logger: observed.child({ part: 'engine' }),
       deliveryReceipts: { enqueue: enqueueDeliveryReceipt, wake: () => webhooks.wake() },
       now,
+      numbering: numberingPlanFor(config.numbering.country),
       ...(admin === undefined ? {} : { observer: admin.observer }),
     });
     admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled });

@@ -8,6 +8,7 @@ import { GatewayError } from '../errors.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import { InboundService } from '../inbound/inbound-service.js';
 import type { Logger } from '../log.js';
+import type { NumberingPlan } from '../sms/index.js';
 import type { Store } from '../store/database.js';
 import { DispatchStore } from '../store/dispatch-store.js';
 import { UndecodablePduStore } from '../store/undecodable-pdu-store.js';
@@ -38,6 +39,8 @@ export interface DispatchEngineDeps {
   observer?: GatewayObserver;
   /** Stores, reassembles and routes mobile-originated messages (default: one on this store, 10-minute reassembly). */
   inbound?: InboundService;
+  /** The numbering plan the default InboundService normalises From/To with (config `numbering.country`; default Ireland's). */
+  numbering?: NumberingPlan;
 }
 
 export interface EngineStats {
@@ -109,7 +112,7 @@ export class DispatchEngine {
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
     this.scheduler = new Scheduler(this.dispatchStore, new RouteTable(deps.routes), new Set(this.lanes.keys()), plans, recipients, logger);
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
-    this.inbound = deps.inbound ?? new InboundService({ db: store.db, logger: logger.child({ part: 'inbound' }), now: this.now, wakeWebhooks: () => deps.deliveryReceipts.wake() });
+    this.inbound = deps.inbound ?? new InboundService({ db: store.db, logger: logger.child({ part: 'inbound' }), now: this.now, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
   }
 
   /**

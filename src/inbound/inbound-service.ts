@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
+import { numberingPlanFor, type NumberingPlan } from '../sms/index.js';
 import type { SqliteDatabase } from '../store/database.js';
 import type { InboundPartRow } from '../store/entities.js';
 import { InboundStore, type PartGroupKey } from '../store/inbound-store.js';
@@ -33,6 +34,8 @@ export interface InboundServiceOptions {
   wakeWebhooks(): void;
   now?: () => number;
   reassemblyTimeoutMs?: number;
+  /** How From and To numbers are normalised (config `numbering.country`); default Ireland's, SPEC "Recipient". */
+  numbering?: NumberingPlan;
 }
 
 /** What receive() did with a message or part, for logs and tests. */
@@ -55,12 +58,14 @@ export class InboundService {
   private readonly store: InboundStore;
   private readonly now: () => number;
   private readonly timeoutMs: number;
+  private readonly numbering: NumberingPlan;
   private sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: InboundServiceOptions) {
     this.store = new InboundStore(options.db);
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.reassemblyTimeoutMs ?? INBOUND_REASSEMBLY_TIMEOUT_MS;
+    this.numbering = options.numbering ?? numberingPlanFor();
   }
 
   /** Sweeps overdue parts now (left by a crash or a stop) and then periodically. */
@@ -88,8 +93,8 @@ export class InboundService {
    */
   receive(transport: string, message: InboundMessage): InboundOutcome {
     const nowMs = this.now();
-    const sender = normalizeInboundAddress(message.from);
-    const recipient = normalizeInboundAddress(message.to);
+    const sender = normalizeInboundAddress(message.from, this.numbering);
+    const recipient = normalizeInboundAddress(message.to, this.numbering);
     const concat = message.concat;
     const outcome = this.options.db.transaction((): InboundOutcome => {
       const isPart = concat !== undefined && concat.total > 1 && concat.sequence >= 1 && concat.sequence <= concat.total;

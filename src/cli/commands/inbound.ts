@@ -3,10 +3,12 @@
  * number, a short code, or a modem's SIM number: its `devices[].number`) to a client;
  * `smsgate inbound route list` and `smsgate inbound route remove --to NUMBER` show and remove routes.
  * `smsgate inbound list [--unrouted] [--limit N]` shows the newest stored messages, or only those no
- * client owns (kept, never sent to any client). Numbers are normalised like msisdns.
+ * client owns (kept, never sent to any client). Numbers are normalised like msisdns, with the config's
+ * numbering.country (issue 13 item 5), as the running InboundService normalises a message's To.
  */
 import { InboundAdmin } from '../../inbound/inbound-admin.js';
 import { parseRouteNumber } from '../../inbound/address.js';
+import { numberingPlanFor, type NumberingPlan } from '../../sms/index.js';
 import { adminOutput, withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 
@@ -32,8 +34,9 @@ export async function run(args: string[]): Promise<number> {
   });
 }
 
-function routeNumber(parsed: ParsedArgs, usage: string): string {
-  const result = parseRouteNumber(requireValue(parsed, 'to', usage));
+/** The shape check needs no plan (default IE), so a malformed --to is a usage error before the store opens; the config's plan then gives the stored form. */
+function routeNumber(parsed: ParsedArgs, usage: string, plan?: NumberingPlan): string {
+  const result = parseRouteNumber(requireValue(parsed, 'to', usage), plan);
   if (!result.ok) throw new UsageError(result.reason, usage);
   return result.address;
 }
@@ -41,9 +44,10 @@ function routeNumber(parsed: ParsedArgs, usage: string): string {
 async function routeAdd(parsed: ParsedArgs): Promise<number> {
   rejectExtraArguments(parsed.positionals, ROUTE_ADD);
   const clientName = requireValue(parsed, 'client', ROUTE_ADD);
-  const address = routeNumber(parsed, ROUTE_ADD);
+  routeNumber(parsed, ROUTE_ADD);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
+  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+    const address = routeNumber(parsed, ROUTE_ADD, numberingPlanFor(config.numbering.country));
     const route = new InboundAdmin(store.db).addRoute(clientName, address);
     out.result(`messages to ${route.to} go to client ${route.client}`, route);
     return 0;
@@ -62,9 +66,10 @@ async function routeList(parsed: ParsedArgs): Promise<number> {
 
 async function routeRemove(parsed: ParsedArgs): Promise<number> {
   rejectExtraArguments(parsed.positionals, ROUTE_REMOVE);
-  const address = routeNumber(parsed, ROUTE_REMOVE);
+  routeNumber(parsed, ROUTE_REMOVE);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
+  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+    const address = routeNumber(parsed, ROUTE_REMOVE, numberingPlanFor(config.numbering.country));
     const route = new InboundAdmin(store.db).removeRoute(address);
     out.result(`removed the route of ${route.to} (client ${route.client})`, route);
     return 0;

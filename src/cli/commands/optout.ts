@@ -4,10 +4,12 @@
  *   `smsgate optout list --client NAME`
  *   `smsgate optout add --client NAME --msisdn N`
  *   `smsgate optout remove --client NAME --msisdn N`
- * Numbers are normalised like campaign msisdns (0871234567 is 353871234567).
+ * Numbers are normalised like campaign msisdns, with the config's numbering.country (issue 13 item 5;
+ * with the default IE, 0871234567 is 353871234567), so the stored form is the one the campaign
+ * processor compares.
  */
 import { InboundAdmin } from '../../inbound/inbound-admin.js';
-import { normalizeMsisdn } from '../../sms/index.js';
+import { normalizeMsisdn, numberingPlanFor } from '../../sms/index.js';
 import { adminOutput, withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 
@@ -46,11 +48,14 @@ async function change(action: 'add' | 'remove', parsed: ParsedArgs, usage: strin
   rejectExtraArguments(parsed.positionals, usage);
   const clientName = requireValue(parsed, 'client', usage);
   const raw = requireValue(parsed, 'msisdn', usage);
-  const normalized = normalizeMsisdn(raw);
-  if (!normalized.ok) throw new UsageError(`--msisdn '${raw}': ${normalized.reason}`, usage);
-  const msisdn = normalized.msisdn;
+  // The shape checks do not depend on the numbering plan: a malformed number is a usage error before the store opens.
+  const shape = normalizeMsisdn(raw);
+  if (!shape.ok) throw new UsageError(`--msisdn '${raw}': ${shape.reason}`, usage);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
+  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+    const normalized = normalizeMsisdn(raw, numberingPlanFor(config.numbering.country));
+    if (!normalized.ok) throw new UsageError(`--msisdn '${raw}': ${normalized.reason}`, usage);
+    const msisdn = normalized.msisdn;
     const admin = new InboundAdmin(store.db);
     if (action === 'add') {
       const added = admin.addOptout(clientName, msisdn);

@@ -12,6 +12,7 @@ import { randomInt } from 'node:crypto';
 import { InboundService } from '../../inbound/inbound-service.js';
 import { simulatedInboundParts } from '../../inbound/simulated-inbound.js';
 import { silentLogger } from '../../log.js';
+import { numberingPlanFor } from '../../sms/index.js';
 import { adminOutput, withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 
@@ -46,7 +47,7 @@ export async function run(args: string[]): Promise<number> {
         const known = simulators.length === 0 ? 'the config has no simulator transport' : `simulator transports: ${simulators.join(', ')}`;
         throw new UsageError(wanted === undefined ? `${known}: nothing to inject into` : `--transport ${wanted} is not a simulator transport of this config (${known})`, USAGE);
       }
-      const service = new InboundService({ db: store.db, logger: silentLogger(), wakeWebhooks: () => undefined });
+      const service = new InboundService({ db: store.db, logger: silentLogger(), wakeWebhooks: () => undefined, numbering: numberingPlanFor(config.numbering.country) });
       let outcome = service.receive(transport, parts[0] as (typeof parts)[number]);
       for (const part of parts.slice(1)) outcome = service.receive(transport, part);
       if (outcome.kind !== 'message') throw new Error(`the simulated message did not complete (${outcome.kind})`);
