@@ -9,6 +9,7 @@
  * it is stored.
  */
 import type { Encoding } from '../sms/index.js';
+import type { TransportType } from './registry.js';
 
 export type SenderKind = 'alphanumeric' | 'shortcode' | 'international';
 
@@ -158,7 +159,7 @@ export interface TransportHandlers {
 
 export interface Transport {
   readonly name: string;
-  readonly type: 'smpp' | 'modem' | 'simulator';
+  readonly type: TransportType;
   /** Most submits this transport can usefully have in flight at once (the engine's queue concurrency). */
   readonly windowSize: number;
   /** Parts per second this transport accepts at most (the engine's queue rate). */

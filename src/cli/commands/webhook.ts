@@ -7,7 +7,7 @@
  * them itself with the full retry policy and reports the outcome, with progress on a terminal
  * (issue 13 item 3).
  */
-import type { SmsGateConfig } from '../../config/index.js';
+import type { SmsGateConfig } from '../../gateway-config.js';
 import { createLogger } from '../../log.js';
 import { AuthStore } from '../../store/auth-store.js';
 import type { Store } from '../../store/database.js';

@@ -1,0 +1,13 @@
+/** The modem transport's entry in the transport registry (src/transports/registry.ts). */
+import type { TransportModule } from '../transport-module.js';
+import { MODEM_TRANSPORT_SCHEMA, type ModemTransportConfig } from './config.js';
+
+export const modemModule: TransportModule<'modem', ModemTransportConfig> = {
+  type: 'modem',
+  schema: MODEM_TRANSPORT_SCHEMA,
+  create: async (entry, deps) => {
+    // Loaded on demand: serialport is needed only when a config names a modem transport.
+    const { ModemTransport } = await import('./modem-transport.js');
+    return new ModemTransport(entry, deps);
+  },
+};
