@@ -7,7 +7,7 @@
 import { adminConfigProblem, adminConfigSchema, type AdminConfig } from './admin/admin-config.js';
 import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from './campaigns/campaign-processor.js';
 import { isValidTimeZone, SEND_AT_ZONE } from './campaigns/send-at.js';
-import { createConfigLoader, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt } from './config/index.js';
+import { createConfigLoader, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from './config/index.js';
 import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from './config/types.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from './engine/config.js';
 import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from './sms/numbering.js';
@@ -63,66 +63,41 @@ export interface SmsGateConfig {
 // The sections' defaults come from the modules that own those numbers (ENGINE_DEFAULTS,
 // DEFAULT_WEBHOOK_CONFIG, DEFAULT_PROCESSING_POLL_INTERVAL_MS), which also apply them when a
 // library user passes none.
-const engineSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    batchSize: { ...positiveInt, default: ENGINE_DEFAULTS.batchSize },
-    pollIntervalMs: { ...positiveInt, default: ENGINE_DEFAULTS.pollIntervalMs },
-    maxAttempts: { ...positiveInt, default: ENGINE_DEFAULTS.maxAttempts },
-    retryBaseDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryBaseDelayMs },
-    retryMaxDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryMaxDelayMs },
-    unmatchedReceiptTtlMs: { ...positiveInt, default: ENGINE_DEFAULTS.unmatchedReceiptTtlMs },
-    drainTimeoutMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.drainTimeoutMs },
-  },
-} as const;
+const engineSchema = section({
+  batchSize: { ...positiveInt, default: ENGINE_DEFAULTS.batchSize },
+  pollIntervalMs: { ...positiveInt, default: ENGINE_DEFAULTS.pollIntervalMs },
+  maxAttempts: { ...positiveInt, default: ENGINE_DEFAULTS.maxAttempts },
+  retryBaseDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryBaseDelayMs },
+  retryMaxDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryMaxDelayMs },
+  unmatchedReceiptTtlMs: { ...positiveInt, default: ENGINE_DEFAULTS.unmatchedReceiptTtlMs },
+  drainTimeoutMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.drainTimeoutMs },
+});
 
-const webhooksSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    timeoutMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.timeoutMs },
-    // SPEC "Events" §6: up to three retries, about 2, 4 and 8 seconds apart.
-    retryDelaysMs: { type: 'array', items: nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.retryDelaysMs },
-    // SPEC "Events" §7: the breaker opens for 30 seconds after two transient failures.
-    breakerOpenMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerOpenMs },
-    breakerFailures: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerFailures },
-    concurrency: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.concurrency },
-    // Issue 9 item 7: transient dead letters younger than this are redriven when their endpoint recovers; 0: off.
-    redriveWithinMs: { ...nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.redriveWithinMs },
-  },
-} as const;
+const webhooksSchema = section({
+  timeoutMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.timeoutMs },
+  // SPEC "Events" §6: up to three retries, about 2, 4 and 8 seconds apart.
+  retryDelaysMs: { type: 'array', items: nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.retryDelaysMs },
+  // SPEC "Events" §7: the breaker opens for 30 seconds after two transient failures.
+  breakerOpenMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerOpenMs },
+  breakerFailures: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerFailures },
+  concurrency: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.concurrency },
+  // Issue 9 item 7: transient dead letters younger than this are redriven when their endpoint recovers; 0: off.
+  redriveWithinMs: { ...nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.redriveWithinMs },
+});
 
-const processingSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    pollIntervalMs: { ...positiveInt, default: DEFAULT_PROCESSING_POLL_INTERVAL_MS },
-  },
-} as const;
+const processingSchema = section({
+  pollIntervalMs: { ...positiveInt, default: DEFAULT_PROCESSING_POLL_INTERVAL_MS },
+});
 
-const numberingSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    // SPEC.md's Irish (and UK mobile) rules unless a deployment elsewhere names its country (src/sms/numbering.ts).
-    country: { enum: NUMBERING_COUNTRIES, default: DEFAULT_NUMBERING_COUNTRY },
-  },
-} as const;
+const numberingSchema = section({
+  // SPEC.md's Irish (and UK mobile) rules unless a deployment elsewhere names its country (src/sms/numbering.ts).
+  country: { enum: NUMBERING_COUNTRIES, default: DEFAULT_NUMBERING_COUNTRY },
+});
 
-const schedulingSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    // SPEC.md Scheduling rule 1; checked as an IANA zone after validation (timeZoneProblem).
-    timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
-  },
-} as const;
+const schedulingSchema = section({
+  // SPEC.md Scheduling rule 1; checked as an IANA zone after validation (timeZoneProblem).
+  timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
+});
 
 function adminProblem(config: SmsGateConfig): ConfigProblem | null {
   return config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);

@@ -15,77 +15,52 @@ export const positiveInt = { type: 'integer', minimum: 1 } as const;
 export const nonNegativeInt = { type: 'integer', minimum: 0 } as const;
 export const nonEmptyString = { type: 'string', minLength: 1 } as const;
 
-const databaseSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    path: { ...nonEmptyString, default: 'data/smsgate.sqlite' },
-    synchronous: { enum: ['FULL', 'NORMAL'], default: 'FULL' },
-    // No default here: it is derived from `path` after validation (defaultKeyFileFor).
-    keyFile: nonEmptyString,
-  },
-} as const;
+/** A config section: closed (a misspelt key is an error naming it) and `{}` when left out, so its keys' defaults apply. */
+export function section(properties: Readonly<Record<string, object>>): object {
+  return { type: 'object', additionalProperties: false, default: {}, properties };
+}
 
-const apiSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    host: { ...nonEmptyString, default: '127.0.0.1' },
-    // 0 asks the OS for a free port (tests).
-    port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
-    maxBodyBytes: { ...positiveInt, default: 67108864 },
-    // Request body bytes held across all requests in flight; left out: DEFAULT_MAX_BUFFERED_BYTES (src/api/body-budget.ts).
-    maxBufferedBytes: positiveInt,
-  },
-} as const;
+const databaseSchema = section({
+  path: { ...nonEmptyString, default: 'data/smsgate.sqlite' },
+  synchronous: { enum: ['FULL', 'NORMAL'], default: 'FULL' },
+  // No default here: it is derived from `path` after validation (defaultKeyFileFor).
+  keyFile: nonEmptyString,
+});
 
-const authSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    // Tokens read `<patPrefix>_pat_<random>`: characters that survive a header and a shell unquoted.
-    patPrefix: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$', default: 'smsgate' },
-    clientId: { ...nonEmptyString, default: 'messaging-api' },
-    issuer: { ...nonEmptyString, default: 'smsgate' },
-    accessTokenSeconds: { ...positiveInt, default: 300 },
-    refreshTokenSeconds: { ...positiveInt, default: 1800 },
-    legacy: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        clientId: { ...nonEmptyString, default: 'legacy-api' },
-        // SPEC "Authentication" §6: legacy access tokens expire after 120 s, refresh tokens after 1,200 s.
-        accessTokenSeconds: { ...positiveInt, default: 120 },
-        refreshTokenSeconds: { ...positiveInt, default: 1200 },
-      },
-    },
-    bruteForce: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        windowMs: { ...positiveInt, default: 900000 },
-        maxFailuresPerUsername: { ...positiveInt, default: 10 },
-        maxFailuresPerAddress: { ...positiveInt, default: 100 },
-      },
-    },
-  },
-} as const;
+const apiSchema = section({
+  host: { ...nonEmptyString, default: '127.0.0.1' },
+  // 0 asks the OS for a free port (tests).
+  port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
+  maxBodyBytes: { ...positiveInt, default: 67108864 },
+  // Request body bytes held across all requests in flight; left out: DEFAULT_MAX_BUFFERED_BYTES (src/api/body-budget.ts).
+  maxBufferedBytes: positiveInt,
+});
 
-export const loggingSchema = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-    logMessageText: { type: 'boolean', default: false },
-    file: { type: 'string', minLength: 1 },
-  },
-} as const;
+const authSchema = section({
+  // Tokens read `<patPrefix>_pat_<random>`: characters that survive a header and a shell unquoted.
+  patPrefix: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$', default: 'smsgate' },
+  clientId: { ...nonEmptyString, default: 'messaging-api' },
+  issuer: { ...nonEmptyString, default: 'smsgate' },
+  accessTokenSeconds: { ...positiveInt, default: 300 },
+  refreshTokenSeconds: { ...positiveInt, default: 1800 },
+  legacy: section({
+    clientId: { ...nonEmptyString, default: 'legacy-api' },
+    // SPEC "Authentication" §6: legacy access tokens expire after 120 s, refresh tokens after 1,200 s.
+    accessTokenSeconds: { ...positiveInt, default: 120 },
+    refreshTokenSeconds: { ...positiveInt, default: 1200 },
+  }),
+  bruteForce: section({
+    windowMs: { ...positiveInt, default: 900000 },
+    maxFailuresPerUsername: { ...positiveInt, default: 10 },
+    maxFailuresPerAddress: { ...positiveInt, default: 100 },
+  }),
+});
+
+export const loggingSchema = section({
+  level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+  logMessageText: { type: 'boolean', default: false },
+  file: { type: 'string', minLength: 1 },
+});
 
 const routeSchema = {
   type: 'object',

@@ -5,9 +5,6 @@ import { MODEM_TRANSPORT_SCHEMA, type ModemTransportConfig } from './config.js';
 export const modemModule: TransportModule<'modem', ModemTransportConfig> = {
   type: 'modem',
   schema: MODEM_TRANSPORT_SCHEMA,
-  create: async (entry, deps) => {
-    // Loaded on demand: serialport is needed only when a config names a modem transport.
-    const { ModemTransport } = await import('./modem-transport.js');
-    return new ModemTransport(entry, deps);
-  },
+  // Loaded on demand: serialport is needed only when a config names a modem transport.
+  create: async (entry, deps) => new (await import('./modem-transport.js')).ModemTransport(entry, deps),
 };

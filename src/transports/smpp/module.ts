@@ -5,9 +5,6 @@ import { SMPP_TRANSPORT_SCHEMA, type SmppTransportConfig } from './config.js';
 export const smppModule: TransportModule<'smpp', SmppTransportConfig> = {
   type: 'smpp',
   schema: SMPP_TRANSPORT_SCHEMA,
-  create: async (entry, deps) => {
-    // Loaded on demand: the smpp package is needed only when a config names an SMPP transport.
-    const { SmppTransport } = await import('./smpp-transport.js');
-    return new SmppTransport(entry, deps);
-  },
+  // Loaded on demand: the smpp package is needed only when a config names an SMPP transport.
+  create: async (entry, deps) => new (await import('./smpp-transport.js')).SmppTransport(entry, deps),
 };
