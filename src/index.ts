@@ -11,7 +11,7 @@ import { createAdminListener, type AdminListener } from './admin/admin-listener.
 import { createApiApp } from './api/app.js';
 import { AuthService } from './auth/index.js';
 import { CampaignProcessor, CampaignService } from './campaigns/index.js';
-import type { SmsGateConfig } from './config/types.js';
+import type { SmsGateConfig } from './gateway-config.js';
 import { resolveEngineConfig, type EngineConfig } from './engine/config.js';
 import { DispatchEngine } from './engine/dispatch-engine.js';
 import { createTransports } from './engine/transport-factory.js';
@@ -208,8 +208,8 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-export type { SmsGateConfig } from './config/types.js';
-export { loadConfig, resolveConfigFromObject } from './config/index.js';
+export type { SmsGateConfig } from './gateway-config.js';
+export { loadConfig, resolveConfigFromObject } from './gateway-config.js';
 export { signBody, verifySignature } from './webhooks/index.js';
 export type { EngineConfig } from './engine/config.js';
 export { DispatchEngine } from './engine/dispatch-engine.js';

@@ -7,7 +7,7 @@ import Koa from 'koa';
 import type { Router } from '@koa/router';
 import { authRouter, type AuthService } from '../auth/index.js';
 import type { CampaignService } from '../campaigns/index.js';
-import type { SmsGateConfig } from '../config/types.js';
+import type { SmsGateConfig } from '../gateway-config.js';
 import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/database.js';

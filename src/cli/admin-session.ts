@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { AuthService } from '../auth/index.js';
-import { loadConfig, type SmsGateConfig } from '../config/index.js';
+import { loadConfig, type SmsGateConfig } from '../gateway-config.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { openStore, type Store } from '../store/database.js';

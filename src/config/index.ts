@@ -1,21 +1,21 @@
 /**
  * Loads the JSON config file: environment interpolation, ajv validation with defaults, then the
- * rules a schema cannot say (unique transport names, routes naming a configured transport).
+ * rules a schema cannot say (unique transport names, routes naming a configured transport, and the
+ * checks the composition root hands in). config/ knows no feature module: src/gateway-config.ts
+ * builds the loader from the transport registry and the feature modules' sections (issue 10 item 5).
  * Every failure is a GatewayError('CONFIG_INVALID') whose message names the file and the key, e.g.
  * `config/prod.json: transports[1].port: must be <= 65535`.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { adminConfigProblem } from '../admin/admin-config.js';
-import { isValidTimeZone } from '../campaigns/send-at.js';
 import { GatewayError } from '../errors.js';
-import { defaultKeyFileFor } from '../store/secret-box.js';
 import { interpolateEnv, type Environment } from './interpolate.js';
 import { formatJsonPath, parseInstancePath, type JsonPath } from './json-path.js';
-import { TRANSPORT_SCHEMAS, configSchema } from './schema.js';
-import type { RouteConfig, SmsGateConfig, TransportEntry, TransportType } from './types.js';
+import { buildConfigSchema, type ConfigSchemaParts } from './schema.js';
+import type { ConfigCore, ConfigProblem, RouteConfig } from './types.js';
 
 export type * from './types.js';
+export * from './schema.js';
 export type { Environment } from './interpolate.js';
 
 export const DEFAULT_CONFIG_PATH = 'config/default.json';
@@ -25,48 +25,71 @@ export function configPathFrom(path: string | undefined, env: Environment = proc
   return path ?? env['SMSGATE_CONFIG'] ?? DEFAULT_CONFIG_PATH;
 }
 
-export function loadConfig(path?: string, env: Environment = process.env): SmsGateConfig {
-  const file = configPathFrom(path, env);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : 'cannot be read';
-    throw new GatewayError('CONFIG_INVALID', `${file}: ${reason}`, { cause });
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (cause) {
-    throw new GatewayError('CONFIG_INVALID', `${file}: not valid JSON: ${(cause as Error).message}`, { cause });
-  }
-  return resolveConfigFromObject(parsed, file, env);
+/** What the composition root hands config/: the parts of the schema it does not own, and rules. */
+export interface ConfigSpec<Config extends ConfigCore> extends Omit<ConfigSchemaParts, 'transportTypes'> {
+  /** Each transport type's entry schema, checked after the common part. */
+  transports: readonly { type: string; schema: object }[];
+  /** Rules a schema cannot say, run in order after the transport and route rules. */
+  checks: readonly ((config: Config) => ConfigProblem | null)[];
+  /** Fills keys whose defaults derive from others (e.g. database.keyFile), after every check. */
+  complete(config: Config): void;
 }
 
-/** Validates an already parsed config (for tests and embedding); `sourceName` prefixes every error. */
-export function resolveConfigFromObject(input: unknown, sourceName: string, env: Environment = process.env): SmsGateConfig {
-  const candidate = interpolateEnv(input, env, sourceName);
-  const validators = getValidators();
-  if (!validators.config(candidate)) throw invalid(sourceName, [], validators.config.errors);
-  const config = candidate as Omit<SmsGateConfig, 'routes'> & { routes?: RouteConfig[] };
-  config.transports.forEach((entry, index) => {
-    const validate = validators.transports[entry.type];
-    if (!validate(entry)) throw invalid(sourceName, ['transports', index], validate.errors);
-  });
-  checkTransportNames(config.transports, sourceName);
-  // Omitted routes send everything through the first transport; the README says so.
-  const routes = config.routes ?? [{ prefix: '', transport: (config.transports[0] as TransportEntry).name }];
-  checkRoutes(routes, config.transports, sourceName);
-  const adminProblem = config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);
-  if (adminProblem !== null) throw new GatewayError('CONFIG_INVALID', `${sourceName}: ${adminProblem.key}: ${adminProblem.what}`, { details: { path: adminProblem.key } });
-  if (!isValidTimeZone(config.scheduling.timeZone)) {
-    fail(sourceName, ['scheduling', 'timeZone'], `"${config.scheduling.timeZone}" is not an IANA time zone (e.g. Europe/Dublin)`);
-  }
-  config.database.keyFile ??= defaultKeyFileFor(config.database.path);
-  return { ...config, routes };
+export interface ConfigLoader<Config> {
+  loadConfig(path?: string, env?: Environment): Config;
+  /** Validates an already parsed config (for tests and embedding); `sourceName` prefixes every error. */
+  resolveConfigFromObject(input: unknown, sourceName: string, env?: Environment): Config;
 }
 
-function checkTransportNames(transports: readonly TransportEntry[], sourceName: string): void {
+export function createConfigLoader<Config extends ConfigCore>(spec: ConfigSpec<Config>): ConfigLoader<Config> {
+  let compiled: Validators | undefined;
+  // Compiled once, on first use.
+  const validators = (): Validators => (compiled ??= compileValidators(spec));
+
+  function resolveConfigFromObject(input: unknown, sourceName: string, env: Environment = process.env): Config {
+    const candidate = interpolateEnv(input, env, sourceName);
+    const { config: validateConfig, transports } = validators();
+    if (!validateConfig(candidate)) throw invalid(sourceName, [], validateConfig.errors);
+    const config = candidate as Omit<Config, 'routes'> & { routes?: RouteConfig[] };
+    config.transports.forEach((entry, index) => {
+      const validate = transports.get(entry.type) as ValidateFunction;
+      if (!validate(entry)) throw invalid(sourceName, ['transports', index], validate.errors);
+    });
+    checkTransportNames(config.transports, sourceName);
+    // Omitted routes send everything through the first transport; the README says so.
+    const routes = config.routes ?? [{ prefix: '', transport: (config.transports[0] as ConfigCore['transports'][number]).name }];
+    checkRoutes(routes, config.transports, sourceName);
+    const resolved = { ...config, routes } as Config;
+    for (const check of spec.checks) {
+      const problem = check(resolved);
+      if (problem !== null) throw new GatewayError('CONFIG_INVALID', `${sourceName}: ${problem.key}: ${problem.what}`, { details: { path: problem.key } });
+    }
+    spec.complete(resolved);
+    return resolved;
+  }
+
+  function loadConfig(path?: string, env: Environment = process.env): Config {
+    const file = configPathFrom(path, env);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (cause) {
+      const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : 'cannot be read';
+      throw new GatewayError('CONFIG_INVALID', `${file}: ${reason}`, { cause });
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (cause) {
+      throw new GatewayError('CONFIG_INVALID', `${file}: not valid JSON: ${(cause as Error).message}`, { cause });
+    }
+    return resolveConfigFromObject(parsed, file, env);
+  }
+
+  return { loadConfig, resolveConfigFromObject };
+}
+
+function checkTransportNames(transports: readonly { name: string }[], sourceName: string): void {
   const seen = new Set<string>();
   transports.forEach((entry, index) => {
     if (seen.has(entry.name)) fail(sourceName, ['transports', index, 'name'], `duplicate transport name "${entry.name}"`);
@@ -74,7 +97,7 @@ function checkTransportNames(transports: readonly TransportEntry[], sourceName: 
   });
 }
 
-function checkRoutes(routes: readonly RouteConfig[], transports: readonly TransportEntry[], sourceName: string): void {
+function checkRoutes(routes: readonly RouteConfig[], transports: readonly { name: string }[], sourceName: string): void {
   const names = new Set(transports.map((t) => t.name));
   const prefixes = new Set<string>();
   routes.forEach((route, index) => {
@@ -113,23 +136,15 @@ function invalid(sourceName: string, basePath: JsonPath, errors: ErrorObject[] |
 
 interface Validators {
   config: ValidateFunction;
-  transports: Record<TransportType, ValidateFunction>;
+  transports: ReadonlyMap<string, ValidateFunction>;
 }
 
-let compiled: Validators | undefined;
-
-function getValidators(): Validators {
-  if (compiled === undefined) {
-    // useDefaults fills omitted keys in place; strict mode rejects mistakes in the schemas themselves.
-    const ajv = new Ajv({ useDefaults: true, strict: true, allErrors: false });
-    compiled = {
-      config: ajv.compile(configSchema),
-      transports: {
-        simulator: ajv.compile(TRANSPORT_SCHEMAS.simulator),
-        smpp: ajv.compile(TRANSPORT_SCHEMAS.smpp),
-        modem: ajv.compile(TRANSPORT_SCHEMAS.modem),
-      },
-    };
-  }
-  return compiled;
+function compileValidators(spec: Pick<ConfigSpec<ConfigCore>, 'transports' | 'defaultTransports' | 'sections'>): Validators {
+  // useDefaults fills omitted keys in place; strict mode rejects mistakes in the schemas themselves.
+  const ajv = new Ajv({ useDefaults: true, strict: true, allErrors: false });
+  const transportTypes = spec.transports.map((t) => t.type);
+  return {
+    config: ajv.compile(buildConfigSchema({ transportTypes, defaultTransports: spec.defaultTransports, sections: spec.sections })),
+    transports: new Map(spec.transports.map((t) => [t.type, ajv.compile(t.schema)])),
+  };
 }

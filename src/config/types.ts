@@ -1,16 +1,9 @@
 /**
- * The shape of the config file (ARCHITECTURE.md, "Config"), after defaults are applied.
- * The ajv schemas in ./schema.ts accept exactly this; unknown keys are an error naming the key.
+ * The sections of the config file that config/ owns, after defaults are applied. The whole file's
+ * type, with the feature modules' sections and the registry's transport entries, is SmsGateConfig
+ * in src/gateway-config.ts (the composition root), so config/ imports no feature module.
  * Relative paths are resolved against the current working directory (the README says so).
  */
-import type { AdminConfig } from '../admin/admin-config.js';
-import type { EngineConfig } from '../engine/config.js';
-import type { NumberingCountry } from '../sms/numbering.js';
-import type { ModemTransportConfig } from '../transports/modem/config.js';
-import type { SimulatorTransportConfig } from '../transports/simulator/config.js';
-import type { SmppTransportConfig } from '../transports/smpp/config.js';
-import type { WebhookSenderConfig } from '../webhooks/config.js';
-
 export interface DatabaseConfig {
   path: string;
   /** FULL by default: see src/store/database.ts. */
@@ -55,12 +48,6 @@ export interface AuthConfig {
   bruteForce: BruteForceConfig;
 }
 
-/** The `engine` section: the dispatch engine owns its meaning and defaults (src/engine/config.ts). */
-export type { EngineConfig } from '../engine/config.js';
-
-/** The `webhooks` section: the sender owns its meaning and defaults (src/webhooks/config.ts). */
-export type WebhooksConfig = WebhookSenderConfig;
-
 export interface LoggingConfig {
   level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Message text appears in logs only when this is true (STYLE.md rule 12). */
@@ -72,56 +59,21 @@ export interface LoggingConfig {
   file?: string;
 }
 
-export interface ProcessingConfig {
-  pollIntervalMs: number;
-}
-
 export interface RouteConfig {
   /** Longest matching prefix of the normalised msisdn wins; "" matches everything. */
   prefix: string;
   transport: string;
 }
 
-/**
- * Transport entries as the file gives them, validated per type against the transport's own
- * interface: the simulator's (with its exported schema), SmppTransportConfig and ModemTransportConfig.
- * Each transport module applies its own defaults, so unset optional fields stay absent here.
- */
-export type { SimulatorTransportConfig, SmppTransportConfig, ModemTransportConfig };
-
-export type TransportEntry = SimulatorTransportConfig | SmppTransportConfig | ModemTransportConfig;
-export type TransportType = TransportEntry['type'];
-
-/** Kept for modules written against the first skeleton: every entry has these two fields. */
-export interface TransportConfigBase {
-  name: string;
-  type: TransportType;
-}
-
-/** How recipients' national numbers become international (src/sms/numbering.ts). */
-export interface NumberingConfig {
-  /** ISO 3166-1 alpha-2 of the deployment; IE (SPEC.md: Irish numbers and UK mobiles) by default. */
-  country: NumberingCountry;
-}
-
-/** The zone sendAt is read in. */
-export interface SchedulingConfig {
-  /** An IANA zone; Europe/Dublin (SPEC.md Scheduling rule 1) by default. */
-  timeZone: string;
-}
-
-export interface SmsGateConfig {
+/** What config/ itself reads of a loaded file: the rest it validates by the schemas it is handed. */
+export interface ConfigCore {
   database: DatabaseConfig;
-  api: ApiConfig;
-  auth: AuthConfig;
-  transports: TransportEntry[];
+  transports: readonly { name: string; type: string }[];
   routes: RouteConfig[];
-  engine: EngineConfig;
-  webhooks: WebhooksConfig;
-  logging: LoggingConfig;
-  processing: ProcessingConfig;
-  /** The admin listener (metrics, status page, readiness); absent means off. */
-  admin?: AdminConfig;
-  numbering: NumberingConfig;
-  scheduling: SchedulingConfig;
+}
+
+/** A rule a schema cannot say, broken: `key` as users read it (`admin.token`), `what` is wrong. */
+export interface ConfigProblem {
+  key: string;
+  what: string;
 }

@@ -1,32 +1,25 @@
 /**
- * Builds the configured transports by type. SMPP and modem code is imported only when a config
- * names it, so the embedded default (simulator) never loads the smpp package or serialport.
+ * Builds the configured transports through the transport registry (src/transports/registry.ts).
+ * SMPP and modem code is imported only when a config names it, so the embedded default
+ * (simulator) never loads the smpp package or serialport.
  */
-import type { TransportConfigBase } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { SimulatorTransport, type SimulatorTransportConfig } from '../transports/simulator/index.js';
+import { TRANSPORT_MODULES, type TransportEntry } from '../transports/registry.js';
 import type { Transport } from '../transports/transport.js';
 
-export async function createTransports(configs: readonly TransportConfigBase[], logger: Logger): Promise<Transport[]> {
+export async function createTransports(configs: readonly TransportEntry[], logger: Logger): Promise<Transport[]> {
   const transports: Transport[] = [];
   for (const config of configs) transports.push(await createTransport(config, logger));
   return transports;
 }
 
-async function createTransport(config: TransportConfigBase, logger: Logger): Promise<Transport> {
-  switch (config.type) {
-    case 'simulator':
-      return new SimulatorTransport(config as unknown as SimulatorTransportConfig, { logger });
-    case 'smpp': {
-      const { SmppTransport } = await import('../transports/smpp/index.js');
-      return new SmppTransport(config as unknown as ConstructorParameters<typeof SmppTransport>[0], { logger });
-    }
-    case 'modem': {
-      const { ModemTransport } = await import('../transports/modem/index.js');
-      return new ModemTransport(config as unknown as ConstructorParameters<typeof ModemTransport>[0], { logger });
-    }
-    default:
-      throw new GatewayError('CONFIG_INVALID', `transport '${String(config.name)}': unknown type '${String((config as { type: unknown }).type)}'`);
+async function createTransport(config: TransportEntry, logger: Logger): Promise<Transport> {
+  // Entries come validated from the config loader; an embedder's hand-made entry may still name no module.
+  const found = TRANSPORT_MODULES.find((m) => m.type === config.type);
+  if (found === undefined) {
+    throw new GatewayError('CONFIG_INVALID', `transport '${String(config.name)}': unknown type '${String((config as { type: unknown }).type)}'`);
   }
+  // The module's `type` equals the entry's, so the entry is that module's own config.
+  return (found.create as (entry: TransportEntry, deps: { logger: Logger }) => Promise<Transport>)(config, { logger });
 }

@@ -45,12 +45,12 @@ export function inboundMessageJson(message: InboundMessageView): InboundMessageJ
 export class InboundAdmin {
   private readonly store: InboundStore;
 
-  constructor(private readonly db: SqliteDatabase, private readonly now: () => number = Date.now) {
+  constructor(db: SqliteDatabase, private readonly now: () => number = Date.now) {
     this.store = new InboundStore(db);
   }
 
   client(name: string): ClientRow {
-    const row = this.db.prepare('SELECT * FROM clients WHERE name = ?').get(name) as ClientRow | undefined;
+    const row = this.store.clientByName(name);
     if (row === undefined) throw new GatewayError('CLIENT_NOT_FOUND', `no client named "${name}"`);
     return row;
   }

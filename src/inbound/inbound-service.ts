@@ -14,7 +14,7 @@ import type { Logger } from '../log.js';
 import { numberingPlanFor, type NumberingPlan } from '../sms/index.js';
 import type { SqliteDatabase } from '../store/database.js';
 import type { InboundPartRow } from '../store/entities.js';
-import { InboundStore, type PartGroupKey } from '../store/inbound-store.js';
+import { InboundStore, type NewInboundMessage, type PartGroupKey } from '../store/inbound-store.js';
 import { insertOutboxRow } from '../store/webhook-store.js';
 import type { InboundMessage } from '../transports/transport.js';
 import { normalizeInboundAddress } from './address.js';
@@ -44,15 +44,8 @@ export type InboundOutcome =
   | { kind: 'part-repeated' }
   | { kind: 'message'; publicId: string; clientId: number | null; incomplete: boolean; optedOut: boolean };
 
-interface WholeMessage {
-  transport: string;
-  sender: string;
-  recipient: string;
-  text: string;
-  raw: string;
-  receivedAtMs: number;
-  incomplete: boolean;
-}
+/** A message as read off the parts, before it is given its public id and routed to a client. */
+type WholeMessage = Omit<NewInboundMessage, 'publicId' | 'clientId'>;
 
 export class InboundService {
   private readonly store: InboundStore;

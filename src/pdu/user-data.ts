@@ -4,15 +4,12 @@
  * septet boundary after the header (fill bits); with 8-bit data and UCS-2 it counts octets.
  */
 import { GatewayError } from '../errors.js';
-import { type Gsm7Shift, NATIONAL_LANGUAGE_ID, type NationalLanguage, decodeGsm7Septets, decodeUcs2, unpackSeptets } from '../sms/index.js';
+import { type Gsm7Shift, IEI, NATIONAL_LANGUAGE_ID, type NationalLanguage, decodeGsm7Septets, decodeUcs2, unpackSeptets } from '../sms/index.js';
 import type { Alphabet } from './dcs.js';
 import { octetsToHex } from './octets.js';
 
-/**
- * TS 23.040 §9.2.3.24: concatenation (8-bit reference §9.2.3.24.1, 16-bit §9.2.3.24.8) and
- * national language single / locking shift (§9.2.3.24.15, §9.2.3.24.16) element identifiers.
- */
-export const IEI = { concat8: 0x00, concat16: 0x08, nationalSingleShift: 0x24, nationalLockingShift: 0x25 } as const;
+/** The element identifiers read here are the ones smsgate writes (src/sms/udh.ts): one definition. */
+export { IEI };
 
 const LANGUAGE_BY_ID = new Map<number, NationalLanguage>(
   (Object.entries(NATIONAL_LANGUAGE_ID) as [NationalLanguage, number][]).map(([language, id]) => [id, language]),

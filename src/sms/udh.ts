@@ -5,7 +5,11 @@
 import { GatewayError } from '../errors.js';
 import { NATIONAL_LANGUAGE_ID, type NationalLanguage } from './national-languages.js';
 
-/** TS 23.040 §9.2.3.24: information element identifiers smsgate writes. */
+/**
+ * TS 23.040 §9.2.3.24: the information element identifiers smsgate writes and reads (src/pdu):
+ * concatenation (8-bit reference §9.2.3.24.1, 16-bit §9.2.3.24.8) and national language single /
+ * locking shift (§9.2.3.24.15, §9.2.3.24.16).
+ */
 export const IEI = {
   concat8: 0x00,
   concat16: 0x08,

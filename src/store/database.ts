@@ -7,7 +7,6 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
-import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type SqliteDatabase = BetterSqlite3.Database;
@@ -44,7 +43,8 @@ export async function openStore(options: StoreOptions, { migrate = true }: { mig
   const dataSource = new DataSource({
     type: 'better-sqlite3',
     database: options.path,
-    entities: [...ENTITIES],
+    // No entities: every query is a prepared statement in a *-store.ts module (src/store/entities.ts).
+    entities: [],
     migrations: [...MIGRATIONS],
     migrationsTransactionMode: 'each',
     synchronize: false,

@@ -1,10 +1,11 @@
 /**
- * TypeORM entity schemas, one per table of migrations/. EntitySchema (not decorators) because the
- * test runner's transform does not emit decorator metadata; every column therefore names its type.
- * Hot paths bypass TypeORM with prepared statements (see the *-store.ts modules); these schemas
- * serve admin work, repositories and the migration runner's metadata.
+ * The row types of the store's tables, and TABLE_COLUMNS: the same columns as a runtime list
+ * derived from them (issue 10 item 6). The migrations (migrations/) create the tables; the
+ * *-store.ts modules read and write them with prepared statements; nothing queries through TypeORM
+ * entities, so there are none (TypeORM runs the migrations only). test/store/schema-matches-rows.test.ts
+ * migrates a fresh file and compares every table's `PRAGMA table_info` with TABLE_COLUMNS, and the
+ * compiler checks TABLE_COLUMNS against the row types, so the three cannot drift.
  */
-import { EntitySchema } from 'typeorm';
 
 export interface ClientRow { id: number; name: string; active: number; webhook_url: string | null; webhook_secret_enc: string | null; created_at: number; inbound_webhook_url: string | null; optout_keywords: string | null }
 export interface UserRow { id: number; client_id: number; username: string; password_hash: string; is_admin: number; active: number; created_at: number }
@@ -30,95 +31,57 @@ export interface MessagePartRow {
 }
 export interface ReceiptRow { id: number; transport: string; message_id: string; status: string; final: number; error_code: string | null; done_at: string | null; raw: string; received_at: number; match_state: 'matched' | 'pending' | 'expired'; part_id: number | null }
 export interface UndecodablePduRow { id: number; transport: string; device: string; hex: string; reason_code: string; reason: string; received_at: number }
-export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number; public_id: string; client_id: number | null; incomplete: number }
+export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number; /** Added by ALTER TABLE, which cannot add NOT NULL: the migration backfills it and every insert writes one. */ public_id: string | null; client_id: number | null; incomplete: number }
 export interface InboundRouteRow { id: number; client_id: number; address: string; created_at: number }
 export interface InboundPartRow { id: number; transport: string; sender: string; recipient: string; scheme: string; reference: number; total: number; sequence: number; coding: 'gsm7' | 'ucs2' | 'binary'; body: string; raw: string; received_at: number }
 export interface OptoutRow { client_id: number; msisdn: string; source: 'keyword' | 'admin'; created_at: number }
+export interface CampaignRequestChunkRow { campaign_id: string; seq: number; recipients_json: string }
 export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string | null; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null; kind: 'receipt' | 'inbound' }
 
-const int = { type: 'integer' } as const;
-const intNull = { type: 'integer', nullable: true } as const;
-const text = { type: 'text' } as const;
-const textNull = { type: 'text', nullable: true } as const;
-const intPk = { type: 'integer', primary: true, generated: 'increment' } as const;
+/** How SQLite declares a column: its type affinity, and ` null` when it may hold NULL. */
+type ColumnDecl<Value> = `${[Exclude<Value, null>] extends [number] ? 'INTEGER' : 'TEXT'}${null extends Value ? ' null' : ''}`;
+/** Exactly the row's columns (a missing or extra key is a compile error), each declared as its type says. */
+type Columns<Row> = { readonly [Key in keyof Row]-?: ColumnDecl<Row[Key]> };
 
-export const ClientEntity = new EntitySchema<ClientRow>({
-  name: 'Client', tableName: 'clients',
-  columns: { id: intPk, name: { ...text, unique: true }, active: int, webhook_url: textNull, webhook_secret_enc: textNull, created_at: int, inbound_webhook_url: textNull, optout_keywords: textNull },
-});
-export const UserEntity = new EntitySchema<UserRow>({
-  name: 'User', tableName: 'users',
-  columns: { id: intPk, client_id: int, username: { ...text, unique: true }, password_hash: text, is_admin: int, active: int, created_at: int },
-});
-export const PersonalAccessTokenEntity = new EntitySchema<PersonalAccessTokenRow>({
-  name: 'PersonalAccessToken', tableName: 'personal_access_tokens',
-  columns: { id: intPk, user_id: int, token_hash: { ...text, unique: true }, token_hint: text, created_at: int, expires_at: intNull, revoked_at: intNull, last_used_at: intNull },
-});
-export const RefreshSessionEntity = new EntitySchema<RefreshSessionRow>({
-  name: 'RefreshSession', tableName: 'refresh_sessions',
-  columns: { id: { type: 'text', primary: true }, user_id: int, client_id: text, family_id: text, token_hash: { ...text, unique: true }, created_at: int, expires_at: int, used_at: intNull, revoked_at: intNull },
-});
-export const SigningKeyEntity = new EntitySchema<SigningKeyRow>({
-  name: 'SigningKey', tableName: 'signing_keys',
-  columns: { kid: { type: 'text', primary: true }, alg: text, private_jwk_enc: text, public_jwk: text, created_at: int, retired_at: intNull },
-});
-export const SenderEntity = new EntitySchema<SenderRow>({
-  name: 'Sender', tableName: 'senders',
-  columns: { id: intPk, client_id: int, name: text, type: int, created_at: int },
-});
-export const CampaignEntity = new EntitySchema<CampaignRow>({
-  name: 'Campaign', tableName: 'campaigns',
-  columns: {
-    id: { type: 'text', primary: true }, client_id: int, user_id: intNull, state: text, name: text, sender: text, text,
-    send_at_local: textNull, send_at: intNull, create_as_draft: int, should_save_list: int, request_recipients: textNull,
-    text_sent: textNull, encoding: textNull, parts_per_message: intNull, total_sent: intNull, skipped_count: intNull,
-    failure_reason: textNull, created_at: int, ready_at: intNull, dispatched_at: intNull,
-  },
-});
-export const RecipientEntity = new EntitySchema<RecipientRow>({
-  name: 'Recipient', tableName: 'recipients',
-  columns: { id: intPk, campaign_id: text, msisdn: text, client_reference: textNull, dispatch_state: text, status: text, last_status: textNull, updated_at: intNull },
-});
-export const MessagePartEntity = new EntitySchema<MessagePartRow>({
-  name: 'MessagePart', tableName: 'message_parts',
-  columns: {
-    id: intPk, recipient_id: int, campaign_id: text, part_number: int, parts_total: int, concat_reference: int, transport: textNull,
-    state: text, message_id: textNull, attempts: int, next_attempt_at: int, last_status: textNull, last_error_code: textNull,
-    submitted_at: intNull, final_at: intNull, updated_at: int,
-  },
-});
-export const ReceiptEntity = new EntitySchema<ReceiptRow>({
-  name: 'Receipt', tableName: 'receipts',
-  columns: { id: intPk, transport: text, message_id: text, status: text, final: int, error_code: textNull, done_at: textNull, raw: text, received_at: int, match_state: text, part_id: intNull },
-});
-export const InboundMessageEntity = new EntitySchema<InboundMessageRow>({
-  name: 'InboundMessage', tableName: 'inbound_messages',
-  columns: { id: intPk, transport: text, sender: text, recipient: text, text, raw: text, received_at: int, public_id: text, client_id: intNull, incomplete: int },
-});
-export const InboundRouteEntity = new EntitySchema<InboundRouteRow>({
-  name: 'InboundRoute', tableName: 'inbound_routes',
-  columns: { id: intPk, client_id: int, address: { ...text, unique: true }, created_at: int },
-});
-export const InboundPartEntity = new EntitySchema<InboundPartRow>({
-  name: 'InboundPart', tableName: 'inbound_parts',
-  columns: { id: intPk, transport: text, sender: text, recipient: text, scheme: text, reference: int, total: int, sequence: int, coding: text, body: text, raw: text, received_at: int },
-});
-export const OptoutEntity = new EntitySchema<OptoutRow>({
-  name: 'Optout', tableName: 'optouts',
-  columns: { client_id: { type: 'integer', primary: true }, msisdn: { type: 'text', primary: true }, source: text, created_at: int },
-});
-export const UndecodablePduEntity = new EntitySchema<UndecodablePduRow>({
-  name: 'UndecodablePdu', tableName: 'undecodable_pdus',
-  columns: { id: intPk, transport: text, device: text, hex: text, reason_code: text, reason: text, received_at: int },
-});
-export const WebhookOutboxEntity = new EntitySchema<WebhookOutboxRow>({
-  name: 'WebhookOutbox', tableName: 'webhook_outbox',
-  columns: { id: intPk, client_id: int, recipient_id: intNull, body: text, state: text, attempts: int, next_attempt_at: int, last_error: textNull, created_at: int, delivered_at: intNull, dead_at: intNull, event_id: textNull, dead_reason: textNull, dead_url: textNull, kind: text },
-});
+function columns<Row>(declared: Columns<Row>): Columns<Row> {
+  return declared;
+}
 
-export const ENTITIES = [
-  ClientEntity, UserEntity, PersonalAccessTokenEntity, RefreshSessionEntity, SigningKeyEntity, SenderEntity,
-  CampaignEntity, RecipientEntity, MessagePartEntity, ReceiptEntity, InboundMessageEntity, WebhookOutboxEntity,
-  UndecodablePduEntity,
-  InboundRouteEntity, InboundPartEntity, OptoutEntity,
-] as const;
+/**
+ * Every table the migrations create (except TypeORM's own `migrations`), column by column. A
+ * primary key column counts as NOT NULL whatever SQLite's table_info says (an INTEGER PRIMARY KEY is
+ * the rowid and never NULL; the text keys are always written).
+ */
+export const TABLE_COLUMNS = {
+  clients: columns<ClientRow>({ id: 'INTEGER', name: 'TEXT', active: 'INTEGER', webhook_url: 'TEXT null', webhook_secret_enc: 'TEXT null', created_at: 'INTEGER', inbound_webhook_url: 'TEXT null', optout_keywords: 'TEXT null' }),
+  users: columns<UserRow>({ id: 'INTEGER', client_id: 'INTEGER', username: 'TEXT', password_hash: 'TEXT', is_admin: 'INTEGER', active: 'INTEGER', created_at: 'INTEGER' }),
+  personal_access_tokens: columns<PersonalAccessTokenRow>({ id: 'INTEGER', user_id: 'INTEGER', token_hash: 'TEXT', token_hint: 'TEXT', created_at: 'INTEGER', expires_at: 'INTEGER null', revoked_at: 'INTEGER null', last_used_at: 'INTEGER null' }),
+  refresh_sessions: columns<RefreshSessionRow>({ id: 'TEXT', user_id: 'INTEGER', client_id: 'TEXT', family_id: 'TEXT', token_hash: 'TEXT', created_at: 'INTEGER', expires_at: 'INTEGER', used_at: 'INTEGER null', revoked_at: 'INTEGER null' }),
+  signing_keys: columns<SigningKeyRow>({ kid: 'TEXT', alg: 'TEXT', private_jwk_enc: 'TEXT', public_jwk: 'TEXT', created_at: 'INTEGER', retired_at: 'INTEGER null' }),
+  senders: columns<SenderRow>({ id: 'INTEGER', client_id: 'INTEGER', name: 'TEXT', type: 'INTEGER', created_at: 'INTEGER' }),
+  campaigns: columns<CampaignRow>({
+    id: 'TEXT', client_id: 'INTEGER', user_id: 'INTEGER null', state: 'TEXT', name: 'TEXT', sender: 'TEXT', text: 'TEXT',
+    send_at_local: 'TEXT null', send_at: 'INTEGER null', create_as_draft: 'INTEGER', should_save_list: 'INTEGER', request_recipients: 'TEXT null',
+    text_sent: 'TEXT null', encoding: 'TEXT null', parts_per_message: 'INTEGER null', total_sent: 'INTEGER null', skipped_count: 'INTEGER null',
+    failure_reason: 'TEXT null', created_at: 'INTEGER', ready_at: 'INTEGER null', dispatched_at: 'INTEGER null',
+  }),
+  campaign_request_chunks: columns<CampaignRequestChunkRow>({ campaign_id: 'TEXT', seq: 'INTEGER', recipients_json: 'TEXT' }),
+  recipients: columns<RecipientRow>({ id: 'INTEGER', campaign_id: 'TEXT', msisdn: 'TEXT', client_reference: 'TEXT null', dispatch_state: 'TEXT', status: 'TEXT', last_status: 'TEXT null', updated_at: 'INTEGER null' }),
+  message_parts: columns<MessagePartRow>({
+    id: 'INTEGER', recipient_id: 'INTEGER', campaign_id: 'TEXT', part_number: 'INTEGER', parts_total: 'INTEGER', concat_reference: 'INTEGER', transport: 'TEXT null',
+    state: 'TEXT', message_id: 'TEXT null', attempts: 'INTEGER', next_attempt_at: 'INTEGER', last_status: 'TEXT null', last_error_code: 'TEXT null',
+    submitted_at: 'INTEGER null', final_at: 'INTEGER null', updated_at: 'INTEGER',
+  }),
+  receipts: columns<ReceiptRow>({ id: 'INTEGER', transport: 'TEXT', message_id: 'TEXT', status: 'TEXT', final: 'INTEGER', error_code: 'TEXT null', done_at: 'TEXT null', raw: 'TEXT', received_at: 'INTEGER', match_state: 'TEXT', part_id: 'INTEGER null' }),
+  inbound_messages: columns<InboundMessageRow>({ id: 'INTEGER', transport: 'TEXT', sender: 'TEXT', recipient: 'TEXT', text: 'TEXT', raw: 'TEXT', received_at: 'INTEGER', public_id: 'TEXT null', client_id: 'INTEGER null', incomplete: 'INTEGER' }),
+  inbound_routes: columns<InboundRouteRow>({ id: 'INTEGER', client_id: 'INTEGER', address: 'TEXT', created_at: 'INTEGER' }),
+  inbound_parts: columns<InboundPartRow>({ id: 'INTEGER', transport: 'TEXT', sender: 'TEXT', recipient: 'TEXT', scheme: 'TEXT', reference: 'INTEGER', total: 'INTEGER', sequence: 'INTEGER', coding: 'TEXT', body: 'TEXT', raw: 'TEXT', received_at: 'INTEGER' }),
+  optouts: columns<OptoutRow>({ client_id: 'INTEGER', msisdn: 'TEXT', source: 'TEXT', created_at: 'INTEGER' }),
+  undecodable_pdus: columns<UndecodablePduRow>({ id: 'INTEGER', transport: 'TEXT', device: 'TEXT', hex: 'TEXT', reason_code: 'TEXT', reason: 'TEXT', received_at: 'INTEGER' }),
+  webhook_outbox: columns<WebhookOutboxRow>({
+    id: 'INTEGER', client_id: 'INTEGER', recipient_id: 'INTEGER null', body: 'TEXT', state: 'TEXT', attempts: 'INTEGER', next_attempt_at: 'INTEGER', last_error: 'TEXT null',
+    created_at: 'INTEGER', delivered_at: 'INTEGER null', dead_at: 'INTEGER null', event_id: 'TEXT null', dead_reason: 'TEXT null', dead_url: 'TEXT null', kind: 'TEXT',
+  }),
+} as const;
+
+export type TableName = keyof typeof TABLE_COLUMNS;

@@ -5,7 +5,7 @@
  * caller (src/inbound) wraps the writes of one arrival in one transaction.
  */
 import type { SqliteDatabase } from './database.js';
-import type { InboundPartRow } from './entities.js';
+import type { ClientRow, InboundPartRow } from './entities.js';
 
 export interface PartGroupKey {
   transport: string;
@@ -121,6 +121,8 @@ export class InboundStore {
       ),
       setInboundWebhook: db.prepare<[string | null, number]>(`UPDATE clients SET inbound_webhook_url = ? WHERE id = ?`),
       setOptoutKeywords: db.prepare<[string | null, number]>(`UPDATE clients SET optout_keywords = ? WHERE id = ?`),
+      clientByName: db.prepare<[string], ClientRow>(`SELECT * FROM clients WHERE name = ?`),
+      clientName: db.prepare<[number]>(`SELECT name FROM clients WHERE id = ?`).pluck(),
       unrouted: db.prepare<[number], MessageRow>(
         `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
          WHERE m.client_id IS NULL ORDER BY m.received_at, m.id LIMIT ?`,
@@ -212,6 +214,15 @@ export class InboundStore {
 
   removeRoute(address: string): boolean {
     return this.s.removeRoute.run(address).changes === 1;
+  }
+
+  clientByName(name: string): ClientRow | undefined {
+    return this.s.clientByName.get(name);
+  }
+
+  /** The name of client `clientId`, or undefined when there is none. */
+  clientName(clientId: number): string | undefined {
+    return this.s.clientName.get(clientId) as string | undefined;
   }
 
   route(address: string): InboundRouteView | undefined {

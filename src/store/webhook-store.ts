@@ -129,6 +129,7 @@ function prepareStatements(db: SqliteDatabase) {
     assignEventId: db.prepare<[string, number]>(`UPDATE webhook_outbox SET event_id = ? WHERE id = ? AND event_id IS NULL`),
     eventIdOf: db.prepare<[number]>(`SELECT event_id FROM webhook_outbox WHERE id = ?`).pluck(),
     countByState: db.prepare<[]>(`SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state`),
+    statesOf: db.prepare<[string]>(`SELECT state FROM webhook_outbox WHERE id IN (SELECT value FROM json_each(?))`).pluck(),
   };
 }
 
@@ -218,6 +219,11 @@ export function requeueProbe(db: SqliteDatabase, filter: RedriveFilter, nowMs: n
 /** Every endpoint that has redrivable dead letters (read when the sender starts). */
 export function listRedriveEndpoints(db: SqliteDatabase, cutoffMs: number): RedriveEndpoint[] {
   return statements(db).redriveEndpoints.all(cutoffMs, cutoffMs) as RedriveEndpoint[];
+}
+
+/** The states of the outbox rows `ids` (rows that no longer exist are left out). */
+export function outboxStatesOf(db: SqliteDatabase, ids: readonly number[]): OutboxState[] {
+  return statements(db).statesOf.all(JSON.stringify(ids)) as OutboxState[];
 }
 
 export function countOutboxByState(db: SqliteDatabase): Record<OutboxState, number> {

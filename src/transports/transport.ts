@@ -8,9 +8,11 @@
  * report) only after the handler's promise resolves, so a receipt is never acknowledged before
  * it is stored.
  */
-import type { Encoding } from '../sms/index.js';
+import type { Encoding, SenderKind } from '../sms/index.js';
+import type { TransportType } from './registry.js';
 
-export type SenderKind = 'alphanumeric' | 'shortcode' | 'international';
+// One definition of the sender kinds (src/sms/sender-id.ts), re-exported for transports' users.
+export type { SenderKind } from '../sms/index.js';
 
 export interface OutboundSender {
   /** Sender id as the campaign gave it, trimmed. */
@@ -158,7 +160,7 @@ export interface TransportHandlers {
 
 export interface Transport {
   readonly name: string;
-  readonly type: 'smpp' | 'modem' | 'simulator';
+  readonly type: TransportType;
   /** Most submits this transport can usefully have in flight at once (the engine's queue concurrency). */
   readonly windowSize: number;
   /** Parts per second this transport accepts at most (the engine's queue rate). */

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { AuthService } from '../../src/auth/index.js';
-import { resolveConfigFromObject, type SmsGateConfig } from '../../src/config/index.js';
+import { resolveConfigFromObject, type SmsGateConfig } from '../../src/gateway-config.js';
 import { silentLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';

@@ -4,7 +4,7 @@
  * an invalid one exits 1 with the file and the key (`config/x.json: transports[0].window: must be
  * >= 1`). Nothing is opened: no database, no port, no device.
  */
-import { configPathFrom, loadConfig } from '../../config/index.js';
+import { configPathFrom, loadConfig } from '../../gateway-config.js';
 import { withCodedExit } from '../coded-exit.js';
 import { adminOutput } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, unknownWordError, withUsage } from '../args.js';

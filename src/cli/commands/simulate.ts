@@ -13,6 +13,7 @@ import { InboundService } from '../../inbound/inbound-service.js';
 import { simulatedInboundParts } from '../../inbound/simulated-inbound.js';
 import { silentLogger } from '../../log.js';
 import { numberingPlanFor } from '../../sms/index.js';
+import { InboundStore } from '../../store/inbound-store.js';
 import { adminOutput, withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 
@@ -51,7 +52,7 @@ export async function run(args: string[]): Promise<number> {
       let outcome = service.receive(transport, parts[0] as (typeof parts)[number]);
       for (const part of parts.slice(1)) outcome = service.receive(transport, part);
       if (outcome.kind !== 'message') throw new Error(`the simulated message did not complete (${outcome.kind})`);
-      const owner = outcome.clientId === null ? null : (store.db.prepare('SELECT name FROM clients WHERE id = ?').pluck().get(outcome.clientId) as string);
+      const owner = outcome.clientId === null ? null : (new InboundStore(store.db).clientName(outcome.clientId) as string);
       const result = { messageId: outcome.publicId, transport, parts: parts.length, client: owner, optedOut: outcome.optedOut };
       out.result(owner === null ? `message ${result.messageId} stored unrouted (no route for ${to})` : `message ${result.messageId} stored for client ${owner}`, result);
       return 0;

@@ -6,7 +6,7 @@
  */
 import type { AdminConfig } from '../../admin/admin-config.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
-import { loadConfig } from '../../config/index.js';
+import { loadConfig } from '../../gateway-config.js';
 import { isGatewayError } from '../../errors.js';
 import { withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';

@@ -7,12 +7,12 @@
  * them itself with the full retry policy and reports the outcome, with progress on a terminal
  * (issue 13 item 3).
  */
-import type { SmsGateConfig } from '../../config/index.js';
+import type { SmsGateConfig } from '../../gateway-config.js';
 import { createLogger } from '../../log.js';
 import { AuthStore } from '../../store/auth-store.js';
 import type { Store } from '../../store/database.js';
 import { SecretBox } from '../../store/secret-box.js';
-import { countOutboxByState, listDeadLetters, requeueDeadLetters, type DeadLetterRow } from '../../store/webhook-store.js';
+import { countOutboxByState, listDeadLetters, outboxStatesOf, requeueDeadLetters, type DeadLetterRow } from '../../store/webhook-store.js';
 import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
 import { withStore } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
@@ -137,10 +137,9 @@ async function sendNow(store: Store, config: SmsGateConfig, ids: readonly number
   const sender = new WebhookSender({
     store, secretBox: SecretBox.fromKeyFile(config.database.keyFile), logger, config: { ...config.webhooks, redriveWithinMs: 0 },
   });
-  const states = store.db.prepare(`SELECT state FROM webhook_outbox WHERE id IN (SELECT value FROM json_each(?))`).pluck();
   const count = () => {
     const tally = { delivered: 0, dead: 0, pending: 0 };
-    for (const state of states.all(JSON.stringify(ids)) as ('delivered' | 'dead' | 'pending')[]) tally[state] += 1;
+    for (const state of outboxStatesOf(store.db, ids)) tally[state] += 1;
     return tally;
   };
   // The longest an event can take: every attempt timing out plus every retry delay, with a margin.

@@ -1,0 +1,134 @@
+/**
+ * The composition root of the config file (issue 10 item 5): config/ validates and reports, this
+ * module hands it what the feature modules own (their sections' schemas and defaults, the transport
+ * registry, the rules a schema cannot say). Arrows point inward: features and this root import
+ * config/, never the other way.
+ */
+import { adminConfigProblem, adminConfigSchema, type AdminConfig } from './admin/admin-config.js';
+import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from './campaigns/campaign-processor.js';
+import { isValidTimeZone, SEND_AT_ZONE } from './campaigns/send-at.js';
+import { createConfigLoader, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from './config/index.js';
+import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from './config/types.js';
+import { ENGINE_DEFAULTS, type EngineConfig } from './engine/config.js';
+import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from './sms/numbering.js';
+import { defaultKeyFileFor } from './store/secret-box.js';
+import { TRANSPORT_MODULES, type TransportEntry } from './transports/registry.js';
+import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './webhooks/config.js';
+
+export { configPathFrom, DEFAULT_CONFIG_PATH } from './config/index.js';
+export type * from './config/types.js';
+export type { EngineConfig } from './engine/config.js';
+export type { ModemTransportConfig } from './transports/modem/config.js';
+export type { SimulatorTransportConfig } from './transports/simulator/config.js';
+export type { SmppTransportConfig } from './transports/smpp/config.js';
+export type { TransportEntry, TransportType } from './transports/registry.js';
+
+/** The `webhooks` section: the sender owns its meaning and defaults (src/webhooks/config.ts). */
+export type WebhooksConfig = WebhookSenderConfig;
+
+export interface ProcessingConfig {
+  pollIntervalMs: number;
+}
+
+/** How recipients' national numbers become international (src/sms/numbering.ts). */
+export interface NumberingConfig {
+  /** ISO 3166-1 alpha-2 of the deployment; IE (SPEC.md: Irish numbers and UK mobiles) by default. */
+  country: NumberingCountry;
+}
+
+/** The zone sendAt is read in. */
+export interface SchedulingConfig {
+  /** An IANA zone; Europe/Dublin (SPEC.md Scheduling rule 1) by default. */
+  timeZone: string;
+}
+
+/** The shape of the config file (ARCHITECTURE.md, "Config"), after defaults are applied. */
+export interface SmsGateConfig {
+  database: DatabaseConfig;
+  api: ApiConfig;
+  auth: AuthConfig;
+  /** Validated per type against the transport's own schema; each transport applies its own defaults. */
+  transports: TransportEntry[];
+  routes: RouteConfig[];
+  engine: EngineConfig;
+  webhooks: WebhooksConfig;
+  logging: LoggingConfig;
+  processing: ProcessingConfig;
+  /** The admin listener (metrics, status page, readiness); absent means off. */
+  admin?: AdminConfig;
+  numbering: NumberingConfig;
+  scheduling: SchedulingConfig;
+}
+
+// The sections' defaults come from the modules that own those numbers (ENGINE_DEFAULTS,
+// DEFAULT_WEBHOOK_CONFIG, DEFAULT_PROCESSING_POLL_INTERVAL_MS), which also apply them when a
+// library user passes none.
+const engineSchema = section({
+  batchSize: { ...positiveInt, default: ENGINE_DEFAULTS.batchSize },
+  pollIntervalMs: { ...positiveInt, default: ENGINE_DEFAULTS.pollIntervalMs },
+  maxAttempts: { ...positiveInt, default: ENGINE_DEFAULTS.maxAttempts },
+  retryBaseDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryBaseDelayMs },
+  retryMaxDelayMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.retryMaxDelayMs },
+  unmatchedReceiptTtlMs: { ...positiveInt, default: ENGINE_DEFAULTS.unmatchedReceiptTtlMs },
+  drainTimeoutMs: { ...nonNegativeInt, default: ENGINE_DEFAULTS.drainTimeoutMs },
+});
+
+const webhooksSchema = section({
+  timeoutMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.timeoutMs },
+  // SPEC "Events" §6: up to three retries, about 2, 4 and 8 seconds apart.
+  retryDelaysMs: { type: 'array', items: nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.retryDelaysMs },
+  // SPEC "Events" §7: the breaker opens for 30 seconds after two transient failures.
+  breakerOpenMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerOpenMs },
+  breakerFailures: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerFailures },
+  concurrency: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.concurrency },
+  // Issue 9 item 7: transient dead letters younger than this are redriven when their endpoint recovers; 0: off.
+  redriveWithinMs: { ...nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.redriveWithinMs },
+});
+
+const processingSchema = section({
+  pollIntervalMs: { ...positiveInt, default: DEFAULT_PROCESSING_POLL_INTERVAL_MS },
+});
+
+const numberingSchema = section({
+  // SPEC.md's Irish (and UK mobile) rules unless a deployment elsewhere names its country (src/sms/numbering.ts).
+  country: { enum: NUMBERING_COUNTRIES, default: DEFAULT_NUMBERING_COUNTRY },
+});
+
+const schedulingSchema = section({
+  // SPEC.md Scheduling rule 1; checked as an IANA zone after validation (timeZoneProblem).
+  timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
+});
+
+function adminProblem(config: SmsGateConfig): ConfigProblem | null {
+  return config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);
+}
+
+function timeZoneProblem(config: SmsGateConfig): ConfigProblem | null {
+  const zone = config.scheduling.timeZone;
+  return isValidTimeZone(zone) ? null : { key: 'scheduling.timeZone', what: `"${zone}" is not an IANA time zone (e.g. Europe/Dublin)` };
+}
+
+const loader = createConfigLoader<SmsGateConfig>({
+  transports: TRANSPORT_MODULES,
+  defaultTransports: [{ name: 'sim', type: 'simulator' }],
+  // In this order after `routes`: ajv reports the first error in schema order.
+  sections: {
+    engine: engineSchema,
+    webhooks: webhooksSchema,
+    logging: loggingSchema,
+    processing: processingSchema,
+    // No default: without the section there is no admin listener (issue 13).
+    admin: adminConfigSchema,
+    numbering: numberingSchema,
+    scheduling: schedulingSchema,
+  },
+  checks: [adminProblem, timeZoneProblem],
+  complete: (config) => {
+    config.database.keyFile ??= defaultKeyFileFor(config.database.path);
+  },
+});
+
+/** `path`, else $SMSGATE_CONFIG, else config/default.json; every failure a CONFIG_INVALID naming file and key. */
+export const loadConfig = loader.loadConfig;
+/** Validates an already parsed config (for tests and embedding); `sourceName` prefixes every error. */
+export const resolveConfigFromObject = loader.resolveConfigFromObject;
