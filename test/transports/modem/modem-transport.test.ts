@@ -353,7 +353,7 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(t.transport.devices()[0]?.health).toEqual({ rssi: 17, signalDbm: -79, registration: 'registered-roaming', operator: 'Test Telecom' });
   });
 
-  it('comes back failed-temporary RESULT_UNKNOWN for a part in flight when its modem is unplugged, then reopens it', async () => {
+  it('comes back temporary RESULT_UNKNOWN for a part in flight when its modem is unplugged, then reopens it', async () => {
     const emu = await emulator('m0', { timing: { submitDelayMs: [400, 400] } });
     const t = await transport([{ path: emu.path }]);
     const pending = t.transport.submit(message('in flight'));

@@ -84,7 +84,7 @@ describe('throttling', () => {
 });
 
 describe('connection loss', () => {
-  it('returns every unacknowledged part failed-temporary, reconnects, and a retry delivers all', async () => {
+  it('returns every unacknowledged part temporary (or not-sent once down), reconnects, and a retry delivers all', async () => {
     rig = await startRig({ dropAfterSubmits: 5, responseDelayMs: 30 }, { window: 10 });
     const messages = Array.from({ length: 12 }, (_, index) => outbound(`m${index}`));
     const first = await Promise.all(messages.map((message) => rig!.transport.submit(message)));

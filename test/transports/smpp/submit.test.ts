@@ -69,7 +69,7 @@ describe('SmppTransport submit', () => {
     ]);
   });
 
-  it('returns failed-temporary RESPONSE_TIMEOUT when no submit_sm_resp comes', async () => {
+  it('returns temporary RESPONSE_TIMEOUT when no submit_sm_resp comes', async () => {
     rig = await startRig({ onSubmit: () => ({ kind: 'never' }) }, { responseTimeoutMs: 500 });
     expect(await rig.transport.submit(outbound('x'))).toEqual([{ part: 1, kind: 'temporary', status: 'RESPONSE_TIMEOUT' }]);
   });
