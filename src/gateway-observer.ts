@@ -8,9 +8,13 @@
  * State that can be read (queue depth, binds up, dead letters, modem signal) is not reported
  * here: the admin reads it when scraped.
  */
-import type { PartOutcome, TransportState } from './transports/transport.js';
+import type { TransportState } from './transports/transport.js';
 
-export type PartOutcomeKind = PartOutcome['kind'];
+/**
+ * The smsgate_part_outcomes_total label values (README): a 'not-sent' part counts as
+ * failed-temporary, as it did before the outcome union named it.
+ */
+export type PartOutcomeKind = 'accepted' | 'failed-permanent' | 'failed-temporary';
 
 /** What one webhook attempt came to: a 2xx, a retry scheduled, or a dead letter. */
 export type WebhookAttemptResult = 'delivered' | 'retry' | 'dead';

@@ -123,7 +123,7 @@ async function runWith(deviceCount: number, unplugOne: boolean): Promise<RunResu
 
   const inWindow = acceptedAtMs.filter((t) => t <= endMs).length;
   const accepted = outcomes.filter((o) => o.kind === 'accepted').length;
-  const resultUnknown = outcomes.filter((o) => o.kind === 'failed-temporary' && o.status === 'RESULT_UNKNOWN').length;
+  const resultUnknown = outcomes.filter((o) => o.kind === 'temporary' && o.status === 'RESULT_UNKNOWN').length;
   const stoppedOrOther = outcomes.length - accepted - resultUnknown;
   return {
     devices: deviceCount,
@@ -145,7 +145,7 @@ function report(label: string, r: RunResult): void {
       `${label}`,
       `  throughput: ${r.partsPerScaledMinute.toFixed(1)} parts/scaled-min = ${(r.partsPerScaledMinute / TIME_SCALE).toFixed(2)} parts/real-min`,
       `  limit (rates x uptime): ${r.limitPerScaledMinute.toFixed(1)} parts/scaled-min (nominal ${r.nominalLimitPerScaledMinute}); achieved ${(ratio * 100).toFixed(1)}% ${ratio >= 0.95 ? '(within 5%)' : '(MORE than 5% below)'}`,
-      `  parts submitted ${r.submittedParts}: accepted ${r.accepted}, failed-temporary RESULT_UNKNOWN ${r.resultUnknown}, other failed-temporary (stop/down) ${r.otherFailures}, without outcome ${r.unresolved}`,
+      `  parts submitted ${r.submittedParts}: accepted ${r.accepted}, temporary RESULT_UNKNOWN ${r.resultUnknown}, other (not-sent: stop/down) ${r.otherFailures}, without outcome ${r.unresolved}`,
     ].join('\n'),
   );
 }

@@ -1,10 +1,11 @@
 /**
  * Writes what a transport said about each submitted part, in group-committed transactions:
  * accepted -> 'submitted' with its message id (then any receipt that arrived early is matched);
- * failed-temporary -> back to 'queued' for a later attempt (nextRetryAt), or 'undelivered' with
- * the last status once engine.maxAttempts attempts failed; failed-permanent -> 'undelivered'.
- * A transport that is down or stopped (HOLD_STATUSES), and any temporary failure while the engine
- * is stopping, holds the part without spending an attempt.
+ * temporary -> back to 'queued' for a later attempt (nextRetryAt), or 'undelivered' with the last
+ * status once engine.maxAttempts attempts failed; permanent -> 'undelivered'. not-sent (the
+ * transport was down or stopping), and any temporary failure while the engine is stopping, holds
+ * the part without spending an attempt. This is the only place attempts are counted (the
+ * contract is on PartOutcome in src/transports/transport.ts).
  */
 import type { Logger } from '../log.js';
 import { fitStatus } from '../receipts/index.js';
@@ -15,13 +16,6 @@ import type { WriteBatcher } from './write-batcher.js';
 import type { ReceiptApplier } from './receipt-applier.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 import { attemptsExhausted, nextRetryAt } from './retry-policy.js';
-
-/**
- * Statuses of parts a transport refused without touching the network (transport contract: down;
- * the SMPP and modem transports also say TRANSPORT_STOPPED while stopping). They never reached a
- * peer, so they go back to the queue without spending an attempt.
- */
-export const HOLD_STATUSES: ReadonlySet<string> = new Set(['TRANSPORT_DOWN', 'TRANSPORT_STOPPED']);
 
 export interface SubmitResult {
   transport: string;
@@ -100,12 +94,15 @@ export class OutcomeWriter {
         }
         return;
       }
-      case 'failed-temporary': {
+      case 'not-sent': {
+        this.hold(part, outcome.reason, null, nowMs, tally);
+        return;
+      }
+      case 'temporary': {
         const status = this.fit(outcome.status, part, tally);
         const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
-        if (HOLD_STATUSES.has(outcome.status) || this.stopping) {
-          tally.counts.held++;
-          this.store.requeue(part.id, part.attempts, nowMs + this.config.pollIntervalMs, status, errorCode, nowMs);
+        if (this.stopping) {
+          this.hold(part, status, errorCode, nowMs, tally);
           return;
         }
         const attempts = part.attempts + 1;
@@ -119,12 +116,18 @@ export class OutcomeWriter {
         this.fail(part, attempts, status, errorCode, nowMs, tally);
         return;
       }
-      case 'failed-permanent': {
+      case 'permanent': {
         const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
         this.fail(part, part.attempts + 1, this.fit(outcome.status, part, tally), errorCode, nowMs, tally);
         return;
       }
     }
+  }
+
+  /** Back to the queue after the poll interval, attempts unchanged: nothing was spent. */
+  private hold(part: ClaimablePart, status: string, errorCode: string | null, nowMs: number, tally: Tally): void {
+    tally.counts.held++;
+    this.store.requeue(part.id, part.attempts, nowMs + this.config.pollIntervalMs, status, errorCode, nowMs);
   }
 
   private fail(part: ClaimablePart, attempts: number, status: string, errorCode: string | null, nowMs: number, tally: Tally): void {
@@ -146,5 +149,5 @@ export class OutcomeWriter {
 
 /** Transport contract: every requested part gets one outcome. A missing one is treated as a lost response. */
 function missingOutcome(part: ClaimablePart): PartOutcome {
-  return { part: part.part_number, kind: 'failed-temporary', status: 'NO_OUTCOME' };
+  return { part: part.part_number, kind: 'temporary', status: 'NO_OUTCOME' };
 }

@@ -14,7 +14,7 @@
  * is claimed, and sent, within about a second even on a slow transport.
  */
 import PQueue from 'p-queue';
-import type { GatewayObserver } from '../gateway-observer.js';
+import type { GatewayObserver, PartOutcomeKind } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
@@ -166,7 +166,7 @@ export class TransportLane {
     const sender = plan?.sender;
     if (plan === undefined || sender === undefined) {
       const status = plan === undefined ? 'CAMPAIGN_MISSING' : 'INVALID_SENDER';
-      await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'failed-permanent', status })));
+      await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'permanent', status })));
       return;
     }
     const message = this.messageFor(parts, first, plan, sender);
@@ -184,13 +184,13 @@ export class TransportLane {
     try {
       observer.partsSubmitted(transport.name, parts.length);
       const outcomes = await transport.submit(message);
-      for (const outcome of outcomes) observer.partOutcome(transport.name, outcome.kind);
+      for (const outcome of outcomes) observer.partOutcome(transport.name, outcomeLabel(outcome));
       return outcomes;
     } catch (err) {
       parts.forEach(() => observer.partOutcome(transport.name, 'failed-temporary'));
       // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
       logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
-      return parts.map((p) => ({ part: p.part_number, kind: 'failed-temporary', status: 'SUBMIT_ERROR' }));
+      return parts.map((p) => ({ part: p.part_number, kind: 'temporary', status: 'SUBMIT_ERROR' }));
     }
   }
 
@@ -225,5 +225,18 @@ export class TransportLane {
       concatReference: first.concat_reference,
       ...(everyPart ? {} : { partNumbers: parts.map((p) => p.part_number) }),
     };
+  }
+}
+
+/** The metric's label values (README, Admin listener) predate the union's kind names: kept as they were. */
+function outcomeLabel(outcome: PartOutcome): PartOutcomeKind {
+  switch (outcome.kind) {
+    case 'accepted':
+      return 'accepted';
+    case 'permanent':
+      return 'failed-permanent';
+    case 'temporary':
+    case 'not-sent':
+      return 'failed-temporary';
   }
 }

@@ -42,13 +42,36 @@ export interface OutboundMessage {
   partNumbers?: readonly number[];
 }
 
+/**
+ * What a transport says about one part: the whole seam between a transport and the engine. The
+ * transport only reports what happened; the engine alone decides hold, retry, backoff and attempt
+ * counts (src/engine/outcome-writer.ts), so a lasting temporary error is sent at most
+ * `engine.maxAttempts` times in all. A transport never retries a part that reached its peer.
+ *
+ * - `accepted`: the peer took the part. The engine marks it submitted with `messageId` (already
+ *   normalised, see normalizeMessageId) and waits for its receipt.
+ * - `not-sent`: nothing reached the network because the transport is down or stopping. The engine
+ *   holds the part (back to the queue after its poll interval) without spending an attempt.
+ *   Handing a part to another link inside the transport (a modem lost before the PDU was written)
+ *   happens before any outcome and is not an attempt either.
+ * - `temporary`: the part was tried and may succeed later (throttled, queue full, timeout, link
+ *   lost with the result unknown). The engine spends one attempt and requeues it after its backoff,
+ *   at least `retryAfterMs` when given, or fails it with `status` once engine.maxAttempts is spent.
+ *   While the engine stops it holds the part instead.
+ * - `permanent`: the part will never go. The engine spends the attempt and fails it at once.
+ *
+ * `status` is the code recorded on the part and shown to the recipient (SMPP command_status name,
+ * `CMS_ERROR_<n>`, a local code such as RESPONSE_TIMEOUT; at most 30 characters), `errorCode` the
+ * peer's numeric code when it gave one.
+ */
 export type PartOutcome =
-  /** The peer took the part; messageId is already normalised (see normalizeMessageId). */
   | { part: number; kind: 'accepted'; messageId: string }
-  /** Final failure: status is what the recipient's receipt will say (max 30 characters). */
-  | { part: number; kind: 'failed-permanent'; status: string; errorCode?: number }
-  /** Worth retrying later (throttled, queue full, timeout, link down). */
-  | { part: number; kind: 'failed-temporary'; status: string; errorCode?: number; retryAfterMs?: number };
+  | { part: number; kind: 'not-sent'; reason: NotSentReason }
+  | { part: number; kind: 'temporary'; status: string; errorCode?: number; retryAfterMs?: number }
+  | { part: number; kind: 'permanent'; status: string; errorCode?: number };
+
+/** Why a part never reached the network. */
+export type NotSentReason = 'TRANSPORT_DOWN' | 'TRANSPORT_STOPPED';
 
 export interface TransportReceipt {
   /** Normalised message id, in the same form the transport gave in the 'accepted' outcome. */
@@ -172,13 +195,14 @@ export interface Transport {
   start(): Promise<void>;
   /**
    * Stops taking submits, waits up to drainTimeoutMs for in-flight responses, then disconnects
-   * cleanly (SMPP unbind). Every submit still pending after that resolves with 'failed-temporary'.
+   * cleanly (SMPP unbind). Every submit still pending after that resolves: 'temporary' for a part
+   * already written to the peer, 'not-sent' (TRANSPORT_STOPPED) for one still waiting locally.
    */
   stop(drainTimeoutMs?: number): Promise<void>;
   /**
    * Sends the message's parts. Never rejects for a per-part problem: every requested part gets
-   * exactly one outcome. While the transport is down, parts resolve as 'failed-temporary'
-   * (status 'TRANSPORT_DOWN') without touching the network.
+   * exactly one outcome. While the transport is down or stopped, parts resolve as 'not-sent'
+   * without touching the network.
    */
   submit(message: OutboundMessage): Promise<PartOutcome[]>;
   currentState(): TransportState;

@@ -225,18 +225,18 @@ describe('dispatch engine orderings', () => {
     expect(rows[0]!.received_at).toBeLessThanOrEqual(afterMs);
   });
 
-  it('puts a part refused as TRANSPORT_DOWN or TRANSPORT_STOPPED back without spending an attempt', async () => {
+  it('puts a not-sent part (TRANSPORT_DOWN or TRANSPORT_STOPPED) back without spending an attempt', async () => {
     const transport = new ScriptedTransport();
     harness = await startEngineHarness({ transports: [transport], engine: { maxAttempts: 1 } });
     const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'] });
     await waitFor(() => transport.held.length, (n) => n === 1);
-    transport.held.shift()!.answer([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' }]);
+    transport.held.shift()!.answer([{ part: 1, kind: 'not-sent', reason: 'TRANSPORT_DOWN' }]);
     await waitFor(() => transport.held.length, (n) => n === 1);
-    transport.held.shift()!.answer([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_STOPPED' }]);
+    transport.held.shift()!.answer([{ part: 1, kind: 'not-sent', reason: 'TRANSPORT_STOPPED' }]);
     await waitFor(() => transport.held.length, (n) => n === 1);
     expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'submitting', attempts: 0 });
     // With maxAttempts 1, one real temporary failure is final.
-    transport.held.shift()!.answer([{ part: 1, kind: 'failed-temporary', status: 'ESME_RMSGQFUL' }]);
+    transport.held.shift()!.answer([{ part: 1, kind: 'temporary', status: 'ESME_RMSGQFUL' }]);
     const [recipient] = await waitFor(() => harness!.recipients(campaignId), allFinal);
     expect(recipient).toMatchObject({ status: 'undelivered', last_status: 'ESME_RMSGQFUL' });
     expect(harness.parts(campaignId)[0]).toMatchObject({ state: 'undelivered', attempts: 1 });

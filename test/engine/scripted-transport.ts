@@ -32,9 +32,9 @@ export class ScriptedTransport implements Transport {
   async stop(): Promise<void> {
     this.stopCalls++;
     this.state = { state: 'down', reason: 'stopped' };
-    // Transport contract: every submit still pending resolves failed-temporary.
+    // Transport contract: every submit still pending resolves (temporary: the peer had it).
     for (const h of this.held.splice(0)) {
-      h.answer((h.message.partNumbers ?? h.message.segments.map((_, i) => i + 1)).map((part) => ({ part, kind: 'failed-temporary', status: 'STOPPED' })));
+      h.answer((h.message.partNumbers ?? h.message.segments.map((_, i) => i + 1)).map((part) => ({ part, kind: 'temporary', status: 'STOPPED' })));
     }
   }
 

@@ -2,8 +2,9 @@
  * One modem of a transport's pool: opens the serial port, initialises the modem, takes parts from
  * the shared queue at the profile's rate, polls health, and when the port closes or errors (USB
  * unplug) reopens it with backoff and initialises again. A part it holds when the link drops goes
- * back to the queue if nothing was sent, or comes back 'failed-temporary' (RESULT_UNKNOWN) if
- * the PDU was already written.
+ * back to the queue if nothing was sent (another device takes it, within the same engine attempt),
+ * or comes back 'temporary' (RESULT_UNKNOWN) if the PDU was already written. A part that reached
+ * the modem is never sent again here: the engine alone retries (transport.ts, PartOutcome).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -31,7 +32,7 @@ export interface DeviceWorkerOptions {
   registrationPollMs: number;
   healthIntervalMs: number;
   reopenBackoffMs: readonly number[];
-  maxAttemptsPerPart: number;
+  /** The least delay before the engine retries a part this modem refused temporarily. */
   retryDelayMs: number;
   queue: PartQueue;
   logger: Logger;
@@ -301,23 +302,17 @@ export class DeviceWorker {
         if (result.status.startsWith('CMS_ERROR')) this.lastCmsError = result.status;
         if (!result.temporary) {
           log.warn({ status: result.status }, 'part rejected');
-          part.resolve({ part: part.sequence, kind: 'failed-permanent', status: result.status, ...(result.errorCode === undefined ? {} : { errorCode: result.errorCode }) });
+          part.resolve({ part: part.sequence, kind: 'permanent', status: result.status, ...(result.errorCode === undefined ? {} : { errorCode: result.errorCode }) });
           return;
         }
-        part.attempts++;
-        if (part.attempts < this.options.maxAttemptsPerPart) {
-          log.info({ status: result.status, attempt: part.attempts }, 'temporary modem error; retrying');
-          part.notBeforeMs = Date.now() + this.options.retryDelayMs;
-          this.options.queue.pushFront(part);
-          return;
-        }
-        log.warn({ status: result.status, attempts: part.attempts }, 'part failed temporarily');
+        log.warn({ status: result.status }, 'part failed temporarily');
         part.resolve(temporary(part, result.status, result.errorCode, this.options.retryDelayMs));
         return;
       }
       case 'not-sent':
         if (result.status === 'DEVICE_LOST') {
-          // Nothing went out: another device (or this one, reopened) sends it.
+          // Nothing went out: another device (or this one, reopened) sends it, within the same
+          // engine attempt (README, Modem transport).
           this.options.queue.pushFront(part);
           return;
         }
@@ -333,5 +328,5 @@ export class DeviceWorker {
 }
 
 function temporary(part: QueuedPart, status: string, errorCode: number | undefined, retryAfterMs: number): PartOutcome {
-  return { part: part.sequence, kind: 'failed-temporary', status, retryAfterMs, ...(errorCode === undefined ? {} : { errorCode }) };
+  return { part: part.sequence, kind: 'temporary', status, retryAfterMs, ...(errorCode === undefined ? {} : { errorCode }) };
 }

@@ -70,7 +70,6 @@ export class ModemTransport implements Transport {
         registrationPollMs: options.registrationPollMs ?? 1_000,
         healthIntervalMs: this.config.healthIntervalMs,
         reopenBackoffMs: this.config.reopenBackoffMs,
-        maxAttemptsPerPart: this.config.maxAttemptsPerPart,
         retryDelayMs: this.config.retryDelayMs,
         queue: this.queue,
         logger: this.logger.child({ device: name }),
@@ -111,7 +110,7 @@ export class ModemTransport implements Transport {
     if (this.pruneTimer !== null) clearInterval(this.pruneTimer);
     await Promise.all(this.workers.map((w) => w.stop(drainTimeoutMs)));
     for (const part of this.queue.drainAll()) {
-      part.resolve({ part: part.sequence, kind: 'failed-temporary', status: 'TRANSPORT_STOPPED' });
+      part.resolve({ part: part.sequence, kind: 'not-sent', reason: 'TRANSPORT_STOPPED' });
     }
     this.setState({ state: 'down', reason: 'stopped' });
   }
@@ -146,8 +145,8 @@ export class ModemTransport implements Transport {
     const total = message.segments.length;
     const wanted = message.partNumbers ?? Array.from({ length: total }, (_, i) => i + 1);
     if (this.stopped || this.stateValue.state !== 'bound') {
-      const status = this.stopped ? 'TRANSPORT_STOPPED' : 'TRANSPORT_DOWN';
-      return wanted.map((part) => ({ part, kind: 'failed-temporary', status }));
+      const reason = this.stopped ? 'TRANSPORT_STOPPED' : 'TRANSPORT_DOWN';
+      return wanted.map((part) => ({ part, kind: 'not-sent', reason }));
     }
     let parts;
     try {
@@ -159,11 +158,11 @@ export class ModemTransport implements Transport {
       // A message the codec cannot encode will never go: permanent, with the codec's code as status.
       const status = isGatewayError(err) ? err.code.slice(0, MAX_STATUS_CHARS) : 'PDU_ENCODE_FAILED';
       this.logger.warn({ messageKey: message.messageKey, status }, 'cannot encode message');
-      return wanted.map((part) => ({ part, kind: 'failed-permanent', status }));
+      return wanted.map((part) => ({ part, kind: 'permanent', status }));
     }
     const outcomes = wanted.map((sequence) => {
       const part = parts.find((p) => p.sequence === sequence);
-      if (part === undefined) return Promise.resolve<PartOutcome>({ part: sequence, kind: 'failed-permanent', status: 'NO_SUCH_PART' });
+      if (part === undefined) return Promise.resolve<PartOutcome>({ part: sequence, kind: 'permanent', status: 'NO_SUCH_PART' });
       return new Promise<PartOutcome>((resolve) => {
         this.queue.push({
           messageKey: message.messageKey,
@@ -172,7 +171,6 @@ export class ModemTransport implements Transport {
           total: part.total,
           hex: part.hex,
           tpduOctets: part.tpduOctets,
-          attempts: 0,
           notBeforeMs: 0,
           resolve,
         });
@@ -198,7 +196,7 @@ export class ModemTransport implements Transport {
     this.setState(starting && this.stateValue.state !== 'bound' ? { state: 'binding' } : { state: 'down', reason: 'no modem ready' });
     // No device can send: waiting parts fail now rather than sit in a queue nobody drains.
     for (const part of this.queue.drainAll()) {
-      part.resolve({ part: part.sequence, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' });
+      part.resolve({ part: part.sequence, kind: 'not-sent', reason: 'TRANSPORT_DOWN' });
     }
   }
 

@@ -13,9 +13,7 @@ export interface QueuedPart {
   total: number;
   hex: string;
   tpduOctets: number;
-  /** Sends tried so far that ended in a temporary modem error. */
-  attempts: number;
-  /** Not to be taken before this time (retry delay). */
+  /** Not to be taken before this time. */
   notBeforeMs: number;
   resolve(outcome: PartOutcome): void;
 }

@@ -25,15 +25,13 @@ import type {
 import { resolveSimulatorConfig, type ResolvedSimulatorConfig, type ResolvedSimulatorOutcome, type SimulatorTransportConfig } from './config.js';
 import { decodeSimulatorMessageId, encodeSimulatorMessageId } from './message-id.js';
 
-/** Transport contract: the status of parts refused while the transport is down. */
-const TRANSPORT_DOWN = 'TRANSPORT_DOWN';
 /** Bound on remembered per-part attempt counts for 'temporary' outcomes. */
 const MAX_TRACKED_ATTEMPTS = 100_000;
 
 /**
  * Overrides the outcome table for every part (tests, demos): accept (receipt with defaultStatus),
  * reject (permanent failure REJECTD), temporary (ESME_RTHROTTLED), hold (no answer until stop(),
- * like an SMSC that never responds; then failed-temporary).
+ * like an SMSC that never responds; then temporary TRANSPORT_STOPPED, the result being unknown).
  */
 export type ForcedOutcome = 'accept' | 'reject' | 'temporary' | 'hold';
 
@@ -190,13 +188,19 @@ export class SimulatorTransport implements Transport {
     const outcomes: PartOutcome[] = [];
     for (const part of partNumbers) {
       if (this.state.state !== 'bound') {
-        outcomes.push({ part, kind: 'failed-temporary', status: TRANSPORT_DOWN });
+        outcomes.push({ part, kind: 'not-sent', reason: 'TRANSPORT_DOWN' });
         continue;
       }
-      if (this.forced === 'hold') await this.waitForStop();
-      else await this.takeSlot();
+      if (this.forced === 'hold') {
+        // The part reached the simulated SMSC, which never answered: like a lost submit_sm_resp,
+        // the result is unknown, so the engine spends an attempt on it.
+        await this.waitForStop();
+        outcomes.push({ part, kind: 'temporary', status: 'TRANSPORT_STOPPED' });
+        continue;
+      }
+      await this.takeSlot();
       if (this.state.state !== 'bound') {
-        outcomes.push({ part, kind: 'failed-temporary', status: TRANSPORT_DOWN });
+        outcomes.push({ part, kind: 'not-sent', reason: 'TRANSPORT_DOWN' });
         continue;
       }
       outcomes.push(this.submitPart(message, part));
@@ -205,16 +209,16 @@ export class SimulatorTransport implements Transport {
   }
 
   private submitPart(message: OutboundMessage, part: number): PartOutcome {
-    if (this.forced === 'reject') return { part, kind: 'failed-permanent', status: 'REJECTD' };
-    if (this.forced === 'temporary') return { part, kind: 'failed-temporary', status: 'ESME_RTHROTTLED' };
+    if (this.forced === 'reject') return { part, kind: 'permanent', status: 'REJECTD' };
+    if (this.forced === 'temporary') return { part, kind: 'temporary', status: 'ESME_RTHROTTLED' };
     const rule = this.forced === 'accept' ? undefined : this.outcomeFor(message.destination);
-    if (rule?.kind === 'reject') return { part, kind: 'failed-permanent', status: rule.status };
+    if (rule?.kind === 'reject') return { part, kind: 'permanent', status: rule.status };
     if (rule?.kind === 'temporary') {
       const key = `${message.destination}/${message.concatReference}/${part}`;
       const failedSoFar = this.attemptsByPart.get(key) ?? 0;
       if (rule.failures === undefined || failedSoFar < rule.failures) {
         this.rememberAttempt(key, failedSoFar + 1);
-        return { part, kind: 'failed-temporary', status: rule.status };
+        return { part, kind: 'temporary', status: rule.status };
       }
       this.attemptsByPart.delete(key);
     }

@@ -1,7 +1,7 @@
 /**
  * SMPP 3.4 §5.1.3 command_status values, with smsgate's classification:
  * - 'temporary': the same PDU may succeed later (throttling, queue full, system error) so the
- *   part comes back failed-temporary and the engine retries it;
+ *   part comes back temporary and the engine retries it;
  * - 'permanent': the PDU itself is wrong for this SMSC (bad address, bad data coding, refused)
  *   and a retry would get the same answer, so the part fails with the status name;
  * - 'bind': answers to a bind; the bind is retried slowly (see reconnect.ts).

@@ -6,12 +6,13 @@
  * SessionWindow (slots, deadlines, fail-all on close); a submit waits for a free slot on the
  * least-loaded bound bind (bind-choice.ts). Rate: one token bucket of maxPerSecond for the carrier, so the
  * binds share it. A bind told to slow down (ESME_RTHROTTLED / ESME_RMSGQFUL) pauses (throttle.ts)
- * and its part comes back failed-temporary with retryAfterMs.
+ * and its part comes back temporary with retryAfterMs.
  */
 import type { PDU } from 'smpp';
 import { silentLogger, type Logger } from '../../log.js';
 import { normalizeMessageId, parseSmppReceipt } from '../../receipts/index.js';
 import type {
+  NotSentReason,
   OutboundMessage,
   PartOutcome,
   Transport,
@@ -37,7 +38,7 @@ export interface SmppTransportOptions {
   random?: () => number;
 }
 
-/** Status texts of failed-temporary outcomes that did not come from the SMSC. */
+/** Status texts of temporary and not-sent outcomes that did not come from the SMSC. */
 export const LOCAL_STATUS = {
   transportDown: 'TRANSPORT_DOWN',
   transportStopped: 'TRANSPORT_STOPPED',
@@ -129,14 +130,14 @@ export class SmppTransport implements Transport {
   }
 
   submit(message: OutboundMessage): Promise<PartOutcome[]> {
-    if (this.stopping) return Promise.resolve(requestedParts(message).map((part) => temporary(part, LOCAL_STATUS.transportStopped)));
+    if (this.stopping) return Promise.resolve(requestedParts(message).map((part) => notSent(part, 'TRANSPORT_STOPPED')));
     const plan = planSubmits(message, this.config);
     if (!plan.ok) {
       this.logger.warn({ messageKey: message.messageKey, status: plan.status }, plan.detail);
-      return Promise.resolve(requestedParts(message).map((part): PartOutcome => ({ part, kind: 'failed-permanent', status: plan.status })));
+      return Promise.resolve(requestedParts(message).map((part): PartOutcome => ({ part, kind: 'permanent', status: plan.status })));
     }
     if (!this.anyBindBound()) {
-      return Promise.resolve(requestedParts(message).map((part) => temporary(part, LOCAL_STATUS.transportDown)));
+      return Promise.resolve(requestedParts(message).map((part) => notSent(part, 'TRANSPORT_DOWN')));
     }
     // Hot path (one PDU, a slot and a token free now): one promise, no async hop.
     if (plan.submits.length === 1) {
@@ -152,8 +153,8 @@ export class SmppTransport implements Transport {
     for (const planned of submits) {
       const slot = this.acquireNow() ?? (await this.acquireSlot());
       if (slot === null) {
-        const status = this.stopping ? LOCAL_STATUS.transportStopped : LOCAL_STATUS.transportDown;
-        pending.push(Promise.resolve(planned.parts.map((part) => temporary(part, status))));
+        const reason = this.stopping ? 'TRANSPORT_STOPPED' : 'TRANSPORT_DOWN';
+        pending.push(Promise.resolve(planned.parts.map((part) => notSent(part, reason))));
         continue;
       }
       pending.push(this.send(planned, slot));
@@ -182,15 +183,16 @@ export class SmppTransport implements Transport {
 
   private outcomes(planned: PlannedSubmit, bind: SmppBind, result: RequestResult): PartOutcome[] {
     if (result.kind === 'failed') {
-      const status = result.code === 'TRANSPORT_STOPPED' ? LOCAL_STATUS.transportStopped : result.code;
-      return planned.parts.map((part) => temporary(part, status));
+      // The PDU went to (or was meant for) the wire: the SMSC may have it, so this is a temporary
+      // failure that spends an attempt, never 'not-sent' (the engine holds it anyway while stopping).
+      return planned.parts.map((part) => temporary(part, result.code));
     }
     const commandStatus = result.pdu.command_status;
     if (result.pdu.command === 'generic_nack' && !SLOW_DOWN_STATUSES.has(commandStatus)) {
       // SMPP 3.4 §4.3: the SMSC could not read our submit_sm, whatever its content. Nothing says
       // the message is bad, so the part is retried; the link stays up.
       this.logger.warn({ bind: bind.index, commandStatus: describeCommandStatus(commandStatus) }, 'submit_sm answered with generic_nack');
-      return planned.parts.map((part) => ({ part, kind: 'failed-temporary', status: LOCAL_STATUS.genericNack, errorCode: commandStatus }));
+      return planned.parts.map((part) => ({ part, kind: 'temporary', status: LOCAL_STATUS.genericNack, errorCode: commandStatus }));
     }
     if (commandStatus === COMMAND_STATUS_CODE.ESME_ROK) {
       bind.throttle.onAccepted();
@@ -209,12 +211,12 @@ export class SmppTransport implements Transport {
       const retryAfterMs = bind.throttle.onSlowDown(Date.now());
       this.logger.info({ bind: bind.index, status: info.name, pauseMs: retryAfterMs }, 'SMSC asked to slow down');
       setTimeout(() => this.wakeAll(), retryAfterMs).unref();
-      return planned.parts.map((part) => ({ part, kind: 'failed-temporary', status: info.name, errorCode: commandStatus, retryAfterMs }));
+      return planned.parts.map((part) => ({ part, kind: 'temporary', status: info.name, errorCode: commandStatus, retryAfterMs }));
     }
     if (info.kind === 'temporary') {
-      return planned.parts.map((part) => ({ part, kind: 'failed-temporary', status: info.name, errorCode: commandStatus }));
+      return planned.parts.map((part) => ({ part, kind: 'temporary', status: info.name, errorCode: commandStatus }));
     }
-    return planned.parts.map((part) => ({ part, kind: 'failed-permanent', status: info.name, errorCode: commandStatus }));
+    return planned.parts.map((part) => ({ part, kind: 'permanent', status: info.name, errorCode: commandStatus }));
   }
 
   /**
@@ -345,7 +347,11 @@ function requestedParts(message: OutboundMessage): readonly number[] {
 }
 
 function temporary(part: number, status: string): PartOutcome {
-  return { part, kind: 'failed-temporary', status };
+  return { part, kind: 'temporary', status };
+}
+
+function notSent(part: number, reason: NotSentReason): PartOutcome {
+  return { part, kind: 'not-sent', reason };
 }
 
 function sameState(a: TransportState, b: TransportState): boolean {

@@ -25,6 +25,7 @@ describeTransportConformance('modem', async () => {
       type: 'modem',
       devices: [{ path: emulator.path, messagesPerMinute: 6000 }],
       retryDelayMs: 10,
+      // The old inner retry's setting: the suite checks a temporary refusal is still sent once.
       maxAttemptsPerPart: 2,
       reopenBackoffMs: [100],
     },

@@ -134,22 +134,27 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(emu.received.map((r) => r.pdu.userData.concat)).toEqual([{ reference: 0x2a, referenceBits: 8, total: 3, sequence: 2 }]);
   });
 
-  it('retries a temporary +CMS ERROR 42 (congestion) and then succeeds', async () => {
+  it('reports a temporary +CMS ERROR 42 (congestion) after one send, and the next submit succeeds', async () => {
     const emu = await emulator('m0');
     const t = await transport([{ path: emu.path }]);
     emu.failNextSubmits(42, 1);
-    const outcomes = await t.transport.submit(message('retry me'));
-    expect(outcomes[0]?.kind).toBe('accepted');
+    // The engine alone retries (issue 10 item 2): one AT+CMGS, then the outcome.
+    const first = await t.transport.submit(message('retry me'));
+    expect(first).toEqual([{ part: 1, kind: 'temporary', status: 'CMS_ERROR_42', errorCode: 42, retryAfterMs: 10 }]);
+    expect(emu.commands.filter((c) => c.startsWith('AT+CMGS=')).length).toBe(1);
+    const second = await t.transport.submit(message('retry me'));
+    expect(second[0]?.kind).toBe('accepted');
     expect(emu.commands.filter((c) => c.startsWith('AT+CMGS=')).length).toBe(2);
     expect(emu.received).toHaveLength(1);
   });
 
-  it('gives up after maxAttemptsPerPart temporary errors with failed-temporary CMS_ERROR_332', async () => {
+  it('sends once per submit whatever maxAttemptsPerPart says: temporary CMS_ERROR_332 with retryDelayMs as retryAfterMs', async () => {
     const emu = await emulator('m0');
     const t = await transport([{ path: emu.path }], { maxAttemptsPerPart: 2 });
     emu.failNextSubmits(332, 2);
     const outcomes = await t.transport.submit(message('network timeout'));
-    expect(outcomes).toEqual([{ part: 1, kind: 'failed-temporary', status: 'CMS_ERROR_332', errorCode: 332, retryAfterMs: 10 }]);
+    expect(outcomes).toEqual([{ part: 1, kind: 'temporary', status: 'CMS_ERROR_332', errorCode: 332, retryAfterMs: 10 }]);
+    expect(emu.submitPdusReceived).toBe(1);
   });
 
   it('fails a part permanently on +CMS ERROR 1 (unassigned number), also in the verbose AT+CMEE=2 form', async () => {
@@ -158,7 +163,7 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     emu.failNextSubmits(1, 1);
     const outcomes = await t.transport.submit(message('nobody there'));
     expect(emu.commands).toContain('AT+CMEE=2');
-    expect(outcomes).toEqual([{ part: 1, kind: 'failed-permanent', status: 'CMS_ERROR_1', errorCode: 1 }]);
+    expect(outcomes).toEqual([{ part: 1, kind: 'permanent', status: 'CMS_ERROR_1', errorCode: 1 }]);
   });
 
   it('cancels a send with ESC when the prompt never comes, fails the part temporarily, and keeps working', async () => {
@@ -167,7 +172,7 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     const t = await transport([{ path: emu.path, profile: 'test-fast' }], { profilesDir: dirWithProfile });
     emu.dropNextPrompts(1);
     const first = await t.transport.submit(message('no prompt', '353871234567', 'a'));
-    expect(first).toEqual([{ part: 1, kind: 'failed-temporary', status: 'PROMPT_TIMEOUT', retryAfterMs: 10 }]);
+    expect(first).toEqual([{ part: 1, kind: 'temporary', status: 'PROMPT_TIMEOUT', retryAfterMs: 10 }]);
     const second = await t.transport.submit(message('after the prompt failure', '353871234567', 'b'));
     expect(second[0]?.kind).toBe('accepted');
     expect(emu.received.map((r) => r.pdu.userData.text)).toEqual(['after the prompt failure']);
@@ -330,7 +335,7 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     const t = await transport([{ path: emu.path }]);
     expect(t.transport.currentState().state).not.toBe('bound');
     expect(t.transport.devices()[0]?.lastError).toBe('MODEM_SIM_PIN_REQUIRED');
-    expect(await t.transport.submit(message('x'))).toEqual([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' }]);
+    expect(await t.transport.submit(message('x'))).toEqual([{ part: 1, kind: 'not-sent', reason: 'TRANSPORT_DOWN' }]);
   });
 
   it('probes identity whether the firmware answers bare lines or "+CGSN: ..." prefixed ones', async () => {
@@ -348,14 +353,14 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(t.transport.devices()[0]?.health).toEqual({ rssi: 17, signalDbm: -79, registration: 'registered-roaming', operator: 'Test Telecom' });
   });
 
-  it('comes back failed-temporary RESULT_UNKNOWN for a part in flight when its modem is unplugged, then reopens it', async () => {
+  it('comes back temporary RESULT_UNKNOWN for a part in flight when its modem is unplugged, then reopens it', async () => {
     const emu = await emulator('m0', { timing: { submitDelayMs: [400, 400] } });
     const t = await transport([{ path: emu.path }]);
     const pending = t.transport.submit(message('in flight'));
     await until(() => emu.commands.some((c) => c.startsWith('AT+CMGS')), 'send started');
     await new Promise((r) => setTimeout(r, 100));
     await emu.unplug();
-    expect(await pending).toEqual([{ part: 1, kind: 'failed-temporary', status: 'RESULT_UNKNOWN', retryAfterMs: 10 }]);
+    expect(await pending).toEqual([{ part: 1, kind: 'temporary', status: 'RESULT_UNKNOWN', retryAfterMs: 10 }]);
     await until(() => t.transport.currentState().state === 'down', 'down');
     await emu.plugIn();
     await until(() => t.transport.currentState().state === 'bound', 'reopened and initialised');
@@ -376,17 +381,37 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     const outcomes = (await Promise.all(submits)).flat();
     expect(outcomes).toHaveLength(12);
     const accepted = outcomes.filter((o) => o.kind === 'accepted').length;
-    const unknown = outcomes.filter((o) => o.kind === 'failed-temporary' && o.status === 'RESULT_UNKNOWN').length;
+    const unknown = outcomes.filter((o) => o.kind === 'temporary' && o.status === 'RESULT_UNKNOWN').length;
     expect(accepted + unknown).toBe(12);
     expect(unknown).toBeLessThanOrEqual(1);
     expect(a.received.length + b.received.length).toBeGreaterThanOrEqual(accepted);
     expect(b.received.length).toBeGreaterThan(0);
   });
 
+  it('hands a part to another modem when the PDU was never written, within one submit (no attempt spent)', async () => {
+    // m0 takes the part and never gives the '> ' prompt; m1 is not plugged in yet, so m0 has it.
+    const m0 = await emulator('m0');
+    m0.dropNextPrompts(1);
+    const m1 = new ModemEmulator({ dir, name: 'm1' });
+    emulators.push(m1);
+    const slowPrompt = profilesDir({ 'test-slow-prompt': { timeouts: { commandMs: 5000, promptMs: 30_000, submitMs: 60_000 } } });
+    const t = await transport([{ path: m0.path, profile: 'test-slow-prompt' }, { path: m1.path }], { profilesDir: slowPrompt });
+    const pending = t.transport.submit(message('handed over'));
+    await until(() => m0.commands.some((c) => c.startsWith('AT+CMGS=')), 'm0 to get the AT+CMGS');
+    await m1.plugIn();
+    await until(() => t.transport.links().filter((l) => l.state === 'bound').length === 2, 'm1 to be ready');
+    // m0 is unplugged before the PDU went out: the part goes back to the shared queue, m1 sends it.
+    await m0.unplug();
+    const outcomes = await pending;
+    expect(outcomes).toEqual([expect.objectContaining({ part: 1, kind: 'accepted' })]);
+    expect(m0.submitPdusReceived).toBe(0);
+    expect(m1.received.map((r) => r.pdu.userData.text)).toEqual(['handed over']);
+  });
+
   it('answers TRANSPORT_DOWN without touching a port when no modem is ready', async () => {
     const t = await transport([{ path: join(dir, 'missing-device') }]);
     expect(t.transport.currentState()).toEqual({ state: 'down', reason: 'no modem ready' });
-    expect(await t.transport.submit(message('x'))).toEqual([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' }]);
+    expect(await t.transport.submit(message('x'))).toEqual([{ part: 1, kind: 'not-sent', reason: 'TRANSPORT_DOWN' }]);
   });
 
   it('refuses a profile that fails validation, naming the file and the key', () => {

@@ -95,8 +95,8 @@ describe('SimulatorTransport', () => {
     const [rejected] = await sim.submit(message('353870000008'));
     const [first] = await sim.submit(message('353870000007'));
     const [second] = await sim.submit(message('353870000007'));
-    expect(rejected).toEqual({ part: 1, kind: 'failed-permanent', status: 'REJECTD' });
-    expect(first).toEqual({ part: 1, kind: 'failed-temporary', status: 'ESME_RTHROTTLED' });
+    expect(rejected).toEqual({ part: 1, kind: 'permanent', status: 'REJECTD' });
+    expect(first).toEqual({ part: 1, kind: 'temporary', status: 'ESME_RTHROTTLED' });
     expect(second?.kind).toBe('accepted');
     await until(() => receipts.length === 2);
     const statusById = new Map(receipts.map((r) => [r.messageId, r.status]));
@@ -133,8 +133,8 @@ describe('SimulatorTransport', () => {
     sim.setDown('maintenance');
     expect(sim.currentState()).toEqual({ state: 'down', reason: 'maintenance' });
     expect(await sim.submit(message('353870000001', 'z'.repeat(200)))).toEqual([
-      { part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' },
-      { part: 2, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' },
+      { part: 1, kind: 'not-sent', reason: 'TRANSPORT_DOWN' },
+      { part: 2, kind: 'not-sent', reason: 'TRANSPORT_DOWN' },
     ]);
     expect(sim.accepted).toHaveLength(0);
   });

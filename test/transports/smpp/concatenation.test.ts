@@ -56,8 +56,8 @@ describe('concatenation on the wire', () => {
   it('udh16 refuses a 153-septet part that no longer fits beside the longer UDH', async () => {
     rig = await startRig({}, { concatenation: 'udh16' });
     const outcomes = await rig.transport.submit(outbound(GSM_TEXT));
-    expect(outcomes.map((outcome) => [outcome.kind, outcome.kind === 'accepted' ? '' : outcome.status])).toEqual([
-      ['failed-permanent', 'SMS_PART_TOO_LONG'], ['failed-permanent', 'SMS_PART_TOO_LONG'], ['failed-permanent', 'SMS_PART_TOO_LONG'],
+    expect(outcomes.map((outcome) => [outcome.kind, outcome.kind === 'permanent' ? outcome.status : ''])).toEqual([
+      ['permanent', 'SMS_PART_TOO_LONG'], ['permanent', 'SMS_PART_TOO_LONG'], ['permanent', 'SMS_PART_TOO_LONG'],
     ]);
     expect(rig.smsc.submits).toHaveLength(0);
   });
@@ -119,7 +119,7 @@ describe('data_coding for GSM-7 text', () => {
   it('fails with ENCODING_UNSUPPORTED naming the character Latin-1 cannot carry', async () => {
     rig = await startRig({}, { dataCoding: { gsm7: 3 } });
     const outcomes = await rig.transport.submit(outbound('Price 5€'));
-    expect(outcomes).toEqual([{ part: 1, kind: 'failed-permanent', status: 'ENCODING_UNSUPPORTED' }]);
+    expect(outcomes).toEqual([{ part: 1, kind: 'permanent', status: 'ENCODING_UNSUPPORTED' }]);
     expect(rig.smsc.submits).toHaveLength(0);
   });
 });

@@ -10,7 +10,10 @@ afterEach(async () => {
 });
 
 function kinds(outcomes: PartOutcome[]): string[] {
-  return outcomes.map((outcome) => (outcome.kind === 'accepted' ? 'accepted' : `${outcome.kind}:${outcome.status}`));
+  return outcomes.map((outcome) => {
+    if (outcome.kind === 'accepted') return 'accepted';
+    return `${outcome.kind}:${outcome.kind === 'not-sent' ? outcome.reason : outcome.status}`;
+  });
 }
 
 describe('bind failure', () => {
@@ -56,14 +59,14 @@ describe('throttling', () => {
       onSubmit: () => (throttleNext-- > 0 ? { kind: 'status', commandStatus: 0x58 } : { kind: 'ok' }),
     });
     const first = await rig.transport.submit(outbound('one'));
-    expect(first).toEqual([{ part: 1, kind: 'failed-temporary', status: 'ESME_RTHROTTLED', errorCode: 0x58, retryAfterMs: 1000 }]);
+    expect(first).toEqual([{ part: 1, kind: 'temporary', status: 'ESME_RTHROTTLED', errorCode: 0x58, retryAfterMs: 1000 }]);
     expect(rig.transport.windowUsage()[0]!.slowDownLevel).toBe(1);
     // The engine retries after retryAfterMs; the bind is paused until then, so nothing reaches
     // the SMSC before the pause ends even if the engine retried at once.
     const submitsBefore = rig.smsc.submits.length;
     const second = await rig.transport.submit(outbound('two'));
     expect(rig.smsc.submits.length).toBe(submitsBefore + 1);
-    expect(second).toEqual([{ part: 1, kind: 'failed-temporary', status: 'ESME_RTHROTTLED', errorCode: 0x58, retryAfterMs: 2000 }]);
+    expect(second).toEqual([{ part: 1, kind: 'temporary', status: 'ESME_RTHROTTLED', errorCode: 0x58, retryAfterMs: 2000 }]);
     expect(rig.transport.windowUsage()[0]!.slowDownLevel).toBe(2);
     const third = await rig.transport.submit(outbound('three'));
     expect(kinds(third)).toEqual(['accepted']);
@@ -75,20 +78,20 @@ describe('throttling', () => {
   it('treats ESME_RMSGQFUL the same way', async () => {
     rig = await startRig({ onSubmit: () => ({ kind: 'status', commandStatus: 0x14 }) });
     expect(await rig.transport.submit(outbound('x'))).toEqual([
-      { part: 1, kind: 'failed-temporary', status: 'ESME_RMSGQFUL', errorCode: 0x14, retryAfterMs: 1000 },
+      { part: 1, kind: 'temporary', status: 'ESME_RMSGQFUL', errorCode: 0x14, retryAfterMs: 1000 },
     ]);
   });
 });
 
 describe('connection loss', () => {
-  it('returns every unacknowledged part failed-temporary, reconnects, and a retry delivers all', async () => {
+  it('returns every unacknowledged part temporary (or not-sent once down), reconnects, and a retry delivers all', async () => {
     rig = await startRig({ dropAfterSubmits: 5, responseDelayMs: 30 }, { window: 10 });
     const messages = Array.from({ length: 12 }, (_, index) => outbound(`m${index}`));
     const first = await Promise.all(messages.map((message) => rig!.transport.submit(message)));
     const failed = messages.filter((_, index) => first[index]![0]!.kind !== 'accepted');
     expect(failed.length).toBeGreaterThan(0);
     for (const outcomes of first) {
-      expect(['accepted', 'failed-temporary:CONNECTION_LOST', 'failed-temporary:TRANSPORT_DOWN']).toContain(kinds(outcomes)[0]);
+      expect(['accepted', 'temporary:CONNECTION_LOST', 'not-sent:TRANSPORT_DOWN']).toContain(kinds(outcomes)[0]);
     }
     await waitFor(() => rig!.transport.currentState().state === 'bound', 'rebind');
     expect(rig.smsc.bindAttempts.length).toBe(2);
@@ -136,7 +139,7 @@ describe('stop', () => {
     expect(kinds(await pending)).toEqual(['accepted']);
     expect(rig.smsc.pdus('unbind')).toHaveLength(1);
     expect(rig.transport.currentState()).toEqual({ state: 'down', reason: 'stopped' });
-    expect(kinds(await rig.transport.submit(outbound('late')))).toEqual(['failed-temporary:TRANSPORT_STOPPED']);
+    expect(kinds(await rig.transport.submit(outbound('late')))).toEqual(['not-sent:TRANSPORT_STOPPED']);
   });
 
   it('closes without unbind_resp after a bounded wait, however long responseTimeoutMs is', async () => {
@@ -152,7 +155,7 @@ describe('stop', () => {
     const pending = rig.transport.submit(outbound('never answered'));
     await waitFor(() => rig!.smsc.submits.length === 1, 'submit on the wire');
     await rig.transport.stop(200);
-    expect(kinds(await pending)).toEqual(['failed-temporary:TRANSPORT_STOPPED']);
+    expect(kinds(await pending)).toEqual(['temporary:TRANSPORT_STOPPED']);
   });
 });
 

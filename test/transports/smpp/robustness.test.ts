@@ -45,7 +45,7 @@ describe('SMSC behaviour beyond the happy path', () => {
   it('generic_nack to a submit_sm: the part fails temporarily, the link stays up and the retry goes through', async () => {
     let nacks = 1;
     rig = await startRig({ onSubmit: () => (nacks-- > 0 ? { kind: 'generic_nack', commandStatus: ESME_RSYSERR } : { kind: 'ok' }) });
-    expect(await rig.transport.submit(outbound('x'))).toEqual([{ part: 1, kind: 'failed-temporary', status: 'GENERIC_NACK', errorCode: ESME_RSYSERR }]);
+    expect(await rig.transport.submit(outbound('x'))).toEqual([{ part: 1, kind: 'temporary', status: 'GENERIC_NACK', errorCode: ESME_RSYSERR }]);
     expect(acceptedId(await rig.transport.submit(outbound('x')))).toBe('4000000000');
     expect(rig.smsc.bindAttempts).toHaveLength(1);
   });

@@ -58,25 +58,25 @@ describe('SmppTransport submit', () => {
   it('fails a part permanently with the command_status name (ESME_RINVDSTADR)', async () => {
     rig = await startRig({ onSubmit: () => ({ kind: 'status', commandStatus: 0x0b }) });
     expect(await rig.transport.submit(outbound('x'))).toEqual([
-      { part: 1, kind: 'failed-permanent', status: 'ESME_RINVDSTADR', errorCode: 0x0b },
+      { part: 1, kind: 'permanent', status: 'ESME_RINVDSTADR', errorCode: 0x0b },
     ]);
   });
 
   it('fails a part temporarily on ESME_RSYSERR', async () => {
     rig = await startRig({ onSubmit: () => ({ kind: 'status', commandStatus: 0x08 }) });
     expect(await rig.transport.submit(outbound('x'))).toEqual([
-      { part: 1, kind: 'failed-temporary', status: 'ESME_RSYSERR', errorCode: 0x08 },
+      { part: 1, kind: 'temporary', status: 'ESME_RSYSERR', errorCode: 0x08 },
     ]);
   });
 
-  it('returns failed-temporary RESPONSE_TIMEOUT when no submit_sm_resp comes', async () => {
+  it('returns temporary RESPONSE_TIMEOUT when no submit_sm_resp comes', async () => {
     rig = await startRig({ onSubmit: () => ({ kind: 'never' }) }, { responseTimeoutMs: 500 });
-    expect(await rig.transport.submit(outbound('x'))).toEqual([{ part: 1, kind: 'failed-temporary', status: 'RESPONSE_TIMEOUT' }]);
+    expect(await rig.transport.submit(outbound('x'))).toEqual([{ part: 1, kind: 'temporary', status: 'RESPONSE_TIMEOUT' }]);
   });
 
   it('returns TRANSPORT_DOWN without touching the network while no bind is up', async () => {
     rig = await startRig({}, { password: 'wrong' });
-    expect(await rig.transport.submit(outbound('x'))).toEqual([{ part: 1, kind: 'failed-temporary', status: 'TRANSPORT_DOWN' }]);
+    expect(await rig.transport.submit(outbound('x'))).toEqual([{ part: 1, kind: 'not-sent', reason: 'TRANSPORT_DOWN' }]);
     expect(rig.smsc.pdus('submit_sm')).toHaveLength(0);
   });
 

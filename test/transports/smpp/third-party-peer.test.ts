@@ -36,7 +36,7 @@ async function startPeer(smscOptions: PerlSmscOptions = {}, overrides: Partial<S
 }
 
 function acceptedIds(outcomes: PartOutcome[]): string[] {
-  return outcomes.map((outcome) => (outcome.kind === 'accepted' ? outcome.messageId : `${outcome.kind}:${outcome.status}`));
+  return outcomes.map((outcome) => (outcome.kind === 'accepted' ? outcome.messageId : `${outcome.kind}:${outcome.kind === 'not-sent' ? outcome.reason : outcome.status}`));
 }
 
 describe('SmppTransport against a Net::SMPP SMSC (third party)', () => {
