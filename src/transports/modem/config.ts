@@ -37,7 +37,10 @@ export interface ModemTransportConfig {
   healthIntervalMs?: number;
   /** Delays between reopen attempts after a device drops; the last one repeats. Default 1, 2, 5, 10, 30 s. */
   reopenBackoffMs?: number[];
-  /** Attempts per part on temporary +CMS errors (on any device) before 'failed-temporary'. Default 3. */
+  /**
+   * Accepted for old configs and unused: the engine alone counts attempts (engine.maxAttempts, issue 10
+   * item 2); a temporary +CMS error is reported after one send.
+   */
   maxAttemptsPerPart?: number;
   /** Wait before a part that failed temporarily is tried again. Default 2 s. */
   retryDelayMs?: number;
