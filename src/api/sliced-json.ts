@@ -12,6 +12,7 @@
  * TextDecoder. Errors are thrown as JsonSyntaxError with a message and no input echoed.
  */
 import { TextDecoder } from 'node:util';
+import { yieldToEventLoop } from '../loop-turns.js';
 
 export class JsonSyntaxError extends Error {
   constructor(
@@ -58,7 +59,8 @@ interface ValueNode {
 
 type Yield = () => Promise<void>;
 
-const defaultYield: Yield = () => new Promise((resolve) => setImmediate(resolve));
+/** Turns shared with every other sliced job (src/loop-turns.ts), so concurrent bodies take turns. */
+const defaultYield: Yield = yieldToEventLoop;
 
 export async function parseJsonInSlices(bytes: Uint8Array, yieldToLoop: Yield = defaultYield): Promise<unknown> {
   const scanner = new Scanner(bytes, yieldToLoop);
