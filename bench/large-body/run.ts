@@ -33,7 +33,7 @@ const BODY_MIB = Number(process.env['SMSGATE_BENCH_BODY_MIB'] ?? 60);
 const POSTS = Number(process.env['SMSGATE_BENCH_POSTS'] ?? 4);
 const PROBE_INTERVAL_MS = 10;
 
-interface GatewayStats { eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number; peakRssBytes: number }
+interface GatewayStats { eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number; peakRssBytes: number; turnP50Ms: number; turnP99Ms: number; turnMaxMs: number }
 
 /** A campaign body of about `mib` MiB: distinct Irish mobiles with a ClientReference each. */
 function largeBody(mib: number): Buffer {
@@ -108,7 +108,9 @@ try {
   const body = largeBody(BODY_MIB);
   // Both probe modes at once, each every PROBE_INTERVAL_MS: a new connection per probe (a load
   // balancer's check: needs the gateway to accept) and kept-alive connections (a monitoring agent).
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // Idle kept-alive sockets are closed by the client after 4 s, before the server's 5 s
+  // keepAliveTimeout can close one just as it is reused (ECONNRESET, a client race, not a failure).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 });
   const probeModes = [
     { name: 'a new connection per probe', agent: new Agent({ keepAlive: false, maxSockets: 256 }) },
     { name: 'kept-alive connections', agent },
@@ -177,6 +179,7 @@ try {
     }
   }
   console.log(`  gateway event-loop delay: p99 ${ms(stats.eventLoopDelayP99Ms)}, max ${ms(stats.eventLoopDelayMaxMs)}`);
+  console.log(`  gateway loop turn length (it accepts one new connection per turn): p50 ${ms(stats.turnP50Ms)}, p99 ${ms(stats.turnP99Ms)}, max ${ms(stats.turnMaxMs)}`);
   console.log(`  this client's own event-loop delay (it sends the bodies and the probes): p99 ${ms(clientDelay.percentile(99) / 1e6)}, max ${ms(clientDelay.max / 1e6)}`);
   console.log(`  gateway peak RSS: ${(stats.peakRssBytes / 1048576).toFixed(0)} MiB`);
   console.log(`  SMPP bind dropped: ${bindDropped ? 'yes' : 'no'} (enquire_link every 1 s, 2 s response timeout; ${smsc.enquireLinksReceived} enquire_links answered)`);
