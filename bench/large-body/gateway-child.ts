@@ -5,7 +5,7 @@
  * listening; reads "reset" (clear the delay histogram) and "stats" (print the figures); stops when
  * stdin ends.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { createGateway, createLogger, loadConfig } from '../../src/index.js';
 
@@ -15,18 +15,36 @@ const gateway = await createGateway(loadConfig(configPath), { logger: createLogg
 await gateway.start();
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
+// Loop turn lengths (a setImmediate chain runs once per turn): libuv accepts one new connection per
+// turn, so the turn length bounds how fast new connections are taken (src/loop-turns.ts).
+const turns = createHistogram();
+let lastTurnMs = performance.now();
+const onTurn = (): void => {
+  const nowMs = performance.now();
+  turns.record(Math.max(1, Math.round((nowMs - lastTurnMs) * 1000)));
+  lastTurnMs = nowMs;
+  turnTimer = setImmediate(onTurn);
+};
+let turnTimer = setImmediate(onTurn);
 process.stdout.write(`${JSON.stringify({ port: gateway.address()?.port })}\n`);
 
 createInterface({ input: process.stdin }).on('line', (line) => {
-  if (line === 'reset') delay.reset();
+  if (line === 'reset') {
+    delay.reset();
+    turns.reset();
+  }
   if (line === 'stats') {
     process.stdout.write(`${JSON.stringify({
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
       eventLoopDelayMaxMs: delay.max / 1e6,
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      turnP50Ms: turns.percentile(50) / 1000,
+      turnP99Ms: turns.percentile(99) / 1000,
+      turnMaxMs: turns.max / 1000,
     })}\n`);
   }
 });
 process.stdin.on('end', () => {
+  clearImmediate(turnTimer);
   void gateway.stop().then(() => process.exit(0));
 });

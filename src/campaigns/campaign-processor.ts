@@ -9,6 +9,7 @@
  */
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { yieldToEventLoop } from '../loop-turns.js';
 import { analyzeText } from '../sms/index.js';
 import type { Store } from '../store/database.js';
 import { CampaignStore, type CampaignToProcess, type ReadyCampaign, type RecipientToWrite } from '../store/campaign-store.js';
@@ -290,9 +291,6 @@ function parseStoredRecipients(json: string): RecipientRequest[] {
   return parsed as RecipientRequest[];
 }
 
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 function isTransient(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

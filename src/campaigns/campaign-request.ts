@@ -14,6 +14,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { validateSender } from '../sms/index.js';
+import { yieldToEventLoop } from '../loop-turns.js';
 import { parseSendAt, type LocalMinute } from './send-at.js';
 
 export const CAMPAIGN_LIMITS = {
@@ -162,7 +163,7 @@ export function validateCampaignRequest(body: unknown): CampaignRequestResult {
  */
 export async function validateCampaignRequestInSlices(
   body: unknown,
-  yieldToLoop: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
+  yieldToLoop: () => Promise<void> = yieldToEventLoop,
 ): Promise<CampaignRequestResult> {
   const steps = validationSteps(body);
   let runs: AsyncIterator<unknown[]> | undefined;

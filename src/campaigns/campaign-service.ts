@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { yieldToEventLoop } from '../loop-turns.js';
 import type { Store } from '../store/database.js';
 import { CampaignStore, type SenderEntry } from '../store/campaign-store.js';
 import { CampaignRequestStore } from '../store/campaign-request-store.js';
@@ -19,9 +20,6 @@ import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignR
 export const SLICES_PER_TRANSACTION = 1;
 export { RECIPIENTS_PER_REQUEST_SLICE };
 
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** Who acts: the authenticated identity's account (client) and user. Identity from src/auth fits. */
 export interface CampaignOwner {
