@@ -1,13 +1,18 @@
 /**
  * The one error type of smsgate. Branch on `code`, never on `message`.
- * Codes are SCREAMING_SNAKE strings owned by the module that throws them.
+ * Codes are listed once in error-codes.ts; `code` is typed by that table, so an unknown code does
+ * not compile.
  */
+import type { ErrorCode } from './error-codes.js';
+
+export { ERROR_CODE, ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
+
 export class GatewayError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retryable: boolean;
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: string, message: string, options: { retryable?: boolean; details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { retryable?: boolean; details?: Record<string, unknown>; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
@@ -16,6 +21,6 @@ export class GatewayError extends Error {
   }
 }
 
-export function isGatewayError(err: unknown, code?: string): err is GatewayError {
+export function isGatewayError(err: unknown, code?: ErrorCode): err is GatewayError {
   return err instanceof GatewayError && (code === undefined || err.code === code);
 }

@@ -217,5 +217,6 @@ export { SIMULATOR_DEMO_OUTCOMES, SimulatorTransport } from './transports/simula
 export type { SimulatorTransportConfig } from './transports/simulator/index.js';
 export type * from './transports/transport.js';
 export { GatewayError, isGatewayError } from './errors.js';
+export { ERROR_CODE, ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
 export { createLogger, silentLogger } from './log.js';
 export type { Logger } from './log.js';

@@ -7,7 +7,7 @@
 import type { Middleware } from 'koa';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { HTTP_BY_CODE, problemForStatus, RETRY_AFTER_SECONDS, sendProblem } from './http-errors.js';
+import { httpProblemFor, problemForStatus, RETRY_AFTER_SECONDS, sendProblem } from './http-errors.js';
 
 /** Statuses that routing leaves without a body and that get a Problem Details body here. */
 const ROUTING_STATUSES: ReadonlySet<number> = new Set([404, 405, 501]);
@@ -17,10 +17,10 @@ export function errorBoundary(logger: Logger): Middleware {
     try {
       await next();
     } catch (err) {
-      const mapped = isGatewayError(err) ? HTTP_BY_CODE[err.code] : undefined;
-      if (isGatewayError(err) && mapped !== undefined) {
+      const mapped = isGatewayError(err) ? httpProblemFor(err.code) : undefined;
+      if (isGatewayError(err) && mapped?.mapped === true) {
         if (mapped.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-        sendProblem(ctx, { ...mapped, detail: err.message });
+        sendProblem(ctx, { title: mapped.title, status: mapped.status, detail: err.message });
         return;
       }
       logger.error({ err, method: ctx.method, path: ctx.path }, 'unexpected error while handling a request');

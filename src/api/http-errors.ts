@@ -4,16 +4,17 @@
  */
 import type { Context } from 'koa';
 import { CAMPAIGN_ERROR } from '../campaigns/index.js';
+import { ERROR_CODE, type ErrorCode } from '../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** Codes thrown by the API's own modules. */
 export const API_ERROR = {
-  bodyInvalid: 'REQUEST_BODY_INVALID',
-  bodyTooLarge: 'REQUEST_BODY_TOO_LARGE',
+  bodyInvalid: ERROR_CODE.REQUEST_BODY_INVALID,
+  bodyTooLarge: ERROR_CODE.REQUEST_BODY_TOO_LARGE,
   /** api.maxBufferedBytes reached across the requests in flight: not the client's fault, retry. */
-  bodyBudgetExhausted: 'REQUEST_BODY_BUDGET_EXHAUSTED',
-  notAdministrator: 'NOT_CLIENT_ADMINISTRATOR',
+  bodyBudgetExhausted: ERROR_CODE.REQUEST_BODY_BUDGET_EXHAUSTED,
+  notAdministrator: ERROR_CODE.NOT_CLIENT_ADMINISTRATOR,
 } as const;
 
 /** SPEC.md: the title of every 400 on POST /v1/campaign. */
@@ -22,7 +23,13 @@ export const VALIDATION_TITLE = 'Validation Error';
 /** SPEC.md Errors: the fixed 403 detail. */
 export const NOT_ADMINISTRATOR_DETAIL = 'Authenticated user is not a recognized client administrator';
 
-export const HTTP_BY_CODE: Readonly<Record<string, { status: number; title: string }>> = {
+export interface HttpMapping {
+  status: number;
+  title: string;
+}
+
+/** The codes a request can meet by design; every other code reaching a route is a bug (500). */
+export const HTTP_BY_CODE: Readonly<Partial<Record<ErrorCode, HttpMapping>>> = {
   [CAMPAIGN_ERROR.invalidRequest]: { status: 400, title: VALIDATION_TITLE },
   [CAMPAIGN_ERROR.invalidId]: { status: 400, title: VALIDATION_TITLE },
   [CAMPAIGN_ERROR.notFound]: { status: 404, title: 'Not Found' },
@@ -33,6 +40,16 @@ export const HTTP_BY_CODE: Readonly<Record<string, { status: number; title: stri
   [API_ERROR.bodyBudgetExhausted]: { status: 503, title: 'Service Unavailable' },
   [API_ERROR.notAdministrator]: { status: 403, title: 'Forbidden' },
 };
+
+/** A code the API does not map is not the client's doing: answered 500 and logged by the caller. */
+export const UNMAPPED_CODE_STATUS = 500;
+
+/** The one place a code becomes an HTTP status: its mapping, or 500 for a code no request should meet. */
+export function httpProblemFor(code: ErrorCode): HttpMapping & { mapped: boolean } {
+  const mapped = HTTP_BY_CODE[code];
+  if (mapped !== undefined) return { ...mapped, mapped: true };
+  return { status: UNMAPPED_CODE_STATUS, title: 'Internal Server Error', mapped: false };
+}
 
 /** Titles for statuses produced without a code (routing, unexpected errors). RFC 9110 §15 reason phrases. */
 export const TITLE_BY_STATUS: Readonly<Record<number, string>> = {

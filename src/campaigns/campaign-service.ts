@@ -5,7 +5,7 @@
  * first, and its campaign row last); the CampaignProcessor turns it into recipients in the background.
  */
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../errors.js';
+import { ERROR_CODE, GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { yieldToEventLoop } from '../loop-turns.js';
 import type { Store } from '../store/database.js';
@@ -37,11 +37,11 @@ export interface CampaignSummary {
 
 /** Codes this module throws; src/api/http-errors.ts maps them to statuses. */
 export const CAMPAIGN_ERROR = {
-  invalidRequest: 'CAMPAIGN_INVALID',
-  invalidId: 'CAMPAIGN_ID_INVALID',
-  notFound: 'CAMPAIGN_NOT_FOUND',
+  invalidRequest: ERROR_CODE.CAMPAIGN_INVALID,
+  invalidId: ERROR_CODE.CAMPAIGN_ID_INVALID,
+  notFound: ERROR_CODE.CAMPAIGN_NOT_FOUND,
   /** The store refused the INSERT (disk full, read-only, locked past the busy timeout): nothing was accepted. */
-  notStored: 'CAMPAIGN_NOT_STORED',
+  notStored: ERROR_CODE.CAMPAIGN_NOT_STORED,
 } as const;
 
 /** RFC 9562 textual form, any case (ids are issued lowercase). */

@@ -9,6 +9,7 @@ import { AuthService } from '../auth/index.js';
 import { loadConfig, type SmsGateConfig } from '../gateway-config.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { silentLogger } from '../log.js';
+import { exitCodeFor } from './coded-exit.js';
 import { openStore, type Store } from '../store/database.js';
 import { SecretBox } from '../store/secret-box.js';
 
@@ -51,7 +52,7 @@ export async function withStore(
   } catch (err) {
     if (!isGatewayError(err)) throw err;
     process.stderr.write(`smsgate: ${err.message}\n`);
-    return 1;
+    return exitCodeFor(err.code);
   } finally {
     await store?.close();
   }

@@ -1,9 +1,18 @@
 /**
- * How the offline commands (modem probe, pdu decode) report a failure the code can name: a
- * GatewayError prints `smsgate: CODE: message` on stderr and exits 1; anything else is a bug
- * and propagates. Usage errors stay the caller's (exit 2 via withUsage).
+ * How the CLI reports a failure the code can name: a GatewayError prints `smsgate: CODE: message`
+ * (offline commands) or `smsgate: message` (admin commands, admin-session.ts) on stderr and exits
+ * with `exitCodeFor(code)`; anything else is a bug and propagates. Usage errors stay the caller's
+ * (exit 2 via withUsage).
  */
-import { isGatewayError } from '../errors.js';
+import { isGatewayError, type ErrorCode } from '../errors.js';
+
+/** README "CLI": a command that fails for a named reason exits 1; 2 is kept for usage errors. */
+export const CODED_FAILURE_EXIT = 1;
+
+/** The one place a code becomes a CLI exit code. Every code exits 1 today; a code needing its own exit status is added here. */
+export function exitCodeFor(_code: ErrorCode): number {
+  return CODED_FAILURE_EXIT;
+}
 
 export async function withCodedExit(body: () => number | Promise<number>): Promise<number> {
   try {
@@ -11,6 +20,6 @@ export async function withCodedExit(body: () => number | Promise<number>): Promi
   } catch (err) {
     if (!isGatewayError(err)) throw err;
     process.stderr.write(`smsgate: ${err.code}: ${err.message}\n`);
-    return 1;
+    return exitCodeFor(err.code);
   }
 }

@@ -180,7 +180,7 @@ export class AtChannel {
     return this.withDeadline(flight, pending, options.resultTimeoutMs, 'AT_RESULT_TIMEOUT', `${redactAtCommand(command)} got no final result after the PDU`);
   }
 
-  private withDeadline(flight: InFlight, pending: Promise<AtResponse>, timeoutMs: number, code: string, message: string): Promise<AtResponse> {
+  private withDeadline(flight: InFlight, pending: Promise<AtResponse>, timeoutMs: number, code: 'AT_TIMEOUT' | 'AT_RESULT_TIMEOUT', message: string): Promise<AtResponse> {
     const timer = setTimeout(() => {
       if (this.inFlight !== flight) return;
       this.inFlight = null;

@@ -1,0 +1,114 @@
+/**
+ * Every error code of smsgate, in one table (issue 10 item 1). `GatewayError.code` is typed by
+ * `ErrorCode`, so a misspelt or unknown code is a compile error wherever it is thrown or compared.
+ * A code maps to an HTTP status in one place (api/http-errors.ts `httpProblemFor`) and to a CLI
+ * exit code in one place (cli/coded-exit.ts `exitCodeFor`).
+ *
+ * Transport status strings that are data rather than our codes (SMPP ESME_* names, CMS_ERROR_n,
+ * the receipt Status values) are not listed here and stay plain strings.
+ */
+
+/** Builds `{ CODE: 'CODE' }` from the list, so a key can never differ from its value. */
+function codeTable<const T extends readonly string[]>(codes: T): { readonly [K in T[number]]: K } {
+  return Object.freeze(Object.fromEntries(codes.map((code) => [code, code]))) as { readonly [K in T[number]]: K };
+}
+
+export const ERROR_CODE = codeTable([
+  // config/
+  'CONFIG_INVALID',
+  // api/ (HTTP request handling)
+  'REQUEST_BODY_INVALID',
+  'REQUEST_BODY_TOO_LARGE',
+  'REQUEST_BODY_BUDGET_EXHAUSTED',
+  'NOT_CLIENT_ADMINISTRATOR',
+  // admin/
+  'ADMIN_LISTEN_FAILED',
+  // campaigns/
+  'CAMPAIGN_INVALID',
+  'CAMPAIGN_ID_INVALID',
+  'CAMPAIGN_NOT_FOUND',
+  'CAMPAIGN_NOT_STORED',
+  // auth/ and the admin CLI
+  'INVALID_ARGUMENT',
+  'CLIENT_EXISTS',
+  'CLIENT_NOT_FOUND',
+  'USER_EXISTS',
+  'USER_NOT_FOUND',
+  'TOKEN_NOT_FOUND',
+  'SENDER_EXISTS',
+  'SENDER_NOT_FOUND',
+  'SIGNING_KEY_MISSING',
+  'MESSAGE_NOT_FOUND',
+  // inbound/
+  'INBOUND_ROUTE_EXISTS',
+  'INBOUND_ROUTE_NOT_FOUND',
+  'OPTOUT_NOT_FOUND',
+  // store/
+  'DATABASE_NOT_FOUND',
+  'DATABASE_IN_USE',
+  'STORE_CLOSED',
+  'SECRET_KEY_INVALID',
+  'SECRET_UNREADABLE',
+  'BACKUP_EXISTS',
+  // webhooks/
+  'WEBHOOK_FIELD_INVALID',
+  // sms/ (GSM-7, UCS-2, concatenation)
+  'SMS_BAD_UCS2',
+  'SMS_PART_TOO_LONG',
+  'SMS_TOO_MANY_PARTS',
+  'SMS_NO_LOCKING_TABLE',
+  'SMS_NOT_GSM7',
+  'SMS_BAD_SEPTET',
+  'SMS_BAD_CONCAT',
+  'SMS_BAD_FILL_BITS',
+  'SMS_SHORT_USER_DATA',
+  // pdu/ (3GPP TS 23.040 PDUs)
+  'PDU_WRONG_TYPE',
+  'PDU_TRAILING_OCTETS',
+  'PDU_LENGTH_MISMATCH',
+  'PDU_BAD_TIMESTAMP',
+  'PDU_BAD_DCS',
+  'PDU_BAD_ADDRESS',
+  'PDU_BAD_VALIDITY',
+  'PDU_USER_DATA_TOO_LONG',
+  'PDU_UNKNOWN_NATIONAL_LANGUAGE',
+  'PDU_BAD_USER_DATA',
+  'PDU_BAD_HEX',
+  'PDU_TRUNCATED',
+  // transports/smpp/
+  'SMPP_BIND_TIMEOUT',
+  'SMPP_BIND_REFUSED',
+  'SMPP_CONNECT_FAILED',
+  'RESPONSE_TIMEOUT',
+  'CONNECTION_LOST',
+  'TRANSPORT_STOPPED',
+  // transports/modem/
+  'AT_CLOSED',
+  'AT_CLOSED_AFTER_PDU',
+  'AT_PROMPT_TIMEOUT',
+  'AT_TIMEOUT',
+  'AT_RESULT_TIMEOUT',
+  'MODEM_COMMAND_FAILED',
+  'MODEM_NOT_RESPONDING',
+  'MODEM_SIM_ERROR',
+  'MODEM_SIM_PIN_REQUIRED',
+  'MODEM_SIM_PIN_REJECTED',
+  'MODEM_SIM_LOCKED',
+  'MODEM_NOT_REGISTERED',
+  'MODEM_BAD_URC',
+  'MODEM_READ_FAILED',
+  'MODEM_CONFIG_INVALID',
+  'MODEM_PROFILE_DIR',
+  'MODEM_PROFILE_INVALID',
+  'MODEM_PROFILE_UNKNOWN',
+  'MODEM_OPEN_FAILED',
+] as const);
+
+export type ErrorCode = keyof typeof ERROR_CODE;
+
+/** Every code, in table order: for the mapping tests and anything that must cover them all. */
+export const ERROR_CODES: readonly ErrorCode[] = Object.keys(ERROR_CODE) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODE, value);
+}
