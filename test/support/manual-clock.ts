@@ -39,6 +39,11 @@ export class ManualClock implements Clock {
     this.timers.delete((timer as ManualTimer).id);
   }
 
+  /** How many timers are set (a background worker asleep holds one). */
+  pendingTimers(): number {
+    return this.timers.size;
+  }
+
   /** The due time of the soonest timer, or null when none is set. */
   nextTimerAtMs(): number | null {
     let next: number | null = null;
