@@ -268,13 +268,16 @@ describe('dispatch engine orderings', () => {
 
   it('counts the in-flight window in parts: with a window of 4, one 3-part message at a time, then 1-part ones fill it', async () => {
     const transport = new ScriptedTransport();
-    harness = await startEngineHarness({ transports: [transport] });
+    const clock = new ManualClock(0);
+    harness = await startEngineHarness({ transports: [transport], clock });
     const clientId = harness.seedClient();
     const long = 'y'.repeat(153 * 2 + 10); // 3 GSM-7 parts
     harness.seedCampaign({ clientId, text: long, msisdns: ['353870000001', '353870000002'] });
+    await stepPolls(clock, 1, POLL_MS);
     await waitFor(() => transport.held.length, (n) => n === 1);
-    // A second 3-part message would make 6 parts in flight: it waits for the first to be answered.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A second 3-part message would make 6 parts in flight: it waits for the first to be answered,
+    // however many polls pass.
+    await stepPolls(clock, 5, POLL_MS);
     expect(transport.held).toHaveLength(1);
     const first = transport.held.shift()!;
     first.answer([1, 2, 3].map((part) => ({ part, kind: 'accepted', messageId: `long-1-${part}` })));
@@ -283,8 +286,9 @@ describe('dispatch engine orderings', () => {
     transport.held.shift()!.answer([1, 2, 3].map((part) => ({ part, kind: 'accepted', messageId: `long-2-${part}` })));
 
     harness.seedCampaign({ clientId, text: 'short', msisdns: Array.from({ length: 6 }, (_, i) => `35387100000${i}`) });
+    await stepPolls(clock, 1, POLL_MS);
     await waitFor(() => transport.held.length, (n) => n === transport.windowSize);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await stepPolls(clock, 5, POLL_MS);
     expect(transport.held).toHaveLength(transport.windowSize);
   });
 
