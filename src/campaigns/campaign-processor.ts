@@ -7,6 +7,8 @@
  * Crash recovery: a campaign left in 'processing' (by a crash, a stop or a busy database) is redone
  * from the start: the recipients an earlier attempt wrote are deleted first, so redoing is idempotent.
  */
+import { BackgroundWorker } from '../background-worker.js';
+import type { Clock } from '../clock.js';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { yieldToEventLoop } from '../loop-turns.js';
@@ -26,6 +28,8 @@ export interface CampaignProcessorOptions {
   now?: () => number;
   /** Safety-net poll for campaigns nobody woke the processor for (config processing.pollIntervalMs). */
   pollIntervalMs?: number;
+  /** The poll sleeps run on this clock (default: the system clock). */
+  clock?: Clock;
   /** Called after a campaign is marked ready (the engine's wake-up). */
   onReady?: (campaignId: string) => void;
   /** How national numbers become international (config numbering.country); default Ireland's (SPEC.md). */
@@ -60,10 +64,9 @@ export class CampaignProcessor {
   private readonly onReady: (campaignId: string) => void;
   private readonly numbering: NumberingPlan;
   private readonly timeZone: string;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private rerunRequested = false;
-  private started = false;
+  private readonly clock: Clock | undefined;
+  /** The polling loop while started; a new one per start() (a BackgroundWorker runs once). */
+  private worker: BackgroundWorker | undefined;
   /** Set by stop(): the campaign being written is left in 'processing' and redone on the next start. */
   private stopRequested = false;
 
@@ -74,6 +77,7 @@ export class CampaignProcessor {
     this.logger = options.logger.child({ component: 'campaign-processor' });
     this.now = options.now ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_PROCESSING_POLL_INTERVAL_MS;
+    this.clock = options.clock;
     this.onReady = options.onReady ?? (() => undefined);
     this.numbering = options.numbering ?? numberingPlanFor(DEFAULT_NUMBERING_COUNTRY);
     this.timeZone = options.timeZone ?? SEND_AT_ZONE;
@@ -81,11 +85,18 @@ export class CampaignProcessor {
 
   /** Processes everything left queued or processing (crash recovery), then keeps polling. */
   start(): void {
-    if (this.started) return;
-    this.started = true;
+    if (this.worker !== undefined) return;
     this.deleteLeftoverSlices();
     this.stopRequested = false;
-    this.wake();
+    this.worker = new BackgroundWorker({
+      intervalMs: this.pollIntervalMs,
+      pass: async () => {
+        await this.processOnce();
+      },
+      onError: (err) => this.logger.error({ err }, 'campaign processing pass failed'),
+      ...(this.clock === undefined ? {} : { clock: this.clock }),
+    });
+    this.worker.start();
   }
 
   /**
@@ -103,13 +114,7 @@ export class CampaignProcessor {
 
   /** Runs a pass soon; a wake during a pass makes another pass follow it. */
   wake(): void {
-    if (!this.started) return;
-    if (this.running !== undefined) {
-      this.rerunRequested = true;
-      return;
-    }
-    this.clearTimer();
-    this.timer = setTimeout(() => void this.runPass(), 0);
+    this.worker?.wake();
   }
 
   /**
@@ -118,10 +123,10 @@ export class CampaignProcessor {
    * again, processOnce() does nothing.
    */
   async stop(): Promise<void> {
-    this.started = false;
     this.stopRequested = true;
-    this.clearTimer();
-    if (this.running !== undefined) await this.running;
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.stop();
   }
 
   /**
@@ -142,28 +147,6 @@ export class CampaignProcessor {
         await yieldToEventLoop();
       }
     }
-  }
-
-  private async runPass(): Promise<void> {
-    this.timer = undefined;
-    this.running = this.processOnce().catch((err: unknown) => {
-      this.logger.error({ err }, 'campaign processing pass failed');
-      return 0;
-    });
-    await this.running;
-    this.running = undefined;
-    if (!this.started) return;
-    if (this.rerunRequested) {
-      this.rerunRequested = false;
-      this.timer = setTimeout(() => void this.runPass(), 0);
-    } else {
-      this.timer = setTimeout(() => void this.runPass(), this.pollIntervalMs);
-    }
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
   }
 
   /** Returns true when the campaign was marked ready by this call. */

@@ -4,6 +4,8 @@
  * and crash recovery at start. It owns its transports' lifecycle: start() starts them with the
  * engine's handlers, stop() drains and stops them.
  */
+import { BackgroundWorker, type PassResult } from '../background-worker.js';
+import { systemClock, type Clock } from '../clock.js';
 import { GatewayError } from '../errors.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import { InboundService } from '../inbound/inbound-service.js';
@@ -22,7 +24,6 @@ import { RecipientUpdates, type DeliveryReceiptSink } from './recipient-updates.
 import { RouteTable, type Route } from './routing.js';
 import { Scheduler } from './scheduler.js';
 import { TransportLane } from './transport-lane.js';
-import { WakeSignal } from './wake-signal.js';
 import { WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
 export interface DispatchEngineDeps {
@@ -33,6 +34,8 @@ export interface DispatchEngineDeps {
   logger: Logger;
   deliveryReceipts: DeliveryReceiptSink;
   now?: () => number;
+  /** The scheduler's and lanes' poll sleeps run on this clock (default: the system clock on `now`). */
+  clock?: Clock;
   /** Group-commit tuning for outcomes and receipts (defaults: WRITE_BATCH_DEFAULTS). */
   writeBatch?: WriteBatcherOptions;
   /** Metrics hooks (src/admin); none by default. */
@@ -68,21 +71,20 @@ export class DispatchEngine {
   private readonly receipts: ReceiptApplier;
   private readonly outcomes: OutcomeWriter;
   private readonly batcher: WriteBatcher;
-  private readonly signal = new WakeSignal();
+  private readonly schedulerWorker: BackgroundWorker;
   private readonly schedulerFailures: FailureLog;
   private readonly now: () => number;
   private readonly observer: GatewayObserver;
   private readonly expiryIntervalMs: number;
   private readonly inbound: InboundService;
-  private loop: Promise<void> | undefined;
-  private stopped = false;
   private stopping: Promise<void> | undefined;
   private lastExpiryAt = 0;
   private recipientsDispatched = 0;
 
   constructor(private readonly deps: DispatchEngineDeps) {
     const { store, transports, config, logger } = deps;
-    this.now = deps.now ?? Date.now;
+    const clock = deps.clock ?? systemClock(deps.now);
+    this.now = deps.now ?? (() => clock.now());
     this.observer = deps.observer ?? NOOP_OBSERVER;
     this.dispatchStore = new DispatchStore(store.db);
     this.undecodable = new UndecodablePduStore(store.db);
@@ -106,12 +108,13 @@ export class DispatchEngine {
     this.lanes = new Map(
       transports.map((transport) => [
         transport.name,
-        new TransportLane({ transport, store: this.dispatchStore, plans, outcomes: this.outcomes, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer }),
+        new TransportLane({ transport, store: this.dispatchStore, plans, outcomes: this.outcomes, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock }),
       ]),
     );
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
     this.scheduler = new Scheduler(this.dispatchStore, new RouteTable(deps.routes), new Set(this.lanes.keys()), plans, recipients, logger);
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
+    this.schedulerWorker = new BackgroundWorker({ clock, intervalMs: config.pollIntervalMs, pass: () => this.schedulePass(), onError: (err) => this.schedulerFailures.failed(err) });
     this.inbound = deps.inbound ?? new InboundService({ db: store.db, logger: logger.child({ part: 'inbound' }), now: this.now, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
   }
 
@@ -147,12 +150,12 @@ export class DispatchEngine {
     await Promise.all(transports.map((t) => t.start()));
     this.recoverTransportReceipts();
     for (const lane of this.lanes.values()) lane.start();
-    this.loop = this.schedule();
+    this.schedulerWorker.start();
   }
 
   /** New work may be due (a campaign became ready): look now instead of at the next poll. */
   wake(): void {
-    this.signal.wake();
+    this.schedulerWorker.wake();
   }
 
   stats(): EngineStats {
@@ -185,9 +188,7 @@ export class DispatchEngine {
 
   private async stopOnce(): Promise<void> {
     const { transports, config, logger } = this.deps;
-    this.stopped = true;
-    this.signal.wake();
-    await this.loop;
+    await this.schedulerWorker.stop();
     this.outcomes.stopping = true;
     const lanes = [...this.lanes.values()];
     await Promise.all(lanes.map((lane) => lane.stopFeeding()));
@@ -234,24 +235,17 @@ export class DispatchEngine {
     if (state.state === 'bound') this.lanes.get(name)?.wake();
   }
 
-  private async schedule(): Promise<void> {
+  /** One scheduler pass; 'more' when a full batch was dispatched (more may be due at once). */
+  private schedulePass(): PassResult {
     const { config } = this.deps;
-    while (!this.stopped) {
-      let dispatched = 0;
-      try {
-        const result = this.scheduler.materializeDue(this.now(), config.batchSize);
-        dispatched = result.recipients;
-        this.recipientsDispatched += dispatched;
-        for (const name of result.queuedByTransport.keys()) this.lanes.get(name)?.wake();
-        if (result.webhooksEnqueued) this.deps.deliveryReceipts.wake();
-        if (this.now() - this.lastExpiryAt >= this.expiryIntervalMs) this.expireUnmatchedReceipts();
-        this.schedulerFailures.recovered();
-      } catch (err) {
-        this.schedulerFailures.failed(err);
-      }
-      if (dispatched >= config.batchSize) await new Promise<void>((resolve) => setImmediate(resolve));
-      else await this.signal.wait(config.pollIntervalMs);
-    }
+    const result = this.scheduler.materializeDue(this.now(), config.batchSize);
+    const dispatched = result.recipients;
+    this.recipientsDispatched += dispatched;
+    for (const name of result.queuedByTransport.keys()) this.lanes.get(name)?.wake();
+    if (result.webhooksEnqueued) this.deps.deliveryReceipts.wake();
+    if (this.now() - this.lastExpiryAt >= this.expiryIntervalMs) this.expireUnmatchedReceipts();
+    this.schedulerFailures.recovered();
+    return dispatched >= config.batchSize ? 'more' : 'idle';
   }
 }
 

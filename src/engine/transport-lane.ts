@@ -14,6 +14,8 @@
  * is claimed, and sent, within about a second even on a slow transport.
  */
 import PQueue from 'p-queue';
+import { BackgroundWorker, type PassResult } from '../background-worker.js';
+import type { Clock } from '../clock.js';
 import type { GatewayObserver, PartOutcomeKind } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
@@ -24,7 +26,6 @@ import { FailureLog } from './failure-log.js';
 import { FairClaimer } from './fair-claim.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { PartWindow } from './part-window.js';
-import { WakeSignal } from './wake-signal.js';
 
 export interface LaneDeps {
   transport: Transport;
@@ -35,6 +36,8 @@ export interface LaneDeps {
   logger: Logger;
   now: () => number;
   observer: GatewayObserver;
+  /** The poll sleeps run on this clock (default: the system clock). */
+  clock?: Clock;
 }
 
 /**
@@ -66,13 +69,12 @@ export function rateLimitFor(maxPerSecond: number): { intervalCap: number; inter
 export class TransportLane {
   private readonly queue: PQueue;
   private readonly window: PartWindow;
-  private readonly signal = new WakeSignal();
+  private readonly feeder: BackgroundWorker;
   private readonly lowWaterMessages: number;
   private readonly claimMessages: number;
   private readonly claimFailures: FailureLog;
   private readonly claimer: FairClaimer;
-  private feeding: Promise<void> | undefined;
-  private stopped = false;
+  private started = false;
   /** Submits handed to the transport since start. */
   submits = 0;
 
@@ -89,6 +91,12 @@ export class TransportLane {
     this.claimMessages = sizes.claimMessages;
     this.claimFailures = new FailureLog(deps.logger, 'claiming parts');
     this.claimer = new FairClaimer(deps.store, transport.name);
+    this.feeder = new BackgroundWorker({
+      intervalMs: deps.config.pollIntervalMs,
+      pass: () => this.feedPass(),
+      onError: (err) => this.claimFailures.failed(err, { transport: transport.name }),
+      ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+    });
   }
 
   get name(): string {
@@ -96,19 +104,20 @@ export class TransportLane {
   }
 
   start(): void {
-    this.feeding ??= this.feed();
+    if (this.started) return;
+    this.started = true;
+    this.feeder.start();
   }
 
   wake(): void {
-    this.signal.wake();
+    this.feeder.wake();
   }
 
   /** Stops claiming and forgets claimed submits that have not started (their parts stay 'submitting' for the engine to requeue). */
   async stopFeeding(): Promise<void> {
-    this.stopped = true;
-    this.signal.wake();
+    const stopping = this.feeder.stop();
     this.queue.clear();
-    await this.feeding;
+    await stopping;
     // Anything added between the clear and the loop noticing the stop.
     this.queue.clear();
   }
@@ -118,38 +127,25 @@ export class TransportLane {
     return this.queue.onIdle();
   }
 
-  private async feed(): Promise<void> {
-    const { transport, config, outcomes } = this.deps;
-    while (!this.stopped) {
-      // The store refuses writes (disk full): outcomes in flight are being retried and hold their
-      // window slots; claiming more would only add parts whose outcomes cannot be written either.
-      if (transport.currentState().state !== 'bound' || outcomes.stalled) {
-        await this.signal.wait(config.pollIntervalMs);
-        continue;
-      }
-      if (this.queue.size >= this.lowWaterMessages) {
-        // Not raced with a timer: each abandoned onSizeLessThan would leave a listener behind.
-        // stopFeeding() clears the queue, which resolves this wait.
-        await this.queue.onSizeLessThan(this.lowWaterMessages);
-        continue;
-      }
-      let messages: ClaimablePart[][];
-      try {
-        messages = this.claim(this.claimMessages);
-        this.claimFailures.recovered();
-      } catch (err) {
-        this.claimFailures.failed(err, { transport: transport.name });
-        await this.signal.wait(config.pollIntervalMs);
-        continue;
-      }
-      if (messages.length === 0) {
-        await this.signal.wait(config.pollIntervalMs);
-        continue;
-      }
-      for (const parts of messages) void this.queue.add(() => this.send(parts));
-      // Let submits start and outcomes commit between claims.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+  /** One claim pass: 'idle' sleeps the poll interval (or until wake()), 'more' claims again soon. */
+  private async feedPass(): Promise<PassResult> {
+    const { transport, outcomes } = this.deps;
+    // The store refuses writes (disk full): outcomes in flight are being retried and hold their
+    // window slots; claiming more would only add parts whose outcomes cannot be written either.
+    if (transport.currentState().state !== 'bound' || outcomes.stalled) return 'idle';
+    if (this.queue.size >= this.lowWaterMessages) {
+      // Not raced with a timer: each abandoned onSizeLessThan would leave a listener behind.
+      // stopFeeding() clears the queue, which resolves this wait.
+      await this.queue.onSizeLessThan(this.lowWaterMessages);
+      return 'more';
     }
+    // A claim that throws goes to onError (claimFailures) and the worker sleeps the poll interval.
+    const messages = this.claim(this.claimMessages);
+    this.claimFailures.recovered();
+    if (messages.length === 0) return 'idle';
+    for (const parts of messages) void this.queue.add(() => this.send(parts));
+    // 'more': the worker lets submits start and outcomes commit (one event-loop turn) between claims.
+    return 'more';
   }
 
   /** Claims up to limit due parts in one transaction, fairly across campaigns, as messages per recipient. */

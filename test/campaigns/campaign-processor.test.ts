@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CampaignProcessor, RECIPIENTS_PER_TRANSACTION } from '../../src/campaigns/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startApiFixture, type Account, type ApiFixture } from '../support/api-fixture.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 type Row = Record<string, unknown>;
 
@@ -39,6 +40,15 @@ async function summary(id: string): Promise<Row> {
   const res = await fixture.getSummary(admin.token, id);
   expect(res.status).toBe(200);
   return (await res.json()) as Row;
+}
+
+/** Polls a condition with a deadline (never a sleep standing in for it). */
+async function waitUntil(done: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 describe('CampaignProcessor', () => {
@@ -165,15 +175,35 @@ describe('CampaignProcessor', () => {
     const ready = new Promise<string>((resolve) => {
       resolveReady = resolve;
     });
+    const clock = new ManualClock(0);
     const processor = new CampaignProcessor({
-      store: fixture.store, logger: silentLogger(), pollIntervalMs: 3_600_000, onReady: (id) => resolveReady(id),
+      store: fixture.store, logger: silentLogger(), pollIntervalMs: 3_600_000, onReady: (id) => resolveReady(id), clock,
     });
     processor.start();
-    // The first pass (crash recovery) finds nothing; then only wake() can run another pass.
-    await new Promise((r) => setTimeout(r, 50));
+    // The first pass (crash recovery) finds nothing and the loop sleeps on the clock, which never
+    // moves here: only wake() can run another pass.
+    await waitUntil(() => clock.pendingTimers() === 1);
     const id = await accept({ text: 'x', from: 'Registered', recipientInfo: [{ msisdn: '1' }] });
     processor.wake();
     expect(await ready).toBe(id);
+    await processor.stop();
+  });
+
+  it('finds a campaign nobody woke it for at its next poll (processing.pollIntervalMs on the clock), not before', async () => {
+    const readyIds: string[] = [];
+    const clock = new ManualClock(0);
+    const processor = new CampaignProcessor({ store: fixture.store, logger: silentLogger(), pollIntervalMs: 200, onReady: (id) => readyIds.push(id), clock });
+    processor.start();
+    await waitUntil(() => clock.pendingTimers() === 1);
+    const id = await accept({ text: 'poll', from: 'Registered', recipientInfo: [{ msisdn: '0871234500' }] });
+    clock.advanceTo(199);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(clock.pendingTimers()).toBe(1);
+    expect(campaignRow(id)).toMatchObject({ state: 'queued' });
+    clock.advanceTo(200);
+    // The pass ran and the loop sleeps again.
+    await waitUntil(() => clock.pendingTimers() === 1 && campaignRow(id)['state'] === 'ready');
+    expect(readyIds).toEqual([id]);
     await processor.stop();
   });
 

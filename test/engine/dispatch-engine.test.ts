@@ -3,8 +3,12 @@ import { ENGINE_DEFAULTS } from '../../src/engine/config.js';
 import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
 import { silentLogger } from '../../src/log.js';
 import { SimulatorTransport } from '../../src/transports/simulator/index.js';
-import { startEngineHarness, waitFor, type EngineHarness } from './engine-harness.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { startEngineHarness, stepPolls, waitFor, type EngineHarness } from './engine-harness.js';
 import { ScriptedTransport } from './scripted-transport.js';
+
+/** The harness's engine.pollIntervalMs. */
+const POLL_MS = 20;
 
 let harness: EngineHarness | undefined;
 afterEach(async () => {
@@ -134,12 +138,14 @@ describe('dispatch engine with the simulator', () => {
 
   it('holds parts while the transport is down, spending no attempts, and sends them when it comes back', async () => {
     const sim = simulator();
-    harness = await startEngineHarness({ transports: [sim] });
+    const clock = new ManualClock(0);
+    harness = await startEngineHarness({ transports: [sim], clock });
     sim.setDown('link lost');
     const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567', '353871234568'] });
+    await stepPolls(clock, 1, POLL_MS);
     await waitFor(() => harness!.parts(campaignId), (ps) => ps.length === 2);
-    // Several poll intervals pass with the link down.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Ten poll intervals pass with the link down: ten lane passes, no submit.
+    await stepPolls(clock, 10, POLL_MS);
     expect(harness.parts(campaignId).map((p) => [p.state, p.attempts])).toEqual([
       ['queued', 0],
       ['queued', 0],
@@ -172,9 +178,11 @@ describe('dispatch engine with the simulator', () => {
 
   it('does not send a campaign before its send time', async () => {
     const sim = simulator();
-    harness = await startEngineHarness({ transports: [sim] });
+    const clock = new ManualClock(0);
+    harness = await startEngineHarness({ transports: [sim], clock });
     const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567'], sendAtMs: Date.now() + 3_600_000 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Ten scheduler passes before the send time.
+    await stepPolls(clock, 10, POLL_MS);
     expect(harness.parts(campaignId)).toHaveLength(0);
     expect(harness.recipients(campaignId)[0]?.dispatch_state).toBe('waiting');
     harness.clockSkewMs = 3_600_001;
@@ -260,13 +268,16 @@ describe('dispatch engine orderings', () => {
 
   it('counts the in-flight window in parts: with a window of 4, one 3-part message at a time, then 1-part ones fill it', async () => {
     const transport = new ScriptedTransport();
-    harness = await startEngineHarness({ transports: [transport] });
+    const clock = new ManualClock(0);
+    harness = await startEngineHarness({ transports: [transport], clock });
     const clientId = harness.seedClient();
     const long = 'y'.repeat(153 * 2 + 10); // 3 GSM-7 parts
     harness.seedCampaign({ clientId, text: long, msisdns: ['353870000001', '353870000002'] });
+    await stepPolls(clock, 1, POLL_MS);
     await waitFor(() => transport.held.length, (n) => n === 1);
-    // A second 3-part message would make 6 parts in flight: it waits for the first to be answered.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A second 3-part message would make 6 parts in flight: it waits for the first to be answered,
+    // however many polls pass.
+    await stepPolls(clock, 5, POLL_MS);
     expect(transport.held).toHaveLength(1);
     const first = transport.held.shift()!;
     first.answer([1, 2, 3].map((part) => ({ part, kind: 'accepted', messageId: `long-1-${part}` })));
@@ -275,8 +286,9 @@ describe('dispatch engine orderings', () => {
     transport.held.shift()!.answer([1, 2, 3].map((part) => ({ part, kind: 'accepted', messageId: `long-2-${part}` })));
 
     harness.seedCampaign({ clientId, text: 'short', msisdns: Array.from({ length: 6 }, (_, i) => `35387100000${i}`) });
+    await stepPolls(clock, 1, POLL_MS);
     await waitFor(() => transport.held.length, (n) => n === transport.windowSize);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await stepPolls(clock, 5, POLL_MS);
     expect(transport.held).toHaveLength(transport.windowSize);
   });
 

@@ -15,11 +15,14 @@ import { openStore, type Store } from '../../src/store/database.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../src/store/entities.js';
 import type { Transport } from '../../src/transports/transport.js';
 import { enqueueDeliveryReceipt } from '../../src/webhooks/index.js';
+import type { ManualClock } from '../support/manual-clock.js';
 
 export interface HarnessOptions {
   transports: Transport[];
   routes?: Route[];
   engine?: Partial<EngineConfig>;
+  /** The engine's loops sleep on this clock (default: real time); now() stays Date.now() + clockSkewMs. */
+  clock?: ManualClock;
 }
 
 export interface SeedCampaign {
@@ -101,8 +104,12 @@ export async function startEngineHarness(options: HarnessOptions): Promise<Engin
       },
     },
     now: () => Date.now() + harness.clockSkewMs,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   await harness.engine.start();
+  // On a manual clock: the scheduler and every lane ran their first pass and sleep.
+  const clock = options.clock;
+  if (clock !== undefined) await waitFor(() => clock.pendingTimers(), (n) => n === options.transports.length + 1);
   return harness;
 }
 
@@ -114,5 +121,18 @@ export async function waitFor<T>(read: () => T, done: (value: T) => boolean, tim
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2_000)}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Steps a manual clock by `polls` poll intervals; after each step waits until every loop the step
+ * woke has run its pass and gone back to sleep (its timer is set again). "Nothing happened after N
+ * polls" is then a fact about N passes, not about how long the test slept.
+ */
+export async function stepPolls(clock: ManualClock, polls: number, pollIntervalMs: number): Promise<void> {
+  for (let i = 0; i < polls; i++) {
+    const sleepers = clock.pendingTimers();
+    clock.advanceTo(clock.now() + pollIntervalMs);
+    await waitFor(() => clock.pendingTimers(), (n) => n >= sleepers);
   }
 }

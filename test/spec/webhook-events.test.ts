@@ -115,8 +115,13 @@ describe('Circuit breaker (Events 7): open for 30 s after two transient failures
       return ((await res.json()) as Summary).pending === 0 ? true : undefined;
     }, 'the receipt');
     await failing.waitForCount(2);
-    // The three retries are due within 150 ms; a second is far past them and far short of 30 s.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The series is over when its last retry, refused by the open breaker, made the row a dead
+    // letter (`smsgate webhook list --failed`): no request can come after that (30 s breaker window).
+    const dead = await eventually(async () => {
+      const rows = (await breakerServer.cli('webhook', 'list', '--failed', '--client', 'flaky')) as unknown as { attempts: number; lastError: string | null }[];
+      return rows.length === 1 ? rows[0] : undefined;
+    }, 'the dead letter');
+    expect(dead).toMatchObject({ attempts: 4, lastError: 'CIRCUIT_OPEN' });
     expect(failing.count).toBe(2);
   });
 });

@@ -1,11 +1,11 @@
 /**
- * A clock a test steps by hand, for code that takes its time and timers as an input (the webhook
- * sender's WebhookClock). Nothing moves until the test calls advanceTo/advanceToNextTimer; timers
+ * A clock a test steps by hand, for code that takes its time and timers as an input (the Clock of
+ * src/clock.ts: background workers, the webhook sender's WebhookClock). Nothing moves until the test calls advanceTo/advanceToNextTimer; timers
  * due by then run in due order, each with now() at its own due time.
  */
-import type { WebhookClock, WebhookTimer } from '../../src/webhooks/clock.js';
+import type { Clock, ClockTimer } from '../../src/clock.js';
 
-interface ManualTimer extends WebhookTimer {
+interface ManualTimer extends ClockTimer {
   id: number;
 }
 
@@ -15,7 +15,7 @@ interface Pending {
   fn: () => void;
 }
 
-export class ManualClock implements WebhookClock {
+export class ManualClock implements Clock {
   private nowMs: number;
   private seq = 0;
   private readonly timers = new Map<number, Pending>();
@@ -28,15 +28,20 @@ export class ManualClock implements WebhookClock {
     return this.nowMs;
   }
 
-  setTimer(fn: () => void, delayMs: number): WebhookTimer {
+  setTimer(fn: () => void, delayMs: number): ClockTimer {
     const id = ++this.seq;
     this.timers.set(id, { atMs: this.nowMs + Math.max(0, delayMs), seq: id, fn });
-    const timer: ManualTimer = { webhookTimer: true, id };
+    const timer: ManualTimer = { clockTimer: true, id };
     return timer;
   }
 
-  clearTimer(timer: WebhookTimer): void {
+  clearTimer(timer: ClockTimer): void {
     this.timers.delete((timer as ManualTimer).id);
+  }
+
+  /** How many timers are set (a background worker asleep holds one). */
+  pendingTimers(): number {
+    return this.timers.size;
   }
 
   /** The due time of the soonest timer, or null when none is set. */

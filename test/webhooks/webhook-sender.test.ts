@@ -4,6 +4,7 @@ import { requeueDeadLetters } from '../../src/store/webhook-store.js';
 import {
   createNodeHttpClient, enqueueDeliveryReceipt, WebhookSender, type WebhookHttpClient, type WebhookSenderConfig,
 } from '../../src/webhooks/index.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { WebhookReceiver, type ScriptedResponse } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 
@@ -162,9 +163,35 @@ describe('WebhookSender against a real receiver', () => {
     const warn = fx.logs.find((l) => l.msg === 'webhook dead letter');
     expect(warn).toMatchObject({ level: 40, outboxId: id, clientId, attempts: 4, lastError: 'HTTP_500' });
     expect(JSON.stringify(fx.logs)).not.toContain('whsec');
-    // A dead letter stays put: the sender keeps polling and does not send it again until it is replayed.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  });
+
+  it('leaves a dead letter put: ten polls later (stepped on a manual clock) it was not sent again', async () => {
+    const r = await receiver('whsec');
+    r.respondWith(() => ({ kind: 'status', statusCode: 500 }));
+    const clientId = fx.addClient('down-for-good', { url: r.url, secret: 'whsec' });
+    const id = queue(clientId, '353873333334');
+    const clock = new ManualClock(Date.now());
+    const pollIntervalMs = 20;
+    const s = new WebhookSender({
+      store: fx.store, secretBox: fx.secretBox, logger: fx.logger, config: { ...FAST, retryDelaysMs: [50, 200, 800], redriveWithinMs: 0 },
+      pollIntervalMs, flushIntervalMs: 1, clock,
+    });
+    senders.push(s);
+    s.start();
+    // Each step: the sender has written every answer, then the clock moves to its next timer (a poll or the retry).
+    for (let step = 0; step < 200 && fx.row(id).state === 'pending'; step++) {
+      await s.whenIdle();
+      if (fx.row(id).state === 'pending') clock.advanceToNextTimer();
+    }
+    expect(fx.row(id)).toMatchObject({ state: 'dead', attempts: 4 });
     expect(r.count).toBe(4);
+    for (let poll = 0; poll < 10; poll++) {
+      await s.whenIdle();
+      clock.advanceTo(clock.now() + pollIntervalMs);
+    }
+    await s.whenIdle();
+    expect(r.count).toBe(4);
+    expect(fx.row(id).state).toBe('dead');
   });
 
   it('opens the breaker after two transient failures: the next attempts fail fast with no request; it closes after its window', async () => {

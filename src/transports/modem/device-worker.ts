@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SerialPort } from 'serialport';
+import { BackgroundWorker, type PassResult } from '../../background-worker.js';
+import type { Clock } from '../../clock.js';
 import { isGatewayError } from '../../errors.js';
 import type { DecodedDeliver, DecodedStatusReport } from '../../pdu/index.js';
 import type { PartOutcome } from '../transport.js';
@@ -32,6 +34,8 @@ export interface DeviceWorkerOptions {
   registrationPollMs: number;
   healthIntervalMs: number;
   reopenBackoffMs: readonly number[];
+  /** The reopen backoff sleeps on this clock (default: the system clock). */
+  clock?: Clock;
   /** The least delay before the engine retries a part this modem refused temporarily. */
   retryDelayMs: number;
   queue: PartQueue;
@@ -68,9 +72,12 @@ export class DeviceWorker {
   private session: ModemSession | null = null;
   private nextSlotMs = 0;
   private inFlight: Promise<void> | null = null;
-  private loop: Promise<void> | null = null;
+  /** The open / init / send cycle: one pass per link, then the reopen backoff (nextDelayMs). */
+  private readonly lifecycle: BackgroundWorker;
+  private firstAttempt: () => void = () => undefined;
+  private failures = 0;
+  private nextDelayMs = 0;
   private healthTimer: NodeJS.Timeout | null = null;
-  private wakeBackoff: (() => void) | null = null;
   private healthValue: ModemHealth | null = null;
   private sentCount = 0;
   private lastError: string | null = null;
@@ -78,7 +85,14 @@ export class DeviceWorker {
   private stateSinceMs = Date.now();
   private pinRefused = false;
 
-  constructor(private readonly options: DeviceWorkerOptions) {}
+  constructor(private readonly options: DeviceWorkerOptions) {
+    this.lifecycle = new BackgroundWorker({
+      intervalMs: () => this.nextDelayMs,
+      pass: () => this.lifecyclePass(),
+      onError: (err) => this.options.logger.error({ err, path: this.options.path }, 'modem lifecycle pass failed'),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+  }
 
   get name(): string {
     return this.options.name;
@@ -109,11 +123,10 @@ export class DeviceWorker {
 
   /** Starts the open / init / send cycle; resolves after the first attempt to come up. */
   start(): Promise<void> {
-    let firstAttempt!: () => void;
     const attempted = new Promise<void>((resolve) => {
-      firstAttempt = resolve;
+      this.firstAttempt = resolve;
     });
-    this.loop = this.lifecycle(firstAttempt);
+    this.lifecycle.start();
     return attempted;
   }
 
@@ -121,10 +134,11 @@ export class DeviceWorker {
   async stop(drainTimeoutMs: number): Promise<void> {
     this.stopping = true;
     this.options.queue.wake();
-    this.wakeBackoff?.();
+    // Ends the reopen backoff now; settles once the pass holding the link has returned.
+    const lifecycleEnded = this.lifecycle.stop();
     if (this.inFlight !== null) await Promise.race([this.inFlight, sleep(drainTimeoutMs)]);
     this.closePort('stopped');
-    await this.loop;
+    await lifecycleEnded;
     this.setState('stopped');
   }
 
@@ -135,16 +149,18 @@ export class DeviceWorker {
     this.options.onStateChange(this.options.name, state, reason);
   }
 
-  private async lifecycle(firstAttempt: () => void): Promise<void> {
-    let failures = 0;
-    while (!this.stopping) {
+  /** One link: open, initialise, send until it drops; then sets the reopen backoff (reopenBackoffMs). */
+  private async lifecyclePass(): Promise<PassResult> {
+    const firstAttempt = this.firstAttempt;
+    // The worker starts no pass after stop(); the guard keeps the loop's old shape.
+    if (!this.stopping) {
       try {
         this.setState('opening');
         const { closed } = await this.open();
         this.setState('initialising');
         await this.session?.init();
         this.setState('ready');
-        failures = 0;
+        this.failures = 0;
         this.lastError = null;
         firstAttempt();
         this.startHealth();
@@ -163,20 +179,13 @@ export class DeviceWorker {
       this.stopHealth();
       this.closePort(this.lastError ?? 'link lost');
       if (this.inFlight !== null) await this.inFlight;
-      if (this.stopping) break;
+      if (this.stopping) return 'idle';
       this.setState('down', this.lastError ?? 'link lost');
       const backoff = this.options.reopenBackoffMs;
-      const delayMs = backoff[Math.min(failures, backoff.length - 1)] ?? 1_000;
-      failures++;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs);
-        this.wakeBackoff = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeBackoff = null;
+      this.nextDelayMs = backoff[Math.min(this.failures, backoff.length - 1)] ?? 1_000;
+      this.failures++;
     }
+    return 'idle';
   }
 
   /** Opens the port and wires it to a new channel and session; `closed` settles when the link drops. */

@@ -6,6 +6,8 @@
  * becomes a retry storm.
  */
 import type { PDU } from 'smpp';
+import { BackgroundWorker, type PassResult } from '../../background-worker.js';
+import type { Clock } from '../../clock.js';
 import { isGatewayError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ResolvedSmppTransportConfig } from './config.js';
@@ -30,6 +32,8 @@ export interface SmppBindDeps {
   onSlotFreed(): void;
   /** The bind's state changed. */
   onStateChange(): void;
+  /** The reconnect backoff sleeps on this clock (default: the system clock). */
+  clock?: Clock;
 }
 
 export class SmppBind {
@@ -38,8 +42,13 @@ export class SmppBind {
   private connections: SmppConnection[] = [];
   private transmitter: SmppConnection | undefined;
   private stopped = false;
-  private loop: Promise<void> | undefined;
-  private wakeSleep: (() => void) | undefined;
+  /** The bind loop: one pass binds and holds the session until it is lost; it then sleeps nextDelayMs. */
+  private readonly worker: BackgroundWorker;
+  private started = false;
+  private firstAttemptDone: () => void = () => undefined;
+  private attempt = 0;
+  private authFailures = 0;
+  private nextDelayMs = 0;
   private connectionLost: (() => void) | undefined;
   private lastCloseReason = '';
   private drainWaiters: (() => void)[] = [];
@@ -53,7 +62,14 @@ export class SmppBind {
     readonly index: number,
     private readonly config: ResolvedSmppTransportConfig,
     private readonly deps: SmppBindDeps,
-  ) {}
+  ) {
+    this.worker = new BackgroundWorker({
+      intervalMs: () => this.nextDelayMs,
+      pass: () => this.bindPass(),
+      onError: (err) => this.deps.logger.error({ err, bind: this.index }, 'bind loop pass failed'),
+      ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+    });
+  }
 
   get state(): BindState {
     return this.bindState;
@@ -72,7 +88,9 @@ export class SmppBind {
   /** Starts the bind loop; resolves after the first bind attempt, bound or not. */
   start(): Promise<void> {
     return new Promise<void>((resolve) => {
-      this.loop = this.run(resolve);
+      this.firstAttemptDone = resolve;
+      this.started = true;
+      this.worker.start();
     });
   }
 
@@ -113,7 +131,8 @@ export class SmppBind {
    */
   async stop(drainTimeoutMs: number): Promise<void> {
     this.stopped = true;
-    this.wakeSleep?.();
+    // Ends the reconnect sleep now; settles when the pass holding the session has returned.
+    const loopEnded = this.worker.stop();
     if (this.outstanding > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, drainTimeoutMs);
@@ -125,7 +144,10 @@ export class SmppBind {
     }
     await Promise.all(this.connections.map((connection) => connection.unbindAndClose()));
     this.connectionLost?.();
-    await this.loop;
+    await loopEnded;
+    if (!this.started) return;
+    this.setState({ state: 'down', reason: 'stopped' });
+    this.firstAttemptDone();
   }
 
   private notifyDrained(): void {
@@ -141,37 +163,31 @@ export class SmppBind {
     this.deps.onStateChange();
   }
 
-  private async run(firstAttemptDone: () => void): Promise<void> {
-    let attempt = 0;
-    let authFailures = 0;
-    while (!this.stopped) {
-      this.setState({ state: 'binding' });
-      let delayMs: number;
-      try {
-        await this.bindAll();
-        if (this.stopped) break;
-        attempt = 0;
-        authFailures = 0;
-        this.setState({ state: 'bound' });
-        firstAttemptDone();
-        const reason = await this.waitForConnectionLoss();
-        if (this.stopped) break;
-        this.setState({ state: 'down', reason: `connection lost: ${reason}` });
-        delayMs = nextReconnectDelayMs(attempt++, this.deps.random(), this.config.reconnect);
-      } catch (err) {
-        const refused = isGatewayError(err, 'SMPP_BIND_REFUSED');
-        const policy: BackoffPolicy = refused ? authFailurePolicy(this.config.reconnect) : this.config.reconnect;
-        delayMs = nextReconnectDelayMs(refused ? authFailures++ : attempt++, this.deps.random(), policy);
-        const message = err instanceof Error ? err.message : String(err);
-        this.deps.logger.warn({ bind: this.index, retryInMs: delayMs }, message);
-        this.setState({ state: 'down', reason: `${message}; retry in ${Math.round(delayMs / 1000)} s` });
-        firstAttemptDone();
-      }
-      if (this.stopped) break;
-      await this.sleep(delayMs);
+  /** Binds, holds the session until it is lost, and sets the backoff before the next bind (nextReconnectDelayMs). */
+  private async bindPass(): Promise<PassResult> {
+    if (this.stopped) return 'idle';
+    this.setState({ state: 'binding' });
+    try {
+      await this.bindAll();
+      if (this.stopped) return 'idle';
+      this.attempt = 0;
+      this.authFailures = 0;
+      this.setState({ state: 'bound' });
+      this.firstAttemptDone();
+      const reason = await this.waitForConnectionLoss();
+      if (this.stopped) return 'idle';
+      this.setState({ state: 'down', reason: `connection lost: ${reason}` });
+      this.nextDelayMs = nextReconnectDelayMs(this.attempt++, this.deps.random(), this.config.reconnect);
+    } catch (err) {
+      const refused = isGatewayError(err, 'SMPP_BIND_REFUSED');
+      const policy: BackoffPolicy = refused ? authFailurePolicy(this.config.reconnect) : this.config.reconnect;
+      this.nextDelayMs = nextReconnectDelayMs(refused ? this.authFailures++ : this.attempt++, this.deps.random(), policy);
+      const message = err instanceof Error ? err.message : String(err);
+      this.deps.logger.warn({ bind: this.index, retryInMs: this.nextDelayMs }, message);
+      this.setState({ state: 'down', reason: `${message}; retry in ${Math.round(this.nextDelayMs / 1000)} s` });
+      this.firstAttemptDone();
     }
-    this.setState({ state: 'down', reason: 'stopped' });
-    firstAttemptDone();
+    return 'idle';
   }
 
   private async bindAll(): Promise<void> {
@@ -232,20 +248,6 @@ export class SmppBind {
         return;
       }
       this.connectionLost = done;
-    });
-  }
-
-  private sleep(delayMs: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.wakeSleep = undefined;
-        resolve();
-      }, delayMs);
-      this.wakeSleep = () => {
-        clearTimeout(timer);
-        this.wakeSleep = undefined;
-        resolve();
-      };
     });
   }
 }

@@ -9,6 +9,7 @@
  * and its part comes back temporary with retryAfterMs.
  */
 import type { PDU } from 'smpp';
+import type { Clock } from '../../clock.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { normalizeMessageId, parseSmppReceipt } from '../../receipts/index.js';
 import type {
@@ -36,6 +37,8 @@ export interface SmppTransportOptions {
   logger?: Logger;
   /** Randomness for reconnect jitter; Math.random by default. */
   random?: () => number;
+  /** The binds' reconnect backoff sleeps on this clock (default: the system clock). */
+  clock?: Clock;
 }
 
 /** Status texts of temporary and not-sent outcomes that did not come from the SMSC. */
@@ -82,6 +85,7 @@ export class SmppTransport implements Transport {
           onDeliverSm: (pdu, connection) => void this.onDeliverSm(pdu, connection),
           onSlotFreed: () => this.wakeAll(),
           onStateChange: () => this.onBindStateChange(),
+          ...(options.clock === undefined ? {} : { clock: options.clock }),
         }),
     );
   }
