@@ -3,22 +3,17 @@
  * router's pattern (`/v1/campaign/:id`), never the raw path: campaign ids in the path would make a
  * new time series per campaign. A request no router matched is labelled `unmatched`.
  */
-import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
 import type { GatewayObserver } from '../gateway-observer.js';
+import { afterRequest } from './after-request.js';
 
 export const UNMATCHED_ROUTE = 'unmatched';
 
 export function requestMetrics(observer: GatewayObserver): Middleware {
-  return async (ctx, next) => {
-    const startedMs = performance.now();
-    try {
-      await next();
-    } finally {
-      // @koa/router sets _matchedRoute to the matched layer's path.
-      const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      const route = typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
-      observer.httpRequest(route, ctx.method, ctx.status, (performance.now() - startedMs) / 1_000);
-    }
-  };
+  return afterRequest((ctx, durationMs) => {
+    // @koa/router sets _matchedRoute to the matched layer's path.
+    const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    const route = typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
+    observer.httpRequest(route, ctx.method, ctx.status, durationMs / 1_000);
+  });
 }
