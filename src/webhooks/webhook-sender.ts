@@ -13,7 +13,14 @@
  * see anyway), and a 2xx from it, or from any other event to that endpoint, re-queues the rest, each
  * as a fresh series. Every request carries X-Event-Id, the row's stored UUID, so a receiver can
  * de-duplicate what retries, redrives and replays send again.
+ *
+ * The loop runs on a BackgroundWorker (issue 10 item 4) with keepScheduleOnWake: finished requests
+ * and new rows wake it, and the outbox is re-read on the clock at least once per pollIntervalMs even
+ * while wakes keep coming (rows queued by another process, such as `smsgate webhook replay`). A retry
+ * written back asks for a pass at its due time (wakeAt), which shortens a sleep already running; the
+ * next redrive probe bounds every sleep.
  */
+import { BackgroundWorker, type PassCause } from '../background-worker.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../store/secret-box.js';
@@ -21,7 +28,7 @@ import type { SqliteDatabase } from '../store/database.js';
 import {
   assignEventId, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow,
 } from '../store/webhook-store.js';
-import { systemWebhookClock, type WebhookClock, type WebhookTimer } from './clock.js';
+import { systemWebhookClock, type WebhookClock } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
 import { createNodeHttpClient, type WebhookHttpClient, type WebhookResponse } from './http-client.js';
@@ -112,12 +119,12 @@ export class WebhookSender {
   private readonly idleWaiters = new Set<() => void>();
   private results: AttemptRecord[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
-  private wakeTimer: WebhookTimer | null = null;
-  private wakeDueAtMs = Number.POSITIVE_INFINITY;
+  /** Runs pump(): on wake-ups, at retry due times, and once per poll interval by the clock. */
+  private readonly worker: BackgroundWorker;
   private pumpScheduled = false;
   /**
    * Whether the outbox may hold due rows this sender has not read: set by wake() (new rows), by every
-   * timer pump (retries falling due, rows changed by another process such as `smsgate webhook replay`)
+   * pass the clock brought (retries falling due, rows changed by another process such as `smsgate webhook replay`)
    * and by a flush (rows handed back); cleared once a read returned every due row. Without it each
    * finished request would re-read (and throw away) every row still claimed.
    */
@@ -157,6 +164,17 @@ export class WebhookSender {
         else this.logger.info({ clientId, state }, 'webhook circuit breaker state');
       },
     });
+    this.worker = new BackgroundWorker({
+      clock: this.clock,
+      // A wake (a finished request) must not postpone the poll: see outboxMayHaveNewRows.
+      keepScheduleOnWake: true,
+      // As the sender always did: a poll or retry pump runs in the clock's timer, so a test stepping
+      // the clock finds the requests it starts already under way.
+      duePassInTimer: true,
+      // The next poll, or the next redrive probe if that comes first.
+      intervalMs: () => Math.max(0, Math.min(this.pollIntervalMs, (this.redrive?.nextProbeAtMs() ?? Number.POSITIVE_INFINITY) - this.now())),
+      pass: (cause) => this.pass(cause),
+    });
   }
 
   /** Starts sending; every row already pending and due (for example after a crash) is sent first. */
@@ -164,7 +182,9 @@ export class WebhookSender {
     if (this.running || this.stopping !== null) return;
     this.running = true;
     this.trackDeadLettersFromEarlierRuns();
+    // The first look is synchronous, as it always was: whenIdle() right after start() waits for it.
     this.pump();
+    this.worker.start();
   }
 
   /** New rows were committed: look now rather than at the next poll. Cheap to call often. */
@@ -176,10 +196,19 @@ export class WebhookSender {
   private pumpSoon(): void {
     if (!this.running || this.pumpScheduled) return;
     this.pumpScheduled = true;
+    // One turn later, so requests finishing together are followed by one pass.
     setImmediate(() => {
       this.pumpScheduled = false;
-      this.pump();
+      if (this.running) this.worker.wake();
     });
+  }
+
+  private pass(cause: PassCause): void {
+    // start() already made the first pass.
+    if (cause === 'start') return;
+    // The clock brought this pass (a poll, a retry falling due): look at the outbox again.
+    if (cause === 'due') this.outboxMayHaveNewRows = true;
+    this.pump();
   }
 
   /**
@@ -208,8 +237,8 @@ export class WebhookSender {
 
   private async shutdown(): Promise<void> {
     this.running = false;
-    if (this.wakeTimer !== null) this.clock.clearTimer(this.wakeTimer);
-    this.wakeTimer = null;
+    // pump() is synchronous, so no pass is running: the loop ends at once.
+    const loopEnded = this.worker.stop();
     this.queue.length = 0;
     if (this.inFlight > 0) {
       let bound: NodeJS.Timeout | undefined;
@@ -226,6 +255,7 @@ export class WebhookSender {
     if (this.ownsHttpClient) this.http.close();
     for (const resolve of this.idleWaiters) resolve();
     this.idleWaiters.clear();
+    await loopEnded;
   }
 
   private isIdle(): boolean {
@@ -260,7 +290,6 @@ export class WebhookSender {
     } catch (err) {
       this.logger.error({ err }, 'webhook outbox read failed; retrying at the next poll');
     }
-    this.armWake(Math.min(this.now() + this.pollIntervalMs, this.redrive?.nextProbeAtMs() ?? Number.POSITIVE_INFINITY));
     this.notifyIfIdle();
   }
 
@@ -277,19 +306,6 @@ export class WebhookSender {
       this.queue.push(row);
     }
     return this.queue.length > 0;
-  }
-
-  /** Ensures a pump no later than dueAtMs (earlier wake-ups win). */
-  private armWake(dueAtMs: number): void {
-    if (!this.running || dueAtMs >= this.wakeDueAtMs) return;
-    if (this.wakeTimer !== null) this.clock.clearTimer(this.wakeTimer);
-    this.wakeDueAtMs = dueAtMs;
-    this.wakeTimer = this.clock.setTimer(() => {
-      this.wakeTimer = null;
-      this.wakeDueAtMs = Number.POSITIVE_INFINITY;
-      this.outboxMayHaveNewRows = true;
-      this.pump();
-    }, Math.max(0, dueAtMs - this.now()));
   }
 
   private async attempt(row: DueOutboxRow): Promise<void> {
@@ -474,7 +490,8 @@ export class WebhookSender {
     this.redriveRecovered();
     for (const r of batch) {
       this.claimed.delete(r.id);
-      if (r.kind === 'retry') this.armWake(r.nextAttemptAt);
+      // A retry due before the next poll shortens the sleep (the spec's 2/4/8 s are kept to the clock).
+      if (r.kind === 'retry' && this.running) this.worker.wakeAt(r.nextAttemptAt);
     }
     this.notifyIfIdle();
     this.wake();
