@@ -82,7 +82,9 @@ describe('spawnPeer', () => {
     expect(runId).toMatch(/^[0-9a-f-]{36}$/);
     const child = spawnPeer('sleep', ['300'], { stdio: 'ignore' });
     started.push(child);
-    await until(() => alive(child.pid!), 'the peer');
+    // Until setpriv has exec'd sleep: between fork and exec /proc shows the parent's environment, and
+    // while exec swaps the image its cmdline reads empty (the check skips those as zombies).
+    await until(() => alive(child.pid!) && readFileSync(`/proc/${child.pid}/comm`, 'latin1').trim() === 'sleep', 'the peer to be sleep');
     expect(readFileSync(`/proc/${child.pid}/environ`, 'latin1').split('\0')).toContain(`${PEER_MARKER_ENV}=${runId}`);
     expect(processesOfRun(runId!).map((p) => p.pid)).toContain(child.pid);
     expect(processesOfRun('another-run').map((p) => p.pid)).not.toContain(child.pid);
