@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { runDdl } from './dialect.js';
 
 /**
  * The whole first schema: accounts and auth, campaigns and recipients, and the tables the dispatch
@@ -173,7 +174,7 @@ export class InitialSchema1763740000000 implements MigrationInterface {
       `CREATE INDEX webhook_outbox_due ON webhook_outbox(state, next_attempt_at)`,
       `CREATE INDEX webhook_outbox_dead ON webhook_outbox(client_id, state, dead_at)`,
     ];
-    for (const sql of statements) await queryRunner.query(sql);
+    await runDdl(queryRunner, statements);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

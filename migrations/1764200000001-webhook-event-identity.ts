@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf, runDdl } from './dialect.js';
 
 /**
  * What automatic redrive and receiver de-duplication need on every outbox event (issue 9 item 7):
@@ -23,6 +24,7 @@ export class WebhookEventIdentity1764200000001 implements MigrationInterface {
   name = 'WebhookEventIdentity1764200000001';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    if (dialectOf(queryRunner) === 'postgres') return this.upPostgres(queryRunner);
     const statements = [
       `ALTER TABLE webhook_outbox ADD COLUMN event_id TEXT`,
       `ALTER TABLE webhook_outbox ADD COLUMN dead_reason TEXT CHECK (dead_reason IN ('transient', 'permanent'))`,
@@ -48,10 +50,33 @@ export class WebhookEventIdentity1764200000001 implements MigrationInterface {
     for (const sql of statements) await queryRunner.query(sql);
   }
 
+  /**
+   * The same columns, backfill, classification and indexes. No trigger: 1764200000002 drops it
+   * again, and every insert path names the event id (PostgreSQL would need a trigger function).
+   */
+  private async upPostgres(queryRunner: QueryRunner): Promise<void> {
+    await runDdl(queryRunner, [
+      `ALTER TABLE webhook_outbox ADD COLUMN event_id TEXT`,
+      `ALTER TABLE webhook_outbox ADD COLUMN dead_reason TEXT CHECK (dead_reason IN ('transient', 'permanent'))`,
+      `ALTER TABLE webhook_outbox ADD COLUMN dead_url TEXT`,
+      `UPDATE webhook_outbox SET event_id = gen_random_uuid()::text WHERE event_id IS NULL`,
+      `CREATE UNIQUE INDEX webhook_outbox_event_id ON webhook_outbox(event_id)`,
+      `UPDATE webhook_outbox SET
+         dead_reason = CASE
+           WHEN last_error LIKE 'HTTP\\_5__' ESCAPE '\\' OR last_error IN ('HTTP_404', 'HTTP_408') THEN 'transient'
+           WHEN last_error LIKE 'HTTP\\_%' ESCAPE '\\' OR last_error IN ('NO_WEBHOOK_URL', 'SECRET_UNREADABLE', 'INVALID_URL') OR last_error IS NULL THEN 'permanent'
+           ELSE 'transient' END,
+         dead_url = (SELECT c.webhook_url FROM clients c WHERE c.id = webhook_outbox.client_id)
+       WHERE state = 'dead'`,
+      `CREATE INDEX webhook_outbox_redrive ON webhook_outbox(client_id, dead_url, id) WHERE state = 'dead' AND dead_reason = 'transient'`,
+    ]);
+  }
+
   async down(queryRunner: QueryRunner): Promise<void> {
+    const postgres = dialectOf(queryRunner) === 'postgres';
     for (const sql of [
       `DROP INDEX IF EXISTS webhook_outbox_redrive`,
-      `DROP TRIGGER IF EXISTS webhook_outbox_event_id_default`,
+      postgres ? `DROP TRIGGER IF EXISTS webhook_outbox_event_id_default ON webhook_outbox` : `DROP TRIGGER IF EXISTS webhook_outbox_event_id_default`,
       `DROP INDEX IF EXISTS webhook_outbox_event_id`,
       `ALTER TABLE webhook_outbox DROP COLUMN dead_url`,
       `ALTER TABLE webhook_outbox DROP COLUMN dead_reason`,

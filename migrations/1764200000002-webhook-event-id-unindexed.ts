@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf } from './dialect.js';
 
 /**
  * Takes the trigger and the unique index of webhook_outbox.event_id (1764200000001) off the enqueue
@@ -14,12 +15,15 @@ export class WebhookEventIdUnindexed1764200000002 implements MigrationInterface 
   name = 'WebhookEventIdUnindexed1764200000002';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TRIGGER IF EXISTS webhook_outbox_event_id_default`);
+    // PostgreSQL never had the trigger (1764200000001); its DROP TRIGGER names the table.
+    if (dialectOf(queryRunner) === 'postgres') await queryRunner.query(`DROP TRIGGER IF EXISTS webhook_outbox_event_id_default ON webhook_outbox`);
+    else await queryRunner.query(`DROP TRIGGER IF EXISTS webhook_outbox_event_id_default`);
     await queryRunner.query(`DROP INDEX IF EXISTS webhook_outbox_event_id`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE UNIQUE INDEX webhook_outbox_event_id ON webhook_outbox(event_id)`);
+    if (dialectOf(queryRunner) === 'postgres') return;
     await queryRunner.query(`CREATE TRIGGER webhook_outbox_event_id_default AFTER INSERT ON webhook_outbox WHEN NEW.event_id IS NULL
        BEGIN UPDATE webhook_outbox SET event_id = ${RANDOM_UUID_SQL} WHERE id = NEW.id; END`);
   }

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf, runDdl } from './dialect.js';
 
 /**
  * Inbound SMS end to end (issue 14): parts stored as they arrive and joined once complete,
@@ -12,6 +13,7 @@ export class Inbound1764300000001 implements MigrationInterface {
   name = 'Inbound1764300000001';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    const postgres = dialectOf(queryRunner) === 'postgres';
     const statements = [
       `ALTER TABLE clients ADD COLUMN inbound_webhook_url TEXT`,
       // JSON array of trimmed, case-folded keywords; NULL means opt-out keywords are off.
@@ -21,7 +23,9 @@ export class Inbound1764300000001 implements MigrationInterface {
       `ALTER TABLE inbound_messages ADD COLUMN client_id INTEGER REFERENCES clients(id) ON DELETE SET NULL`,
       `ALTER TABLE inbound_messages ADD COLUMN incomplete INTEGER NOT NULL DEFAULT 0`,
       // Rows stored before this migration get an opaque id of the same use.
-      `UPDATE inbound_messages SET public_id = lower(hex(randomblob(16))) WHERE public_id IS NULL`,
+      postgres
+        ? `UPDATE inbound_messages SET public_id = replace(gen_random_uuid()::text, '-', '') WHERE public_id IS NULL`
+        : `UPDATE inbound_messages SET public_id = lower(hex(randomblob(16))) WHERE public_id IS NULL`,
       `CREATE UNIQUE INDEX inbound_messages_public_id ON inbound_messages(public_id)`,
       `CREATE INDEX inbound_messages_client ON inbound_messages(client_id, received_at, id)`,
       `CREATE TABLE inbound_routes (
@@ -58,7 +62,7 @@ export class Inbound1764300000001 implements MigrationInterface {
         PRIMARY KEY (client_id, msisdn)
       )`,
     ];
-    for (const sql of statements) await queryRunner.query(sql);
+    await runDdl(queryRunner, statements);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

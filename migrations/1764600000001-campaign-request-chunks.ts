@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { runDdl } from './dialect.js';
 
 /**
  * The recipients of a large Create Campaign Request, stored as JSON in slices of a few thousand
@@ -11,12 +12,12 @@ export class CampaignRequestChunks1764600000001 implements MigrationInterface {
   name = 'CampaignRequestChunks1764600000001';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE campaign_request_chunks (
+    await runDdl(queryRunner, [`CREATE TABLE campaign_request_chunks (
       campaign_id TEXT NOT NULL,
       seq INTEGER NOT NULL,
       recipients_json TEXT NOT NULL,
       PRIMARY KEY (campaign_id, seq)
-    ) WITHOUT ROWID`);
+    ) WITHOUT ROWID`]);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

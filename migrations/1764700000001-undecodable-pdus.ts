@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { runDdl } from './dialect.js';
 
 /**
  * PDUs a modem handed up that smsgate could not decode (issue 9 item 6 d). Each is stored with its
@@ -10,7 +11,7 @@ export class UndecodablePdus1764700000001 implements MigrationInterface {
   name = 'UndecodablePdus1764700000001';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
+    await runDdl(queryRunner, [
       `CREATE TABLE undecodable_pdus (
         id INTEGER PRIMARY KEY,
         transport TEXT NOT NULL,
@@ -20,7 +21,7 @@ export class UndecodablePdus1764700000001 implements MigrationInterface {
         reason TEXT NOT NULL,
         received_at INTEGER NOT NULL
       )`,
-    );
+    ]);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

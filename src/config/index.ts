@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
+import { databaseProblem, DEFAULT_DATABASE_PATH } from './database.js';
 import { interpolateEnv, type Environment } from './interpolate.js';
 import { formatJsonPath, parseInstancePath, type JsonPath } from './json-path.js';
 import { buildConfigSchema, type ConfigSchemaParts } from './schema.js';
@@ -16,6 +17,7 @@ import type { ConfigCore, ConfigProblem, RouteConfig } from './types.js';
 
 export type * from './types.js';
 export * from './schema.js';
+export * from './database.js';
 export type { Environment } from './interpolate.js';
 
 export const DEFAULT_CONFIG_PATH = 'config/default.json';
@@ -51,6 +53,7 @@ export function createConfigLoader<Config extends ConfigCore>(spec: ConfigSpec<C
     const { config: validateConfig, transports } = validators();
     if (!validateConfig(candidate)) throw invalid(sourceName, [], validateConfig.errors);
     const config = candidate as Omit<Config, 'routes'> & { routes?: RouteConfig[] };
+    checkDatabase(config.database as { path?: string; url?: string }, sourceName);
     config.transports.forEach((entry, index) => {
       const validate = transports.get(entry.type) as ValidateFunction;
       if (!validate(entry)) throw invalid(sourceName, ['transports', index], validate.errors);
@@ -87,6 +90,13 @@ export function createConfigLoader<Config extends ConfigCore>(spec: ConfigSpec<C
   }
 
   return { loadConfig, resolveConfigFromObject };
+}
+
+/** path xor url (src/config/database.ts); an omitted path is the default SQLite file, also beside a url (key file). */
+function checkDatabase(database: { path?: string; url?: string }, sourceName: string): void {
+  const problem = databaseProblem(database);
+  if (problem !== null) fail(sourceName, problem.key.split('.'), problem.what);
+  database.path ??= DEFAULT_DATABASE_PATH;
 }
 
 function checkTransportNames(transports: readonly { name: string }[], sourceName: string): void {

@@ -21,7 +21,10 @@ export function section(properties: Readonly<Record<string, object>>): object {
 }
 
 const databaseSchema = section({
-  path: { ...nonEmptyString, default: 'data/smsgate.sqlite' },
+  // No default here: `path` and `url` are exclusive, so an omitted path is filled after the check
+  // (src/config/database.ts DEFAULT_DATABASE_PATH).
+  path: nonEmptyString,
+  url: nonEmptyString,
   synchronous: { enum: ['FULL', 'NORMAL'], default: 'FULL' },
   // No default here: it is derived from `path` after validation (defaultKeyFileFor).
   keyFile: nonEmptyString,

@@ -5,7 +5,16 @@
  * Relative paths are resolved against the current working directory (the README says so).
  */
 export interface DatabaseConfig {
+  /**
+   * SQLite file (the default backend); default data/smsgate.sqlite. Also where the default keyFile
+   * lives when `url` selects PostgreSQL.
+   */
   path: string;
+  /**
+   * postgresql://user[:password]@host[:port]/database (also postgres://): selects PostgreSQL
+   * (issue 11). Exclusive with an explicit `path`. Never logged with its password.
+   */
+  url?: string;
   /** FULL by default: see src/store/database.ts. */
   synchronous: 'FULL' | 'NORMAL';
   /** AES-256-GCM key for stored secrets; default: beside the database (data/smsgate.key). */

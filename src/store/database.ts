@@ -7,7 +7,11 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
+import { databaseTarget, redactDatabaseUrl } from '../config/database.js';
+import type { DatabaseConfig } from '../config/types.js';
+import { GatewayError } from '../errors.js';
 import { MIGRATIONS } from './migrations.js';
+import { pgPoolConfig, type PgPool } from './pg/pool.js';
 
 export type SqliteDatabase = BetterSqlite3.Database;
 
@@ -75,4 +79,88 @@ export async function openStore(options: StoreOptions, { migrate = true }: { mig
 export async function applyMigrations(store: Store): Promise<string[]> {
   const applied = await store.dataSource.runMigrations({ transaction: 'each' });
   return applied.map((m) => m.name);
+}
+
+/**
+ * Either backend, as the config selects it (issue 11 item 1): SQLite through openStore above, or
+ * PostgreSQL through TypeORM's postgres driver on pg 8 (migrations) and the driver's pg pool (the
+ * stores in src/store/pg, src/store/pg/stores.ts createPgStores). `describe` names the database
+ * for messages: the SQLite path, or the URL with its password redacted.
+ */
+export type Database =
+  | { readonly kind: 'sqlite'; readonly store: Store; readonly describe: string; close(): Promise<void> }
+  | { readonly kind: 'postgres'; readonly dataSource: DataSource; readonly pool: PgPool; readonly describe: string; close(): Promise<void> };
+
+export interface OpenDatabaseOptions {
+  /** Apply pending migrations before returning (default true). */
+  migrate?: boolean;
+  /** PostgreSQL only: the pool's size (default DEFAULT_POOL_SIZE). */
+  maxConnections?: number;
+}
+
+export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const target = databaseTarget(config);
+  const migrate = options.migrate ?? true;
+  if (target.kind === 'sqlite') {
+    const store = await openStore({ path: target.path, synchronous: target.synchronous }, { migrate });
+    return { kind: 'sqlite', store, describe: target.path, close: () => store.close() };
+  }
+  const describe = redactDatabaseUrl(target.url);
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: target.url,
+    entities: [],
+    migrations: [...MIGRATIONS],
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: false,
+    // Handed to pg.Pool as it is: int8 as numbers, per pool (src/store/pg/pool.ts).
+    extra: pgPoolConfig(target.url, options.maxConnections),
+  });
+  try {
+    await dataSource.initialize();
+  } catch (cause) {
+    throw new GatewayError('DATABASE_UNREACHABLE', `cannot connect to PostgreSQL at ${describe}: ${(cause as Error).message}`, { cause });
+  }
+  // typeorm's Driver interface does not expose the pool; its postgres driver keeps it as `master`.
+  const pool = (dataSource.driver as unknown as { master: PgPool }).master;
+  const database: Database = {
+    kind: 'postgres',
+    dataSource,
+    pool,
+    describe,
+    async close() {
+      if (dataSource.isInitialized) await dataSource.destroy();
+    },
+  };
+  try {
+    if (migrate) await applyDatabaseMigrations(database);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return database;
+}
+
+/**
+ * Key of the advisory lock nodes take to migrate: every `serve` of a cluster may start at once, and
+ * TypeORM's migration run is not safe against a second one running beside it.
+ */
+const MIGRATION_LOCK_KEY = 0x736d_7367_6d69; // 'smsgmi'
+
+/** Applies pending migrations on either backend; returns the names applied (empty when up to date). */
+export async function applyDatabaseMigrations(database: Database): Promise<string[]> {
+  if (database.kind === 'sqlite') return applyMigrations(database.store);
+  const client = await database.pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      const applied = await database.dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((m) => m.name);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
 }

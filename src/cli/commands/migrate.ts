@@ -1,7 +1,14 @@
-/** `smsgate migrate [--config FILE] [--json]`: applies pending migrations and lists them. */
-import { applyMigrations } from '../../store/database.js';
-import { adminOutput, withStore } from '../admin-session.js';
+/**
+ * `smsgate migrate [--config FILE] [--json]`: applies pending migrations and lists them, on the
+ * database the config selects: SQLite (`database.path`) or PostgreSQL (`database.url`, named
+ * without its password).
+ */
+import { isGatewayError } from '../../errors.js';
+import { loadConfig } from '../../gateway-config.js';
+import { applyDatabaseMigrations, openDatabase } from '../../store/database.js';
+import { adminOutput } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
+import { exitCodeFor } from '../coded-exit.js';
 
 const USAGE = 'smsgate migrate [--config FILE] [--json]';
 
@@ -10,11 +17,22 @@ export async function run(args: string[]): Promise<number> {
     const parsed = parseArgs(args, { values: ['config'], booleans: ['json'] }, USAGE);
     rejectExtraArguments(parsed.positionals, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
-    return withStore(parsed.values.get('config'), { migrate: false }, async (config, store) => {
-      const applied = await applyMigrations(store);
-      const text = applied.length === 0 ? `${config.database.path}: up to date` : `${config.database.path}: applied ${applied.join(', ')}`;
-      out.result(text, { database: config.database.path, applied });
-      return 0;
-    });
+    try {
+      const config = loadConfig(parsed.values.get('config'));
+      const database = await openDatabase(config.database, { migrate: false });
+      try {
+        const applied = await applyDatabaseMigrations(database);
+        const text = applied.length === 0 ? `${database.describe}: up to date` : `${database.describe}: applied ${applied.join(', ')}`;
+        out.result(text, { database: database.describe, applied });
+        return 0;
+      } finally {
+        await database.close();
+      }
+    } catch (err) {
+      // As every admin command (admin-session.ts withStore): a coded failure is a message and exit 1.
+      if (!isGatewayError(err)) throw err;
+      process.stderr.write(`smsgate: ${err.message}\n`);
+      return exitCodeFor(err.code);
+    }
   });
 }

@@ -1,0 +1,64 @@
+/**
+ * The database section's rules a schema cannot say (issue 11 item 1): `database.url` (a
+ * postgresql:// or postgres:// URL) selects PostgreSQL, `database.path` (the default) SQLite, and
+ * a file naming both is refused. A URL may carry a password: it is never printed, here or by any
+ * caller that uses describeDatabase / redactDatabaseUrl.
+ */
+import type { ConfigProblem, DatabaseConfig } from './types.js';
+
+export const DEFAULT_DATABASE_PATH = 'data/smsgate.sqlite';
+
+const POSTGRES_PROTOCOLS = new Set(['postgresql:', 'postgres:']);
+
+/** Which backend a config selects, with what it needs to open it. */
+export type DatabaseTarget =
+  | { kind: 'sqlite'; path: string; synchronous: DatabaseConfig['synchronous'] }
+  | { kind: 'postgres'; url: string };
+
+export function databaseTarget(database: DatabaseConfig): DatabaseTarget {
+  return database.url === undefined
+    ? { kind: 'sqlite', path: database.path, synchronous: database.synchronous }
+    : { kind: 'postgres', url: database.url };
+}
+
+/** The URL with any password replaced by `***` (user, host, port and database stay readable). */
+export function redactDatabaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Not a parseable URL: a password would sit between the user's ':' and the '@'.
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  }
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
+}
+
+/** How messages name the database: the SQLite path, or the redacted PostgreSQL URL. */
+export function describeDatabase(database: DatabaseConfig): string {
+  return database.url === undefined ? database.path : redactDatabaseUrl(database.url);
+}
+
+/** `path` and `url` both given, or a url that is not postgresql://[user[:password]@]host[:port]/database. */
+export function databaseProblem(database: { path?: string; url?: string }): ConfigProblem | null {
+  if (database.url === undefined) return null;
+  if (database.path !== undefined) {
+    return { key: 'database.url', what: 'give either database.url (PostgreSQL) or database.path (SQLite), not both' };
+  }
+  const shown = redactDatabaseUrl(database.url);
+  let parsed: URL;
+  try {
+    parsed = new URL(database.url);
+  } catch {
+    return { key: 'database.url', what: `"${shown}" is not a URL (postgresql://user@host:port/database)` };
+  }
+  if (!POSTGRES_PROTOCOLS.has(parsed.protocol)) {
+    return { key: 'database.url', what: `"${shown}" is not a PostgreSQL URL: it must start with postgresql:// or postgres://` };
+  }
+  if (parsed.hostname === '') return { key: 'database.url', what: `"${shown}" names no host (postgresql://user@host:port/database)` };
+  const name = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  if (name === '' || name.includes('/')) {
+    return { key: 'database.url', what: `"${shown}" names no database (postgresql://user@host:port/database)` };
+  }
+  return null;
+}

@@ -1,0 +1,72 @@
+/**
+ * The PostgreSQL connection pool and its type parsing (issue 11 item 1). Millisecond timestamps,
+ * ids and counts are BIGINT (int8) in PostgreSQL (migrations/dialect.ts); pg returns int8 as a
+ * string by default, because not every int8 fits a JS number. Every int8 this schema holds does
+ * (ids, counts, ms since the epoch are far below 2^53), so this pool parses int8 to a number and
+ * refuses one outside the safe-integer range rather than round it. The parser is the pool's own
+ * (`types`), not pg's global registry, so other pg users in the process are untouched.
+ */
+import pg from 'pg';
+
+/** PostgreSQL's type oid of int8 (bigint): pg_type.oid, fixed since forever. */
+const INT8_OID = 20;
+
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} is outside the safe-integer range of a JS number`);
+  return value;
+}
+
+export const PG_TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** Connections per pool unless configured otherwise: a node's lanes, sender and API share them. */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** The pool options for a URL: int8 as numbers (above), and idle connections kept. */
+export function pgPoolConfig(url: string, maxConnections = DEFAULT_POOL_SIZE): pg.PoolConfig {
+  return { connectionString: url, types: PG_TYPES, max: maxConnections };
+}
+
+export type PgPool = pg.Pool;
+export type PgClient = pg.PoolClient;
+
+/** A client of the pool or the pool itself: what runs one statement. */
+export type PgQueryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+/**
+ * Runs `body` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when
+ * it throws. One store method is one such unit (src/store/ports.ts); callers never hold it across
+ * their own awaits.
+ */
+export async function inTransaction<T>(pool: PgPool, body: (client: PgClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await body(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** The rows of one statement. */
+export async function rows<Row extends pg.QueryResultRow>(db: PgQueryable, sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+  return (await db.query<Row>(sql, params as unknown[])).rows;
+}
+
+/** The first row of one statement, or undefined. */
+export async function row<Row extends pg.QueryResultRow>(db: PgQueryable, sql: string, params: readonly unknown[] = []): Promise<Row | undefined> {
+  return (await db.query<Row>(sql, params as unknown[])).rows[0];
+}
+
+/** How many rows one statement changed. */
+export async function changes(db: PgQueryable, sql: string, params: readonly unknown[] = []): Promise<number> {
+  return (await db.query(sql, params as unknown[])).rowCount ?? 0;
+}

@@ -1,0 +1,158 @@
+/**
+ * A throwaway PostgreSQL 15 for one test file (issue 11 item 7; ARCHITECTURE "Stores and nodes"):
+ * initdb as the postgres user into a temporary directory, then the server itself, owned by the test
+ * (no pg_ctl, which would leave it unowned), listening on 127.0.0.1 and a free port. Each test takes
+ * a fresh database (CREATE DATABASE, a copy of template1: tens of ms) instead of a fresh server.
+ *
+ * How it never outlives its test file (test/support/peer-process.ts):
+ * - the server runs under a small root shell started by spawnPeer: its own process group, marked
+ *   with the run id, and given SIGTERM by `setpriv --pdeathsig` when the test worker dies. The shell
+ *   is needed because the kernel clears a parent-death signal when the uid changes
+ *   (prctl(2) PR_SET_PDEATHSIG), so postgres itself, running as the postgres user, cannot carry one;
+ *   the shell stays root and turns its SIGTERM/SIGINT into postgres's fast shutdown (SIGINT);
+ * - stop() asks for a fast shutdown of the group and waits for it (SIGKILL after a grace period);
+ *   the peer-cleanup setup file and the worker's exit hook stop it too if a test file never got to;
+ * - the directory is removed when the server process exits, however it ends.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { freePort } from './free-port.js';
+import { killPeer, spawnPeer } from './peer-process.js';
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+const SUPERUSER = 'smsgate';
+const READY_DEADLINE_MS = 30_000;
+const STOP_GRACE_MS = 10_000;
+
+const run = promisify(execFile);
+
+export interface PostgresServer {
+  readonly host: string;
+  readonly port: number;
+  /** The temporary directory (data directory and socket), removed when the server exits. */
+  readonly dir: string;
+  /** The supervising shell (root, parent-death signal set); postgres is its child. */
+  readonly pid: number;
+  /** postgresql://smsgate@127.0.0.1:PORT/NAME (trust authentication: no password). */
+  urlFor(database: string): string;
+  /** Creates a new empty database and returns its URL. */
+  createDatabase(): Promise<string>;
+  /** Fast shutdown, waits for the exit, removes the directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+// Run by `sh -c SCRIPT sh ARGS...`: starts postgres as the postgres user, forwards a stop as a fast
+// shutdown, and exits with postgres's status once it has gone.
+const SUPERVISOR_SCRIPT = `
+setpriv --reuid=postgres --regid=postgres --init-groups "$@" &
+pid=$!
+trap 'kill -INT $pid 2>/dev/null' TERM INT
+wait $pid
+status=$?
+while kill -0 $pid 2>/dev/null; do wait $pid; status=$?; done
+exit $status`;
+
+let databaseCounter = 0;
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'smsgate-pg-'));
+  const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+  let child: ChildProcess | undefined;
+  try {
+    const { uid, gid } = await postgresIds();
+    chownSync(dir, uid, gid);
+    chmodSync(dir, 0o755);
+    const dataDir = join(dir, 'data');
+    // --no-sync and fsync=off below: a throwaway cluster, durability is not what these tests check.
+    await run('runuser', ['-u', 'postgres', '--', `${PG_BIN}/initdb`, '-D', dataDir, '-U', SUPERUSER, '--auth=trust',
+      '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+    const port = await freePort();
+    const host = '127.0.0.1';
+    child = spawnPeer('sh', ['-c', SUPERVISOR_SCRIPT, 'postgres-peer', `${PG_BIN}/postgres`, '-D', dataDir, '-p', String(port), '-k', dir,
+      '-c', `listen_addresses=${host}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+      '-c', 'max_connections=200'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = child;
+    let stderr = '';
+    server.stderr?.on('data', (chunk: Buffer) => {
+      if (stderr.length < 16_384) stderr += chunk.toString('utf8');
+    });
+    const exited = new Promise<void>((resolve) => {
+      server.once('exit', () => resolve());
+      server.once('error', () => resolve());
+    });
+    void exited.then(removeDir);
+    const urlFor = (database: string): string => `postgresql://${SUPERUSER}@${host}:${port}/${database}`;
+    await waitUntilAccepting(urlFor('postgres'), server, () => stderr);
+
+    let stopping: Promise<void> | undefined;
+    return {
+      host,
+      port,
+      dir,
+      pid: server.pid as number,
+      urlFor,
+      async createDatabase() {
+        databaseCounter += 1;
+        const name = `t_${process.pid}_${databaseCounter}`;
+        const admin = new pg.Client({ connectionString: urlFor('postgres') });
+        await admin.connect();
+        try {
+          await admin.query(`CREATE DATABASE ${name}`);
+        } finally {
+          await admin.end();
+        }
+        return urlFor(name);
+      },
+      stop() {
+        stopping ??= (async () => {
+          killPeer(server, 'SIGINT');
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), STOP_GRACE_MS);
+          });
+          if ((await Promise.race([exited.then(() => 'done' as const), late])) === 'late') {
+            killPeer(server, 'SIGKILL');
+            await exited;
+          }
+          clearTimeout(timer);
+          removeDir();
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    if (child !== undefined) {
+      killPeer(child, 'SIGKILL');
+    } else {
+      removeDir();
+    }
+    throw err;
+  }
+}
+
+async function postgresIds(): Promise<{ uid: number; gid: number }> {
+  const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+/** Polls a connection until the server accepts one; fails at once if the server exited. */
+async function waitUntilAccepting(url: string, server: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + READY_DEADLINE_MS;
+  for (;;) {
+    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`postgres exited before it was ready:\n${stderr()}`);
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (Date.now() >= deadline) throw new Error(`postgres not ready after ${READY_DEADLINE_MS} ms: ${(err as Error).message}\n${stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
