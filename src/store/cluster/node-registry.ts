@@ -1,0 +1,135 @@
+/**
+ * A node's membership of a cluster on PostgreSQL (issue 11 item 2). Each `smsgate serve` joins with
+ * a fresh id, heartbeats about once a second and so holds a lease of about 5 s. Times are the
+ * database's clock, never the node's, so nodes with skewed clocks agree on who expired.
+ *
+ * The lease is the fence: a node whose lease ran out may already have had its work taken by a live
+ * node (reapExpired), so its next heartbeat answers 'fenced' even if its row is still there, and it
+ * must drop what it holds and join again under a new id. Work it stamped with the old id is refused
+ * by the stores' fenced writes.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type pg from 'pg';
+
+export const NODE_HEARTBEAT_MS = 1_000;
+export const NODE_LEASE_MS = 5_000;
+
+/** Milliseconds since the epoch on the database's clock. */
+const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+export interface NodeIdentity {
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly apiPort: number | null;
+}
+
+export type HeartbeatOutcome = 'alive' | 'fenced';
+
+/**
+ * Requeues what the expired nodes held (in-flight parts, outbox leases, half-processed campaigns),
+ * inside the reaper's transaction, through the client it is given. Returns how many rows it moved.
+ */
+export type ReapHook = (client: pg.PoolClient, expiredNodeIds: readonly string[]) => Promise<number>;
+
+export interface ReapResult {
+  nodeIds: string[];
+  /** Rows each hook requeued, in the hooks' order. */
+  requeued: number[];
+}
+
+export class NodeRegistry {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private current: NodeIdentity,
+    private readonly leaseMs: number,
+  ) {}
+
+  /** Registers this process as a node with a fresh id and a lease starting now. */
+  static async join(pool: pg.Pool, options: { apiPort?: number | null; leaseMs?: number } = {}): Promise<NodeRegistry> {
+    const registry = new NodeRegistry(pool, NodeRegistry.newIdentity(options.apiPort ?? null), options.leaseMs ?? NODE_LEASE_MS);
+    await registry.insertSelf();
+    return registry;
+  }
+
+  /** The id this node's work is stamped with now (it changes on rejoin). */
+  get identity(): NodeIdentity {
+    return this.current;
+  }
+
+  /**
+   * Renews the lease. 'fenced' when the lease had already run out (or a reaper removed the row):
+   * the caller must stop using every claim it holds, then rejoin().
+   */
+  async heartbeat(): Promise<HeartbeatOutcome> {
+    const result = await this.pool.query(
+      `UPDATE cluster_nodes SET heartbeat_at = ${DB_NOW_MS}, lease_until = ${DB_NOW_MS} + $2
+        WHERE id = $1 AND lease_until >= ${DB_NOW_MS}`,
+      [this.current.id, this.leaseMs],
+    );
+    return result.rowCount === 1 ? 'alive' : 'fenced';
+  }
+
+  /**
+   * Joins again under a new id after being fenced. The old row, if no reaper has taken it yet, is
+   * left alone: its lease has run out, so a live node's reap still requeues the old id's work.
+   */
+  async rejoin(): Promise<NodeIdentity> {
+    this.current = NodeRegistry.newIdentity(this.current.apiPort);
+    await this.insertSelf();
+    return this.current;
+  }
+
+  /** Nodes whose lease has not run out, this one included. */
+  async liveNodes(): Promise<number> {
+    const result = await this.pool.query<{ live: number }>(`SELECT count(*)::int AS live FROM cluster_nodes WHERE lease_until >= ${DB_NOW_MS}`);
+    return result.rows[0]?.live ?? 0;
+  }
+
+  /**
+   * Takes over the nodes whose lease ran out: in ONE transaction, locks their rows (SKIP LOCKED, so
+   * two reapers never requeue the same node's work twice), runs every hook, and deletes the rows.
+   * A hook that throws rolls the whole takeover back; the next reap tries again.
+   */
+  async reapExpired(hooks: readonly ReapHook[]): Promise<ReapResult> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const expired = await client.query<{ id: string }>(
+        `SELECT id FROM cluster_nodes WHERE lease_until < ${DB_NOW_MS} ORDER BY id FOR UPDATE SKIP LOCKED`,
+      );
+      const nodeIds = expired.rows.map((r) => r.id);
+      const requeued: number[] = [];
+      if (nodeIds.length > 0) {
+        for (const hook of hooks) requeued.push(await hook(client, nodeIds));
+        await client.query('DELETE FROM cluster_nodes WHERE id = ANY($1::text[])', [nodeIds]);
+      }
+      await client.query('COMMIT');
+      return { nodeIds, requeued };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Leaves cleanly (a graceful stop, after its work was handed back): peers need not wait for the lease. */
+  async leave(): Promise<void> {
+    await this.pool.query('DELETE FROM cluster_nodes WHERE id = $1', [this.current.id]);
+  }
+
+  private async insertSelf(): Promise<void> {
+    const { id, host, pid, apiPort } = this.current;
+    await this.pool.query(
+      `INSERT INTO cluster_nodes (id, host, pid, api_port, started_at, heartbeat_at, lease_until)
+       VALUES ($1, $2, $3, $4, ${DB_NOW_MS}, ${DB_NOW_MS}, ${DB_NOW_MS} + $5)`,
+      [id, host, pid, apiPort, this.leaseMs],
+    );
+  }
+
+  private static newIdentity(apiPort: number | null): NodeIdentity {
+    return { id: randomUUID(), host: hostname(), pid: process.pid, apiPort };
+  }
+}
