@@ -9,6 +9,7 @@ import { InboundListingIndex1764300000002 } from '../../migrations/1764300000002
 import { CampaignRequestChunks1764600000001 } from '../../migrations/1764600000001-campaign-request-chunks.js';
 import { UndecodablePdus1764700000001 } from '../../migrations/1764700000001-undecodable-pdus.js';
 import { ClusterNodes1765300000001 } from '../../migrations/1765300000001-cluster-nodes.js';
+import { ClusterClaims1765300000002 } from '../../migrations/1765300000002-cluster-claims.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   CampaignRequestChunks1764600000001,
   UndecodablePdus1764700000001,
   ClusterNodes1765300000001,
+  ClusterClaims1765300000002,
 ] as const;
