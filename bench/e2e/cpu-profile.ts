@@ -52,6 +52,8 @@ export interface ProfileSummary {
   /** Sampled non-idle time in the window, all threads. */
   busyMs: number;
   idleMs: number;
+  /** The main thread's (the event loop's) share: thread id 0 in the file name. */
+  main: { busyMs: number; idleMs: number } | undefined;
   byCategory: { category: Category; ms: number }[];
   /** "our code" split by directory under src/. */
   oursByDir: { dir: string; ms: number }[];
@@ -98,10 +100,13 @@ export function summariseProfiles(dir: string, fromMs: number, toMs: number): Pr
   const byFunction = new Map<string, { name: string; where: string; category: Category; ms: number }>();
   let busyUs = 0;
   let idleUs = 0;
+  let main: { busyMs: number; idleMs: number } | undefined;
   const fromUs = fromMs * 1_000;
   const toUs = toMs * 1_000;
   for (const file of files) {
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+    const busyBefore = busyUs;
+    const idleBefore = idleUs;
     const parentOf = new Map<number, ProfileNode>();
     const nodeOf = new Map<number, ProfileNode>();
     for (const node of profile.nodes) {
@@ -157,11 +162,14 @@ export function summariseProfiles(dir: string, fromMs: number, toMs: number): Pr
       entry.ms += delta / 1_000;
       byFunction.set(key, entry);
     }
+    // Node names them CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; workers have ids from 1.
+    if (/\.\d+\.0\.\d+\.cpuprofile$/.test(file)) main = { busyMs: (busyUs - busyBefore) / 1_000, idleMs: (idleUs - idleBefore) / 1_000 };
   }
   return {
     threads: files.length,
     busyMs: busyUs / 1_000,
     idleMs: idleUs / 1_000,
+    main,
     byCategory: [...byCategory].map(([category, us]) => ({ category, ms: us / 1_000 })).sort((a, b) => b.ms - a.ms),
     oursByDir: [...byDir].map(([dir, us]) => ({ dir, ms: us / 1_000 })).sort((a, b) => b.ms - a.ms),
     topFunctions: [...byFunction.values()].sort((a, b) => b.ms - a.ms).slice(0, 10),

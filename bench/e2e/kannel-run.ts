@@ -6,13 +6,13 @@
  * missing or does not start, says why.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnPeer, stopPeers } from '../../test/support/peer-process.js';
 import { monoMs } from './clock.js';
 import { SinkProcess } from './sinks.js';
+import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { cpuMsOf, lagOf, loadAverage1m, peakRssBytesOf, stageAt, stageOf, type RunFigures } from './stats.js';
 import { freePort, portAccepts, waitFor, waitForCount } from './wait.js';
@@ -53,7 +53,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
   if (!existsSync(BEARERBOX) || !existsSync(SMSBOX)) {
     return { ok: false, reason: `${BEARERBOX} or ${SMSBOX} not found (install the Debian package: apt-get install -y kannel)` };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'smsgate-bench-kannel-'));
+  const dir = makeTempDir('smsgate-bench-kannel-');
   const boxes: ChildProcess[] = [];
   let smsc: SinkProcess | undefined;
   let receiver: SinkProcess | undefined;
@@ -161,7 +161,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     // smsbox first, then bearerbox: SIGTERM, SIGKILL after 5 s.
     await stopPeers(boxes.reverse());
     await Promise.all([smsc?.stop(), receiver?.stop()]);
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   }
 }
 

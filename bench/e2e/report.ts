@@ -61,12 +61,12 @@ export function formatRuns(runs: readonly RunFigures[]): string {
     ['gateway CPU per message (all threads)', (r) => `${int(cpuUsPerMessage(r))} µs`],
     ['  of it the main thread (event loop)', (r) => (r.mainThread === undefined ? '-' : `${int((r.mainThread.cpuMs * 1_000) / r.messages)} µs`)],
     ['main thread: on a CPU / waiting for one / blocked or idle', mainThreadCell],
-    ['event loop busy (profile: not idle)', (r) => (r.profile === undefined ? '-' : pct(r.profile.busyMs, r.profile.busyMs + r.profile.idleMs))],
+    ['event loop busy (profile: main thread not idle)', (r) => (r.profile?.main === undefined ? '-' : pct(r.profile.main.busyMs, r.profile.main.busyMs + r.profile.main.idleMs))],
     ['gateway CPU, % of one core over the run', (r) => pct(r.gatewayCpuMs, r.endToEndMs)],
     ['event-loop delay p99 / max', (r) => (r.eventLoop === undefined ? '-' : `${fixed(r.eventLoop.p99Ms, 1)} / ${fixed(r.eventLoop.maxMs, 0)} ms`)],
     ['peak RSS', (r) => mb(r.peakRssBytes)],
     ['harness CPU, % of a core: SMSC / receiver / driver', (r) => [r.harnessCpuMs.smsc, r.harnessCpuMs.receiver, r.harnessCpuMs.driver].map((ms) => pct(ms, r.endToEndMs)).join(' / ')],
-    ['API GET /v1/campaign/{id} p50 / p99 while running', (r) => (r.api === undefined ? '-' : `${fixed(r.api.p50Ms, 1)} / ${fixed(r.api.p99Ms, 1)} ms`)],
+    ['API GET /v1/campaign/{id} p50 / p99 while running', (r) => (r.api === undefined ? '-' : `${fixed(r.api.p50Ms, 1)} / ${fixed(r.api.p99Ms, 1)} ms (${r.api.count} GETs)`)],
     ['load average (1 min) at start / end', (r) => `${fixed(r.loadAverage.atStart, 1)} / ${fixed(r.loadAverage.atEnd, 1)}`],
   ];
   const out = [table(['', ...runs.map((r) => r.label)], rows.map(([name, cell]) => [name, ...runs.map(cell)]))];
@@ -164,7 +164,7 @@ export function boundNote(smsgate: RunFigures, kannel: RunFigures | undefined): 
   const lines = [`smsgate stops short at ${ratio.toFixed(2)}x Kannel (target ${TARGETS.ratioVsKannel}x). What bounds it:`];
   const main = smsgate.mainThread;
   const profile = smsgate.profile;
-  const loopBusy = profile !== undefined ? profile.busyMs / (profile.busyMs + profile.idleMs) : main === undefined ? Number.NaN : (main.cpuMs + main.runqueueMs) / smsgate.endToEndMs;
+  const loopBusy = profile?.main !== undefined ? profile.main.busyMs / (profile.main.busyMs + profile.main.idleMs) : main === undefined ? Number.NaN : (main.cpuMs + main.runqueueMs) / smsgate.endToEndMs;
   const where =
     main === undefined
       ? ''
@@ -175,8 +175,7 @@ export function boundNote(smsgate: RunFigures, kannel: RunFigures | undefined): 
   } else {
     lines.push(`- the gateway's event loop was busy only ${pct(loopBusy, 1)} of the run${where}: waiting between stages bounds it as much as CPU.`);
   }
-  const slowest = slowestStage(smsgate);
-  if (slowest !== undefined) lines.push(`- the stage that finished last relative to the one before it: ${slowest}.`);
+  lines.push(`- ${stageRates(smsgate)}`);
   for (const [name, ms] of Object.entries(smsgate.harnessCpuMs)) {
     if (ms / smsgate.endToEndMs >= 0.9) lines.push(`- the harness: the ${name} process used ${pct(ms, smsgate.endToEndMs)} of a core (it may be the bottleneck).`);
   }
@@ -194,25 +193,18 @@ function profileTop(profile: ProfileSummary | undefined, n: number): { category:
   return profile.byCategory.slice(0, n).map((c) => ({ category: c.category, share: pct(c.ms, profile.busyMs) }));
 }
 
-function slowestStage(run: RunFigures): string | undefined {
-  const order: [string, Stage | undefined][] = [
-    ['accepted', run.stages.accepted],
-    ['ready', run.stages.ready],
-    ['submitted', run.stages.submitted],
-    ['receipts stored', run.stages.receipts],
-    ['webhooks 2xx', run.stages.webhooks],
-  ];
-  let worst: { name: string; gapMs: number; previous: string } | undefined;
-  let previous: { name: string; at: number } | undefined;
-  for (const [name, stage] of order) {
-    if (stage === undefined || stage.count === 0) continue;
-    if (previous !== undefined) {
-      const gapMs = stage.lastAtMs - previous.at;
-      if (worst === undefined || gapMs > worst.gapMs) worst = { name, gapMs, previous: previous.name };
-    }
-    previous = { name, at: stage.lastAtMs };
-  }
-  return worst === undefined ? undefined : `${worst.name} ended ${seconds(worst.gapMs)} after ${worst.previous}`;
+/** The pipeline stages' own rates, and how far the webhooks trail the receipts. */
+function stageRates(run: RunFigures): string {
+  const rate = (stage: Stage): string => {
+    const span = stage.lastAtMs - stage.firstAtMs;
+    return span > 0 ? `${int(stage.count / (span / 1_000))}/s` : '-';
+  };
+  const { submitted, receipts, webhooks } = run.stages;
+  return (
+    `stage rates, first to last: submitted ${rate(submitted)}, receipts stored ${rate(receipts)}, webhooks 2xx ${rate(webhooks)}; ` +
+    `the last webhook came ${seconds(webhooks.lastAtMs - receipts.lastAtMs)} after the last receipt, lag p99 ${seconds(run.lag.p99Ms)}` +
+    (run.lag.p99Ms > TARGETS.lagP99Ms ? ' (webhooks do not keep pace with submits and receipts).' : '.')
+  );
 }
 
 /** One Markdown row per size, for the README's bench:e2e table. */

@@ -18,7 +18,7 @@ import { runSmsgate } from './smsgate-run.js';
 import type { RunFigures } from './stats.js';
 
 const USAGE =
-  'usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-setup RxC]... [--no-profile] [--receipt-delay-ms N] [--progress-ms N]';
+  'usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-setup RxC]... [--no-profile] [--receipt-delay-ms N] [--api-probe-ms N] [--progress-ms N]';
 
 interface BenchArgs {
   sizes: number[];
@@ -27,6 +27,7 @@ interface BenchArgs {
   kannelSetups: KannelSetup[];
   profile: boolean;
   receiptDelayMs: number;
+  apiProbeEveryMs: number;
   progressEveryMs: number;
 }
 
@@ -34,7 +35,7 @@ interface BenchArgs {
 const DEFAULT_KANNEL_SETUP: KannelSetup = { recipientsPerRequest: 100, concurrency: 4 };
 
 function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, progressEveryMs: 5_000 };
+  const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, apiProbeEveryMs: 1_000, progressEveryMs: 5_000 };
   const positiveInt = (flag: string, raw: string | undefined, min = 1): number => {
     const value = Number(raw);
     if (!Number.isInteger(value) || value < min) throw new UsageError(`${flag} needs an integer >= ${min}, got ${raw ?? 'nothing'}`);
@@ -47,6 +48,7 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (arg === '--no-smsgate') args.smsgate = false;
     else if (arg === '--no-profile') args.profile = false;
     else if (arg === '--receipt-delay-ms') args.receiptDelayMs = positiveInt(arg, argv[++i], 0);
+    else if (arg === '--api-probe-ms') args.apiProbeEveryMs = positiveInt(arg, argv[++i], 0);
     else if (arg === '--progress-ms') args.progressEveryMs = positiveInt(arg, argv[++i]);
     else if (arg === '--kannel-setup') {
       const raw = argv[++i] ?? '';
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
     const runs: RunFigures[] = [];
     let smsgate: RunFigures | undefined;
     if (args.smsgate) {
-      smsgate = await runSmsgate({ recipients, msisdnFor, text: TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs });
+      smsgate = await runSmsgate({ recipients, msisdnFor, text: TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs });
       runs.push(smsgate);
     }
     const kannelRuns: RunFigures[] = [];

@@ -4,14 +4,14 @@
  * signed webhooks to a receiver in its own process. Every stage is timestamped where it happens
  * (the SMSC, the receiver, the gateway's "campaign ready" log line) on one monotonic clock.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayProcess, seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
 import { monoMs } from './clock.js';
 import { summariseProfiles } from './cpu-profile.js';
 import { freePort } from './wait.js';
 import { SinkProcess } from './sinks.js';
+import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { cpuMsOf, lagOf, loadAverage1m, mainThreadTimesOf, percentile, peakRssBytesOf, stageAt, stageOf, type EventLoopFigures, type RunFigures } from './stats.js';
 import { waitFor, waitForCount } from './wait.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
@@ -24,15 +24,22 @@ export interface SmsgateRunOptions {
   /** Run the gateway under --cpu-prof and summarise the profile (a few % of CPU). */
   profile: boolean;
   progressEveryMs: number;
+  /** GET /v1/campaign/{id} this often while the campaign runs (a dashboard); 0: never. */
+  apiProbeEveryMs: number;
 }
 
 const SECRET = 'bench-webhook-secret';
 
-export const SMSGATE_SETUP =
-  'smsgate serve (own process, --cpu-prof), SQLite synchronous=FULL, SMPP 2 binds x window 100, no rate cap, webhooks.concurrency 64, admin listener on; one POST /v1/campaign';
+function setupLine(options: SmsgateRunOptions): string {
+  return (
+    `smsgate serve (own process${options.profile ? ', --cpu-prof' : ''}), SQLite synchronous=${process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? 'NORMAL' : 'FULL'}, ` +
+    'SMPP 2 binds x window 100, no rate cap, webhooks.concurrency 64, admin listener on; one POST /v1/campaign' +
+    (options.apiProbeEveryMs > 0 ? `, then GET /v1/campaign/{id} every ${options.apiProbeEveryMs} ms` : '')
+  );
+}
 
 export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures> {
-  const dir = mkdtempSync(join(tmpdir(), 'smsgate-bench-e2e-'));
+  const dir = makeTempDir('smsgate-bench-e2e-');
   const profileDir = join(dir, 'profile');
   mkdirSync(profileDir);
   const notes: string[] = [];
@@ -90,16 +97,16 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     if (response.status !== 202) throw new Error(`POST /v1/campaign answered ${response.status}: ${await response.text()}`);
     const { id } = (await response.json()) as { id: string };
 
-    // API latency while the campaign runs: one summary request every ~100 ms (a dashboard polling hard).
+    // API latency while the campaign runs: one summary request every apiProbeEveryMs (a dashboard).
     const latenciesMs: number[] = [];
-    let probing = true;
+    let probing = options.apiProbeEveryMs > 0;
     const probe = (async () => {
       while (probing) {
         const t = performance.now();
         const r = await fetch(`${running.baseUrl}/v1/campaign/${id}`, { headers: { authorization: `Bearer ${account.token}` } });
         await r.arrayBuffer();
         latenciesMs.push(performance.now() - t);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, options.apiProbeEveryMs));
       }
     })();
 
@@ -140,7 +147,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     if (readyAtMs === undefined) notes.push('no "campaign ready" log line seen');
     return {
       label: 'smsgate',
-      setup: SMSGATE_SETUP,
+      setup: setupLine(options),
       messages: options.recipients,
       stages: {
         accepted: stageAt(options.recipients, acceptedAtMs),
@@ -159,7 +166,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       eventLoop: eventLoopOf(metrics),
       peakRssBytes,
       harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
-      api: { p50Ms: percentile(latenciesMs, 50), p99Ms: percentile(latenciesMs, 99), count: latenciesMs.length },
+      api: latenciesMs.length === 0 ? undefined : { p50Ms: percentile(latenciesMs, 50), p99Ms: percentile(latenciesMs, 99), count: latenciesMs.length },
       profile,
       loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
       notes,
@@ -167,7 +174,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
   } finally {
     gateway?.kill('SIGKILL');
     await Promise.all([smsc?.stop(), receiver?.stop()]);
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   }
 }
 
