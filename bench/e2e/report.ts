@@ -3,6 +3,7 @@
  * pass/short, the gateway's CPU profile summary, and what bounds smsgate when it stops short; at the
  * end one Markdown table to paste into the README.
  */
+import { cpus } from 'node:os';
 import type { Category, ProfileSummary } from './cpu-profile.js';
 import { cpuUsPerMessage, endToEndPerSecond, type RunFigures, type Stage } from './stats.js';
 
@@ -126,12 +127,16 @@ export function formatTargets(smsgate: RunFigures, kannel: RunFigures | undefine
 export function formatProfile(run: RunFigures): string {
   const profile = run.profile;
   if (profile === undefined) return `${run.label}: no CPU profile (run without --no-profile to get one)`;
-  const perMessage = (ms: number): string => `${int((ms * 1_000) / run.messages)} µs`;
+  // Samples are wall time on the thread: time spent waiting for a CPU lands on whatever was
+  // running, so shares approximate CPU shares; a share of the main thread's measured CPU per
+  // message is the clearer figure to hold against the 150 µs target.
+  const mainCpuUsPerMessage = run.mainThread === undefined ? Number.NaN : (run.mainThread.cpuMs * 1_000) / run.messages;
+  const perMessage = (ms: number): string => `${int((ms / profile.busyMs) * mainCpuUsPerMessage)} µs`;
   const out = [
     `${run.label} CPU profile (node --cpu-prof, ${profile.threads} thread(s), samples between the POST and the last webhook): ` +
       `${seconds(profile.busyMs)} of loop time sampled busy (wall time, so it includes waiting for a CPU and blocking in fsync), ` +
       `${seconds(run.gatewayCpuMs)} CPU measured (/proc, every thread)`,
-    table(['self time by category', 'share', 'loop time per message'], profile.byCategory.map((c) => [c.category, pct(c.ms, profile.busyMs), perMessage(c.ms)])),
+    table(['self time by category', 'share', `≈ CPU µs a message (share of the main thread's ${int(mainCpuUsPerMessage)} µs)`], profile.byCategory.map((c) => [c.category, pct(c.ms, profile.busyMs), perMessage(c.ms)])),
   ];
   if (profile.oursByDir.length > 0) out.push(`our code by src/ directory: ${profile.oursByDir.map((d) => `${d.dir} ${pct(d.ms, profile.busyMs)}`).join(', ')}`);
   out.push(
@@ -142,6 +147,8 @@ export function formatProfile(run: RunFigures): string {
   );
   return out.join('\n');
 }
+
+const TWO_CORES = `${cpus().length} cores`;
 
 const REMEDY: Readonly<Record<Category, string>> = {
   'SQLite (better-sqlite3, our store statements)': 'fewer statements per message (multi-row writes per state-change batch, no read-back) and commits off the event loop (a writer thread)',
@@ -165,15 +172,19 @@ export function boundNote(smsgate: RunFigures, kannel: RunFigures | undefined): 
   const main = smsgate.mainThread;
   const profile = smsgate.profile;
   const loopBusy = profile?.main !== undefined ? profile.main.busyMs / (profile.main.busyMs + profile.main.idleMs) : main === undefined ? Number.NaN : (main.cpuMs + main.runqueueMs) / smsgate.endToEndMs;
-  const where =
-    main === undefined
-      ? ''
-      : ` (its main thread: on a CPU ${pct(main.cpuMs, smsgate.endToEndMs)} of the run, runnable but waiting for a CPU ${pct(main.runqueueMs, smsgate.endToEndMs)}` +
-        ` while other processes held both cores, the rest blocked in syscalls such as the commits' fsync or idle)`;
-  if (loopBusy >= 0.85) {
-    lines.push(`- the gateway's event loop: busy ${pct(loopBusy, 1)} of the run${where}. One thread does every stage, so it is the bottleneck; ${int(cpuUsPerMessage(smsgate))} µs CPU a message (all threads).`);
-  } else {
-    lines.push(`- the gateway's event loop was busy only ${pct(loopBusy, 1)} of the run${where}: waiting between stages bounds it as much as CPU.`);
+  if (main !== undefined) {
+    const blocked = Math.max(0, smsgate.endToEndMs - main.cpuMs - main.runqueueMs);
+    lines.push(
+      `- the gateway's event loop: busy ${pct(loopBusy, 1)} of the run (profile); its main thread was on a CPU ${pct(main.cpuMs, smsgate.endToEndMs)} of the run, ` +
+        `runnable but waiting for a CPU ${pct(main.runqueueMs, smsgate.endToEndMs)}, blocked in syscalls (the commits' fsync) or idle ${pct(blocked, smsgate.endToEndMs)}.` +
+        (loopBusy >= 0.8 ? ' One thread does every stage, so the loop is the bottleneck.' : ' The loop had time to spare: waiting between stages bounds it as much as CPU.'),
+    );
+    if (main.runqueueMs / smsgate.endToEndMs >= 0.2) {
+      lines.push(
+        `- CPU contention: load average ${fixed(smsgate.loadAverage.atStart, 1)}-${fixed(smsgate.loadAverage.atEnd, 1)} on ${TWO_CORES}; the wall-clock ratio moves with it, ` +
+          `CPU a message is the steadier comparison: smsgate ${int(cpuUsPerMessage(smsgate))} µs, ${kannel.label} ${int(cpuUsPerMessage(kannel))} µs (Kannel uses ${(cpuUsPerMessage(kannel) / cpuUsPerMessage(smsgate)).toFixed(2)}x smsgate's CPU a message).`,
+      );
+    }
   }
   lines.push(`- ${stageRates(smsgate)}`);
   for (const [name, ms] of Object.entries(smsgate.harnessCpuMs)) {
