@@ -6,7 +6,7 @@
  * missing or does not start, says why.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { spawnPeer, stopPeers } from '../../test/support/peer-process.js';
@@ -114,6 +114,10 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     if (refused > 0) return { ok: false, reason: `smsbox refused ${refused} recipients' sendsms requests` };
     await waitForCount(() => waitingCallbacks.progress.webhooksAcknowledged, options.recipients, {
       label, sinks, startedAtMs, progressEveryMs: options.progressEveryMs, line: progressLine,
+      gatewayGone: () => {
+        const gone = boxes.find((box) => box.exitCode !== null || box.signalCode !== null);
+        return gone === undefined ? undefined : `${gone.spawnargs.join(' ')} exited (code ${gone.exitCode}, signal ${gone.signalCode}); ${logTails(dir)}`;
+      },
     });
     const finishedAtMs = monoMs();
     const gatewayCpuMs = boxesCpuMs() - cpuAtStartMs;
@@ -216,6 +220,19 @@ password = bench
 concatenation = true
 max-messages = 10
 `;
+}
+
+/** The last lines of both boxes' logs, for a failure message (the run's dir is removed afterwards). */
+function logTails(dir: string): string {
+  return ['bearerbox.log', 'smsbox.log']
+    .map((name) => {
+      try {
+        return `${name}: ${readFileSync(join(dir, name), 'utf8').trim().split('\n').slice(-5).join('\n  ')}`;
+      } catch {
+        return `${name}: (none)`;
+      }
+    })
+    .join('\n');
 }
 
 function httpGet(agent: Agent, port: number, path: string): Promise<number> {

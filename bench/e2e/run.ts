@@ -99,12 +99,10 @@ async function main(): Promise<void> {
     console.log(formatRuns(runs));
     if (smsgate !== undefined) {
       console.log('');
-      for (const kannel of kannelRuns.length > 0 ? kannelRuns : [undefined]) {
-        console.log(formatTargets(smsgate, kannel));
-        const bound = boundNote(smsgate, kannel);
-        if (bound !== undefined) console.log(`\n${bound}`);
-        console.log('');
-      }
+      console.log(formatTargets(smsgate, kannelRuns));
+      const bound = boundNote(smsgate, kannelRuns);
+      if (bound !== undefined) console.log(`\n${bound}`);
+      console.log('');
       console.log(formatProfile(smsgate));
     }
   }

@@ -70,6 +70,10 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     const nodeArgs = [...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...extraNodeArgs];
     gateway = await GatewayProcess.spawn(path, { nodeArgs });
     const running = gateway;
+    let exited: string | undefined;
+    void running.waitForExit().then(({ code, signal }) => {
+      exited = `smsgate serve exited (code ${code}, signal ${signal})`;
+    });
     const adminUrl = `http://127.0.0.1:${adminPort}`;
     await waitFor(async () => (await fetch(`${adminUrl}/metrics`).catch(() => undefined))?.ok === true, 15_000, 'the admin listener');
 
@@ -116,6 +120,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       sinks,
       startedAtMs,
       progressEveryMs: options.progressEveryMs,
+      gatewayGone: () => (exited === undefined ? undefined : `${exited}; its last log lines:\n${running.logLines.slice(-10).join('\n')}`),
       line: () => {
         const { rssBytes, peakRssBytes } = running.memory();
         return `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged} webhooks=${receiver!.progress.webhooksAcknowledged} rss=${mb(rssBytes)}MB peak=${mb(peakRssBytes)}MB`;

@@ -13,6 +13,8 @@ export interface WaitProgress {
   startedAtMs: number;
   progressEveryMs: number;
   line: () => string;
+  /** Why the gateway under test can no longer finish (its process exited), or undefined. */
+  gatewayGone: () => string | undefined;
 }
 
 /** Polls until count() reaches target, writing a progress line to stderr now and then; fails if a sink died. */
@@ -21,6 +23,8 @@ export async function waitForCount(count: () => number, target: number, progress
   let nextProgressAt = monoMs() + progress.progressEveryMs;
   while (count() < target) {
     for (const sink of progress.sinks) sink.assertAlive();
+    const gone = progress.gatewayGone();
+    if (gone !== undefined) throw new Error(`${progress.label}: ${gone} at ${count()} of ${target}`);
     const now = monoMs();
     if (now > deadline) throw new Error(`${progress.label}: gave up after ${RUN_TIMEOUT_MS / 60_000} min at ${count()} of ${target}`);
     if (now >= nextProgressAt) {
