@@ -1,26 +1,35 @@
 /**
  * The Kannel side of the e2e bench: bearerbox + smsbox (Debian package `kannel`) with a generated
- * kannel.conf, an smpp smsc group bound to the same kind of test SMSC, messages sent through
- * smsbox's sendsms HTTP interface with dlr-mask 3 (delivered | failed) and a dlr-url callback to
- * a local receiver, store-type file. When Kannel is missing or does not start, says why.
+ * kannel.conf, two smpp smsc groups bound to the same receipting test SMSC (in its own process, as
+ * for smsgate), messages sent through smsbox's sendsms HTTP interface with dlr-mask 3 (delivered |
+ * failed) and a dlr-url callback to the same kind of receiver, store-type file. When Kannel is
+ * missing or does not start, says why.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ReceiptingSmsc } from '../../test/support/receipting-smsc.js';
-import { WebhookReceiver } from '../../test/support/webhook-receiver.js';
-import { CounterClock, cpuMsOf, type RunFigures } from './stats.js';
+import { spawnPeer, stopPeers } from '../../test/support/peer-process.js';
+import { monoMs } from './clock.js';
+import { SinkProcess } from './sinks.js';
+import { makeTempDir, removeTempDir } from './temp-dirs.js';
+import type { SmscSinkConfig } from './sink-protocol.js';
+import { cpuMsOf, lagOf, loadAverage1m, peakRssBytesOf, stageAt, stageOf, type RunFigures } from './stats.js';
+import { freePort, portAccepts, waitFor, waitForCount } from './wait.js';
+
+/** How the sendsms client drives smsbox: recipients in one request's `to`, and requests in flight. */
+export interface KannelSetup {
+  recipientsPerRequest: number;
+  concurrency: number;
+}
 
 export interface KannelRunOptions {
   recipients: number;
-  statusFor: (msisdn: string) => string;
   msisdnFor: (i: number) => string;
   text: string;
-  /** sendsms requests in flight at once (HTTP keep-alive connections to smsbox). */
-  sendsmsConcurrency: number;
+  sink: SmscSinkConfig;
+  setup: KannelSetup;
+  progressEveryMs: number;
 }
 
 export type KannelRunResult = { ok: true; figures: RunFigures } | { ok: false; reason: string };
@@ -28,94 +37,135 @@ export type KannelRunResult = { ok: true; figures: RunFigures } | { ok: false; r
 const BEARERBOX = '/usr/sbin/bearerbox';
 const SMSBOX = '/usr/sbin/smsbox';
 
+export function kannelLabel(setup: KannelSetup): string {
+  return `kannel ${setup.recipientsPerRequest}x${setup.concurrency}`;
+}
+
+export function kannelSetupLine(setup: KannelSetup): string {
+  return (
+    `Kannel 1.4.5 bearerbox + smsbox, sendsms over HTTP keep-alive: ${setup.recipientsPerRequest} recipient(s) a request, ` +
+    `${setup.concurrency} concurrent requests; store-type file, dlr-storage internal, dlr-mask 3 + dlr-url callbacks; ` +
+    '2 SMPP binds x max-pending-submits 100, no throughput cap, log-level 3'
+  );
+}
+
 export async function runKannel(options: KannelRunOptions): Promise<KannelRunResult> {
   if (!existsSync(BEARERBOX) || !existsSync(SMSBOX)) {
     return { ok: false, reason: `${BEARERBOX} or ${SMSBOX} not found (install the Debian package: apt-get install -y kannel)` };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'smsgate-bench-kannel-'));
-  const smsc = await ReceiptingSmsc.start({ statusFor: options.statusFor, countByDestination: false, receiptWindow: 256 });
-  const receiver = await WebhookReceiver.start({ keepBodies: false, keepRequests: false });
+  const dir = makeTempDir('smsgate-bench-kannel-');
   const boxes: ChildProcess[] = [];
+  let smsc: SinkProcess | undefined;
+  let receiver: SinkProcess | undefined;
   try {
+    smsc = await SinkProcess.startSmsc(options.sink);
+    receiver = await SinkProcess.startReceiver({ secret: null });
+    const sinks = [smsc, receiver];
     const ports = { admin: await freePort(), smsbox: await freePort(), sendsms: await freePort() };
     const confPath = join(dir, 'kannel.conf');
     writeFileSync(confPath, kannelConf(dir, ports, smsc.address));
-    boxes.push(spawn(BEARERBOX, [confPath], { stdio: 'ignore' }));
-    await waitForPort(ports.smsbox, 15_000, 'bearerbox smsbox-port');
-    boxes.push(spawn(SMSBOX, [confPath], { stdio: 'ignore' }));
-    await waitForPort(ports.sendsms, 15_000, 'smsbox sendsms-port');
-    await waitUntil(() => smsc.smsc.boundSessions().length > 0, 15_000, 'Kannel binding to the SMSC');
+    // Peers: own process group, told to stop if the bench dies, killed on its exit.
+    boxes.push(spawnPeer(BEARERBOX, [confPath], { stdio: 'ignore' }));
+    await waitFor(() => portAccepts(ports.smsbox), 15_000, 'bearerbox smsbox-port');
+    boxes.push(spawnPeer(SMSBOX, [confPath], { stdio: 'ignore' }));
+    await waitFor(() => portAccepts(ports.sendsms), 15_000, 'smsbox sendsms-port');
+    const bound = smsc;
+    await waitFor(() => bound.progress.boundSessions >= 2, 15_000, 'Kannel binding twice to the SMSC');
 
-    const submits = new CounterClock(() => smsc.submitCount);
-    const receipts = new CounterClock(() => smsc.receiptsAcknowledged);
-    const callbacks = new CounterClock(() => receiver.acknowledged);
-    let peakRssBytes = 0;
-    const sampler = setInterval(() => {
-      const now = performance.now();
-      submits.sample(now);
-      receipts.sample(now);
-      callbacks.sample(now);
-      peakRssBytes = Math.max(peakRssBytes, boxes.reduce((sum, box) => sum + peakRssOf(box.pid), 0));
-    }, 20);
-
-    const dlrUrl = `${receiver.url}?to=%p&type=%d`;
-    // A plain keep-alive agent, one socket per concurrent request: cheaper per request than fetch,
-    // so the harness's client costs Kannel's side as little as it can.
-    const agent = new Agent({ keepAlive: true, maxSockets: options.sendsmsConcurrency });
-    const cpuAtStartMs = boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0);
-    const harnessCpuAtStart = process.cpuUsage();
-    const startedAt = performance.now();
+    const dlrUrl = `${receiver.address.url}?to=%p&type=%d`;
+    // A plain keep-alive agent, one socket per concurrent request: cheap per request, so the
+    // harness's client costs Kannel's side as little as it can.
+    const agent = new Agent({ keepAlive: true, maxSockets: options.setup.concurrency });
+    const boxesCpuMs = (): number => boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0);
+    const loadAtStart = loadAverage1m();
+    const cpuAtStartMs = boxesCpuMs();
+    const smscCpuAtStart = smsc.cpuMs();
+    const receiverCpuAtStart = receiver.cpuMs();
+    const driverCpuAtStart = process.cpuUsage();
+    const startedAtMs = monoMs();
     let next = 0;
     let refused = 0;
-    const sendOne = async (i: number): Promise<void> => {
+    const sendBatch = async (from: number, to: number): Promise<void> => {
+      const numbers = Array.from({ length: to - from }, (_, k) => options.msisdnFor(from + k));
+      // sendsms: several receivers in `to`, separated by spaces, each get the message (Kannel user guide, "Kannel HTTP interface").
       const query = new URLSearchParams({
-        username: 'bench', password: 'bench', from: 'Bench', to: options.msisdnFor(i), text: options.text,
+        username: 'bench', password: 'bench', from: 'Bench', to: numbers.join(' '), text: options.text,
         'dlr-mask': '3', 'dlr-url': dlrUrl,
       });
       const status = await httpGet(agent, ports.sendsms, `/cgi-bin/sendsms?${query.toString()}`);
-      if (status !== 202 && status !== 200) refused++;
+      if (status !== 202 && status !== 200) refused += to - from;
     };
-    await Promise.all(
-      Array.from({ length: options.sendsmsConcurrency }, async () => {
-        while (next < options.recipients) await sendOne(next++);
+    const waitingCallbacks = receiver;
+    const sending = Promise.all(
+      Array.from({ length: options.setup.concurrency }, async () => {
+        while (next < options.recipients) {
+          const from = next;
+          next = Math.min(options.recipients, next + options.setup.recipientsPerRequest);
+          await sendBatch(from, next);
+        }
       }),
     );
-    const acceptMs = performance.now() - startedAt;
+    const label = kannelLabel(options.setup);
+    const progressLine = (): string =>
+      `sent=${next} submits=${bound.progress.submitted} receipts=${bound.progress.receiptsAcknowledged} callbacks=${waitingCallbacks.progress.webhooksAcknowledged}`;
+    await sending;
+    const acceptedAtMs = monoMs() - startedAtMs;
     agent.destroy();
-    if (refused > 0) return { ok: false, reason: `smsbox refused ${refused} sendsms requests` };
-    await waitUntil(() => receiver.acknowledged >= options.recipients, 30 * 60_000, 'every dlr-url callback');
-    const finishedAt = performance.now();
-    clearInterval(sampler);
-    for (const clock of [submits, receipts, callbacks]) clock.sample(finishedAt);
-    const timeToLastWebhookMs = finishedAt - startedAt;
-    const gatewayCpuMs = boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0) - cpuAtStartMs;
-    const harness = process.cpuUsage(harnessCpuAtStart);
+    if (refused > 0) return { ok: false, reason: `smsbox refused ${refused} recipients' sendsms requests` };
+    await waitForCount(() => waitingCallbacks.progress.webhooksAcknowledged, options.recipients, {
+      label, sinks, startedAtMs, progressEveryMs: options.progressEveryMs, line: progressLine,
+      gatewayGone: () => {
+        const gone = boxes.find((box) => box.exitCode !== null || box.signalCode !== null);
+        return gone === undefined ? undefined : `${gone.spawnargs.join(' ')} exited (code ${gone.exitCode}, signal ${gone.signalCode}); ${logTails(dir)}`;
+      },
+    });
+    const finishedAtMs = monoMs();
+    const gatewayCpuMs = boxesCpuMs() - cpuAtStartMs;
+    const smscCpuMs = smsc.cpuMs() - smscCpuAtStart;
+    const receiverCpuMs = receiver.cpuMs() - receiverCpuAtStart;
+    const driver = process.cpuUsage(driverCpuAtStart);
+    const loadAtEnd = loadAverage1m();
+    const peakRssBytes = boxes.reduce((sum, box) => sum + peakRssBytesOf(box.pid), 0);
+    const smscEvents = await smsc.collectSmsc();
+    const receiverEvents = await receiver.collectReceiver();
+    const notes = ['peak RSS is bearerbox VmHWM + smsbox VmHWM; CPU is both boxes, every thread; accepted = every sendsms request answered'];
+    if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} callbacks named no recipient`);
     return {
       ok: true,
       figures: {
-        label: 'kannel',
+        label,
+        setup: kannelSetupLine(options.setup),
         messages: options.recipients,
-        submitsPerSecond: submits.perSecond(),
-        receiptsPerSecond: receipts.perSecond(),
-        webhooksPerSecond: callbacks.perSecond(),
-        timeToLastWebhookMs,
-        endToEndPerSecond: options.recipients / (timeToLastWebhookMs / 1_000),
-        peakRssMb: peakRssBytes / 1_048_576,
-        apiP50Ms: Number.NaN,
-        apiP99Ms: Number.NaN,
-        acceptMs,
+        stages: {
+          accepted: stageAt(options.recipients, acceptedAtMs),
+          ready: undefined,
+          submitted: stageOf(smscEvents.submittedAtMs, startedAtMs),
+          receipts: stageOf(smscEvents.acknowledgedAtMs, startedAtMs),
+          webhooks: stageOf(receiverEvents.acknowledgedAtMs, startedAtMs),
+        },
+        endToEndMs: finishedAtMs - startedAtMs,
+        lag: lagOf(
+          { atMs: smscEvents.acknowledgedAtMs, recipients: smscEvents.acknowledgedRecipients },
+          { atMs: receiverEvents.acknowledgedAtMs, recipients: receiverEvents.acknowledgedRecipients },
+        ),
         gatewayCpuMs,
-        harnessCpuMs: (harness.user + harness.system) / 1_000,
-        notes: ['peak RSS and CPU are bearerbox + smsbox; accept = every sendsms request answered'],
+        mainThread: undefined,
+        eventLoop: undefined,
+        peakRssBytes,
+        harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
+        api: undefined,
+        profile: undefined,
+        loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
+        notes,
       },
     };
   } catch (err) {
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   } finally {
-    for (const box of boxes.reverse()) await stopBox(box);
-    await receiver.close();
-    await smsc.stop();
-    rmSync(dir, { recursive: true, force: true });
+    // smsbox first, then bearerbox: SIGTERM, SIGKILL after 5 s.
+    await stopPeers(boxes.reverse());
+    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    removeTempDir(dir);
   }
 }
 
@@ -126,8 +176,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
  *   `binds: 2`; max-pending-submits 100 per bind (smsgate: window 100 per bind); no `throughput`,
  *   so nothing caps the submit rate;
  * - log-level 3 (errors only) and no access-log: no per-message log line on either side;
- * - smsbox max-pending-requests 512 (dlr-url callbacks in flight), the sendsms client sends with
- *   keep-alive and many requests in flight (--kannel-concurrency).
+ * - smsbox max-pending-requests 512 (dlr-url callbacks in flight).
  * immediate-sendsms-reply stays off: sendsms answers once bearerbox has queued the message, as
  * smsgate answers POST /v1/campaign once the campaign is in SQLite.
  */
@@ -173,6 +222,19 @@ max-messages = 10
 `;
 }
 
+/** The last lines of both boxes' logs, for a failure message (the run's dir is removed afterwards). */
+function logTails(dir: string): string {
+  return ['bearerbox.log', 'smsbox.log']
+    .map((name) => {
+      try {
+        return `${name}: ${readFileSync(join(dir, name), 'utf8').trim().split('\n').slice(-5).join('\n  ')}`;
+      } catch {
+        return `${name}: (none)`;
+      }
+    })
+    .join('\n');
+}
+
 function httpGet(agent: Agent, port: number, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
@@ -183,63 +245,4 @@ function httpGet(agent: Agent, port: number, path: string): Promise<number> {
     req.once('error', reject);
     req.end();
   });
-}
-
-function peakRssOf(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-async function stopBox(box: ChildProcess): Promise<void> {
-  if (box.exitCode !== null || box.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => box.once('exit', () => resolve()));
-  box.kill('SIGTERM');
-  const timer = setTimeout(() => box.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port: number, timeoutMs: number, what: string): Promise<void> {
-  await waitUntilAsync(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1');
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.once('error', () => resolve(false));
-      }),
-    timeoutMs,
-    what,
-  );
-}
-
-function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  return waitUntilAsync(async () => check(), timeoutMs, what);
-}
-
-async function waitUntilAsync(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

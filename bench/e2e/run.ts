@@ -1,76 +1,127 @@
 /**
- * `npm run bench:e2e [-- --recipients N] [--no-kannel] [--no-smsgate] [--kannel-concurrency N]`: one campaign of N recipients (default
- * 100,000) end to end through smsgate (HTTP API -> SQLite -> SMPP to a test SMSC on loopback ->
- * receipts -> signed webhooks to a local receiver), and the same messages through Kannel
- * (bearerbox + smsbox, sendsms over HTTP with dlr-url callbacks, store-type file) to the same
- * kind of SMSC, side by side, with the ratio. Prints figures; asserts nothing.
+ * `npm run bench:e2e [-- OPTIONS]`: one campaign of N recipients end to end through smsgate (HTTP
+ * API -> SQLite -> SMPP to a receipting test SMSC -> receipts -> signed webhooks to a receiver), and
+ * the same messages through Kannel (bearerbox + smsbox, sendsms with dlr-url callbacks, store-type
+ * file) to the same kind of SMSC and receiver, in the same run, with the ratio; by default at 50,000
+ * and then 100,000 recipients. Prints figures and issue 12's targets with pass/short; asserts nothing.
+ *
+ * The SMSC and the receiver run in processes of their own (sink-process.ts), a fresh pair per run,
+ * so neither shares an event loop with the bench driver; every child (gateway, bearerbox, smsbox,
+ * SMSC, receiver) is a peer process (test/support/peer-process.ts): stopped at the end of its run,
+ * SIGKILLed when the bench exits or fails, and told to stop by the kernel if the bench is killed.
  */
 import { cpus, totalmem } from 'node:os';
-import { runKannel } from './kannel-run.js';
+import { kannelLabel, runKannel, type KannelSetup } from './kannel-run.js';
+import { boundNote, formatProfile, formatRuns, formatTargets, markdownSummary } from './report.js';
+import type { SmscSinkConfig } from './sink-protocol.js';
 import { runSmsgate } from './smsgate-run.js';
-import { formatTable, type RunFigures } from './stats.js';
+import type { RunFigures } from './stats.js';
+
+const USAGE =
+  'usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-setup RxC]... [--no-profile] [--receipt-delay-ms N] [--api-probe-ms N] [--progress-ms N]';
 
 interface BenchArgs {
-  recipients: number;
+  sizes: number[];
   smsgate: boolean;
   kannel: boolean;
-  kannelConcurrency: number;
+  kannelSetups: KannelSetup[];
+  profile: boolean;
+  receiptDelayMs: number;
+  apiProbeEveryMs: number;
+  progressEveryMs: number;
 }
 
+/** The issue's Kannel setup: 100 recipients a request, 4 requests at once. */
+const DEFAULT_KANNEL_SETUP: KannelSetup = { recipientsPerRequest: 100, concurrency: 4 };
+
 function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const args: BenchArgs = { recipients: 100_000, smsgate: true, kannel: true, kannelConcurrency: 32 };
+  const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, apiProbeEveryMs: 1_000, progressEveryMs: 5_000 };
+  const positiveInt = (flag: string, raw: string | undefined, min = 1): number => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new UsageError(`${flag} needs an integer >= ${min}, got ${raw ?? 'nothing'}`);
+    return value;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--recipients') {
-      const value = Number(argv[++i]);
-      if (!Number.isInteger(value) || value < 1) throw new Error('--recipients needs a positive integer');
-      args.recipients = value;
-    } else if (arg === '--no-kannel') {
-      args.kannel = false;
-    } else if (arg === '--no-smsgate') {
-      args.smsgate = false;
-    } else if (arg === '--kannel-concurrency') {
-      const value = Number(argv[++i]);
-      if (!Number.isInteger(value) || value < 1) throw new Error('--kannel-concurrency needs a positive integer');
-      args.kannelConcurrency = value;
-    } else {
-      throw new Error(`unknown option ${arg}; usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-concurrency N]`);
-    }
+    if (arg === '--recipients') args.sizes = [positiveInt(arg, argv[++i])];
+    else if (arg === '--no-kannel') args.kannel = false;
+    else if (arg === '--no-smsgate') args.smsgate = false;
+    else if (arg === '--no-profile') args.profile = false;
+    else if (arg === '--receipt-delay-ms') args.receiptDelayMs = positiveInt(arg, argv[++i], 0);
+    else if (arg === '--api-probe-ms') args.apiProbeEveryMs = positiveInt(arg, argv[++i], 0);
+    else if (arg === '--progress-ms') args.progressEveryMs = positiveInt(arg, argv[++i]);
+    else if (arg === '--kannel-setup') {
+      const raw = argv[++i] ?? '';
+      const match = /^(\d+)x(\d+)$/.exec(raw);
+      if (match === null) throw new UsageError(`--kannel-setup needs RECIPIENTS_PER_REQUESTxCONCURRENCY, e.g. 100x4 or 1x32; got ${raw || 'nothing'}`);
+      args.kannelSetups.push({ recipientsPerRequest: positiveInt(arg, match[1]), concurrency: positiveInt(arg, match[2]) });
+    } else throw new UsageError(`unknown option ${arg}`);
   }
+  if (args.kannelSetups.length === 0) args.kannelSetups.push(DEFAULT_KANNEL_SETUP);
   return args;
 }
 
-// One in ten numbers gets an UNDELIV receipt, so both paths are exercised.
-const statusFor = (msisdn: string): string => (msisdn.endsWith('9') ? 'UNDELIV' : 'DELIVRD');
+class UsageError extends Error {}
+
 const msisdnFor = (i: number): string => `35386${String(i).padStart(7, '0')}`;
 const TEXT = 'Flash sale: 20% off everything today only. Reply STOP to opt out.';
 
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  console.log(`e2e bench: ${args.recipients} recipients, one GSM-7 part each, receipts on, webhooks/callbacks on`);
-  console.log(`machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
-  const runs: RunFigures[] = [];
-  const smsgate = args.smsgate ? await runSmsgate({ recipients: args.recipients, statusFor, msisdnFor, text: TEXT }) : undefined;
-  if (smsgate !== undefined) runs.push(smsgate);
-  if (args.kannel) {
-    const kannel = await runKannel({ recipients: args.recipients, statusFor, msisdnFor, text: TEXT, sendsmsConcurrency: args.kannelConcurrency });
-    if (kannel.ok) runs.push(kannel.figures);
-    else console.log(`Kannel not run: ${kannel.reason}`);
+  // One in ten numbers gets an UNDELIV receipt, so both receipt paths are exercised.
+  const sink: SmscSinkConfig = { receiptDelayMs: args.receiptDelayMs, receiptWindow: 256, undeliveredSuffix: '9' };
+  console.log(`e2e bench: ${args.sizes.map((n) => n.toLocaleString('en-US')).join(' and ')} recipients, one GSM-7 part each, receipts on, webhooks/callbacks on`);
+  console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`);
+  console.log(
+    `sink: the receipting test SMSC (smpp package server) in its own process, receipt offered ${sink.receiptDelayMs} ms after each submit, ` +
+      `${sink.receiptWindow} deliver_sm in flight, numbers ending in 9 UNDELIV; webhook receiver in its own process; a fresh pair per run, the same for smsgate and Kannel`,
+  );
+  const summary: { smsgate: RunFigures | undefined; kannel: RunFigures[] }[] = [];
+  for (const recipients of args.sizes) {
+    console.log(`\n=== ${recipients.toLocaleString('en-US')} recipients ===`);
+    const runs: RunFigures[] = [];
+    let smsgate: RunFigures | undefined;
+    if (args.smsgate) {
+      smsgate = await runSmsgate({ recipients, msisdnFor, text: TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs });
+      runs.push(smsgate);
+    }
+    const kannelRuns: RunFigures[] = [];
+    if (args.kannel) {
+      for (const setup of args.kannelSetups) {
+        const kannel = await runKannel({ recipients, msisdnFor, text: TEXT, sink, setup, progressEveryMs: args.progressEveryMs });
+        if (kannel.ok) kannelRuns.push(kannel.figures);
+        else console.log(`${kannelLabel(setup)} not run: ${kannel.reason}`);
+      }
+      runs.push(...kannelRuns);
+    }
+    summary.push({ smsgate, kannel: kannelRuns });
+    console.log('');
+    console.log(formatRuns(runs));
+    if (smsgate !== undefined) {
+      console.log('');
+      console.log(formatTargets(smsgate, kannelRuns));
+      const bound = boundNote(smsgate, kannelRuns);
+      if (bound !== undefined) console.log(`\n${bound}`);
+      console.log('');
+      console.log(formatProfile(smsgate));
+    }
   }
-  console.log('');
-  console.log(formatTable(runs));
-  for (const run of runs) for (const note of run.notes) console.log(`note (${run.label}): ${note}`);
-  const kannel = runs.find((r) => r.label === 'kannel');
-  if (kannel !== undefined && smsgate !== undefined) {
-    console.log(`\nratio smsgate / kannel, end-to-end messages per second: ${(smsgate.endToEndPerSecond / kannel.endToEndPerSecond).toFixed(2)}x`);
+  if (summary.some((s) => s.smsgate !== undefined)) {
+    console.log('\nMarkdown for the README (bench:e2e), this run:\n');
+    console.log(markdownSummary(summary));
   }
-  if (smsgate !== undefined) console.log(`smsgate peak RSS ${smsgate.peakRssMb.toFixed(0)} MB (goal: under 300 MB)`);
 }
+
+// Ctrl-C or a kill: exit, and peer-process.ts's exit hook SIGKILLs every child still running.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(130));
 
 main().then(
   () => process.exit(0),
   (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`${err.message}\n${USAGE}`);
+      process.exit(2);
+    }
     console.error(err);
     process.exit(1);
   },

@@ -1,36 +1,59 @@
 /**
- * One smsgate run of the e2e bench: a real `smsgate serve` child process (so the SMSC and the
- * webhook receiver in this process do not count towards its memory), one campaign of N recipients
- * through the HTTP API, SMPP to the test SMSC with receipts, signed webhooks to a local receiver.
+ * One smsgate run of the e2e bench: a real `smsgate serve` child (under `--cpu-prof`), one campaign
+ * of N recipients through the HTTP API, SMPP to the receipting test SMSC in its own process,
+ * signed webhooks to a receiver in its own process. Every stage is timestamped where it happens
+ * (the SMSC, the receiver, the gateway's "campaign ready" log line) on one monotonic clock.
  */
-import { rmSync } from 'node:fs';
-import { GatewayProcess, seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
-import { ReceiptingSmsc } from '../../test/support/receipting-smsc.js';
-import { WebhookReceiver } from '../../test/support/webhook-receiver.js';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { CounterClock, cpuMsOf, percentile, type RunFigures } from './stats.js';
+import { GatewayProcess, seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
+import { monoMs } from './clock.js';
+import { summariseProfiles } from './cpu-profile.js';
+import { freePort } from './wait.js';
+import { SinkProcess } from './sinks.js';
+import { makeTempDir, removeTempDir } from './temp-dirs.js';
+import { cpuMsOf, lagOf, loadAverage1m, mainThreadTimesOf, percentile, peakRssBytesOf, stageAt, stageOf, type EventLoopFigures, type RunFigures } from './stats.js';
+import { waitFor, waitForCount } from './wait.js';
+import type { SmscSinkConfig } from './sink-protocol.js';
 
 export interface SmsgateRunOptions {
   recipients: number;
-  statusFor: (msisdn: string) => string;
   msisdnFor: (i: number) => string;
   text: string;
+  sink: SmscSinkConfig;
+  /** Run the gateway under --cpu-prof and summarise the profile (a few % of CPU). */
+  profile: boolean;
+  progressEveryMs: number;
+  /** GET /v1/campaign/{id} this often while the campaign runs (a dashboard); 0: never. */
+  apiProbeEveryMs: number;
 }
 
 const SECRET = 'bench-webhook-secret';
 
+function setupLine(options: SmsgateRunOptions): string {
+  return (
+    `smsgate serve (own process${options.profile ? ', --cpu-prof' : ''}), SQLite synchronous=${process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? 'NORMAL' : 'FULL'}, ` +
+    'SMPP 2 binds x window 100, no rate cap, webhooks.concurrency 64, admin listener on; one POST /v1/campaign' +
+    (options.apiProbeEveryMs > 0 ? `, then GET /v1/campaign/{id} every ${options.apiProbeEveryMs} ms` : '')
+  );
+}
+
 export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures> {
-  const dir = mkdtempSync(join(tmpdir(), 'smsgate-bench-e2e-'));
-  const smsc = await ReceiptingSmsc.start({ statusFor: options.statusFor, countByDestination: false, receiptWindow: 256 });
-  const receiver = await WebhookReceiver.start({ secret: SECRET, keepBodies: false, keepRequests: false });
+  const dir = makeTempDir('smsgate-bench-e2e-');
+  const profileDir = join(dir, 'profile');
+  mkdirSync(profileDir);
   const notes: string[] = [];
+  let smsc: SinkProcess | undefined;
+  let receiver: SinkProcess | undefined;
   let gateway: GatewayProcess | undefined;
   try {
+    smsc = await SinkProcess.startSmsc(options.sink);
+    receiver = await SinkProcess.startReceiver({ secret: SECRET });
+    const adminPort = await freePort();
     const { path, config } = writeGatewayConfig(dir, {
       database: { path: join(dir, 'smsgate.sqlite'), ...(process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? { synchronous: 'NORMAL' } : {}) },
       api: { host: '127.0.0.1', port: 0 },
+      admin: { host: '127.0.0.1', port: adminPort },
       logging: { level: 'info' },
       webhooks: { concurrency: 64 },
       transports: [
@@ -41,105 +64,164 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       ],
       routes: [{ prefix: '', transport: 'carrier' }],
     });
-    const account = await seedAccount(config, { webhookUrl: receiver.url, webhookSecret: SECRET, senders: [{ name: 'Bench', type: 0 }] });
-    // SMSGATE_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process.
-    const nodeArgs = process.env['SMSGATE_GATEWAY_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
+    const account = await seedAccount(config, { webhookUrl: receiver.address.url, webhookSecret: SECRET, senders: [{ name: 'Bench', type: 0 }] });
+    // SMSGATE_GATEWAY_NODE_ARGS adds node options for the gateway (e.g. --max-old-space-size=256).
+    const extraNodeArgs = process.env['SMSGATE_GATEWAY_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
+    const nodeArgs = [...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...extraNodeArgs];
     gateway = await GatewayProcess.spawn(path, { nodeArgs });
     const running = gateway;
+    let exited: string | undefined;
+    void running.waitForExit().then(({ code, signal }) => {
+      exited = `smsgate serve exited (code ${code}, signal ${signal})`;
+    });
+    const adminUrl = `http://127.0.0.1:${adminPort}`;
+    await waitFor(async () => (await fetch(`${adminUrl}/metrics`).catch(() => undefined))?.ok === true, 15_000, 'the admin listener');
 
     const body = JSON.stringify({
       text: options.text,
       from: 'Bench',
       recipientInfo: Array.from({ length: options.recipients }, (_, i) => ({ msisdn: options.msisdnFor(i), ClientReference: `b${i}` })),
     });
-    const submits = new CounterClock(() => smsc.submitCount);
-    const receipts = new CounterClock(() => smsc.receiptsAcknowledged);
-    const webhooks = new CounterClock(() => receiver.acknowledged);
-    let peakRssBytes = 0;
-    const sampler = setInterval(() => {
-      const now = performance.now();
-      submits.sample(now);
-      receipts.sample(now);
-      webhooks.sample(now);
-      try {
-        peakRssBytes = Math.max(peakRssBytes, running.memory().peakRssBytes);
-      } catch {
-        // The process is gone; its last sample stands.
-      }
-    }, 20);
-
-    const cpuAtStartMs = cpuMsOf(running.pid);
-    const harnessCpuAtStart = process.cpuUsage();
-    const startedAt = performance.now();
+    // prom-client's event-loop histogram (perf_hooks.monitorEventLoopDelay) is reset at each
+    // scrape: this one makes the scrape at the end cover exactly the run.
+    await scrapeMetrics(adminUrl);
+    const loadAtStart = loadAverage1m();
+    const cpuAtStart = { all: cpuMsOfGateway(running), main: mainThreadTimesOf(running.pid) };
+    const smscCpuAtStart = smsc.cpuMs();
+    const receiverCpuAtStart = receiver.cpuMs();
+    const driverCpuAtStart = process.cpuUsage();
+    const startedAtEpochMs = Date.now();
+    const startedAtMs = monoMs();
     const response = await fetch(`${running.baseUrl}/v1/campaign`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${account.token}` },
       body,
     });
-    const acceptMs = performance.now() - startedAt;
+    const acceptedAtMs = monoMs() - startedAtMs;
     if (response.status !== 202) throw new Error(`POST /v1/campaign answered ${response.status}: ${await response.text()}`);
     const { id } = (await response.json()) as { id: string };
 
-    // API latency while the campaign runs: one summary request every ~100 ms (a dashboard polling hard).
+    // API latency while the campaign runs: one summary request every apiProbeEveryMs (a dashboard).
     const latenciesMs: number[] = [];
-    let probing = true;
+    let probing = options.apiProbeEveryMs > 0;
     const probe = (async () => {
       while (probing) {
         const t = performance.now();
         const r = await fetch(`${running.baseUrl}/v1/campaign/${id}`, { headers: { authorization: `Bearer ${account.token}` } });
         await r.arrayBuffer();
         latenciesMs.push(performance.now() - t);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, options.apiProbeEveryMs));
       }
     })();
 
-    const deadline = Date.now() + 30 * 60_000;
-    // SMSGATE_BENCH_PROGRESS_MS sets how often a progress line goes to stderr.
-    const progressEveryMs = Number(process.env['SMSGATE_BENCH_PROGRESS_MS'] ?? 5_000);
-    let nextProgressAt = Date.now() + progressEveryMs;
-    while (receiver.acknowledged < options.recipients) {
-      if (Date.now() > deadline) throw new Error(`gave up: ${receiver.acknowledged} of ${options.recipients} webhooks`);
-      if (Date.now() >= nextProgressAt) {
-        nextProgressAt += progressEveryMs;
-        const { rssBytes, peakRssBytes: peakSoFar } = running.memory();
-        process.stderr.write(
-          `  smsgate t=${((performance.now() - startedAt) / 1_000).toFixed(0)}s submits=${smsc.submitCount} receipts=${smsc.receiptsAcknowledged} webhooks=${receiver.acknowledged} rss=${(rssBytes / 1_048_576).toFixed(0)}MB peak=${(peakSoFar / 1_048_576).toFixed(0)}MB\n`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const finishedAt = performance.now();
+    const sinks = [smsc, receiver];
+    await waitForCount(() => receiver!.progress.webhooksAcknowledged, options.recipients, {
+      label: 'smsgate',
+      sinks,
+      startedAtMs,
+      progressEveryMs: options.progressEveryMs,
+      gatewayGone: () => (exited === undefined ? undefined : `${exited}; its last log lines:\n${running.logLines.slice(-10).join('\n')}`),
+      line: () => {
+        const { rssBytes, peakRssBytes } = running.memory();
+        return `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged} webhooks=${receiver!.progress.webhooksAcknowledged} rss=${mb(rssBytes)}MB peak=${mb(peakRssBytes)}MB`;
+      },
+    });
+    const finishedAtMs = monoMs();
+    const gatewayCpuMs = cpuMsOfGateway(running) - cpuAtStart.all;
+    const mainAtEnd = mainThreadTimesOf(running.pid);
+    const mainThread = { cpuMs: mainAtEnd.cpuMs - cpuAtStart.main.cpuMs, runqueueMs: mainAtEnd.runqueueMs - cpuAtStart.main.runqueueMs };
+    const smscCpuMs = smsc.cpuMs() - smscCpuAtStart;
+    const receiverCpuMs = receiver.cpuMs() - receiverCpuAtStart;
+    const driver = process.cpuUsage(driverCpuAtStart);
+    const loadAtEnd = loadAverage1m();
     probing = false;
     await probe;
-    clearInterval(sampler);
-    for (const clock of [submits, receipts, webhooks]) clock.sample(finishedAt);
-    peakRssBytes = Math.max(peakRssBytes, running.memory().peakRssBytes);
-    const gatewayCpuMs = cpuMsOf(running.pid) - cpuAtStartMs;
-    const harness = process.cpuUsage(harnessCpuAtStart);
+    const metrics = await scrapeMetrics(adminUrl);
+    const peakRssBytes = peakRssBytesOf(running.pid);
+    const smscEvents = await smsc.collectSmsc();
+    const receiverEvents = await receiver.collectReceiver();
+    if (receiver.progress.signatureFailures > 0) notes.push(`${receiver.progress.signatureFailures} webhook signatures failed`);
+    if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} webhooks named no recipient`);
+
     const exitCode = await running.stop();
     if (exitCode !== 0) notes.push(`smsgate serve exited ${exitCode} on SIGTERM`);
-    if (receiver.signatureFailures > 0) notes.push(`${receiver.signatureFailures} webhook signatures failed`);
-    const timeToLastWebhookMs = finishedAt - startedAt;
+    const profile = options.profile ? summariseProfiles(profileDir, startedAtMs, finishedAtMs) : undefined;
+    if (options.profile && profile === undefined) notes.push('no CPU profile was written');
+
+    const readyAtMs = readyTimeOf(running.logLines, startedAtEpochMs);
+    if (readyAtMs === undefined) notes.push('no "campaign ready" log line seen');
     return {
       label: 'smsgate',
+      setup: setupLine(options),
       messages: options.recipients,
-      submitsPerSecond: submits.perSecond(),
-      receiptsPerSecond: receipts.perSecond(),
-      webhooksPerSecond: webhooks.perSecond(),
-      timeToLastWebhookMs,
-      endToEndPerSecond: options.recipients / (timeToLastWebhookMs / 1_000),
-      peakRssMb: peakRssBytes / 1_048_576,
-      apiP50Ms: percentile(latenciesMs, 50),
-      apiP99Ms: percentile(latenciesMs, 99),
-      acceptMs,
+      stages: {
+        accepted: stageAt(options.recipients, acceptedAtMs),
+        ready: readyAtMs === undefined ? undefined : stageAt(options.recipients, readyAtMs),
+        submitted: stageOf(smscEvents.submittedAtMs, startedAtMs),
+        receipts: stageOf(smscEvents.acknowledgedAtMs, startedAtMs),
+        webhooks: stageOf(receiverEvents.acknowledgedAtMs, startedAtMs),
+      },
+      endToEndMs: finishedAtMs - startedAtMs,
+      lag: lagOf(
+        { atMs: smscEvents.acknowledgedAtMs, recipients: smscEvents.acknowledgedRecipients },
+        { atMs: receiverEvents.acknowledgedAtMs, recipients: receiverEvents.acknowledgedRecipients },
+      ),
       gatewayCpuMs,
-      harnessCpuMs: (harness.user + harness.system) / 1_000,
+      mainThread,
+      eventLoop: eventLoopOf(metrics),
+      peakRssBytes,
+      harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
+      api: latenciesMs.length === 0 ? undefined : { p50Ms: percentile(latenciesMs, 50), p99Ms: percentile(latenciesMs, 99), count: latenciesMs.length },
+      profile,
+      loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
       notes,
     };
   } finally {
     gateway?.kill('SIGKILL');
-    await receiver.close();
-    await smsc.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    removeTempDir(dir);
   }
+}
+
+function cpuMsOfGateway(gateway: GatewayProcess): number {
+  // Every thread of the serve process (the event loop, libuv's pool, V8's GC helpers, the profiler).
+  return cpuMsOf(gateway.pid);
+}
+
+/** The "campaign ready" line's pino time (epoch ms), as ms after the POST was sent. */
+function readyTimeOf(logLines: readonly string[], startedAtEpochMs: number): number | undefined {
+  for (const line of logLines) {
+    if (!line.includes('"campaign ready"')) continue;
+    try {
+      const time = (JSON.parse(line) as { time?: unknown }).time;
+      if (typeof time === 'number') return time - startedAtEpochMs;
+    } catch {
+      // Not JSON (a pretty-printed log): no time to read.
+    }
+  }
+  return undefined;
+}
+
+async function scrapeMetrics(adminUrl: string): Promise<string> {
+  const response = await fetch(`${adminUrl}/metrics`);
+  return response.ok ? await response.text() : '';
+}
+
+function metricValue(metrics: string, name: string): number {
+  const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(metrics);
+  return match?.[1] === undefined ? Number.NaN : Number(match[1]);
+}
+
+function eventLoopOf(metrics: string): EventLoopFigures | undefined {
+  const p99 = metricValue(metrics, 'nodejs_eventloop_lag_p99_seconds');
+  if (Number.isNaN(p99)) return undefined;
+  return {
+    p99Ms: p99 * 1_000,
+    maxMs: metricValue(metrics, 'nodejs_eventloop_lag_max_seconds') * 1_000,
+    source: 'admin /metrics nodejs_eventloop_lag_{p99,max}_seconds (prom-client: monitorEventLoopDelay, 10 ms resolution), reset at the POST, read at the last webhook',
+  };
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1_048_576).toFixed(0);
 }

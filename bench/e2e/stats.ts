@@ -1,18 +1,13 @@
-/** Small figures helpers for the e2e bench: percentiles, rates, CPU time, and a progress clock. */
+/** Figures helpers for the e2e bench: process CPU and memory from /proc, stages, percentiles, lag. */
 import { readFileSync } from 'node:fs';
+import type { ProfileSummary } from './cpu-profile.js';
 
 /** Linux USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (proc(5)). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/**
- * CPU time (user + system) a live process has used so far, in ms, from /proc/<pid>/stat fields
- * 14 and 15 (proc(5)); 0 once it is gone. On a shared, loaded machine wall-clock rates move with
- * the neighbours' load; CPU time per message is the steadier figure to compare two gateways by.
- */
-export function cpuMsOf(pid: number | undefined): number {
-  if (pid === undefined) return 0;
+function cpuMsOfStat(path: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_SECOND;
@@ -20,83 +15,179 @@ export function cpuMsOf(pid: number | undefined): number {
     return 0;
   }
 }
-export function percentile(samplesMs: readonly number[], p: number): number {
-  if (samplesMs.length === 0) return Number.NaN;
-  const sorted = [...samplesMs].sort((a, b) => a - b);
+
+/**
+ * CPU time (user + system, every thread) a live process has used so far, in ms, from
+ * /proc/<pid>/stat fields 14 and 15 (proc(5)); 0 once it is gone. On a shared, loaded machine
+ * wall-clock rates move with the neighbours' load; CPU time per message is the steadier figure.
+ */
+export function cpuMsOf(pid: number | undefined): number {
+  return pid === undefined ? 0 : cpuMsOfStat(`/proc/${pid}/stat`);
+}
+
+export interface ThreadTimes {
+  /** On a CPU. */
+  cpuMs: number;
+  /** Runnable but waiting for a CPU (the other processes on the shared cores). */
+  runqueueMs: number;
+}
+
+/**
+ * The main thread's (the event loop's) time on a CPU and waiting for one, from
+ * /proc/<pid>/task/<pid>/schedstat (ns: on cpu, on the runqueue, timeslices; kernel sched-stats.rst).
+ * Wall time minus both is time blocked in a syscall (fsync, say) or idle in epoll.
+ */
+export function mainThreadTimesOf(pid: number | undefined): ThreadTimes {
+  if (pid === undefined) return { cpuMs: 0, runqueueMs: 0 };
+  try {
+    const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { cpuMs: (cpuNs ?? 0) / 1e6, runqueueMs: (waitNs ?? 0) / 1e6 };
+  } catch {
+    return { cpuMs: 0, runqueueMs: 0 };
+  }
+}
+
+/** Peak resident set size of a live process (VmHWM: the kernel keeps the high-water mark), bytes. */
+export function peakRssBytesOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+export function loadAverage1m(): number {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = Float64Array.from(samples).sort();
+  return percentileOfSorted(sorted, p);
+}
+
+function percentileOfSorted(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] as number;
 }
 
+/** One stage of the pipeline: how many messages passed it, and when the first and last did (ms after the start). */
+export interface Stage {
+  count: number;
+  firstAtMs: number;
+  lastAtMs: number;
+}
+
+/** A stage from its event times (monoMs), relative to the run's start. */
+export function stageOf(eventTimesMs: readonly number[], startMs: number): Stage {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const t of eventTimesMs) {
+    if (t < first) first = t;
+    if (t > last) last = t;
+  }
+  if (eventTimesMs.length === 0) return { count: 0, firstAtMs: Number.NaN, lastAtMs: Number.NaN };
+  return { count: eventTimesMs.length, firstAtMs: first - startMs, lastAtMs: last - startMs };
+}
+
+/** A stage that is one moment for every message (the POST answered, the campaign ready). */
+export function stageAt(count: number, atMs: number): Stage {
+  return { count, firstAtMs: atMs, lastAtMs: atMs };
+}
+
+export interface LagFigures {
+  matched: number;
+  /** Webhooks whose recipient had no stored receipt, and receipts whose webhook never came. */
+  unmatchedWebhooks: number;
+  unmatchedReceipts: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** p99 of the receipts stored in each fifth of the run (by store time): does the lag grow? */
+  p99ByFifthMs: number[];
+}
+
 /**
- * Records when a counter reaches each value, so a rate can be measured between the first and the
- * last event instead of over a window that includes start-up.
+ * Receipt stored -> webhook 2xx, per recipient. Stored = the SMSC got the gateway's deliver_sm_resp
+ * (sent only after the receipt was committed); 2xx = the receiver answered the webhook. Both are
+ * matched by the recipient's number (each recipient of the bench's campaign is a distinct number
+ * and has one part, so one receipt and one webhook); the first of each counts.
  */
-export class CounterClock {
-  firstAtMs: number | undefined;
-  lastAtMs: number | undefined;
-  private last = 0;
-
-  constructor(private readonly read: () => number) {}
-
-  sample(nowMs: number): void {
-    const value = this.read();
-    if (value > 0 && this.firstAtMs === undefined) this.firstAtMs = nowMs;
-    if (value > this.last) {
-      this.lastAtMs = nowMs;
-      this.last = value;
-    }
+export function lagOf(stored: { atMs: readonly number[]; recipients: readonly string[] }, acknowledged: { atMs: readonly number[]; recipients: readonly string[] }): LagFigures {
+  const storedAt = new Map<string, number>();
+  stored.recipients.forEach((recipient, i) => {
+    if (!storedAt.has(recipient)) storedAt.set(recipient, stored.atMs[i] as number);
+  });
+  const pairs: { storedAtMs: number; lagMs: number }[] = [];
+  const seen = new Set<string>();
+  let unmatchedWebhooks = 0;
+  acknowledged.recipients.forEach((recipient, i) => {
+    if (seen.has(recipient)) return;
+    seen.add(recipient);
+    const at = storedAt.get(recipient);
+    if (at === undefined) unmatchedWebhooks++;
+    else pairs.push({ storedAtMs: at, lagMs: (acknowledged.atMs[i] as number) - at });
+  });
+  const lags = Float64Array.from(pairs, (p) => p.lagMs).sort();
+  pairs.sort((a, b) => a.storedAtMs - b.storedAtMs);
+  const fifths: number[] = [];
+  for (let f = 0; f < 5; f++) {
+    const slice = pairs.slice(Math.floor((f * pairs.length) / 5), Math.floor(((f + 1) * pairs.length) / 5));
+    fifths.push(percentile(slice.map((p) => p.lagMs), 99));
   }
+  return {
+    matched: pairs.length,
+    unmatchedWebhooks,
+    unmatchedReceipts: storedAt.size - pairs.length,
+    p50Ms: percentileOfSorted(lags, 50),
+    p99Ms: percentileOfSorted(lags, 99),
+    maxMs: lags.length === 0 ? Number.NaN : (lags[lags.length - 1] as number),
+    p99ByFifthMs: fifths,
+  };
+}
 
-  get value(): number {
-    return this.last;
-  }
-
-  /** Events per second between the first and the last sample that saw a change. */
-  perSecond(): number {
-    if (this.firstAtMs === undefined || this.lastAtMs === undefined || this.lastAtMs === this.firstAtMs) return Number.NaN;
-    return this.last / ((this.lastAtMs - this.firstAtMs) / 1_000);
-  }
+export interface EventLoopFigures {
+  p99Ms: number;
+  maxMs: number;
+  /** Where the figure came from. */
+  source: string;
 }
 
 export interface RunFigures {
+  /** e.g. "smsgate", "kannel 100x4". */
   label: string;
+  /** How this gateway was set up, one line. */
+  setup: string;
   messages: number;
-  submitsPerSecond: number;
-  receiptsPerSecond: number;
-  webhooksPerSecond: number;
-  /** From the first request sent to the last webhook/callback received. */
-  timeToLastWebhookMs: number;
-  endToEndPerSecond: number;
-  peakRssMb: number;
-  apiP50Ms: number;
-  apiP99Ms: number;
-  acceptMs: number;
-  /** CPU time the gateway's own processes used for the run (smsgate serve; bearerbox + smsbox). */
+  stages: { accepted: Stage; ready: Stage | undefined; submitted: Stage; receipts: Stage; webhooks: Stage };
+  /** First request sent to the last webhook (dlr-url callback) answered 2xx. */
+  endToEndMs: number;
+  lag: LagFigures;
+  /** CPU of the gateway's processes over the run (smsgate serve; bearerbox + smsbox), every thread. */
   gatewayCpuMs: number;
-  /** CPU time of this bench process (test SMSC, webhook receiver, HTTP clients) over the same run. */
-  harnessCpuMs: number;
+  /** smsgate's main thread (event loop) alone over the run. */
+  mainThread: ThreadTimes | undefined;
+  eventLoop: EventLoopFigures | undefined;
+  /** smsgate serve's VmHWM; Kannel: bearerbox's + smsbox's. */
+  peakRssBytes: number;
+  harnessCpuMs: { smsc: number; receiver: number; driver: number };
+  api: { p50Ms: number; p99Ms: number; count: number } | undefined;
+  profile: ProfileSummary | undefined;
+  loadAverage: { atStart: number; atEnd: number };
   notes: string[];
 }
 
-export function formatTable(runs: readonly RunFigures[]): string {
-  const rows: [string, (r: RunFigures) => string][] = [
-    ['messages', (r) => String(r.messages)],
-    ['accept (POST / sendsms) ms', (r) => r.acceptMs.toFixed(0)],
-    ['parts submitted/s', (r) => r.submitsPerSecond.toFixed(0)],
-    ['receipts acknowledged/s', (r) => r.receiptsPerSecond.toFixed(0)],
-    ['webhooks received/s', (r) => r.webhooksPerSecond.toFixed(0)],
-    ['time to last webhook s', (r) => (r.timeToLastWebhookMs / 1_000).toFixed(1)],
-    ['end-to-end messages/s', (r) => r.endToEndPerSecond.toFixed(0)],
-    ['peak RSS MB', (r) => r.peakRssMb.toFixed(0)],
-    ['gateway CPU s', (r) => (r.gatewayCpuMs / 1_000).toFixed(1)],
-    ['gateway CPU ms per 1k messages', (r) => ((r.gatewayCpuMs / r.messages) * 1_000).toFixed(0)],
-    ['gateway CPU % of one core', (r) => ((100 * r.gatewayCpuMs) / r.timeToLastWebhookMs).toFixed(0)],
-    ['harness (SMSC, receiver) CPU %', (r) => ((100 * r.harnessCpuMs) / r.timeToLastWebhookMs).toFixed(0)],
-    ['API p50 ms while running', (r) => (Number.isNaN(r.apiP50Ms) ? '-' : r.apiP50Ms.toFixed(1))],
-    ['API p99 ms while running', (r) => (Number.isNaN(r.apiP99Ms) ? '-' : r.apiP99Ms.toFixed(1))],
-  ];
-  const width = Math.max(...rows.map(([name]) => name.length));
-  const header = `${''.padEnd(width)} | ${runs.map((r) => r.label.padStart(12)).join(' | ')}`;
-  const lines = rows.map(([name, cell]) => `${name.padEnd(width)} | ${runs.map((r) => cell(r).padStart(12)).join(' | ')}`);
-  return [header, '-'.repeat(header.length), ...lines].join('\n');
+export function endToEndPerSecond(run: RunFigures): number {
+  return run.messages / (run.endToEndMs / 1_000);
+}
+
+export function cpuUsPerMessage(run: RunFigures): number {
+  return (run.gatewayCpuMs * 1_000) / run.messages;
 }

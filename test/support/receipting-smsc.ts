@@ -18,6 +18,10 @@ export interface ReceiptingSmscOptions {
   receiptWindow?: number;
   /** Keep per-destination submit counts (tests); benches turn it off. */
   countByDestination?: boolean;
+  /** Called on every submit_sm accepted (the e2e bench timestamps each stage with it). */
+  onSubmitted?: (destination: string) => void;
+  /** Called when a receipt's deliver_sm_resp with status 0 arrives: the gateway has stored it. */
+  onReceiptAcknowledged?: (messageId: string, destination: string) => void;
 }
 
 interface StoredReceipt {
@@ -53,6 +57,8 @@ export class ReceiptingSmsc {
       receiptDelayMs: options.receiptDelayMs ?? 0,
       receiptWindow: options.receiptWindow ?? 64,
       countByDestination: options.countByDestination ?? true,
+      onSubmitted: options.onSubmitted ?? (() => undefined),
+      onReceiptAcknowledged: options.onReceiptAcknowledged ?? (() => undefined),
     };
     let self: ReceiptingSmsc | undefined;
     const smsc = await TestSmsc.start({
@@ -92,6 +98,7 @@ export class ReceiptingSmsc {
     this.smsc.submits.length = 0;
     this.smsc.received.length = 0;
     const messageId = String(this.nextId++);
+    this.options.onSubmitted(destination);
     this.queue.push({ messageId, destination, stat: this.options.statusFor(destination), dueAt: Date.now() + this.options.receiptDelayMs });
     return { kind: 'ok', messageId };
   }
@@ -125,6 +132,7 @@ export class ReceiptingSmsc {
     this.inFlight--;
     if (acknowledged) {
       this.receiptsAcknowledged++;
+      this.options.onReceiptAcknowledged(receipt.messageId, receipt.destination);
       return;
     }
     // Not acknowledged (connection lost, or the ESME answered with an error): offer it again later.
