@@ -40,6 +40,8 @@ export interface ApiFixtureOptions {
   startProcessor?: boolean;
   synchronous?: 'FULL' | 'NORMAL';
   logger?: Logger;
+  /** Wraps the SQLite ports the services get (test/support/deferred-ports.ts); default as they are. */
+  wrapPorts?: (ports: StorePorts) => StorePorts;
 }
 
 export interface AccountOptions {
@@ -86,7 +88,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const dbPath = join(dir, 'smsgate.sqlite');
   const logger = options.logger ?? silentLogger();
   const store = await openStore({ path: dbPath, synchronous: options.synchronous ?? 'FULL' });
-  const ports = sqliteStorePorts(store);
+  const ports = (options.wrapPorts ?? ((p: StorePorts) => p))(sqliteStorePorts(store));
   const processor = new CampaignProcessor({ store: ports, logger, pollIntervalMs: 50 });
   const campaigns = new CampaignService({ store: ports, logger, onQueued: () => processor.wake() });
   const auth = await AuthService.create(ports.auth, FIXTURE_AUTH_CONFIG, SecretBox.fromKeyFile(join(dir, 'smsgate.key')), {
