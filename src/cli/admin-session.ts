@@ -79,7 +79,19 @@ export function withPorts(
   options: { migrate: boolean; mustExist?: boolean },
   body: (session: StoreSession) => Promise<number>,
 ): Promise<number> {
-  return withStore(configPath, options, (config, store) => body({ config, store, ports: sqliteStorePorts(store), backup: sqliteBackup(store) }));
+  return withStore(configPath, options, (config, store) => {
+    let ports: StorePorts | undefined;
+    return body({
+      config,
+      store,
+      // Built on first use: the stores prepare their statements against the schema, and `db backup`
+      // (migrate: false) must copy a database whatever its schema version, without preparing any.
+      get ports() {
+        return (ports ??= sqliteStorePorts(store));
+      },
+      backup: sqliteBackup(store),
+    });
+  });
 }
 
 export function withAdminSession(configPath: string | undefined, body: (session: AdminSession) => Promise<number>): Promise<number> {

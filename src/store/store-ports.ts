@@ -41,6 +41,11 @@ export interface WebhookOutboxAdmin {
   requeueDeadLetters(filter: Omit<DeadLetterFilter, 'maxRows'>, nowMs: number): Promise<number[]>;
 }
 
+/**
+ * The stores of everything outside the engine and the webhook sender. Each member's methods are
+ * its SQLite class's, each returning a promise; an implementation must make each method one atomic
+ * unit of work (one transaction) and keep the SQLite class's results, ordering and refusals.
+ */
 export interface StorePorts {
   auth: Async<AuthStore>;
   campaigns: Async<CampaignStore>;
