@@ -20,6 +20,8 @@ import { numberingPlanFor } from './sms/numbering.js';
 import { openStore, type Store } from './store/database.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
+import { sqliteStorePorts, type ServeGuard, type StorePorts } from './store/store-ports.js';
+import { InboundService } from './inbound/inbound-service.js';
 import type { Transport } from './transports/transport.js';
 import { enqueueDeliveryReceipt, WebhookSender } from './webhooks/index.js';
 
@@ -34,6 +36,8 @@ export interface GatewayOptions {
 export interface Gateway {
   readonly app: Koa;
   readonly store: Store;
+  /** The async store ports everything outside the engine and the webhook sender uses (issue 11). */
+  readonly ports: StorePorts;
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
@@ -57,7 +61,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   const now = options.now ?? Date.now;
   const engineConfig: EngineConfig = resolveEngineConfig(config.engine);
   // One gateway per SQLite file (README "serve"): refused at once, before the database is touched.
-  const lock = ServeLock.acquire(config.database.path, now);
+  const lock: ServeGuard = ServeLock.acquire(config.database.path, now);
   let store: Store;
   try {
     store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
@@ -67,10 +71,12 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   }
   try {
     const secretBox = SecretBox.fromKeyFile(config.database.keyFile ?? defaultKeyFileFor(config.database.path));
+    // The one place the backend's ports are chosen (issue 11 item 1).
+    const ports = sqliteStorePorts(store);
     // Issue 13: metrics and the status page's recent errors see the engine, transports and webhooks.
-    const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, db: store.db, logger: logger.child({ part: 'admin' }), now });
+    const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
     const observed = admin?.tapLogger(logger) ?? logger;
-    const auth = await AuthService.create(store, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
+    const auth = await AuthService.create(ports.auth, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
     const webhooks = new WebhookSender({
       store,
       secretBox,
@@ -80,6 +86,13 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       ...(admin === undefined ? {} : { observer: admin.observer }),
     });
     const transports = options.transports ?? (await createTransports(config.transports, observed));
+    const inbound = new InboundService({
+      store: ports.inbound,
+      logger: observed.child({ part: 'engine' }).child({ part: 'inbound' }),
+      now,
+      wakeWebhooks: () => webhooks.wake(),
+      numbering: numberingPlanFor(config.numbering.country),
+    });
     const engine = new DispatchEngine({
       store,
       transports,
@@ -89,11 +102,12 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       deliveryReceipts: { enqueue: enqueueDeliveryReceipt, wake: () => webhooks.wake() },
       now,
       numbering: numberingPlanFor(config.numbering.country),
+      inbound,
       ...(admin === undefined ? {} : { observer: admin.observer }),
     });
     admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled });
     const processor = new CampaignProcessor({
-      store,
+      store: ports,
       logger,
       now,
       pollIntervalMs: config.processing.pollIntervalMs,
@@ -101,9 +115,9 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       numbering: numberingPlanFor(config.numbering.country),
       timeZone: config.scheduling.timeZone,
     });
-    const campaigns = new CampaignService({ store, logger, now, onQueued: () => processor.wake() });
-    const app = createApiApp({ store, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
-    return new RunningGateway({ app, store, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, lock, admin });
+    const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
+    const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
+    return new RunningGateway({ app, store, ports, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, lock, admin });
   } catch (err) {
     await store.close();
     lock.release();
@@ -114,6 +128,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
 interface GatewayParts {
   app: Koa;
   store: Store;
+  ports: StorePorts;
   engine: DispatchEngine;
   campaigns: CampaignService;
   auth: AuthService;
@@ -123,13 +138,14 @@ interface GatewayParts {
   config: SmsGateConfig;
   logger: Logger;
   engineConfig: EngineConfig;
-  lock: ServeLock;
+  lock: ServeGuard;
   admin: AdminListener | undefined;
 }
 
 class RunningGateway implements Gateway {
   readonly app: Koa;
   readonly store: Store;
+  readonly ports: StorePorts;
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
@@ -141,6 +157,7 @@ class RunningGateway implements Gateway {
   constructor(private readonly parts: GatewayParts) {
     this.app = parts.app;
     this.store = parts.store;
+    this.ports = parts.ports;
     this.engine = parts.engine;
     this.campaigns = parts.campaigns;
     this.auth = parts.auth;

@@ -12,6 +12,7 @@ import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
 import { silentLogger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import type { InboundMessage } from '../../src/transports/transport.js';
 
 const RUN_MS = 2_000;
@@ -23,14 +24,15 @@ interface Figure {
   seconds: number;
 }
 
-async function withStore<T>(body: (store: Store, service: InboundService) => T): Promise<T> {
+async function withStore<T>(body: (store: Store, service: InboundService) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'smsgate-bench-inbound-'));
   const store = await openStore({ path: join(dir, 'bench.sqlite'), synchronous: 'FULL' });
   try {
     store.db.prepare(`INSERT INTO clients (name, webhook_url, created_at, inbound_webhook_url) VALUES ('acme', NULL, 0, 'http://127.0.0.1:9/inbound')`).run();
-    new InboundAdmin(store.db).addRoute('acme', '50123');
-    const service = new InboundService({ db: store.db, logger: silentLogger(), wakeWebhooks: () => undefined });
-    return body(store, service);
+    const ports = sqliteStorePorts(store);
+    await new InboundAdmin(ports.inbound).addRoute('acme', '50123');
+    const service = new InboundService({ store: ports.inbound, logger: silentLogger(), wakeWebhooks: () => undefined });
+    return await body(store, service);
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -52,12 +54,12 @@ function threeParts(i: number): InboundMessage[] {
 }
 
 async function measure(name: string, partsPerMessage: number, make: (i: number) => InboundMessage[]): Promise<Figure> {
-  return withStore((_store, service) => {
+  return withStore(async (_store, service) => {
     const start = process.hrtime.bigint();
     let messages = 0;
     let elapsedMs = 0;
     while (elapsedMs < RUN_MS) {
-      for (const part of make(messages)) service.receive('bench', part);
+      for (const part of make(messages)) await service.receive('bench', part);
       messages += 1;
       elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
     }

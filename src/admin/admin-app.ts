@@ -12,15 +12,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import Koa from 'koa';
 import { readFormBody } from '../auth/form-body.js';
 import type { Logger } from '../log.js';
-import { AuthStore } from '../store/auth-store.js';
-import type { SqliteDatabase } from '../store/database.js';
-import { requeueDeadLetters } from '../store/webhook-store.js';
+import type { StorePorts } from '../store/store-ports.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { readiness } from './readiness.js';
 import { liveStatusFacts, type LiveSources } from './status-facts.js';
 import { renderStatusPage } from './status-page.js';
 
 export interface AdminAppDeps extends LiveSources {
+  /** Finding a client and re-queueing its dead letters (the replay button). */
+  replayPorts: ReplayPorts;
   metrics: GatewayMetrics;
   /** admin.token; undefined on loopback without one. */
   token?: string;
@@ -116,7 +116,7 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         return;
       case 'GET /status.json':
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = liveStatusFacts(deps);
+        ctx.body = await liveStatusFacts(deps);
         return;
       case 'GET /status': {
         const notice = notices.take(ctx.query['notice']);
@@ -125,11 +125,11 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         ctx.set('X-Frame-Options', 'DENY');
         ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = renderStatusPage(liveStatusFacts(deps), { csrfToken, ...(notice === undefined ? {} : { notice }) });
+        ctx.body = renderStatusPage(await liveStatusFacts(deps), { csrfToken, ...(notice === undefined ? {} : { notice }) });
         return;
       }
       case 'GET /ready': {
-        const result = readiness(deps.db, deps.transports, () => deps.writesStalled?.() ?? false);
+        const result = await readiness(deps.status, deps.transports, () => deps.writesStalled?.() ?? false);
         ctx.status = result.ready ? 200 : 503;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = result;
@@ -171,7 +171,7 @@ async function replay(ctx: Koa.Context, deps: AdminAppDeps, csrfToken: string, n
     problem(ctx, 400, 'Bad Request', 'client: required, once');
     return;
   }
-  const requeued = replayDeadLetters(deps.db, clientName, deps.now());
+  const requeued = await replayDeadLetters(deps.replayPorts, clientName, deps.now());
   if (requeued === null) {
     problem(ctx, 404, 'Not Found', `client: no client named ${JSON.stringify(clientName)}`);
     return;
@@ -186,8 +186,10 @@ async function replay(ctx: Koa.Context, deps: AdminAppDeps, csrfToken: string, n
  * What `smsgate webhook replay --client NAME` does (requeueDeadLetters): the client's dead letters
  * go back to pending, due now, same bytes. Null when there is no such client.
  */
-export function replayDeadLetters(db: SqliteDatabase, clientName: string, nowMs: number): number | null {
-  const client = new AuthStore(db).clientByName(clientName);
+export type ReplayPorts = { auth: Pick<StorePorts['auth'], 'clientByName'>; webhooks: Pick<StorePorts['webhooks'], 'requeueDeadLetters'> };
+
+export async function replayDeadLetters(ports: ReplayPorts, clientName: string, nowMs: number): Promise<number | null> {
+  const client = await ports.auth.clientByName(clientName);
   if (client === undefined) return null;
-  return requeueDeadLetters(db, { clientId: client.id }, nowMs).length;
+  return (await ports.webhooks.requeueDeadLetters({ clientId: client.id }, nowMs)).length;
 }

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { GatewayError } from '../errors.js';
 import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
-import type { SqliteDatabase } from '../store/database.js';
+import type { StorePorts } from '../store/store-ports.js';
 import type { Transport } from '../transports/transport.js';
 import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
@@ -19,7 +19,7 @@ import { TransportActivity } from './transport-activity.js';
 
 export interface AdminListenerDeps {
   config: AdminConfig;
-  db: SqliteDatabase;
+  ports: Pick<StorePorts, 'status' | 'auth' | 'webhooks'>;
   logger: Logger;
   now: () => number;
 }
@@ -42,7 +42,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   let transports: readonly Transport[] = [];
   let wakeWebhooks = (): void => {};
   let writesStalled = (): boolean => false;
-  const metrics = new GatewayMetrics({ db: deps.db, activity, transports: () => transports });
+  const metrics = new GatewayMetrics({ status: deps.ports.status, activity, transports: () => transports });
   let server: Server | undefined;
 
   return {
@@ -57,7 +57,8 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
     },
     async listen() {
       const app = createAdminApp({
-        db: deps.db,
+        status: deps.ports.status,
+        replayPorts: deps.ports,
         get transports() {
           return transports;
         },

@@ -7,14 +7,14 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
 import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
-import type { SqliteDatabase } from '../store/database.js';
-import { deadLetterCount, queuedPartsByTransport } from '../store/status-store.js';
+import type { Async } from '../store/ports.js';
+import type { StatusQueries } from '../store/status-store.js';
 import type { Transport, TransportState } from '../transports/transport.js';
 import { transportFacts, type LinkFacts } from './status-facts.js';
 import type { TransportActivity } from './transport-activity.js';
 
 export interface MetricSources {
-  db: SqliteDatabase;
+  status: Pick<Async<StatusQueries>, 'queuedPartsByTransport' | 'deadLetterCount'>;
   /** The gateway's transports; read at each scrape (they are built after the metrics). */
   transports(): readonly Transport[];
   activity: TransportActivity;
@@ -135,16 +135,18 @@ export class GatewayMetrics implements GatewayObserver {
       help: 'Message parts queued for the transport and not yet answered: waiting in the store or in the engine\'s queue, or submitted awaiting the response.',
       labelNames: ['transport'],
       registers,
-      collect: () => {
+      // prom-client awaits an async collect before it renders the scrape.
+      collect: async () => {
+        const rows = await sources.status.queuedPartsByTransport(sources.transports().map((t) => t.name));
         queue.reset();
-        for (const row of queuedPartsByTransport(sources.db, sources.transports().map((t) => t.name))) queue.set({ transport: row.transport }, row.queued + row.submitting);
+        for (const row of rows) queue.set({ transport: row.transport }, row.queued + row.submitting);
       },
     });
     const dead: Gauge = new Gauge({
       name: 'smsgate_webhook_dead_letters',
       help: 'Webhook events that exhausted their retries, waiting for a replay.',
       registers,
-      collect: (): void => dead.set(deadLetterCount(sources.db)),
+      collect: async (): Promise<void> => dead.set(await sources.status.deadLetterCount()),
     });
     const signal = new Gauge({ name: 'smsgate_modem_signal_dbm', help: 'Modem signal strength (TS 27.007 +CSQ as dBm), when known.', labelNames: ['device'], registers });
     const registered = new Gauge({

@@ -6,8 +6,8 @@
  * WAL's existing room, while the engine's group commits fail with SQLITE_FULL; so the engine's own
  * "my writes are refused and being retried" state (issue 9 item 4) counts as not writable too.
  */
-import type { SqliteDatabase } from '../store/database.js';
-import { probeWritable } from '../store/status-store.js';
+import type { Async } from '../store/ports.js';
+import type { StatusQueries } from '../store/status-store.js';
 import type { Transport } from '../transports/transport.js';
 
 export interface Readiness {
@@ -18,9 +18,9 @@ export interface Readiness {
   reasons: string[];
 }
 
-export function readiness(db: SqliteDatabase, transports: readonly Transport[], writesStalled: () => boolean = () => false): Readiness {
+export async function readiness(status: Pick<Async<StatusQueries>, 'probeWritable'>, transports: readonly Transport[], writesStalled: () => boolean = () => false): Promise<Readiness> {
   const reasons: string[] = [];
-  const probe = probeWritable(db);
+  const probe = await status.probeWritable();
   const stalled = writesStalled();
   if (!probe.ok) reasons.push(`database not writable: ${probe.reason}`);
   else if (stalled) reasons.push('database not writable: the store refuses the engine\'s writes (disk full or I/O error); they are being retried');

@@ -4,16 +4,8 @@
  * function gathers them from a running gateway; storedStatusFacts gives the part the database
  * alone can tell, for `smsgate status` when no serve answers.
  */
-import type { SqliteDatabase } from '../store/database.js';
-import {
-  campaignsInProgress,
-  deadLetterCount,
-  type CampaignProgress,
-  queuedPartsByTransport,
-  webhooksByClient,
-  type ClientWebhooks,
-  type QueuedParts,
-} from '../store/status-store.js';
+import type { Async } from '../store/ports.js';
+import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries } from '../store/status-store.js';
 import type { ModemRadio, Transport, TransportState } from '../transports/transport.js';
 import type { RecentError, RecentErrors } from './recent-errors.js';
 import type { TransportActivity } from './transport-activity.js';
@@ -87,9 +79,9 @@ export class CampaignProgressCache {
     private readonly minRecipients = 10_000,
   ) {}
 
-  read(db: SqliteDatabase, nowMs: number): CampaignProgress[] {
+  async read(status: Async<StatusQueries>, nowMs: number): Promise<CampaignProgress[]> {
     if (this.cached !== undefined && nowMs - this.cached.atMs < this.ttlMs) return this.cached.campaigns;
-    const campaigns = campaignsInProgress(db, MAX_CAMPAIGNS_SHOWN);
+    const campaigns = await status.campaignsInProgress(MAX_CAMPAIGNS_SHOWN);
     const recipients = campaigns.reduce((sum, c) => sum + c.delivered + c.undelivered + c.pending, 0);
     this.cached = recipients >= this.minRecipients ? { atMs: nowMs, campaigns } : undefined;
     return campaigns;
@@ -97,7 +89,7 @@ export class CampaignProgressCache {
 }
 
 export interface LiveSources {
-  db: SqliteDatabase;
+  status: Async<StatusQueries>;
   progress: CampaignProgressCache;
   transports: readonly Transport[];
   activity: TransportActivity;
@@ -153,9 +145,9 @@ export function transportFacts(transport: Transport, activity: TransportActivity
   };
 }
 
-export function liveStatusFacts(sources: LiveSources): StatusFacts {
+export async function liveStatusFacts(sources: LiveSources): Promise<StatusFacts> {
   return {
-    ...storedStatusFacts(sources.db, sources.transports.map((t) => t.name), sources.now, sources.progress),
+    ...(await storedStatusFacts(sources.status, sources.transports.map((t) => t.name), sources.now, sources.progress)),
     source: 'serve',
     transports: sources.transports.map((t) => transportFacts(t, sources.activity)),
     recentErrors: sources.recentErrors.list(),
@@ -163,19 +155,24 @@ export function liveStatusFacts(sources: LiveSources): StatusFacts {
 }
 
 /** `transportNames`: the configured transports, whose queues are counted. */
-export function storedStatusFacts(
-  db: SqliteDatabase,
+export async function storedStatusFacts(
+  status: Async<StatusQueries>,
   transportNames: readonly string[],
   now: () => number = Date.now,
   progress: CampaignProgressCache = new CampaignProgressCache(0),
-): StatusFacts {
+): Promise<StatusFacts> {
+  const generatedAt = new Date(now()).toISOString();
+  const queues = await status.queuedPartsByTransport(transportNames);
+  const campaigns = await progress.read(status, now());
+  const deadLetters = await status.deadLetterCount();
+  const clients = await status.webhooksByClient();
   return {
     source: 'database',
-    generatedAt: new Date(now()).toISOString(),
+    generatedAt,
     transports: null,
-    queues: queuedPartsByTransport(db, transportNames),
-    campaigns: progress.read(db, now()).map(({ createdAtMs, ...c }) => ({ ...c, createdAt: new Date(createdAtMs).toISOString() })),
-    webhooks: { deadLetters: deadLetterCount(db), clients: webhooksByClient(db) },
+    queues,
+    campaigns: campaigns.map(({ createdAtMs, ...c }) => ({ ...c, createdAt: new Date(createdAtMs).toISOString() })),
+    webhooks: { deadLetters, clients },
     recentErrors: null,
   };
 }

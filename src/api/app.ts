@@ -10,7 +10,7 @@ import type { CampaignService } from '../campaigns/index.js';
 import type { SmsGateConfig } from '../gateway-config.js';
 import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/database.js';
+import type { StorePorts } from '../store/store-ports.js';
 import { BodyBudget, DEFAULT_MAX_BUFFERED_BYTES } from './body-budget.js';
 import { campaignRouter } from './campaign-routes.js';
 import { errorBoundary } from './error-boundary.js';
@@ -22,7 +22,8 @@ import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
 
 export interface ApiDeps {
-  store: Store;
+  /** The store ports the routes read directly (GET /v1/inbound); the rest go through auth and campaigns. */
+  ports: Pick<StorePorts, 'inbound'>;
   auth: AuthService;
   campaigns: CampaignService;
   config: Pick<SmsGateConfig, 'api'>;
@@ -45,7 +46,7 @@ export function createApiApp(deps: ApiDeps): Koa {
     openApiRouter(),
     campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes, bodyBudget }),
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
-    inboundRouter({ auth: deps.auth, store: deps.store }),
+    inboundRouter({ auth: deps.auth, inbound: deps.ports.inbound }),
     // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.
     authRouter(deps.auth, { logger }),
   ];

@@ -6,15 +6,15 @@
  */
 import { Router } from '@koa/router';
 import { encodeCursor, parseInboundQuery } from '../inbound/inbound-query.js';
-import type { SqliteDatabase } from '../store/database.js';
-import { InboundStore } from '../store/inbound-store.js';
+import type { InboundStore } from '../store/inbound-store.js';
+import type { Async } from '../store/ports.js';
 import type { ApiAuthenticator } from './auth-port.js';
 import { administratorOrRefuse } from './campaign-routes.js';
 import { sendProblem, VALIDATION_TITLE } from './http-errors.js';
 
 export interface InboundRoutesDeps {
   auth: ApiAuthenticator;
-  store: { readonly db: SqliteDatabase };
+  inbound: Async<InboundStore>;
 }
 
 export interface InboundMessageResource {
@@ -28,7 +28,6 @@ export interface InboundMessageResource {
 
 export function inboundRouter(deps: InboundRoutesDeps): Router {
   const router = new Router();
-  const store = new InboundStore(deps.store.db);
 
   router.get('/v1/inbound', async (ctx) => {
     const identity = await administratorOrRefuse(ctx, deps.auth);
@@ -39,7 +38,7 @@ export function inboundRouter(deps: InboundRoutesDeps): Router {
       return;
     }
     // One row more than the page tells whether another page follows.
-    const rows = store.listForClient(identity.clientId, { sinceMs: query.sinceMs, afterId: query.afterId, maxRows: query.limit + 1 });
+    const rows = await deps.inbound.listForClient(identity.clientId, { sinceMs: query.sinceMs, afterId: query.afterId, maxRows: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const messages: InboundMessageResource[] = page.map((row) => ({

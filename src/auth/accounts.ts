@@ -6,6 +6,8 @@
  */
 import { GatewayError } from '../errors.js';
 import type { AuthStore } from '../store/auth-store.js';
+import type { Async } from '../store/ports.js';
+import { isUniqueViolation } from '../store/unique-violation.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { hashPassword, type ScryptCost } from './password.js';
 import { generatePat, hashPat, isWellFormedPat, patHint } from './pat.js';
@@ -29,10 +31,6 @@ function invalidArgument(message: string): GatewayError {
   return new GatewayError('INVALID_ARGUMENT', message);
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
 /** http(s) only: the webhook sender speaks nothing else. */
 export function checkWebhookUrl(url: string): string {
   let parsed: URL;
@@ -47,21 +45,21 @@ export function checkWebhookUrl(url: string): string {
 
 export class Accounts {
   constructor(
-    private readonly store: AuthStore,
+    private readonly store: Async<AuthStore>,
     private readonly secretBox: SecretBox,
     private readonly patPrefix: string,
     private readonly now: () => number,
     private readonly scryptCost: ScryptCost | undefined,
   ) {}
 
-  createClient(input: { name: string; webhookUrl?: string; webhookSecret?: string }): CreatedClient {
+  async createClient(input: { name: string; webhookUrl?: string; webhookSecret?: string }): Promise<CreatedClient> {
     const name = input.name.trim();
     if (name === '') throw invalidArgument('client name must not be empty');
     if (input.webhookSecret !== undefined && input.webhookUrl === undefined) throw invalidArgument('a webhook secret needs a webhook URL');
     const webhookUrl = input.webhookUrl === undefined ? null : checkWebhookUrl(input.webhookUrl);
     const secret = this.sealSecret(input.webhookSecret);
     try {
-      const id = this.store.insertClient({ name, webhookUrl, webhookSecretEnc: secret }, this.now());
+      const id = await this.store.insertClient({ name, webhookUrl, webhookSecretEnc: secret }, this.now());
       return { id, name, webhookUrl, hasWebhookSecret: secret !== null };
     } catch (err) {
       if (isUniqueViolation(err)) throw new GatewayError('CLIENT_EXISTS', `client "${name}" already exists`);
@@ -70,26 +68,26 @@ export class Accounts {
   }
 
   /** `secret` undefined keeps the stored secret, null removes it. */
-  setWebhook(clientName: string, input: { url: string | null; secret?: string | null }): CreatedClient {
-    const client = this.client(clientName);
+  async setWebhook(clientName: string, input: { url: string | null; secret?: string | null }): Promise<CreatedClient> {
+    const client = await this.client(clientName);
     const webhookUrl = input.url === null ? null : checkWebhookUrl(input.url);
     const secretEnc = input.secret === undefined ? client.webhook_secret_enc : this.sealSecret(input.secret ?? undefined);
-    this.store.setWebhook(client.id, webhookUrl, webhookUrl === null ? null : secretEnc);
+    await this.store.setWebhook(client.id, webhookUrl, webhookUrl === null ? null : secretEnc);
     return { id: client.id, name: client.name, webhookUrl, hasWebhookSecret: webhookUrl !== null && secretEnc !== null };
   }
 
-  setClientActive(clientName: string, active: boolean): void {
-    this.store.setClientActive(this.client(clientName).id, active);
+  async setClientActive(clientName: string, active: boolean): Promise<void> {
+    await this.store.setClientActive((await this.client(clientName)).id, active);
   }
 
   async createUser(input: { clientName: string; username: string; password: string; isAdmin: boolean }): Promise<CreatedUser> {
-    const client = this.client(input.clientName);
+    const client = await this.client(input.clientName);
     const username = input.username.trim();
     if (username === '' || username !== input.username) throw invalidArgument('username must be non-empty, without leading or trailing spaces');
     if (input.password.length === 0) throw invalidArgument('password must not be empty');
     const passwordHash = await hashPassword(input.password, this.scryptCost);
     try {
-      const id = this.store.insertUser({ clientId: client.id, username, passwordHash, isAdmin: input.isAdmin }, this.now());
+      const id = await this.store.insertUser({ clientId: client.id, username, passwordHash, isAdmin: input.isAdmin }, this.now());
       return { id, username, clientName: client.name, isAdmin: input.isAdmin };
     } catch (err) {
       if (isUniqueViolation(err)) throw new GatewayError('USER_EXISTS', `user "${username}" already exists`);
@@ -97,30 +95,30 @@ export class Accounts {
     }
   }
 
-  setUserActive(username: string, active: boolean): void {
-    this.store.setUserActive(this.user(username).userId, active);
+  async setUserActive(username: string, active: boolean): Promise<void> {
+    await this.store.setUserActive((await this.user(username)).userId, active);
   }
 
   /** The token is returned here once and never again: only its SHA-256 is stored. */
-  issuePersonalAccessToken(username: string, options: { expiresAt?: number | null } = {}): IssuedPat {
-    const user = this.user(username);
+  async issuePersonalAccessToken(username: string, options: { expiresAt?: number | null } = {}): Promise<IssuedPat> {
+    const user = await this.user(username);
     const expiresAt = options.expiresAt ?? null;
     if (expiresAt !== null && (!Number.isSafeInteger(expiresAt) || expiresAt <= this.now())) throw invalidArgument('token expiry must be in the future');
     const token = generatePat(this.patPrefix);
     const hint = patHint(this.patPrefix, token);
-    const id = this.store.insertPat({ userId: user.userId, tokenHash: hashPat(token), tokenHint: hint, expiresAt }, this.now());
+    const id = await this.store.insertPat({ userId: user.userId, tokenHash: hashPat(token), tokenHint: hint, expiresAt }, this.now());
     return { id, token, hint, username: user.username, expiresAt };
   }
 
   /** True when revoked now, false when it was revoked already. */
-  revokePersonalAccessToken(token: string): boolean {
-    const row = isWellFormedPat(this.patPrefix, token) ? this.store.patByHash(hashPat(token)) : undefined;
+  async revokePersonalAccessToken(token: string): Promise<boolean> {
+    const row = isWellFormedPat(this.patPrefix, token) ? await this.store.patByHash(hashPat(token)) : undefined;
     if (row === undefined) throw new GatewayError('TOKEN_NOT_FOUND', 'no such personal access token');
     return this.store.revokePat(row.id, this.now());
   }
 
-  addSender(input: { clientName: string; sender: string; type: number }): AddedSender {
-    const client = this.client(input.clientName);
+  async addSender(input: { clientName: string; sender: string; type: number }): Promise<AddedSender> {
+    const client = await this.client(input.clientName);
     const name = input.sender.trim();
     if (name === '') throw invalidArgument('sender must not be empty');
     if (!(Object.values(SENDER_TYPES) as number[]).includes(input.type)) throw invalidArgument('sender type must be 0, 1 or 2');
@@ -129,7 +127,7 @@ export class Accounts {
     if (digitsOnly ? name.length > 20 : [...name].length > 11) throw invalidArgument('sender is at most 20 digits or 11 characters');
     if (input.type === SENDER_TYPES.numeric && !digitsOnly) throw invalidArgument('a numeric sender (type 2) has digits only');
     try {
-      const id = this.store.insertSender({ clientId: client.id, name, type: input.type }, this.now());
+      const id = await this.store.insertSender({ clientId: client.id, name, type: input.type }, this.now());
       return { id, clientName: client.name, name, type: input.type as SenderType };
     } catch (err) {
       if (isUniqueViolation(err)) throw new GatewayError('SENDER_EXISTS', `sender "${name}" is already on client "${client.name}"`);
@@ -138,7 +136,7 @@ export class Accounts {
   }
 
   /** The legacy sender list of one account, in the order they were added. */
-  senders(clientId: number): { name: string; type: number }[] {
+  senders(clientId: number): Promise<{ name: string; type: number }[]> {
     return this.store.sendersOfClient(clientId);
   }
 
@@ -148,14 +146,14 @@ export class Accounts {
     return this.secretBox.seal(secret);
   }
 
-  private client(name: string) {
-    const client = this.store.clientByName(name);
+  private async client(name: string) {
+    const client = await this.store.clientByName(name);
     if (client === undefined) throw new GatewayError('CLIENT_NOT_FOUND', `no client named "${name}"`);
     return client;
   }
 
-  private user(username: string) {
-    const user = this.store.userByUsername(username);
+  private async user(username: string) {
+    const user = await this.store.userByUsername(username);
     if (user === undefined) throw new GatewayError('USER_NOT_FOUND', `no user named "${username}"`);
     return user;
   }

@@ -9,8 +9,8 @@
  */
 import type { AuthConfig } from '../config/types.js';
 import { silentLogger, type Logger } from '../log.js';
-import type { Store } from '../store/database.js';
-import { AuthStore } from '../store/auth-store.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { Async } from '../store/ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { Accounts } from './accounts.js';
 import { looksLikeJwt, readBearerToken } from './bearer.js';
@@ -59,7 +59,7 @@ export class AuthService {
   private lastPurgeMs: number;
 
   private constructor(
-    private readonly store: AuthStore,
+    private readonly store: Async<AuthStore>,
     private readonly config: AuthConfig,
     private readonly issuer: TokenIssuer,
     private readonly endpoint: TokenEndpointDeps,
@@ -70,14 +70,15 @@ export class AuthService {
   ) {
     this.accounts = new Accounts(store, secretBox, config.patPrefix, now, scryptCost);
     this.lastPurgeMs = now();
-    this.purgeExpiredSessions(this.lastPurgeMs);
   }
 
-  /** Loads (or on first start creates) the JWT signing key; migrations must have been applied. */
-  static async create(store: Store, config: AuthConfig, secretBox: SecretBox, options: AuthServiceOptions = {}): Promise<AuthService> {
+  /**
+   * Loads (or on first start creates) the JWT signing key and deletes expired refresh sessions;
+   * migrations must have been applied. `authStore` is the auth store's port (StorePorts.auth).
+   */
+  static async create(authStore: Async<AuthStore>, config: AuthConfig, secretBox: SecretBox, options: AuthServiceOptions = {}): Promise<AuthService> {
     const now = options.now ?? Date.now;
     const logger = (options.logger ?? silentLogger()).child({ module: 'auth' });
-    const authStore = new AuthStore(store.db);
     const keys = await SigningKeyRing.open(authStore, secretBox, now());
     const issuer = new TokenIssuer(authStore, keys, config.issuer);
     const scryptCost = options.scryptCost ?? DEFAULT_SCRYPT_COST;
@@ -97,7 +98,9 @@ export class AuthService {
       now,
       logger,
     };
-    return new AuthService(authStore, config, issuer, endpoint, now, logger, secretBox, scryptCost);
+    const service = new AuthService(authStore, config, issuer, endpoint, now, logger, secretBox, scryptCost);
+    await service.purgeExpiredSessions(service.lastPurgeMs);
+    return service;
   }
 
   /** Reads the Authorization header and resolves it to an identity, or says why not (all 401). */
@@ -110,7 +113,7 @@ export class AuthService {
     const audiences = audience === 'current' ? [this.config.clientId] : [this.config.legacy.clientId, this.config.clientId];
     const check = await this.issuer.checkAccessToken(token, audiences, this.now());
     if (!check.ok) return check;
-    const identity = this.identityOf(check.userId);
+    const identity = await this.identityOf(check.userId);
     if (identity === undefined) return { ok: false, reason: 'invalid' };
     return { ok: true, identity, via: check.clientId === this.config.clientId ? 'jwt' : 'legacy-jwt' };
   }
@@ -121,11 +124,11 @@ export class AuthService {
   }
 
   /** POST /auth/token ('current') and POST /legacy/auth/token ('legacy'). */
-  tokenEndpoint(form: TokenForm, remoteAddress: string, which: TokenEndpointKind): Promise<TokenResponse> {
+  async tokenEndpoint(form: TokenForm, remoteAddress: string, which: TokenEndpointKind): Promise<TokenResponse> {
     const nowMs = this.now();
     if (nowMs - this.lastPurgeMs >= REFRESH_PURGE_INTERVAL_MS) {
       this.lastPurgeMs = nowMs;
-      this.purgeExpiredSessions(nowMs);
+      await this.purgeExpiredSessions(nowMs);
     }
     return handleTokenRequest(this.endpoint, which, form, remoteAddress);
   }
@@ -144,10 +147,10 @@ export class AuthService {
 
   /** Returns the new token; it is shown once and only its hash is kept. */
   async createPersonalAccessToken(username: string, options: { expiresAt?: number | null } = {}): Promise<string> {
-    return this.accounts.issuePersonalAccessToken(username, options).token;
+    return (await this.accounts.issuePersonalAccessToken(username, options)).token;
   }
 
-  revokePat(token: string): boolean {
+  revokePat(token: string): Promise<boolean> {
     return this.accounts.revokePersonalAccessToken(token);
   }
 
@@ -155,29 +158,29 @@ export class AuthService {
     return this.accounts.addSender(input);
   }
 
-  senderList(identity: Identity): { name: string; type: number }[] {
+  senderList(identity: Identity): Promise<{ name: string; type: number }[]> {
     return this.accounts.senders(identity.clientId);
   }
 
-  private authenticatePat(token: string): BearerResult {
+  private async authenticatePat(token: string): Promise<BearerResult> {
     if (!isWellFormedPat(this.config.patPrefix, token)) return { ok: false, reason: 'malformed' };
     const tokenHash = hashPat(token);
-    const row = this.store.patByHash(tokenHash);
+    const row = await this.store.patByHash(tokenHash);
     // The lookup is by a digest of a 256-bit random value; the stored digest is still compared in constant time.
     if (row === undefined || !constantTimeEqual(row.token_hash, tokenHash)) return { ok: false, reason: 'invalid' };
     const nowMs = this.now();
     if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
     if (row.expires_at !== null && row.expires_at <= nowMs) return { ok: false, reason: 'expired' };
-    const identity = this.identityOf(row.user_id);
+    const identity = await this.identityOf(row.user_id);
     if (identity === undefined) return { ok: false, reason: 'invalid' };
-    this.recordPatUse(row.id, nowMs);
+    await this.recordPatUse(row.id, nowMs);
     return { ok: true, identity, via: 'pat' };
   }
 
   /** Housekeeping: a store that refuses the DELETE (full, read-only) must not fail a token request. */
-  private purgeExpiredSessions(nowMs: number): void {
+  private async purgeExpiredSessions(nowMs: number): Promise<void> {
     try {
-      this.store.deleteExpiredRefreshSessions(nowMs);
+      await this.store.deleteExpiredRefreshSessions(nowMs);
     } catch (err) {
       this.logger.warn({ err }, 'could not delete expired refresh sessions');
     }
@@ -187,16 +190,16 @@ export class AuthService {
    * last_used_at is bookkeeping: a read-only, full or busy database must not turn a valid token into
    * a failed request, so a failed write is logged (never the token) and authentication goes on.
    */
-  private recordPatUse(patId: number, nowMs: number): void {
+  private async recordPatUse(patId: number, nowMs: number): Promise<void> {
     try {
-      this.store.touchPat(patId, nowMs, PAT_LAST_USED_INTERVAL_MS);
+      await this.store.touchPat(patId, nowMs, PAT_LAST_USED_INTERVAL_MS);
     } catch (err) {
       this.logger.warn({ err, patId }, 'could not record the last use of a personal access token');
     }
   }
 
-  private identityOf(userId: number): Identity | undefined {
-    const user = this.store.userById(userId);
+  private async identityOf(userId: number): Promise<Identity | undefined> {
+    const user = await this.store.userById(userId);
     if (user === undefined) return undefined;
     return {
       userId: user.userId, clientId: user.clientId, clientName: user.clientName, username: user.username,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { GatewayError } from '../errors.js';
 import type { AuthStore } from '../store/auth-store.js';
+import type { Async } from '../store/ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 
 export const JWT_ALGORITHM = 'ES256';
@@ -23,10 +24,10 @@ export class SigningKeyRing {
   private readonly keys = new Map<string, LoadedKey>();
   private signingKid: string | undefined;
 
-  private constructor(private readonly store: AuthStore, private readonly secretBox: SecretBox) {}
+  private constructor(private readonly store: Async<AuthStore>, private readonly secretBox: SecretBox) {}
 
   /** Loads the stored keys, creating the first one when there is none. */
-  static async open(store: AuthStore, secretBox: SecretBox, nowMs: number): Promise<SigningKeyRing> {
+  static async open(store: Async<AuthStore>, secretBox: SecretBox, nowMs: number): Promise<SigningKeyRing> {
     const ring = new SigningKeyRing(store, secretBox);
     await ring.reload();
     if (ring.signingKid === undefined) {
@@ -53,7 +54,7 @@ export class SigningKeyRing {
   private async createKey(nowMs: number): Promise<void> {
     const { publicKey, privateKey } = await generateKeyPair(JWT_ALGORITHM, { extractable: true });
     const kid = randomUUID();
-    this.store.insertSigningKey({
+    await this.store.insertSigningKey({
       kid,
       alg: JWT_ALGORITHM,
       private_jwk_enc: this.secretBox.seal(JSON.stringify(await exportJWK(privateKey))),
@@ -64,7 +65,7 @@ export class SigningKeyRing {
 
   private async reload(): Promise<void> {
     let newestUsable: string | undefined;
-    for (const row of this.store.signingKeys()) {
+    for (const row of await this.store.signingKeys()) {
       if (row.alg !== JWT_ALGORITHM) continue;
       const known = this.keys.get(row.kid);
       const retired = row.retired_at !== null;

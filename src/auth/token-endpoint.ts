@@ -14,6 +14,7 @@
 import type { Logger } from '../log.js';
 import { isStoreWriteRefusal } from '../store/write-refusal.js';
 import type { AuthStore } from '../store/auth-store.js';
+import type { Async } from '../store/ports.js';
 import type { CountedAttempt, FailureLimiter } from './failure-limiter.js';
 import type { IssuedTokens, TokenClientProfile, TokenIssuer } from './token-issuer.js';
 
@@ -30,7 +31,7 @@ export interface TokenResponse {
 }
 
 export interface TokenEndpointDeps {
-  store: AuthStore;
+  store: Async<AuthStore>;
   issuer: TokenIssuer;
   clients: Record<TokenEndpointKind, TokenClientProfile>;
   usernameLimiter: FailureLimiter;
@@ -165,7 +166,7 @@ async function passwordGrant(deps: TokenEndpointDeps, client: TokenClientProfile
   const admission = admit(deps, { username: username.value, address });
   if ('status' in admission) return admission;
 
-  const user = deps.store.userByUsername(username.value);
+  const user = await deps.store.userByUsername(username.value);
   const passwordOk = await deps.verifyPassword(password.value, user?.passwordHash ?? (await deps.decoyPasswordHash()));
   // A user of a deactivated client cannot log in either (issue 9 item 2); the answer does not say
   // which check failed, so it reveals nothing about the account.
@@ -187,14 +188,14 @@ async function refreshGrant(deps: TokenEndpointDeps, client: TokenClientProfile,
   if ('status' in admission) return admission;
 
   const nowMs = deps.now();
-  const check = deps.issuer.checkRefreshToken(refreshToken.value, client.clientId, nowMs);
+  const check = await deps.issuer.checkRefreshToken(refreshToken.value, client.clientId, nowMs);
   if (!check.ok) {
     deps.logger.info({ address, reason: check.reason, clientId: client.clientId }, 'refresh grant refused');
     return oauthError(400, 'invalid_grant', check.reason === 'expired' ? 'Token is not active' : 'Invalid refresh token');
   }
-  const user = deps.store.userById(check.session.user_id);
+  const user = await deps.store.userById(check.session.user_id);
   if (user === undefined || !user.userActive || !user.clientActive) {
-    deps.issuer.revokeFamily(check.session.family_id, nowMs);
+    await deps.issuer.revokeFamily(check.session.family_id, nowMs);
     return oauthError(400, 'invalid_grant', 'Invalid refresh token');
   }
   giveBack(admission);

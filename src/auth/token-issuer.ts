@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { AuthStore } from '../store/auth-store.js';
+import type { Async } from '../store/ports.js';
 import type { RefreshSessionRow } from '../store/entities.js';
 import { randomToken, sha256Hex } from './secrets.js';
 import { JWT_ALGORITHM, type SigningKeyRing } from './signing-keys.js';
@@ -44,7 +45,7 @@ interface AccessClaims extends JWTPayload {
 
 export class TokenIssuer {
   constructor(
-    private readonly store: AuthStore,
+    private readonly store: Async<AuthStore>,
     private readonly keys: SigningKeyRing,
     private readonly issuer: string,
   ) {}
@@ -52,34 +53,34 @@ export class TokenIssuer {
   /** A new login: a new refresh family. */
   async issueForLogin(userId: number, username: string, client: TokenClientProfile, nowMs: number): Promise<IssuedTokens> {
     const familyId = randomUUID();
-    const refreshToken = this.storeRefreshToken(userId, client, familyId, nowMs);
+    const refreshToken = await this.storeRefreshToken(userId, client, familyId, nowMs);
     return this.tokens(userId, username, client, familyId, refreshToken, nowMs);
   }
 
   /** Rotation: the presented session is marked used and a successor in the same family is issued. */
   async issueForRefresh(session: RefreshSessionRow, username: string, client: TokenClientProfile, nowMs: number): Promise<IssuedTokens | undefined> {
     const refreshToken = randomToken();
-    const rotated = this.store.rotateRefreshSession(session.id, this.refreshRow(session.user_id, client, session.family_id, refreshToken, nowMs), nowMs);
+    const rotated = await this.store.rotateRefreshSession(session.id, this.refreshRow(session.user_id, client, session.family_id, refreshToken, nowMs), nowMs);
     if (!rotated) return undefined;
     return this.tokens(session.user_id, username, client, session.family_id, refreshToken, nowMs);
   }
 
-  checkRefreshToken(refreshToken: string, clientId: string, nowMs: number): RefreshCheck {
-    const session = this.store.refreshSessionByHash(sha256Hex(refreshToken));
+  async checkRefreshToken(refreshToken: string, clientId: string, nowMs: number): Promise<RefreshCheck> {
+    const session = await this.store.refreshSessionByHash(sha256Hex(refreshToken));
     if (session === undefined) return { ok: false, reason: 'unknown' };
     if (session.client_id !== clientId) return { ok: false, reason: 'wrong-client' };
     if (session.revoked_at !== null) return { ok: false, reason: 'revoked' };
     if (session.used_at !== null) {
       // Someone holds a copy of a rotated token: end the session for everyone.
-      this.store.revokeRefreshFamily(session.family_id, nowMs);
+      await this.store.revokeRefreshFamily(session.family_id, nowMs);
       return { ok: false, reason: 'reused' };
     }
     if (session.expires_at <= nowMs) return { ok: false, reason: 'expired' };
     return { ok: true, session };
   }
 
-  revokeFamily(familyId: string, nowMs: number): void {
-    this.store.revokeRefreshFamily(familyId, nowMs);
+  revokeFamily(familyId: string, nowMs: number): Promise<void> {
+    return this.store.revokeRefreshFamily(familyId, nowMs);
   }
 
   /** Verifies signature, issuer, audience and expiry, then that the session was not revoked. */
@@ -104,13 +105,13 @@ export class TokenIssuer {
     const userId = Number(claims.sub);
     const clientId = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;
     if (!Number.isSafeInteger(userId) || typeof claims.sid !== 'string' || typeof clientId !== 'string') return { ok: false, reason: 'invalid' };
-    if (this.store.isRefreshFamilyRevoked(claims.sid)) return { ok: false, reason: 'revoked' };
+    if (await this.store.isRefreshFamilyRevoked(claims.sid)) return { ok: false, reason: 'revoked' };
     return { ok: true, userId, clientId, sessionState: claims.sid };
   }
 
-  private storeRefreshToken(userId: number, client: TokenClientProfile, familyId: string, nowMs: number): string {
+  private async storeRefreshToken(userId: number, client: TokenClientProfile, familyId: string, nowMs: number): Promise<string> {
     const refreshToken = randomToken();
-    this.store.insertRefreshSession(this.refreshRow(userId, client, familyId, refreshToken, nowMs));
+    await this.store.insertRefreshSession(this.refreshRow(userId, client, familyId, refreshToken, nowMs));
     return refreshToken;
   }
 

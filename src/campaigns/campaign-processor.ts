@@ -13,17 +13,18 @@ import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { yieldToEventLoop } from '../loop-turns.js';
 import { analyzeText } from '../sms/index.js';
-import type { Store } from '../store/database.js';
-import { CampaignStore, type CampaignToProcess, type ReadyCampaign, type RecipientToWrite } from '../store/campaign-store.js';
-import { InboundStore } from '../store/inbound-store.js';
+import type { CampaignStore, CampaignToProcess, ReadyCampaign, RecipientToWrite } from '../store/campaign-store.js';
+import type { CampaignRequestStore } from '../store/campaign-request-store.js';
+import type { InboundStore } from '../store/inbound-store.js';
+import type { Async } from '../store/ports.js';
 import type { RecipientRequest } from './campaign-request.js';
-import { CampaignRequestStore } from '../store/campaign-request-store.js';
 import { isPermittedForIreland, RecipientPlanner } from './recipient-plan.js';
 import { DEFAULT_NUMBERING_COUNTRY, numberingPlanFor, type NumberingPlan } from '../sms/index.js';
 import { localToUtcMs, parseSendAt, SEND_AT_ZONE } from './send-at.js';
 
 export interface CampaignProcessorOptions {
-  store: Store;
+  /** StorePorts' campaigns, campaignRequests and inbound (the suppression lists). */
+  store: { campaigns: Async<CampaignStore>; campaignRequests: Async<CampaignRequestStore>; inbound: Async<InboundStore> };
   logger: Logger;
   now?: () => number;
   /** Safety-net poll for campaigns nobody woke the processor for (config processing.pollIntervalMs). */
@@ -54,10 +55,10 @@ const SLICES_DELETED_PER_TRANSACTION = 4;
 const TRANSIENT_SQLITE_CODES: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL']);
 
 export class CampaignProcessor {
-  private readonly campaigns: CampaignStore;
+  private readonly campaigns: Async<CampaignStore>;
   /** The suppression lists (opt-out keywords, issue 14), read when each campaign is processed. */
-  private readonly optouts: InboundStore;
-  private readonly requests: CampaignRequestStore;
+  private readonly optouts: Async<InboundStore>;
+  private readonly requests: Async<CampaignRequestStore>;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
@@ -71,9 +72,9 @@ export class CampaignProcessor {
   private stopRequested = false;
 
   constructor(options: CampaignProcessorOptions) {
-    this.campaigns = new CampaignStore(options.store.db);
-    this.optouts = new InboundStore(options.store.db);
-    this.requests = new CampaignRequestStore(options.store.db);
+    this.campaigns = options.store.campaigns;
+    this.optouts = options.store.inbound;
+    this.requests = options.store.campaignRequests;
     this.logger = options.logger.child({ component: 'campaign-processor' });
     this.now = options.now ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_PROCESSING_POLL_INTERVAL_MS;
@@ -86,11 +87,13 @@ export class CampaignProcessor {
   /** Processes everything left queued or processing (crash recovery), then keeps polling. */
   start(): void {
     if (this.worker !== undefined) return;
-    this.deleteLeftoverSlices();
+    // The first pass waits for this: nothing is accepted into slices before start.
+    const leftovers = this.deleteLeftoverSlices();
     this.stopRequested = false;
     this.worker = new BackgroundWorker({
       intervalMs: this.pollIntervalMs,
       pass: async () => {
+        await leftovers;
         await this.processOnce();
       },
       onError: (err) => this.logger.error({ err }, 'campaign processing pass failed'),
@@ -103,9 +106,9 @@ export class CampaignProcessor {
    * Request slices left by an accept that never stored its campaign row (a crash, a refused write),
    * and by campaigns processed while the delete failed. Nothing is being accepted at start.
    */
-  private deleteLeftoverSlices(): void {
+  private async deleteLeftoverSlices(): Promise<void> {
     try {
-      const deleted = this.requests.deleteOrphans() + this.requests.deleteProcessed();
+      const deleted = (await this.requests.deleteOrphans()) + (await this.requests.deleteProcessed());
       if (deleted > 0) this.logger.info({ slices: deleted }, 'deleted leftover campaign request slices');
     } catch (err) {
       this.logger.warn({ err }, 'could not delete leftover campaign request slices');
@@ -137,7 +140,7 @@ export class CampaignProcessor {
     let readyCount = 0;
     const attempted = new Set<string>();
     for (;;) {
-      const ids = this.campaigns.unprocessedCampaignIds(CAMPAIGNS_PER_PASS).filter((id) => !attempted.has(id));
+      const ids = (await this.campaigns.unprocessedCampaignIds(CAMPAIGNS_PER_PASS)).filter((id) => !attempted.has(id));
       if (ids.length === 0) return readyCount;
       for (const id of ids) {
         if (this.stopRequested) return readyCount;
@@ -151,13 +154,13 @@ export class CampaignProcessor {
 
   /** Returns true when the campaign was marked ready by this call. */
   private async processCampaign(id: string): Promise<boolean> {
-    const campaign = this.campaigns.claimForProcessing(id);
+    const campaign = await this.campaigns.claimForProcessing(id);
     if (campaign === undefined) return false;
     const log = this.logger.child({ campaignId: id });
     try {
       const { recipients, ready } = await this.prepare(campaign);
       if (!(await this.writeRecipients(id, recipients, ready.readyAtMs))) return false;
-      if (!this.campaigns.markReady(ready)) return false;
+      if (!(await this.campaigns.markReady(ready))) return false;
       await this.dropRequestSlices(id);
       log.info({ totalSent: ready.totalSent, skipped: ready.skippedCount, sendAtMs: ready.sendAtMs }, 'campaign ready');
     } catch (err) {
@@ -168,7 +171,7 @@ export class CampaignProcessor {
       }
       const reason = isGatewayError(err) ? err.code : err instanceof Error ? err.message : String(err);
       log.error({ err }, 'campaign processing failed; campaign marked failed');
-      this.campaigns.markFailed(id, reason);
+      await this.campaigns.markFailed(id, reason);
       return false;
     }
     this.onReady(id);
@@ -182,7 +185,7 @@ export class CampaignProcessor {
    */
   private async writeRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): Promise<boolean> {
     for (;;) {
-      const deleted = this.campaigns.deletePartialRecipients(campaignId, RECIPIENTS_PER_TRANSACTION);
+      const deleted = await this.campaigns.deletePartialRecipients(campaignId, RECIPIENTS_PER_TRANSACTION);
       if (deleted === undefined) return false;
       if (deleted < RECIPIENTS_PER_TRANSACTION) break;
       await yieldToEventLoop();
@@ -191,21 +194,21 @@ export class CampaignProcessor {
       if (start > 0) await yieldToEventLoop();
       if (this.stopRequested) return false;
       const chunk = recipients.slice(start, start + RECIPIENTS_PER_TRANSACTION);
-      if (!this.campaigns.appendRecipients(campaignId, chunk, updatedAtMs)) return false;
+      if (!(await this.campaigns.appendRecipients(campaignId, chunk, updatedAtMs))) return false;
     }
     return true;
   }
 
   /** The request's recipients: the one JSON column of a small request, else its stored slices in order. */
-  private *requestedSlices(campaign: CampaignToProcess): Generator<RecipientRequest[]> {
+  private async *requestedSlices(campaign: CampaignToProcess): AsyncGenerator<RecipientRequest[]> {
     if (campaign.request_recipients !== null) {
       yield parseStoredRecipients(campaign.request_recipients);
       return;
     }
-    const sliceCount = this.requests.sliceCount(campaign.id);
+    const sliceCount = await this.requests.sliceCount(campaign.id);
     if (sliceCount === 0) throw new Error('campaign has no stored recipients');
     for (let seq = 0; seq < sliceCount; seq++) {
-      const json = this.requests.slice(campaign.id, seq);
+      const json = await this.requests.slice(campaign.id, seq);
       if (json === undefined) throw new Error(`stored recipients slice ${seq} is missing`);
       yield parseStoredRecipients(json);
     }
@@ -214,7 +217,7 @@ export class CampaignProcessor {
   /** The request is no longer needed once the recipients are rows; a failure here only costs space. */
   private async dropRequestSlices(campaignId: string): Promise<void> {
     try {
-      while (this.requests.deleteSlices(campaignId, SLICES_DELETED_PER_TRANSACTION) > 0) await yieldToEventLoop();
+      while ((await this.requests.deleteSlices(campaignId, SLICES_DELETED_PER_TRANSACTION)) > 0) await yieldToEventLoop();
     } catch (err) {
       this.logger.warn({ err, campaignId }, 'could not delete the stored request slices; deleted at next start');
     }
@@ -225,12 +228,11 @@ export class CampaignProcessor {
    * recipients never holds the event loop for long (issue 9 item 3).
    */
   private async prepare(campaign: CampaignToProcess): Promise<{ recipients: RecipientToWrite[]; ready: ReadyCampaign }> {
-    const senderType = this.campaigns.senderType(campaign.client_id, campaign.sender);
-    const planner = new RecipientPlanner({ senderPermittedForIreland: isPermittedForIreland(senderType), numbering: this.numbering,
-      suppressed: this.optouts.suppressedNumbers(campaign.client_id),
-    });
+    const senderType = await this.campaigns.senderType(campaign.client_id, campaign.sender);
+    const suppressed = await this.optouts.suppressedNumbers(campaign.client_id);
+    const planner = new RecipientPlanner({ senderPermittedForIreland: isPermittedForIreland(senderType), numbering: this.numbering, suppressed });
     let requestedCount = 0;
-    for (const slice of this.requestedSlices(campaign)) {
+    for await (const slice of this.requestedSlices(campaign)) {
       for (let start = 0; start < slice.length; start += RECIPIENTS_PLANNED_PER_SLICE) {
         planner.add(slice.slice(start, start + RECIPIENTS_PLANNED_PER_SLICE));
         await yieldToEventLoop();

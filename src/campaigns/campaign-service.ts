@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { ERROR_CODE, GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { yieldToEventLoop } from '../loop-turns.js';
-import type { Store } from '../store/database.js';
-import { CampaignStore, type SenderEntry } from '../store/campaign-store.js';
-import { CampaignRequestStore } from '../store/campaign-request-store.js';
+import type { CampaignStore, SenderEntry } from '../store/campaign-store.js';
+import type { CampaignRequestStore } from '../store/campaign-request-store.js';
+import type { Async } from '../store/ports.js';
 import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignRequestInSlices, type CampaignRequest } from './campaign-request.js';
 
 /**
@@ -48,7 +48,8 @@ export const CAMPAIGN_ERROR = {
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CampaignServiceOptions {
-  store: Store;
+  /** StorePorts' campaigns and campaignRequests. */
+  store: { campaigns: Async<CampaignStore>; campaignRequests: Async<CampaignRequestStore> };
   logger: Logger;
   now?: () => number;
   newId?: () => string;
@@ -57,16 +58,16 @@ export interface CampaignServiceOptions {
 }
 
 export class CampaignService {
-  private readonly campaigns: CampaignStore;
-  private readonly requests: CampaignRequestStore;
+  private readonly campaigns: Async<CampaignStore>;
+  private readonly requests: Async<CampaignRequestStore>;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly onQueued: (campaignId: string) => void;
 
   constructor(options: CampaignServiceOptions) {
-    this.campaigns = new CampaignStore(options.store.db);
-    this.requests = new CampaignRequestStore(options.store.db);
+    this.campaigns = options.store.campaigns;
+    this.requests = options.store.campaignRequests;
     this.logger = options.logger.child({ component: 'campaigns' });
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? randomUUID;
@@ -89,10 +90,10 @@ export class CampaignService {
     const state = request.createAsDraft ? 'draft' : 'queued';
     try {
       const slices = request.recipientSlicesJson;
-      if (slices.length === 1) this.insertCampaign(owner, id, state, request, slices[0]!);
+      if (slices.length === 1) await this.insertCampaign(owner, id, state, request, slices[0]!);
       else await this.insertInSlices(owner, id, state, request);
     } catch (err) {
-      this.dropSlices(id);
+      await this.dropSlices(id);
       this.logger.error({ err, clientId: owner.clientId }, 'campaign could not be stored');
       throw new GatewayError(CAMPAIGN_ERROR.notStored, 'the campaign could not be stored; nothing was accepted, retry later', {
         retryable: true,
@@ -114,22 +115,22 @@ export class CampaignService {
     const slices = request.recipientSlicesJson;
     for (let seq = 0; seq < slices.length; seq += SLICES_PER_TRANSACTION) {
       if (seq > 0) await yieldToEventLoop();
-      this.requests.insertSlices(id, seq, slices.slice(seq, seq + SLICES_PER_TRANSACTION));
+      await this.requests.insertSlices(id, seq, slices.slice(seq, seq + SLICES_PER_TRANSACTION));
     }
-    this.insertCampaign(owner, id, state, request, null);
+    await this.insertCampaign(owner, id, state, request, null);
   }
 
   /** Best effort: the store that refused a write may refuse this too; the processor's start retries. */
-  private dropSlices(id: string): void {
+  private async dropSlices(id: string): Promise<void> {
     try {
-      while (this.requests.deleteSlices(id, SLICES_PER_TRANSACTION * 10) > 0);
+      while ((await this.requests.deleteSlices(id, SLICES_PER_TRANSACTION * 10)) > 0);
     } catch (err) {
       this.logger.warn({ err, campaignId: id }, 'could not delete the slices of a refused campaign; deleted at next start');
     }
   }
 
-  private insertCampaign(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest, requestRecipientsJson: string | null): void {
-    this.campaigns.insertCampaign({
+  private insertCampaign(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest, requestRecipientsJson: string | null): Promise<void> {
+    return this.campaigns.insertCampaign({
       id,
       clientId: owner.clientId,
       userId: owner.userId,
@@ -152,11 +153,11 @@ export class CampaignService {
    */
   async summary(owner: CampaignOwner, id: string): Promise<CampaignSummary> {
     if (!UUID_PATTERN.test(id)) throw new GatewayError(CAMPAIGN_ERROR.invalidId, 'id must be a valid UUID');
-    const campaign = this.campaigns.findCampaign(id.toLowerCase());
+    const campaign = await this.campaigns.findCampaign(id.toLowerCase());
     if (campaign === undefined || campaign.client_id !== owner.clientId || campaign.state !== 'ready') {
       throw new GatewayError(CAMPAIGN_ERROR.notFound, `campaign ${id} was not found`);
     }
-    const counts = this.campaigns.statusCounts(campaign.id);
+    const counts = await this.campaigns.statusCounts(campaign.id);
     return {
       totalSent: campaign.total_sent ?? 0,
       delivered: counts.delivered,

@@ -1,6 +1,7 @@
 /**
  * What the admin commands (migrate, client, user, token, sender) share: the config, the store with
- * migrations applied, the AuthService, output as text or `--json`, and failures as exit codes:
+ * migrations applied and its ports (src/store/store-ports.ts: every command reads and writes through
+ * them, never a connection), the AuthService, output as text or `--json`, and failures as exit codes:
  * a coded GatewayError (missing client or user, duplicate, bad config) prints its message and
  * exits 1; usage errors are the caller's (exit 2 via withUsage).
  */
@@ -12,10 +13,21 @@ import { silentLogger } from '../log.js';
 import { exitCodeFor } from './coded-exit.js';
 import { openStore, type Store } from '../store/database.js';
 import { SecretBox } from '../store/secret-box.js';
+import { sqliteBackup, sqliteStorePorts, type DatabaseBackup, type StorePorts } from '../store/store-ports.js';
+
+/** An open database as the commands use it. */
+export interface StoreSession {
+  config: SmsGateConfig;
+  ports: StorePorts;
+  /** `smsgate db backup`'s copier; undefined on a backend without one. */
+  backup: DatabaseBackup | undefined;
+  /** The store itself, only for the engine-side parts that still take it whole (WebhookSender). */
+  store: Store;
+}
 
 export interface AdminSession {
   config: SmsGateConfig;
-  store: Store;
+  ports: StorePorts;
   auth: AuthService;
 }
 
@@ -58,10 +70,34 @@ export async function withStore(
   }
 }
 
+/**
+ * Runs `body` with the store's ports (the composition root of the CLI: the one place that picks the
+ * backend's ports); failures as withStore.
+ */
+export function withPorts(
+  configPath: string | undefined,
+  options: { migrate: boolean; mustExist?: boolean },
+  body: (session: StoreSession) => Promise<number>,
+): Promise<number> {
+  return withStore(configPath, options, (config, store) => {
+    let ports: StorePorts | undefined;
+    return body({
+      config,
+      store,
+      // Built on first use: the stores prepare their statements against the schema, and `db backup`
+      // (migrate: false) must copy a database whatever its schema version, without preparing any.
+      get ports() {
+        return (ports ??= sqliteStorePorts(store));
+      },
+      backup: sqliteBackup(store),
+    });
+  });
+}
+
 export function withAdminSession(configPath: string | undefined, body: (session: AdminSession) => Promise<number>): Promise<number> {
-  return withStore(configPath, { migrate: true }, async (config, store) => {
+  return withPorts(configPath, { migrate: true }, async ({ config, ports }) => {
     const secretBox = SecretBox.fromKeyFile(config.database.keyFile);
-    const auth = await AuthService.create(store, config.auth, secretBox, { logger: silentLogger() });
-    return body({ config, store, auth });
+    const auth = await AuthService.create(ports.auth, config.auth, secretBox, { logger: silentLogger() });
+    return body({ config, ports, auth });
   });
 }

@@ -13,6 +13,8 @@ import type { Logger } from '../log.js';
 import type { NumberingPlan } from '../sms/index.js';
 import type { Store } from '../store/database.js';
 import { DispatchStore } from '../store/dispatch-store.js';
+import { InboundStore } from '../store/inbound-store.js';
+import { asyncPort } from '../store/ports.js';
 import { UndecodablePduStore } from '../store/undecodable-pdu-store.js';
 import type { InboundMessage, Transport, TransportReceipt, TransportState, UndecodablePdu } from '../transports/transport.js';
 import { CampaignPlans } from './campaign-plans.js';
@@ -115,7 +117,7 @@ export class DispatchEngine {
     this.scheduler = new Scheduler(this.dispatchStore, new RouteTable(deps.routes), new Set(this.lanes.keys()), plans, recipients, logger);
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
     this.schedulerWorker = new BackgroundWorker({ clock, intervalMs: config.pollIntervalMs, pass: () => this.schedulePass(), onError: (err) => this.schedulerFailures.failed(err) });
-    this.inbound = deps.inbound ?? new InboundService({ db: store.db, logger: logger.child({ part: 'inbound' }), now: this.now, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
+    this.inbound = deps.inbound ?? new InboundService({ store: asyncPort(new InboundStore(store.db)), logger: logger.child({ part: 'inbound' }), now: this.now, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
   }
 
   /**
@@ -138,7 +140,7 @@ export class DispatchEngine {
           return this.receipts.accept(transport.name, receipt);
         },
         onInbound: async (message: InboundMessage) => {
-          this.inbound.receive(transport.name, message);
+          await this.inbound.receive(transport.name, message);
         },
         onUndecodable: async (pdu: UndecodablePdu) => this.storeUndecodable(transport.name, pdu),
         isSubmittedMessageId: async (messageId: string) => this.dispatchStore.partByMessageId(transport.name, messageId) !== undefined,
@@ -146,7 +148,7 @@ export class DispatchEngine {
       });
     }
     // Parts left by the last run that are overdue become (incomplete) messages before new ones arrive.
-    this.inbound.start();
+    await this.inbound.start();
     await Promise.all(transports.map((t) => t.start()));
     this.recoverTransportReceipts();
     for (const lane of this.lanes.values()) lane.start();

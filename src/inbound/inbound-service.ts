@@ -12,10 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { numberingPlanFor, type NumberingPlan } from '../sms/index.js';
-import type { SqliteDatabase } from '../store/database.js';
 import type { InboundPartRow } from '../store/entities.js';
-import { InboundStore, type NewInboundMessage, type PartGroupKey } from '../store/inbound-store.js';
-import { insertOutboxRow } from '../store/webhook-store.js';
+import type { InboundDelivery, InboundStore, NewInboundMessage, PartGroupKey, StoredInbound } from '../store/inbound-store.js';
+import type { Async } from '../store/ports.js';
 import type { InboundMessage } from '../transports/transport.js';
 import { normalizeInboundAddress } from './address.js';
 import { assembleParts, decodeOctets } from './assemble.js';
@@ -28,7 +27,8 @@ export const INBOUND_REASSEMBLY_TIMEOUT_MS = 10 * 60_000;
 const MAX_SWEEP_INTERVAL_MS = 30_000;
 
 export interface InboundServiceOptions {
-  db: SqliteDatabase;
+  /** The inbound store's port: each arrival is one of its methods, so one transaction (issue 11). */
+  store: Async<InboundStore>;
   logger: Logger;
   /** Called after a commit that queued an inbound webhook. */
   wakeWebhooks(): void;
@@ -48,31 +48,36 @@ export type InboundOutcome =
 type WholeMessage = Omit<NewInboundMessage, 'publicId' | 'clientId'>;
 
 export class InboundService {
-  private readonly store: InboundStore;
+  private readonly store: Async<InboundStore>;
   private readonly now: () => number;
   private readonly timeoutMs: number;
   private readonly numbering: NumberingPlan;
   private sweepTimer: NodeJS.Timeout | null = null;
+  /** The sweep in progress: one at a time, so a slow store never stacks them up. */
+  private sweeping: Promise<number> | undefined;
 
   constructor(private readonly options: InboundServiceOptions) {
-    this.store = new InboundStore(options.db);
+    this.store = options.store;
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.reassemblyTimeoutMs ?? INBOUND_REASSEMBLY_TIMEOUT_MS;
     this.numbering = options.numbering ?? numberingPlanFor();
   }
 
-  /** Sweeps overdue parts now (left by a crash or a stop) and then periodically. */
-  start(): void {
-    this.sweep();
+  /**
+   * Sweeps overdue parts now (left by a crash or a stop) and then periodically. Resolves once the
+   * first sweep is over; never rejects (a failed sweep is logged and retried at the next interval).
+   */
+  start(): Promise<void> {
+    const sweepLogged = (): Promise<void> =>
+      this.sweep().then(
+        () => undefined,
+        (err: unknown) => this.options.logger.error({ err }, 'inbound reassembly sweep failed; retried at the next interval'),
+      );
+    const first = sweepLogged();
     const intervalMs = Math.min(MAX_SWEEP_INTERVAL_MS, Math.max(10, Math.floor(this.timeoutMs / 10)));
-    this.sweepTimer = setInterval(() => {
-      try {
-        this.sweep();
-      } catch (err) {
-        this.options.logger.error({ err }, 'inbound reassembly sweep failed; retried at the next interval');
-      }
-    }, intervalMs);
+    this.sweepTimer = setInterval(() => void sweepLogged(), intervalMs);
     this.sweepTimer.unref();
+    return first;
   }
 
   stop(): void {
@@ -81,87 +86,100 @@ export class InboundService {
   }
 
   /**
-   * Stores one message or part. Synchronous and committed on return: the transport acknowledges
-   * (deliver_sm_resp, AT+CMGD) only after this, so nothing acknowledged is lost to a crash.
+   * Stores one message or part: committed when the promise resolves. The transport acknowledges
+   * (deliver_sm_resp, AT+CMGD) only after that, so nothing acknowledged is lost to a crash.
    */
-  receive(transport: string, message: InboundMessage): InboundOutcome {
+  async receive(transport: string, message: InboundMessage): Promise<InboundOutcome> {
     const nowMs = this.now();
     const sender = normalizeInboundAddress(message.from, this.numbering);
     const recipient = normalizeInboundAddress(message.to, this.numbering);
     const concat = message.concat;
-    const outcome = this.options.db.transaction((): InboundOutcome => {
-      const isPart = concat !== undefined && concat.total > 1 && concat.sequence >= 1 && concat.sequence <= concat.total;
-      if (!isPart) {
-        const text = message.content === undefined ? message.text : decodeOctets(message.content.coding, message.content.octetsHex);
-        return this.deliver({ transport, sender, recipient, text, raw: message.raw, receivedAtMs: nowMs, incomplete: false }, nowMs);
-      }
+    const isPart = concat !== undefined && concat.total > 1 && concat.sequence >= 1 && concat.sequence <= concat.total;
+    let outcome: InboundOutcome;
+    if (!isPart) {
+      const text = message.content === undefined ? message.text : decodeOctets(message.content.coding, message.content.octetsHex);
+      const delivery = this.delivery({ transport, sender, recipient, text, raw: message.raw, receivedAtMs: nowMs, incomplete: false });
+      outcome = messageOutcome(await this.store.storeMessage(delivery, nowMs));
+    } else {
       const key: PartGroupKey = { transport, sender, recipient, scheme: concat.scheme, reference: concat.reference, total: concat.total };
-      const inserted = this.store.insertPart({
-        ...toKeyColumns(key),
+      const part = {
         sequence: concat.sequence,
         coding: message.content?.coding ?? 'gsm7',
         body: message.content?.octetsHex ?? message.text,
         raw: message.raw,
         received_at: nowMs,
-      });
-      if (!inserted) return { kind: 'part-repeated' };
-      const parts = this.store.groupParts(key);
-      if (parts.length < concat.total) return { kind: 'part-stored', stored: parts.length, total: concat.total };
-      return this.deliverGroup(key, parts, nowMs);
-    })();
+      } as const;
+      let missing: number[] = [];
+      const stored = await this.store.storePart(key, part, (parts) => this.assembleRecording(key, parts, nowMs, (m) => (missing = m)), nowMs);
+      if (stored.kind === 'message') this.warnIfIncomplete(key, missing);
+      outcome = stored.kind === 'message' ? messageOutcome(stored) : stored;
+    }
     this.afterCommit(transport, outcome);
     return outcome;
   }
 
   /** Delivers every message whose first part arrived timeoutMs or more ago, as what arrived. Returns how many. */
-  sweep(): number {
-    const nowMs = this.now();
-    const groups = this.store.staleGroups(nowMs - this.timeoutMs);
-    for (const key of groups) {
-      const outcome = this.options.db.transaction(() => this.deliverGroup(key, this.store.groupParts(key), nowMs))();
-      this.afterCommit(key.transport, outcome);
-    }
-    return groups.length;
-  }
-
-  private deliverGroup(key: PartGroupKey, parts: readonly InboundPartRow[], nowMs: number): InboundOutcome {
-    const { text, missing } = assembleParts(parts, key.total);
-    this.store.deleteGroup(key);
-    if (missing.length > 0) {
-      this.options.logger.warn({ transport: key.transport, reference: key.reference, total: key.total, missing }, 'inbound message incomplete after the reassembly timeout; delivered as what arrived');
-    }
-    return this.deliver(
-      {
-        transport: key.transport,
-        sender: key.sender,
-        recipient: key.recipient,
-        text,
-        raw: parts.map((part) => part.raw).join('\n'),
-        // When the message became whole (its last part, or the timeout), not its first part: so
-        // received_at only grows with storage order, and GET /v1/inbound?since= misses nothing.
-        receivedAtMs: nowMs,
-        incomplete: missing.length > 0,
-      },
-      nowMs,
-    );
-  }
-
-  private deliver(message: WholeMessage, nowMs: number): InboundOutcome {
-    const publicId = randomUUID();
-    const clientId = this.store.routeClientId(message.recipient);
-    this.store.insertMessage({ publicId, ...message, clientId });
-    if (clientId === null) return { kind: 'message', publicId, clientId, incomplete: message.incomplete, optedOut: false };
-    const optedOut = !message.incomplete && isOptoutText(message.text, this.store.optoutKeywords(clientId)) && this.store.addOptout(clientId, message.sender, 'keyword', nowMs);
-    const body = serializeInboundWebhook({
-      messageId: publicId,
-      from: message.sender,
-      to: message.recipient,
-      text: message.text,
-      receivedAtMs: message.receivedAtMs,
-      incomplete: message.incomplete,
+  sweep(): Promise<number> {
+    this.sweeping ??= this.sweepOnce().finally(() => {
+      this.sweeping = undefined;
     });
-    insertOutboxRow(this.options.db, { kind: 'inbound', clientId, recipientId: null, body, nowMs });
-    return { kind: 'message', publicId, clientId, incomplete: message.incomplete, optedOut };
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<number> {
+    const nowMs = this.now();
+    const groups = await this.store.staleGroups(nowMs - this.timeoutMs);
+    let delivered = 0;
+    for (const key of groups) {
+      let missing: number[] = [];
+      const stored = await this.store.completeStaleGroup(key, (parts) => this.assembleRecording(key, parts, nowMs, (m) => (missing = m)), nowMs);
+      if (stored === undefined) continue;
+      delivered++;
+      this.warnIfIncomplete(key, missing);
+      this.afterCommit(key.transport, messageOutcome(stored));
+    }
+    return delivered;
+  }
+
+  /**
+   * The group's parts as one message. Runs inside the store's transaction, so it only computes;
+   * the sequence numbers that never came go to `onMissing`, logged once the transaction is over.
+   */
+  private assembleRecording(key: PartGroupKey, parts: readonly InboundPartRow[], nowMs: number, onMissing: (missing: number[]) => void): InboundDelivery {
+    const { text, missing } = assembleParts(parts, key.total);
+    onMissing(missing);
+    return this.delivery({
+      transport: key.transport,
+      sender: key.sender,
+      recipient: key.recipient,
+      text,
+      raw: parts.map((part) => part.raw).join('\n'),
+      // When the message became whole (its last part, or the timeout), not its first part: so
+      // received_at only grows with storage order, and GET /v1/inbound?since= misses nothing.
+      receivedAtMs: nowMs,
+      incomplete: missing.length > 0,
+    });
+  }
+
+  private warnIfIncomplete(key: PartGroupKey, missing: readonly number[]): void {
+    if (missing.length === 0) return;
+    this.options.logger.warn({ transport: key.transport, reference: key.reference, total: key.total, missing }, 'inbound message incomplete after the reassembly timeout; delivered as what arrived');
+  }
+
+  private delivery(message: WholeMessage): InboundDelivery {
+    const publicId = randomUUID();
+    return {
+      message: { publicId, ...message },
+      webhookBody: serializeInboundWebhook({
+        messageId: publicId,
+        from: message.sender,
+        to: message.recipient,
+        text: message.text,
+        receivedAtMs: message.receivedAtMs,
+        incomplete: message.incomplete,
+      }),
+      optsOut: (keywords) => isOptoutText(message.text, keywords),
+    };
   }
 
   private afterCommit(transport: string, outcome: InboundOutcome): void {
@@ -176,6 +194,6 @@ export class InboundService {
   }
 }
 
-function toKeyColumns(key: PartGroupKey): Pick<InboundPartRow, 'transport' | 'sender' | 'recipient' | 'scheme' | 'reference' | 'total'> {
-  return { transport: key.transport, sender: key.sender, recipient: key.recipient, scheme: key.scheme, reference: key.reference, total: key.total };
+function messageOutcome(stored: StoredInbound): InboundOutcome {
+  return { kind: 'message', publicId: stored.publicId, clientId: stored.clientId, incomplete: stored.incomplete, optedOut: stored.optedOut };
 }

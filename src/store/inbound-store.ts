@@ -1,11 +1,15 @@
 /**
  * SQL of inbound SMS (migrations/1764300000001-inbound.ts): parts as they arrive, whole messages,
  * routes from an addressed number to a client, per-client opt-out keywords and suppression list,
- * and the client's inbound webhook URL. Prepared statements on the raw better-sqlite3 handle; the
- * caller (src/inbound) wraps the writes of one arrival in one transaction.
+ * and the client's inbound webhook URL. Prepared statements on the raw better-sqlite3 handle. The
+ * writes of one arrival are one method and one transaction here (storeMessage, storePart,
+ * completeStaleGroup, issue 11: nothing holds a transaction across an await); what the arrival
+ * means (assembly, opt-out words, the webhook body) stays in src/inbound and comes in as data and
+ * pure functions.
  */
 import type { SqliteDatabase } from './database.js';
 import type { ClientRow, InboundPartRow } from './entities.js';
+import { insertOutboxRow } from './webhook-store.js';
 
 export interface PartGroupKey {
   transport: string;
@@ -29,6 +33,31 @@ export interface NewInboundMessage {
   clientId: number | null;
   incomplete: boolean;
 }
+
+/** A whole message ready to store, with what routing it to a client needs. */
+export interface InboundDelivery {
+  message: Omit<NewInboundMessage, 'clientId'>;
+  /** The client's inbound webhook body, queued in the same transaction when the message is routed. */
+  webhookBody: string;
+  /** Whether the text opts its sender out, given the routed client's keywords. Pure: called inside the transaction. */
+  optsOut(keywords: readonly string[]): boolean;
+}
+
+/** Where a stored message went: client null when no route matched (kept, never sent). */
+export interface StoredInbound {
+  publicId: string;
+  clientId: number | null;
+  incomplete: boolean;
+  optedOut: boolean;
+}
+
+export type StoredPart =
+  | { kind: 'part-stored'; stored: number; total: number }
+  | { kind: 'part-repeated' }
+  | ({ kind: 'message' } & StoredInbound);
+
+/** Builds a whole message from a group's parts (in sequence order). Pure: called inside the transaction. */
+export type AssembleGroup = (parts: readonly InboundPartRow[]) => InboundDelivery;
 
 export interface InboundMessageView {
   id: number;
@@ -141,8 +170,51 @@ export class InboundStore {
     };
   }
 
-  get database(): SqliteDatabase {
-    return this.db;
+  /**
+   * One whole message in one transaction: stored, routed by its To address, the sender added to
+   * the client's suppression list when the text is an opt-out keyword (complete messages only),
+   * and the client's inbound webhook queued.
+   */
+  storeMessage(delivery: InboundDelivery, nowMs: number): StoredInbound {
+    return this.db.transaction(() => this.deliver(delivery, nowMs))();
+  }
+
+  /**
+   * One part of a concatenated message in one transaction: stored (a repeat is ignored), and when
+   * it completes its group, the group becomes a message as storeMessage does.
+   */
+  storePart(key: PartGroupKey, part: Pick<NewInboundPart, 'sequence' | 'coding' | 'body' | 'raw' | 'received_at'>, assemble: AssembleGroup, nowMs: number): StoredPart {
+    return this.db.transaction((): StoredPart => {
+      if (!this.insertPart({ ...keyColumns(key), ...part })) return { kind: 'part-repeated' };
+      const parts = this.groupParts(key);
+      if (parts.length < key.total) return { kind: 'part-stored', stored: parts.length, total: key.total };
+      this.deleteGroup(key);
+      return { kind: 'message', ...this.deliver(assemble(parts), nowMs) };
+    })();
+  }
+
+  /**
+   * A group whose parts stopped coming, made into a message from what arrived, in one transaction.
+   * Undefined when the group is gone (completed or swept meanwhile).
+   */
+  completeStaleGroup(key: PartGroupKey, assemble: AssembleGroup, nowMs: number): StoredInbound | undefined {
+    return this.db.transaction((): StoredInbound | undefined => {
+      const parts = this.groupParts(key);
+      if (parts.length === 0) return undefined;
+      this.deleteGroup(key);
+      return this.deliver(assemble(parts), nowMs);
+    })();
+  }
+
+  private deliver(delivery: InboundDelivery, nowMs: number): StoredInbound {
+    const { message } = delivery;
+    const clientId = this.routeClientId(message.recipient);
+    this.insertMessage({ ...message, clientId });
+    const stored = { publicId: message.publicId, clientId, incomplete: message.incomplete };
+    if (clientId === null) return { ...stored, optedOut: false };
+    const optedOut = !message.incomplete && delivery.optsOut(this.optoutKeywords(clientId)) && this.addOptout(clientId, message.sender, 'keyword', nowMs);
+    insertOutboxRow(this.db, { kind: 'inbound', clientId, recipientId: null, body: delivery.webhookBody, nowMs });
+    return { ...stored, optedOut };
   }
 
   /** False when this part was stored before (a repeat after a reconnect). */
@@ -246,4 +318,8 @@ export class InboundStore {
   listForClient(clientId: number, listing: InboundListing): InboundMessageView[] {
     return this.s.forClient.all(clientId, listing.afterId, listing.sinceMs ?? Number.MIN_SAFE_INTEGER, listing.maxRows).map(view);
   }
+}
+
+function keyColumns(key: PartGroupKey): Pick<InboundPartRow, 'transport' | 'sender' | 'recipient' | 'scheme' | 'reference' | 'total'> {
+  return { transport: key.transport, sender: key.sender, recipient: key.recipient, scheme: key.scheme, reference: key.reference, total: key.total };
 }

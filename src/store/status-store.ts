@@ -36,93 +36,101 @@ export interface CampaignProgress {
   pending: number;
 }
 
-/**
- * Parts queued and submitting per transport: one count per (transport, state), each a range of
- * the covering index message_parts_claim (transport, state, next_attempt_at), so the cost is the
- * number of such parts, never a table scan. `transports` names the transports to count.
- */
-export function queuedPartsByTransport(db: SqliteDatabase, transports: readonly string[]): QueuedParts[] {
-  const count = db.prepare<[string, string]>(`SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = ?`).pluck();
-  return transports.map((transport) => ({
-    transport,
-    queued: count.get(transport, 'queued') as number,
-    submitting: count.get(transport, 'submitting') as number,
-  }));
-}
-
-export function deadLetterCount(db: SqliteDatabase): number {
-  return db.prepare(`SELECT COUNT(*) FROM webhook_outbox WHERE state = 'dead'`).pluck().get() as number;
-}
-
-/** Clients with a webhook URL or any pending or dead event, by name. */
-export function webhooksByClient(db: SqliteDatabase): ClientWebhooks[] {
-  const rows = db
-    .prepare(
-      `SELECT c.id AS clientId, c.name AS client,
-              (c.webhook_url IS NOT NULL AND c.webhook_url <> '') AS hasWebhook,
-              (SELECT COUNT(*) FROM webhook_outbox o WHERE o.client_id = c.id AND o.state = 'pending') AS pending,
-              (SELECT COUNT(*) FROM webhook_outbox o WHERE o.client_id = c.id AND o.state = 'dead') AS dead
-       FROM clients c ORDER BY c.name`,
-    )
-    .all() as (Omit<ClientWebhooks, 'hasWebhook'> & { hasWebhook: number })[];
-  return rows.filter((r) => r.hasWebhook === 1 || r.pending > 0 || r.dead > 0).map((r) => ({ ...r, hasWebhook: r.hasWebhook === 1 }));
-}
-
-/**
- * Campaigns still being processed, or ready with recipients still pending, newest first. The
- * counts use indexes only: recipients by status (recipients_status), recipients not yet
- * dispatched (recipients_dispatch), and one pass over the parts not yet answered for all campaigns
- * (message_parts_due). `sent` = recipients - not dispatched - dispatched with a part unanswered.
- */
-export function campaignsInProgress(db: SqliteDatabase, maxCampaigns: number): CampaignProgress[] {
-  const campaigns = db
-    .prepare(
-      `SELECT c.id, c.name, cl.name AS client, c.state, c.created_at AS createdAtMs, COALESCE(c.total_sent, 0) AS total
-       FROM campaigns c JOIN clients cl ON cl.id = c.client_id
-       WHERE c.state IN ('queued', 'processing')
-          OR (c.state = 'ready' AND EXISTS (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.status = 'pending'))
-       ORDER BY c.created_at DESC, c.id LIMIT ?`,
-    )
-    .all(maxCampaigns) as Omit<CampaignProgress, 'sent' | 'delivered' | 'undelivered' | 'pending'>[];
-  if (campaigns.length === 0) return [];
-  const unsent = new Map(
-    (db
-      .prepare(`SELECT campaign_id AS id, COUNT(DISTINCT recipient_id) AS n FROM message_parts WHERE state IN ('queued', 'submitting') GROUP BY campaign_id`)
-      .all() as { id: string; n: number }[]).map((row) => [row.id, row.n]),
-  );
-  const byStatus = db.prepare<[string]>(`SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = ? GROUP BY status`);
-  const waiting = db.prepare<[string]>(`SELECT COUNT(*) FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting'`).pluck();
-  return campaigns.map((c) => {
-    const counts = { delivered: 0, undelivered: 0, pending: 0 };
-    for (const row of byStatus.all(c.id) as { status: keyof typeof counts; n: number }[]) counts[row.status] = row.n;
-    const rows = counts.delivered + counts.undelivered + counts.pending;
-    const sent = rows - (waiting.get(c.id) as number) - (unsent.get(c.id) ?? 0);
-    return { ...c, ...counts, sent };
-  });
-}
-
 export type WriteProbe = { ok: true } | { ok: false; reason: string };
 
 /**
- * Whether the database takes writes now: BEGIN IMMEDIATE (the write lock), a real schema write,
- * then ROLLBACK, so nothing changes. Waits at most maxWaitMs for another writer (busy_timeout is
- * restored after), so a held lock reads as "not writable" instead of stalling the caller.
+ * The status queries over one connection (issue 11: the admin listener and `smsgate status` reach
+ * them through `Async<StatusQueries>`; a PostgreSQL class with the same method names stands in).
  */
-export function probeWritable(db: SqliteDatabase, maxWaitMs = 250): WriteProbe {
-  if (db.inTransaction) return { ok: true };
-  const previousTimeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(maxWaitMs))}`);
-  try {
-    db.exec('BEGIN IMMEDIATE');
+export class StatusQueries {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  /**
+   * Parts queued and submitting per transport: one count per (transport, state), each a range of
+   * the covering index message_parts_claim (transport, state, next_attempt_at), so the cost is the
+   * number of such parts, never a table scan. `transports` names the transports to count.
+   */
+  queuedPartsByTransport(transports: readonly string[]): QueuedParts[] {
+    const count = this.db.prepare<[string, string]>(`SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = ?`).pluck();
+    return transports.map((transport) => ({
+      transport,
+      queued: count.get(transport, 'queued') as number,
+      submitting: count.get(transport, 'submitting') as number,
+    }));
+  }
+
+  deadLetterCount(): number {
+    return this.db.prepare(`SELECT COUNT(*) FROM webhook_outbox WHERE state = 'dead'`).pluck().get() as number;
+  }
+
+  /** Clients with a webhook URL or any pending or dead event, by name. */
+  webhooksByClient(): ClientWebhooks[] {
+    const rows = this.db
+      .prepare(
+        `SELECT c.id AS clientId, c.name AS client,
+                (c.webhook_url IS NOT NULL AND c.webhook_url <> '') AS hasWebhook,
+                (SELECT COUNT(*) FROM webhook_outbox o WHERE o.client_id = c.id AND o.state = 'pending') AS pending,
+                (SELECT COUNT(*) FROM webhook_outbox o WHERE o.client_id = c.id AND o.state = 'dead') AS dead
+         FROM clients c ORDER BY c.name`,
+      )
+      .all() as (Omit<ClientWebhooks, 'hasWebhook'> & { hasWebhook: number })[];
+    return rows.filter((r) => r.hasWebhook === 1 || r.pending > 0 || r.dead > 0).map((r) => ({ ...r, hasWebhook: r.hasWebhook === 1 }));
+  }
+
+  /**
+   * Campaigns still being processed, or ready with recipients still pending, newest first. The
+   * counts use indexes only: recipients by status (recipients_status), recipients not yet
+   * dispatched (recipients_dispatch), and one pass over the parts not yet answered for all campaigns
+   * (message_parts_due). `sent` = recipients - not dispatched - dispatched with a part unanswered.
+   */
+  campaignsInProgress(maxCampaigns: number): CampaignProgress[] {
+    const campaigns = this.db
+      .prepare(
+        `SELECT c.id, c.name, cl.name AS client, c.state, c.created_at AS createdAtMs, COALESCE(c.total_sent, 0) AS total
+         FROM campaigns c JOIN clients cl ON cl.id = c.client_id
+         WHERE c.state IN ('queued', 'processing')
+            OR (c.state = 'ready' AND EXISTS (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.status = 'pending'))
+         ORDER BY c.created_at DESC, c.id LIMIT ?`,
+      )
+      .all(maxCampaigns) as Omit<CampaignProgress, 'sent' | 'delivered' | 'undelivered' | 'pending'>[];
+    if (campaigns.length === 0) return [];
+    const unsent = new Map(
+      (this.db
+        .prepare(`SELECT campaign_id AS id, COUNT(DISTINCT recipient_id) AS n FROM message_parts WHERE state IN ('queued', 'submitting') GROUP BY campaign_id`)
+        .all() as { id: string; n: number }[]).map((row) => [row.id, row.n]),
+    );
+    const byStatus = this.db.prepare<[string]>(`SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = ? GROUP BY status`);
+    const waiting = this.db.prepare<[string]>(`SELECT COUNT(*) FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting'`).pluck();
+    return campaigns.map((c) => {
+      const counts = { delivered: 0, undelivered: 0, pending: 0 };
+      for (const row of byStatus.all(c.id) as { status: keyof typeof counts; n: number }[]) counts[row.status] = row.n;
+      const rows = counts.delivered + counts.undelivered + counts.pending;
+      const sent = rows - (waiting.get(c.id) as number) - (unsent.get(c.id) ?? 0);
+      return { ...c, ...counts, sent };
+    });
+  }
+
+  /**
+   * Whether the database takes writes now: BEGIN IMMEDIATE (the write lock), a real schema write,
+   * then ROLLBACK, so nothing changes. Waits at most maxWaitMs for another writer (busy_timeout is
+   * restored after), so a held lock reads as "not writable" instead of stalling the caller.
+   */
+  probeWritable(maxWaitMs = 250): WriteProbe {
+    if (this.db.inTransaction) return { ok: true };
+    const previousTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(maxWaitMs))}`);
     try {
-      db.exec('CREATE TABLE smsgate_ready_probe (x INTEGER)');
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        this.db.exec('CREATE TABLE smsgate_ready_probe (x INTEGER)');
+      } finally {
+        this.db.exec('ROLLBACK');
+      }
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, reason: err instanceof Error ? err.message : String(err) };
     } finally {
-      db.exec('ROLLBACK');
+      this.db.pragma(`busy_timeout = ${previousTimeout}`);
     }
-    return { ok: true };
-  } catch (err) {
-    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
-  } finally {
-    db.pragma(`busy_timeout = ${previousTimeout}`);
   }
 }

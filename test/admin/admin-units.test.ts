@@ -12,6 +12,7 @@ import { RecentErrors, tapLogger } from '../../src/admin/recent-errors.js';
 import { escapeHtml } from '../../src/admin/status-page.js';
 import { TransportActivity } from '../../src/admin/transport-activity.js';
 import { openStore } from '../../src/store/database.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 describe('recent errors', () => {
   it('records warn and error events with the bindings of every child, and still logs them', () => {
@@ -68,8 +69,9 @@ describe('metrics', () => {
   it('gives two gateways in one process their own registries', async () => {
     const store = await openStore({ path: ':memory:' });
     try {
-      const a = new GatewayMetrics({ db: store.db, activity: new TransportActivity(), transports: () => [] });
-      const b = new GatewayMetrics({ db: store.db, activity: new TransportActivity(), transports: () => [] });
+      const { status } = sqliteStorePorts(store);
+      const a = new GatewayMetrics({ status, activity: new TransportActivity(), transports: () => [] });
+      const b = new GatewayMetrics({ status, activity: new TransportActivity(), transports: () => [] });
       a.partsSubmitted('carrier', 3);
       expect(await a.metrics()).toContain('smsgate_parts_submitted_total{transport="carrier"} 3');
       expect(await b.metrics()).not.toContain('smsgate_parts_submitted_total{transport="carrier"}');

@@ -13,7 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readiness } from '../../src/admin/readiness.js';
 import { WriteBatcher } from '../../src/engine/write-batcher.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { probeWritable } from '../../src/store/status-store.js';
+import { StatusQueries } from '../../src/store/status-store.js';
+import { asyncPort } from '../../src/store/ports.js';
 import { tempDir, until } from '../e2e/e2e-setup.js';
 
 describe('/ready while the engine cannot commit', () => {
@@ -48,15 +49,16 @@ describe('/ready while the engine cannot commit', () => {
     await until(async () => stalledBatcher.stalled, (stalled) => stalled, 10_000, 'the batch refused with SQLITE_FULL');
 
     // The probe alone would call this database writable.
-    expect(probeWritable(db)).toEqual({ ok: true });
-    const during = readiness(db, [], () => stalledBatcher.stalled);
+    const status = asyncPort(new StatusQueries(db));
+    expect(await status.probeWritable()).toEqual({ ok: true });
+    const during = await readiness(status, [], () => stalledBatcher.stalled);
     expect(during.ready).toBe(false);
     expect(during.database).toBe('not-writable');
     expect(during.reasons).toContain("database not writable: the store refuses the engine's writes (disk full or I/O error); they are being retried");
 
     db.pragma(`max_page_count = ${pages * 100}`);
     await committed;
-    const after = readiness(db, [], () => stalledBatcher.stalled);
+    const after = await readiness(status, [], () => stalledBatcher.stalled);
     expect(after.database).toBe('writable');
     expect(after.reasons.filter((r) => r.startsWith('database'))).toEqual([]);
   });

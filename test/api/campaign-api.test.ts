@@ -77,7 +77,7 @@ describe('campaign API over a real server', () => {
     it('answers 401 for a revoked token', async () => {
       const account = await fixture.createAccount();
       expect((await fixture.postCampaign(account.token, validBody())).status).toBe(202);
-      expect(fixture.auth.revokePat(account.token)).toBe(true);
+      expect(await fixture.auth.revokePat(account.token)).toBe(true);
       const res = await fixture.postCampaign(account.token, validBody());
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');

@@ -11,6 +11,7 @@ import { resolveConfigFromObject } from '../../src/gateway-config.js';
 import type { AuthConfig } from '../../src/config/types.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
+import { sqliteStorePorts, type StorePorts } from '../../src/store/store-ports.js';
 
 export const TEST_SCRYPT_COST = { N: 1024, r: 8, p: 1 };
 export const START_MS = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -19,6 +20,8 @@ export interface AuthFixture {
   dir: string;
   dbPath: string;
   store: Store;
+  /** The auth store's async port over `store`, as AuthService.create takes it. */
+  authStore: StorePorts['auth'];
   secretBox: SecretBox;
   auth: AuthService;
   config: AuthConfig;
@@ -36,14 +39,15 @@ export async function createAuthFixture(authOverrides: Record<string, unknown> =
   const secretBox = SecretBox.fromKeyFile(join(dir, 'smsgate.key'));
   const clock = { nowMs: START_MS };
   const options = { now: () => clock.nowMs, scryptCost: TEST_SCRYPT_COST };
-  const auth = await AuthService.create(store, config, secretBox, options);
+  const authStore = sqliteStorePorts(store).auth;
+  const auth = await AuthService.create(authStore, config, secretBox, options);
   const opened: Store[] = [store];
   return {
-    dir, dbPath, store, secretBox, auth, config, clock,
+    dir, dbPath, store, authStore, secretBox, auth, config, clock,
     async reopen() {
       const other = await openStore({ path: dbPath, synchronous: 'NORMAL' });
       opened.push(other);
-      return AuthService.create(other, config, SecretBox.fromKeyFile(join(dir, 'smsgate.key')), options);
+      return AuthService.create(sqliteStorePorts(other).auth, config, SecretBox.fromKeyFile(join(dir, 'smsgate.key')), options);
     },
     async close() {
       for (const s of opened) await s.close();
@@ -54,7 +58,7 @@ export async function createAuthFixture(authOverrides: Record<string, unknown> =
 
 /** A client "acme" with an administrator "alice" (password "correct horse") and a plain user "bob". */
 export async function seedAccounts(auth: AuthService): Promise<void> {
-  auth.createClient({ name: 'acme' });
+  await auth.createClient({ name: 'acme' });
   await auth.createUser({ clientName: 'acme', username: 'alice', password: 'correct horse', isAdmin: true });
   await auth.createUser({ clientName: 'acme', username: 'bob', password: 'battery staple', isAdmin: false });
 }

@@ -17,9 +17,9 @@ function bearer(token: string): string {
   return `Bearer ${token}`;
 }
 
-function codeOf(run: () => unknown): string {
+async function codeOf(run: () => unknown): Promise<string> {
   try {
-    run();
+    await run();
   } catch (err) {
     if (isGatewayError(err)) return err.code;
     throw err;
@@ -55,9 +55,9 @@ describe('personal access tokens', () => {
 
   it('is revoked: 401 reason revoked; revoking twice says so', async () => {
     const token = await f.auth.createPersonalAccessToken('alice');
-    expect(f.auth.revokePat(token)).toBe(true);
+    expect(await f.auth.revokePat(token)).toBe(true);
     expect(await f.auth.authenticate(bearer(token), 'current')).toEqual({ ok: false, reason: 'revoked' });
-    expect(f.auth.revokePat(token)).toBe(false);
+    expect(await f.auth.revokePat(token)).toBe(false);
   });
 
   it('expires at its expiry time', async () => {
@@ -69,7 +69,7 @@ describe('personal access tokens', () => {
   });
 
   it('refuses an expiry in the past', async () => {
-    expect(codeOf(() => f.auth.accounts.issuePersonalAccessToken('alice', { expiresAt: START_MS }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(() => f.auth.accounts.issuePersonalAccessToken('alice', { expiresAt: START_MS }))).toBe('INVALID_ARGUMENT');
   });
 
   it('an unknown token of the right form is invalid; a wrong form is malformed', async () => {
@@ -110,7 +110,7 @@ describe('a personal access token when its last use cannot be recorded', () => {
       BEGIN SELECT RAISE(ABORT, 'attempt to write a readonly database'); END`);
     const lines: string[] = [];
     const destination = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString('utf8')); done(); } });
-    const auth = await AuthService.create(f.store, f.config, f.secretBox, { now: () => f.clock.nowMs, logger: createLogger({ destination }) });
+    const auth = await AuthService.create(f.authStore, f.config, f.secretBox, { now: () => f.clock.nowMs, logger: createLogger({ destination }) });
     const result = await auth.authenticate(bearer(token), 'current');
     expect(result).toMatchObject({ ok: true, via: 'pat', identity: { username: 'alice' } });
     const warning = lines.find((line) => line.includes('could not record the last use'));
@@ -128,11 +128,11 @@ describe('recognized client administrator (403 otherwise)', () => {
 
   it('a deactivated user or client is not recognized', async () => {
     const token = await f.auth.createPersonalAccessToken('alice');
-    f.auth.accounts.setUserActive('alice', false);
+    await f.auth.accounts.setUserActive('alice', false);
     let result = await f.auth.authenticate(bearer(token), 'current');
     expect(result.ok && f.auth.isRecognizedAdministrator(result.identity)).toBe(false);
-    f.auth.accounts.setUserActive('alice', true);
-    f.auth.accounts.setClientActive('acme', false);
+    await f.auth.accounts.setUserActive('alice', true);
+    await f.auth.accounts.setClientActive('acme', false);
     result = await f.auth.authenticate(bearer(token), 'current');
     expect(result.ok && f.auth.isRecognizedAdministrator(result.identity)).toBe(false);
   });
@@ -140,50 +140,50 @@ describe('recognized client administrator (403 otherwise)', () => {
 
 describe('account administration', () => {
   it('refuses duplicates and missing parents with codes', async () => {
-    expect(codeOf(() => f.auth.createClient({ name: 'acme' }))).toBe('CLIENT_EXISTS');
+    expect(await codeOf(() => f.auth.createClient({ name: 'acme' }))).toBe('CLIENT_EXISTS');
     await expect(f.auth.createUser({ clientName: 'acme', username: 'alice', password: 'x' })).rejects.toMatchObject({ code: 'USER_EXISTS' });
     await expect(f.auth.createUser({ clientName: 'nope', username: 'carol', password: 'x' })).rejects.toMatchObject({ code: 'CLIENT_NOT_FOUND' });
     await expect(f.auth.createPersonalAccessToken('nobody')).rejects.toMatchObject({ code: 'USER_NOT_FOUND' });
-    expect(codeOf(() => f.auth.revokePat(`smsgate_pat_${'B'.repeat(43)}`))).toBe('TOKEN_NOT_FOUND');
-    expect(codeOf(() => f.auth.addSender({ clientName: 'nope', sender: 'ACME', type: 0 }))).toBe('CLIENT_NOT_FOUND');
+    expect(await codeOf(() => f.auth.revokePat(`smsgate_pat_${'B'.repeat(43)}`))).toBe('TOKEN_NOT_FOUND');
+    expect(await codeOf(() => f.auth.addSender({ clientName: 'nope', sender: 'ACME', type: 0 }))).toBe('CLIENT_NOT_FOUND');
   });
 
-  it('keeps the webhook secret sealed and the URL checked', () => {
-    const created = f.auth.createClient({ name: 'hooked', webhookUrl: 'https://example.test/dlr', webhookSecret: 'shh-secret' });
+  it('keeps the webhook secret sealed and the URL checked', async () => {
+    const created = await f.auth.createClient({ name: 'hooked', webhookUrl: 'https://example.test/dlr', webhookSecret: 'shh-secret' });
     expect(created).toMatchObject({ name: 'hooked', webhookUrl: 'https://example.test/dlr', hasWebhookSecret: true });
     const row = f.store.db.prepare("SELECT webhook_secret_enc FROM clients WHERE name = 'hooked'").get() as { webhook_secret_enc: string };
     expect(row.webhook_secret_enc).not.toContain('shh-secret');
     expect(f.secretBox.open(row.webhook_secret_enc)).toBe('shh-secret');
-    expect(codeOf(() => f.auth.createClient({ name: 'bad', webhookUrl: 'ftp://example.test/' }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => f.auth.createClient({ name: 'bad', webhookUrl: 'not a url' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(() => f.auth.createClient({ name: 'bad', webhookUrl: 'ftp://example.test/' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(() => f.auth.createClient({ name: 'bad', webhookUrl: 'not a url' }))).toBe('INVALID_ARGUMENT');
   });
 
-  it('set-webhook keeps the stored secret unless a new one is given', () => {
-    f.auth.createClient({ name: 'hooked', webhookUrl: 'http://127.0.0.1:1/a', webhookSecret: 'one' });
+  it('set-webhook keeps the stored secret unless a new one is given', async () => {
+    await f.auth.createClient({ name: 'hooked', webhookUrl: 'http://127.0.0.1:1/a', webhookSecret: 'one' });
     const secretOf = (): string | null => (f.store.db.prepare("SELECT webhook_secret_enc FROM clients WHERE name = 'hooked'").get() as { webhook_secret_enc: string | null }).webhook_secret_enc;
-    expect(f.auth.setWebhook('hooked', { url: 'http://127.0.0.1:1/b' })).toMatchObject({ webhookUrl: 'http://127.0.0.1:1/b', hasWebhookSecret: true });
+    expect(await f.auth.setWebhook('hooked', { url: 'http://127.0.0.1:1/b' })).toMatchObject({ webhookUrl: 'http://127.0.0.1:1/b', hasWebhookSecret: true });
     expect(f.secretBox.open(secretOf() as string)).toBe('one');
-    f.auth.setWebhook('hooked', { url: 'http://127.0.0.1:1/b', secret: 'two' });
+    await f.auth.setWebhook('hooked', { url: 'http://127.0.0.1:1/b', secret: 'two' });
     expect(f.secretBox.open(secretOf() as string)).toBe('two');
-    expect(f.auth.setWebhook('hooked', { url: 'http://127.0.0.1:1/b', secret: null })).toMatchObject({ hasWebhookSecret: false });
+    expect(await f.auth.setWebhook('hooked', { url: 'http://127.0.0.1:1/b', secret: null })).toMatchObject({ hasWebhookSecret: false });
     expect(secretOf()).toBeNull();
   });
 
   it('adds senders of types 0, 1 and 2 and lists them in order', async () => {
-    f.auth.addSender({ clientName: 'acme', sender: ' ACME ', type: 0 });
-    f.auth.addSender({ clientName: 'acme', sender: 'Intl', type: 1 });
-    f.auth.addSender({ clientName: 'acme', sender: '353861234567', type: 2 });
+    await f.auth.addSender({ clientName: 'acme', sender: ' ACME ', type: 0 });
+    await f.auth.addSender({ clientName: 'acme', sender: 'Intl', type: 1 });
+    await f.auth.addSender({ clientName: 'acme', sender: '353861234567', type: 2 });
     const result = await f.auth.authenticate(bearer(await f.auth.createPersonalAccessToken('alice')), 'legacy');
-    expect(result.ok && f.auth.senderList(result.identity)).toEqual([
+    expect(result.ok && (await f.auth.senderList(result.identity))).toEqual([
       { name: 'ACME', type: 0 }, { name: 'Intl', type: 1 }, { name: '353861234567', type: 2 },
     ]);
-    expect(codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'ACME', type: 1 }))).toBe('SENDER_EXISTS');
-    expect(codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'X', type: 3 }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'ABCDEFGHIJKL', type: 0 }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'ABC', type: 2 }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'ACME', type: 1 }))).toBe('SENDER_EXISTS');
+    expect(await codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'X', type: 3 }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'ABCDEFGHIJKL', type: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(() => f.auth.addSender({ clientName: 'acme', sender: 'ABC', type: 2 }))).toBe('INVALID_ARGUMENT');
   });
 
-  it('stores passwords as scrypt hashes', () => {
+  it('stores passwords as scrypt hashes', async () => {
     const row = f.store.db.prepare("SELECT password_hash FROM users WHERE username = 'alice'").get() as { password_hash: string };
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(row.password_hash).not.toContain('correct horse');

@@ -30,7 +30,7 @@ beforeEach(async () => {
   stream.on('data', (chunk: Buffer) => {
     logged += chunk.toString('utf8');
   });
-  auth = await AuthService.create(f.store, f.config, f.secretBox, {
+  auth = await AuthService.create(f.authStore, f.config, f.secretBox, {
     now: () => f.clock.nowMs,
     scryptCost: TEST_SCRYPT_COST,
     logger: createLogger({ level: 'trace', destination: stream }),
@@ -68,7 +68,7 @@ const login = { client_id: 'messaging-api', grant_type: 'password', username: 'a
 describe('the login limiter under concurrency', () => {
   it('60 concurrent wrong guesses over HTTP: at most 10 reach the hash, the rest get 429, then the right password gets 429', async () => {
     // carol's hash has the production scrypt cost, so guesses really overlap while hashing.
-    const production = await AuthService.create(f.store, f.config, f.secretBox, { now: () => f.clock.nowMs, scryptCost: DEFAULT_SCRYPT_COST });
+    const production = await AuthService.create(f.authStore, f.config, f.secretBox, { now: () => f.clock.nowMs, scryptCost: DEFAULT_SCRYPT_COST });
     await production.createUser({ clientName: 'acme', username: 'carol', password: 'carol secret', isAdmin: true });
     const carol = { ...login, username: 'carol', password: 'carol secret' };
     const guesses = await Promise.all(Array.from({ length: 60 }, (_, i) => post('/auth/token', { ...carol, password: `guess-${i}` })));
@@ -95,7 +95,7 @@ describe('the login limiter under concurrency', () => {
   });
 
   it('counts per client address too: concurrent guesses at many usernames stop at the address limit', async () => {
-    const perAddress = await AuthService.create(f.store, { ...f.config, bruteForce: { windowMs: 60_000, maxFailuresPerUsername: 1000, maxFailuresPerAddress: 5 } }, f.secretBox, {
+    const perAddress = await AuthService.create(f.authStore, { ...f.config, bruteForce: { windowMs: 60_000, maxFailuresPerUsername: 1000, maxFailuresPerAddress: 5 } }, f.secretBox, {
       now: () => f.clock.nowMs, scryptCost: TEST_SCRYPT_COST,
       verifyPassword: (password, encoded) => {
         hashCalls++;
@@ -109,7 +109,7 @@ describe('the login limiter under concurrency', () => {
   });
 
   it('a success gives its attempt back: logins never use up the address limit', async () => {
-    const tight = await AuthService.create(f.store, { ...f.config, bruteForce: { windowMs: 60_000, maxFailuresPerUsername: 1000, maxFailuresPerAddress: 3 } }, f.secretBox, {
+    const tight = await AuthService.create(f.authStore, { ...f.config, bruteForce: { windowMs: 60_000, maxFailuresPerUsername: 1000, maxFailuresPerAddress: 3 } }, f.secretBox, {
       now: () => f.clock.nowMs, scryptCost: TEST_SCRYPT_COST,
     });
     expect((await tight.tokenEndpoint({ ...login, password: 'wrong' }, '203.0.113.10', 'current')).status).toBe(400);
@@ -124,7 +124,7 @@ describe('a deactivated client', () => {
   it('its users get no token from the password grant, the legacy endpoint or the refresh grant', async () => {
     const ok = await post('/auth/token', login);
     expect(ok.status).toBe(200);
-    f.auth.accounts.setClientActive('acme', false);
+    await f.auth.accounts.setClientActive('acme', false);
     const password = await post('/auth/token', login);
     expect(password.status).toBe(400);
     expect(password.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid user credentials' });
@@ -135,7 +135,7 @@ describe('a deactivated client', () => {
     expect(refresh.status).toBe(400);
     expect(refresh.body).toMatchObject({ error: 'invalid_grant' });
     // Reactivated, the client's users log in again.
-    f.auth.accounts.setClientActive('acme', true);
+    await f.auth.accounts.setClientActive('acme', true);
     expect((await post('/auth/token', login)).status).toBe(200);
   });
 });

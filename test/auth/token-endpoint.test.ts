@@ -97,7 +97,7 @@ describe('POST /auth/token, password grant', () => {
   });
 
   it('a deactivated user gets no token', async () => {
-    f.auth.accounts.setUserActive('alice', false);
+    await f.auth.accounts.setUserActive('alice', false);
     expect((await post('/auth/token', login)).body).toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -231,7 +231,7 @@ describe('refresh_token grant', () => {
 
   it('a refresh token of a user deactivated since is invalid_grant', async () => {
     const first = (await post('/auth/token', login)).body;
-    f.auth.accounts.setUserActive('alice', false);
+    await f.auth.accounts.setUserActive('alice', false);
     const reply = await post('/auth/token', { client_id: 'messaging-api', grant_type: 'refresh_token', refresh_token: String(first['refresh_token']) });
     expect(reply.body).toMatchObject({ error: 'invalid_grant' });
   });

@@ -25,7 +25,7 @@ describe('token endpoint hygiene', () => {
     stream.on('data', (chunk: Buffer) => {
       logged += chunk.toString('utf8');
     });
-    const auth = await AuthService.create(f.store, f.config, f.secretBox, {
+    const auth = await AuthService.create(f.authStore, f.config, f.secretBox, {
       now: () => f.clock.nowMs, scryptCost: TEST_SCRYPT_COST, logger: createLogger({ level: 'trace', destination: stream }),
     });
     await auth.tokenEndpoint({ ...login, password: 'hunter2-wrong' }, '127.0.0.1', 'current');

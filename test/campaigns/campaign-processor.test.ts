@@ -58,7 +58,7 @@ describe('CampaignProcessor', () => {
       recipientInfo: [{ msisdn: '0871234567', ClientReference: 'a' }, { msisdn: '07700900123' }, { msisdn: '12025550123', ClientReference: null }],
     });
     const readyIds: string[] = [];
-    const processor = new CampaignProcessor({ store: fixture.store, logger: silentLogger(), now: () => 1_780_000_000_000, onReady: (c) => readyIds.push(c) });
+    const processor = new CampaignProcessor({ store: fixture.ports, logger: silentLogger(), now: () => 1_780_000_000_000, onReady: (c) => readyIds.push(c) });
     expect(await processor.processOnce()).toBe(1);
     expect(readyIds).toEqual([id]);
     expect(campaignRow(id)).toMatchObject({
@@ -75,7 +75,7 @@ describe('CampaignProcessor', () => {
 
   it('uses the processing time as send_at when sendAt was omitted', async () => {
     const id = await accept({ text: 'x', from: 'Registered', recipientInfo: [{ msisdn: '1' }] });
-    const processor = new CampaignProcessor({ store: fixture.store, logger: silentLogger(), now: () => 1_790_000_000_000 });
+    const processor = new CampaignProcessor({ store: fixture.ports, logger: silentLogger(), now: () => 1_790_000_000_000 });
     await processor.processOnce();
     expect(campaignRow(id)).toMatchObject({ send_at: 1_790_000_000_000 });
   });
@@ -145,7 +145,7 @@ describe('CampaignProcessor', () => {
     // What a crash in the middle of an earlier attempt could leave behind.
     fixture.store.db.prepare("UPDATE campaigns SET state = 'processing' WHERE id = ?").run(id);
     fixture.store.db.prepare("INSERT INTO recipients (campaign_id, msisdn, dispatch_state, status) VALUES (?, '1', 'waiting', 'pending'), (?, '999', 'waiting', 'pending')").run(id, id);
-    const restarted = new CampaignProcessor({ store: fixture.store, logger: silentLogger() });
+    const restarted = new CampaignProcessor({ store: fixture.ports, logger: silentLogger() });
     expect(await restarted.processOnce()).toBe(1);
     expect(recipientRows(id).map((r) => r['msisdn'])).toEqual(['1', '2', '3']);
     expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: 3 });
@@ -177,7 +177,7 @@ describe('CampaignProcessor', () => {
     });
     const clock = new ManualClock(0);
     const processor = new CampaignProcessor({
-      store: fixture.store, logger: silentLogger(), pollIntervalMs: 3_600_000, onReady: (id) => resolveReady(id), clock,
+      store: fixture.ports, logger: silentLogger(), pollIntervalMs: 3_600_000, onReady: (id) => resolveReady(id), clock,
     });
     processor.start();
     // The first pass (crash recovery) finds nothing and the loop sleeps on the clock, which never
@@ -192,7 +192,7 @@ describe('CampaignProcessor', () => {
   it('finds a campaign nobody woke it for at its next poll (processing.pollIntervalMs on the clock), not before', async () => {
     const readyIds: string[] = [];
     const clock = new ManualClock(0);
-    const processor = new CampaignProcessor({ store: fixture.store, logger: silentLogger(), pollIntervalMs: 200, onReady: (id) => readyIds.push(id), clock });
+    const processor = new CampaignProcessor({ store: fixture.ports, logger: silentLogger(), pollIntervalMs: 200, onReady: (id) => readyIds.push(id), clock });
     processor.start();
     await waitUntil(() => clock.pendingTimers() === 1);
     const id = await accept({ text: 'poll', from: 'Registered', recipientInfo: [{ msisdn: '0871234500' }] });
@@ -240,7 +240,7 @@ describe('CampaignProcessor', () => {
     fixture.store.db.transaction(() => {
       for (let i = 0; i < RECIPIENTS_PER_TRANSACTION * 2 + 3; i++) leftover.run(id, `9${i}`);
     })();
-    const restarted = new CampaignProcessor({ store: fixture.store, logger: silentLogger() });
+    const restarted = new CampaignProcessor({ store: fixture.ports, logger: silentLogger() });
     expect(await restarted.processOnce()).toBe(1);
     expect(recipientRows(id).map((r) => r['msisdn'])).toEqual(recipientInfo.map((r) => r.msisdn));
     expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: 7 });
@@ -250,7 +250,7 @@ describe('CampaignProcessor', () => {
     const total = RECIPIENTS_PER_TRANSACTION * 3;
     const recipientInfo = Array.from({ length: total }, (_, i) => ({ msisdn: `4478${String(i).padStart(8, '0')}` }));
     const id = await accept({ text: 'stopped', from: 'Registered', recipientInfo });
-    const processor = new CampaignProcessor({ store: fixture.store, logger: silentLogger(), pollIntervalMs: 3_600_000 });
+    const processor = new CampaignProcessor({ store: fixture.ports, logger: silentLogger(), pollIntervalMs: 3_600_000 });
     let stopping: Promise<void> | undefined;
     const stopOnceWriting = (): void => {
       const written = (fixture.store.db.prepare('SELECT COUNT(*) AS n FROM recipients WHERE campaign_id = ?').get(id) as { n: number }).n;
@@ -269,7 +269,7 @@ describe('CampaignProcessor', () => {
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThan(total);
 
-    const restarted = new CampaignProcessor({ store: fixture.store, logger: silentLogger() });
+    const restarted = new CampaignProcessor({ store: fixture.ports, logger: silentLogger() });
     expect(await restarted.processOnce()).toBe(1);
     expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: total });
     const distinct = fixture.store.db.prepare('SELECT COUNT(DISTINCT msisdn) AS d, COUNT(*) AS n FROM recipients WHERE campaign_id = ?').get(id);

@@ -61,7 +61,7 @@ describe('a gateway configured for France and New York', () => {
       numbering: { country: 'FR' }, scheduling: { timeZone: 'America/New_York' },
     }, 'fr.json', {});
     const gateway = await createGateway(config);
-    gateway.auth.createClient({ name: 'fr' });
+    await gateway.auth.createClient({ name: 'fr' });
     await gateway.auth.createUser({ clientName: 'fr', username: 'fr-admin', password: 'pw', isAdmin: true });
     const token = await gateway.auth.createPersonalAccessToken('fr-admin');
     await gateway.start();

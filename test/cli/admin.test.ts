@@ -18,6 +18,7 @@ import { openStore } from '../../src/store/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { captureCliOutput, type CliResult } from '../support/cli-output.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 const COMMANDS = { migrate: migrateCommand, client: clientCommand, user: userCommand, token: tokenCommand, sender: senderCommand };
 
@@ -35,7 +36,7 @@ async function authenticate(token: string) {
   const config = loadConfig(configPath);
   const store = await openStore({ path: config.database.path });
   try {
-    const auth = await AuthService.create(store, config.auth, SecretBox.fromKeyFile(config.database.keyFile));
+    const auth = await AuthService.create(sqliteStorePorts(store).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile));
     return await auth.authenticate(`Bearer ${token}`, 'current');
   } finally {
     await store.close();

@@ -327,6 +327,25 @@ describe('db backup', () => {
     await until(async () => (await getCampaign(account.token, busyId)).json() as Promise<{ pending?: number }>, (s) => s.pending === 0, 60_000, 'the busy campaign');
   }, 90_000);
 
+  it('copies a database as it is, even one without the tables this version knows (nothing is prepared on it)', async () => {
+    const foreign = join(dir, 'foreign.sqlite');
+    const db = new Database(foreign);
+    db.exec('CREATE TABLE other_schema (x INTEGER); INSERT INTO other_schema VALUES (42)');
+    db.close();
+    const config = join(dir, 'foreign.json');
+    writeFileSync(config, JSON.stringify({ database: { path: foreign } }));
+    const file = join(dir, 'backup-foreign.sqlite');
+    const result = await captureCliOutput(() => dbCommand(['backup', file, '--config', config, '--json']));
+    expect(result.code).toBe(0);
+    const copy = new Database(file, { readonly: true });
+    try {
+      expect(copy.prepare('SELECT x FROM other_schema').all()).toEqual([{ x: 42 }]);
+      expect(copy.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'clients'").get()).toEqual({ n: 0 });
+    } finally {
+      copy.close();
+    }
+  });
+
   it('shows progress when stderr is a terminal', async () => {
     const file = join(dir, 'backup-tty.sqlite');
     const cli = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');

@@ -23,7 +23,7 @@ describe('createGateway as a library', () => {
     expect(gateway.transports).toEqual([simulator]);
     await gateway.auth.createClient({ name: 'lib' });
     await gateway.auth.createUser({ clientName: 'lib', username: 'lib-admin', password: 'pw', isAdmin: true });
-    gateway.auth.addSender({ clientName: 'lib', sender: 'Lib', type: 0 });
+    await gateway.auth.addSender({ clientName: 'lib', sender: 'Lib', type: 0 });
     const token = await gateway.auth.createPersonalAccessToken('lib-admin');
     await gateway.start();
     try {

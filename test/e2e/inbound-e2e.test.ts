@@ -18,6 +18,7 @@ import { GatewayProcess, REPO_ROOT, seedAccount, writeGatewayConfig } from '../s
 import { PerlSmsc } from '../support/perl-smsc/perl-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { readDatabase, tempDir, until } from './e2e-setup.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 const SECRET = 'inbound-secret';
 /** The built command GatewayProcess runs too (it builds dist/ first). */
@@ -55,9 +56,9 @@ async function seedAcme(config: Parameters<typeof seedAccount>[0], inboundUrl: s
   const account = await seedAccount(config, { webhookUrl: `${inboundUrl}/receipts`, webhookSecret: SECRET });
   const store = await openStore({ path: config.database.path });
   try {
-    const admin = new InboundAdmin(store.db);
-    admin.addRoute('acme', '50123');
-    admin.setInboundWebhook('acme', inboundUrl);
+    const admin = new InboundAdmin(sqliteStorePorts(store).inbound);
+    await admin.addRoute('acme', '50123');
+    await admin.setInboundWebhook('acme', inboundUrl);
   } finally {
     await store.close();
   }

@@ -20,21 +20,21 @@ beforeAll(async () => {
   api = await startApiFixture({ startProcessor: false });
   acme = await api.createAccount({ clientName: 'acme' });
   globex = await api.createAccount({ clientName: 'globex' });
-  const admin = new InboundAdmin(api.store.db);
-  admin.addRoute('acme', '50123');
-  admin.addRoute('globex', '50999');
-  service = new InboundService({ db: api.store.db, logger: silentLogger(), now: () => clock.nowMs, wakeWebhooks: () => undefined });
-  const receive = (to: string, text: string): void => {
-    service.receive('sim', { from: '0861234567', to, text, receivedAt: '', raw: text });
+  const admin = new InboundAdmin(api.ports.inbound);
+  await admin.addRoute('acme', '50123');
+  await admin.addRoute('globex', '50999');
+  service = new InboundService({ store: api.ports.inbound, logger: silentLogger(), now: () => clock.nowMs, wakeWebhooks: () => undefined });
+  const receive = async (to: string, text: string): Promise<void> => {
+    await service.receive('sim', { from: '0861234567', to, text, receivedAt: '', raw: text });
     clock.nowMs += 60_000;
   };
-  for (let i = 1; i <= 5; i++) receive('50123', `acme ${i}`);
-  receive('50999', 'globex only');
-  receive('50000', 'nobody');
+  for (let i = 1; i <= 5; i++) await receive('50123', `acme ${i}`);
+  await receive('50999', 'globex only');
+  await receive('50000', 'nobody');
   // A message made from what arrived: one part of two, after the reassembly timeout.
-  service.receive('sim', { from: '0861234567', to: '50123', text: 'half', receivedAt: '', raw: '', concat: { scheme: 'udh8', reference: 1, total: 2, sequence: 1 } });
+  await service.receive('sim', { from: '0861234567', to: '50123', text: 'half', receivedAt: '', raw: '', concat: { scheme: 'udh8', reference: 1, total: 2, sequence: 1 } });
   clock.nowMs += 10 * 60_000;
-  service.sweep();
+  await service.sweep();
 });
 afterAll(async () => {
   await api.close();
@@ -85,13 +85,13 @@ describe('GET /v1/inbound', () => {
     expect(latest.messages.map((m) => m.text)).toEqual(['globex only']);
     // Part 1 arrives, then a one-part message, then part 2.
     const part = (sequence: number, text: string) => ({ from: '447700900123', to: '50999', text, receivedAt: '', raw: text, concat: { scheme: 'udh8' as const, reference: 9, total: 2, sequence } });
-    service.receive('sim', part(1, 'long '));
+    await service.receive('sim', part(1, 'long '));
     clock.nowMs += 1_000;
-    service.receive('sim', { from: '0861234567', to: '50999', text: 'short', receivedAt: '', raw: 'short' });
+    await service.receive('sim', { from: '0861234567', to: '50999', text: 'short', receivedAt: '', raw: 'short' });
     const seen = (await (await get(globex.token, `?since=${encodeURIComponent(latest.messages[0]!.receivedAt)}`)).json()) as Page;
     expect(seen.messages.map((m) => m.text)).toEqual(['globex only', 'short']);
     clock.nowMs += 1_000;
-    service.receive('sim', part(2, 'reply'));
+    await service.receive('sim', part(2, 'reply'));
     const since = encodeURIComponent(seen.messages[1]!.receivedAt);
     const polled = (await (await get(globex.token, `?since=${since}`)).json()) as Page;
     expect(polled.messages.map((m) => m.text)).toEqual(['short', 'long reply']);

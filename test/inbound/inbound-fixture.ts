@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { InboundService } from '../../src/inbound/inbound-service.js';
 import { silentLogger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 export interface StoredInbound {
   public_id: string;
@@ -41,7 +42,7 @@ export async function inboundRig(options: { reassemblyTimeoutMs?: number } = {})
   const open = async (): Promise<{ store: Store; service: InboundService }> => {
     const store = await openStore({ path });
     const service = new InboundService({
-      db: store.db,
+      store: sqliteStorePorts(store).inbound,
       logger: silentLogger(),
       now: () => clock.nowMs,
       wakeWebhooks: () => {

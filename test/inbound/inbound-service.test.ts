@@ -22,9 +22,9 @@ function part(sequence: number, total: number, text: string, reference = 5): Inb
 describe('InboundService', () => {
   it('stores parts as they arrive and makes the whole message once, with normalised numbers', async () => {
     rig = await inboundRig();
-    expect(rig.service.receive('sim', part(2, 2, 'world'))).toEqual({ kind: 'part-stored', stored: 1, total: 2 });
-    expect(rig.service.receive('sim', part(2, 2, 'world'))).toEqual({ kind: 'part-repeated' });
-    const outcome = rig.service.receive('sim', part(1, 2, 'hello '));
+    expect(await rig.service.receive('sim', part(2, 2, 'world'))).toEqual({ kind: 'part-stored', stored: 1, total: 2 });
+    expect(await rig.service.receive('sim', part(2, 2, 'world'))).toEqual({ kind: 'part-repeated' });
+    const outcome = await rig.service.receive('sim', part(1, 2, 'hello '));
     expect(outcome).toMatchObject({ kind: 'message', clientId: null, incomplete: false });
     expect(rig.messages()).toMatchObject([{ sender: '353861234567', recipient: '353871112222', text: 'hello world', raw: 'raw1\nraw2', incomplete: 0, client_id: null }]);
     expect(rig.partsLeft()).toBe(0);
@@ -32,44 +32,44 @@ describe('InboundService', () => {
 
   it('keeps stored parts across a restart and completes the message afterwards', async () => {
     rig = await inboundRig();
-    rig.service.receive('sim', part(1, 3, 'one '));
-    rig.service.receive('sim', part(3, 3, 'three'));
+    await rig.service.receive('sim', part(1, 3, 'one '));
+    await rig.service.receive('sim', part(3, 3, 'three'));
     await rig.reopen();
     expect(rig.partsLeft()).toBe(2);
-    rig.service.receive('sim', part(2, 3, 'two '));
+    await rig.service.receive('sim', part(2, 3, 'two '));
     expect(rig.messages().map((m) => m.text)).toEqual(['one two three']);
   });
 
   it('delivers an incomplete message as what arrived after 10 minutes, flagged, and not before', async () => {
     rig = await inboundRig();
     expect(INBOUND_REASSEMBLY_TIMEOUT_MS).toBe(600_000);
-    rig.service.receive('sim', part(1, 3, 'first '));
+    await rig.service.receive('sim', part(1, 3, 'first '));
     rig.clock.nowMs += 60_000;
-    rig.service.receive('sim', part(3, 3, 'third'));
+    await rig.service.receive('sim', part(3, 3, 'third'));
     rig.clock.nowMs += INBOUND_REASSEMBLY_TIMEOUT_MS - 60_001;
-    expect(rig.service.sweep()).toBe(0);
+    expect(await rig.service.sweep()).toBe(0);
     expect(rig.messages()).toEqual([]);
     rig.clock.nowMs += 1;
-    expect(rig.service.sweep()).toBe(1);
+    expect(await rig.service.sweep()).toBe(1);
     expect(rig.messages()).toMatchObject([{ text: 'first third', incomplete: 1 }]);
     expect(rig.partsLeft()).toBe(0);
   });
 
   it('sweeps parts left overdue by an earlier run when it starts', async () => {
     rig = await inboundRig();
-    rig.service.receive('sim', part(1, 2, 'lonely'));
+    await rig.service.receive('sim', part(1, 2, 'lonely'));
     await rig.reopen();
     rig.clock.nowMs += INBOUND_REASSEMBLY_TIMEOUT_MS;
-    rig.service.start();
+    await rig.service.start();
     expect(rig.messages()).toMatchObject([{ text: 'lonely', incomplete: 1 }]);
   });
 
   it('keeps two messages with the same reference from different senders apart', async () => {
     rig = await inboundRig();
-    rig.service.receive('sim', part(1, 2, 'a1'));
-    rig.service.receive('sim', { ...part(1, 2, 'b1'), from: '447700900123' });
-    rig.service.receive('sim', { ...part(2, 2, 'b2'), from: '447700900123' });
-    rig.service.receive('sim', part(2, 2, 'a2'));
+    await rig.service.receive('sim', part(1, 2, 'a1'));
+    await rig.service.receive('sim', { ...part(1, 2, 'b1'), from: '447700900123' });
+    await rig.service.receive('sim', { ...part(2, 2, 'b2'), from: '447700900123' });
+    await rig.service.receive('sim', part(2, 2, 'a2'));
     expect(rig.messages().map((m) => [m.sender, m.text])).toEqual([['447700900123', 'b1b2'], ['353861234567', 'a1a2']]);
   });
 });

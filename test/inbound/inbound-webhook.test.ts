@@ -15,6 +15,7 @@ import { enqueueDeliveryReceipt, WebhookSender, type WebhookSenderConfig } from 
 import { captureCliOutput } from '../support/cli-output.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from '../webhooks/fixture.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 const FAST: WebhookSenderConfig = { timeoutMs: 300, retryDelaysMs: [20, 40, 80], breakerOpenMs: 60_000, breakerFailures: 100, concurrency: 4 };
 const WAIT = { timeout: 10_000, interval: 10 };
@@ -47,7 +48,7 @@ function startSender(): WebhookSender {
 }
 
 function service(): InboundService {
-  return new InboundService({ db: fx.store.db, logger: fx.logger, now: () => NOW_MS, wakeWebhooks: () => sender?.wake() });
+  return new InboundService({ store: sqliteStorePorts(fx.store).inbound, logger: fx.logger, now: () => NOW_MS, wakeWebhooks: () => sender?.wake() });
 }
 
 function part(sequence: number, total: number, text: string): InboundMessage {
@@ -56,7 +57,7 @@ function part(sequence: number, total: number, text: string): InboundMessage {
 
 async function acmeWithRoute(receiptUrl: string, inboundUrl: string): Promise<number> {
   const clientId = fx.addClient('acme', { url: receiptUrl, secret: 's3cret' });
-  new InboundAdmin(fx.store.db).addRoute('acme', '50123');
+  await new InboundAdmin(sqliteStorePorts(fx.store).inbound).addRoute('acme', '50123');
   const configPath = `${fx.dir}/config.json`;
   writeFileSync(configPath, JSON.stringify({ database: { path: fx.dbPath } }));
   const set = await captureCliOutput(() => clientCommand(['set-inbound-webhook', '--name', 'acme', '--url', inboundUrl, '--config', configPath]));
@@ -70,8 +71,8 @@ describe('inbound webhook', () => {
     const inbound = await receiver();
     const clientId = await acmeWithRoute(receipts.url, inbound.url);
     const s = service();
-    s.receive('sim', part(2, 2, 'world'));
-    s.receive('sim', part(1, 2, 'hello '));
+    await s.receive('sim', part(2, 2, 'world'));
+    await s.receive('sim', part(1, 2, 'hello '));
     const recipientId = fx.addRecipient(clientId, '353871234567');
     enqueueDeliveryReceipt(fx.store.db, { clientId, recipientId, to: '353871234567', from: 'ACME', status: 'DELIVRD', clientReference: null }, NOW_MS);
     startSender();
@@ -95,9 +96,9 @@ describe('inbound webhook', () => {
   it('adds "Incomplete": true to a message made from what arrived', async () => {
     const inbound = await receiver();
     await acmeWithRoute('http://127.0.0.1:9/receipts', inbound.url);
-    const s = new InboundService({ db: fx.store.db, logger: fx.logger, now: () => NOW_MS, wakeWebhooks: () => undefined, reassemblyTimeoutMs: 0 });
-    s.receive('sim', part(1, 2, 'half'));
-    expect(s.sweep()).toBe(1);
+    const s = new InboundService({ store: sqliteStorePorts(fx.store).inbound, logger: fx.logger, now: () => NOW_MS, wakeWebhooks: () => undefined, reassemblyTimeoutMs: 0 });
+    await s.receive('sim', part(1, 2, 'half'));
+    expect(await s.sweep()).toBe(1);
     startSender();
     await inbound.waitForCount(1);
     const body = JSON.parse(inbound.requests[0]?.rawBody.toString('utf8') ?? '{}') as Record<string, unknown>;
@@ -109,7 +110,7 @@ describe('inbound webhook', () => {
     const inbound = await receiver();
     await acmeWithRoute('http://127.0.0.1:9/receipts', inbound.url);
     inbound.script(...Array.from({ length: 4 }, () => ({ kind: 'status', statusCode: 503 }) as const));
-    service().receive('sim', { from: '0861234567', to: '50123', text: 'STOP', receivedAt: '', raw: 'STOP' });
+    await service().receive('sim', { from: '0861234567', to: '50123', text: 'STOP', receivedAt: '', raw: 'STOP' });
     startSender();
     const id = fx.store.db.prepare(`SELECT id FROM webhook_outbox WHERE kind = 'inbound'`).pluck().get() as number;
     await vi.waitFor(() => expect(fx.row(id).state).toBe('dead'), WAIT);
@@ -128,7 +129,7 @@ describe('inbound webhook', () => {
     await acmeWithRoute('http://127.0.0.1:9/receipts', 'http://127.0.0.1:9/inbound');
     const configPath = `${fx.dir}/config.json`;
     expect((await captureCliOutput(() => clientCommand(['set-inbound-webhook', '--name', 'acme', '--clear', '--config', configPath]))).code).toBe(0);
-    service().receive('sim', { from: '0861234567', to: '50123', text: 'hello', receivedAt: '', raw: 'hello' });
+    await service().receive('sim', { from: '0861234567', to: '50123', text: 'hello', receivedAt: '', raw: 'hello' });
     expect(fx.store.db.prepare(`SELECT COUNT(*) FROM webhook_outbox`).pluck().get()).toBe(0);
     expect(fx.store.db.prepare(`SELECT COUNT(*) FROM inbound_messages WHERE client_id IS NOT NULL`).pluck().get()).toBe(1);
   });

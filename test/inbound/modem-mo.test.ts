@@ -54,7 +54,7 @@ async function startTransport(): Promise<ModemTransport> {
   transport.setHandlers({
     onReceipt: async () => undefined,
     onInbound: async (message) => {
-      r.service.receive('modems', message);
+      await await r.service.receive('modems', message);
     },
     onState: () => undefined,
   });

@@ -25,10 +25,10 @@ beforeAll(async () => {
   await api.createAccount({ clientName: 'globex' });
   configPath = join(api.dir, 'config.json');
   writeFileSync(configPath, JSON.stringify({ database: { path: api.dbPath } }));
-  const admin = new InboundAdmin(api.store.db);
-  admin.addRoute('acme', '50123');
-  admin.addRoute('globex', '50999');
-  service = new InboundService({ db: api.store.db, logger: silentLogger(), wakeWebhooks: () => undefined });
+  const admin = new InboundAdmin(api.ports.inbound);
+  await admin.addRoute('acme', '50123');
+  await admin.addRoute('globex', '50999');
+  service = new InboundService({ store: api.ports.inbound, logger: silentLogger(), wakeWebhooks: () => undefined });
 });
 afterAll(async () => {
   await api.close();
@@ -38,28 +38,28 @@ function cli(run: (args: string[]) => Promise<number>, ...args: string[]): Promi
   return captureCliOutput(() => run([...args, '--config', configPath]));
 }
 
-function receive(from: string, to: string, text: string): void {
-  service.receive('sim', { from, to, text, receivedAt: '', raw: text });
+async function receive(from: string, to: string, text: string): Promise<void> {
+  await service.receive('sim', { from, to, text, receivedAt: '', raw: text });
 }
 
-function suppressed(client: string): string[] {
-  return new InboundAdmin(api.store.db).listOptouts(client).map((e) => e.msisdn);
+async function suppressed(client: string): Promise<string[]> {
+  return (await new InboundAdmin(api.ports.inbound).listOptouts(client)).map((e) => e.msisdn);
 }
 
 describe('opt-out keywords', () => {
-  it('do nothing until set', () => {
-    receive('0861111111', '50123', 'STOP');
-    expect(suppressed('acme')).toEqual([]);
+  it('do nothing until set', async () => {
+    await receive('0861111111', '50123', 'STOP');
+    expect(await suppressed('acme')).toEqual([]);
   });
 
   it('set-optout stores the keywords trimmed and case-folded; a matching text opts its sender out of that client only', async () => {
     expect(await cli(clientCommand, 'set-optout', '--name', 'acme', '--keywords', ' STOP, StopAll ')).toMatchObject({ code: 0, stdout: 'client acme: opt-out keywords stop, stopall\n' });
-    receive('0862222222', '50123', '  stop\n');
-    receive('0863333333', '50123', 'StopAll');
-    receive('0864444444', '50123', 'STOP please');
-    receive('0865555555', '50999', 'STOP');
-    expect(suppressed('acme')).toEqual(['353862222222', '353863333333']);
-    expect(suppressed('globex')).toEqual([]);
+    await receive('0862222222', '50123', '  stop\n');
+    await receive('0863333333', '50123', 'StopAll');
+    await receive('0864444444', '50123', 'STOP please');
+    await receive('0865555555', '50999', 'STOP');
+    expect(await suppressed('acme')).toEqual(['353862222222', '353863333333']);
+    expect(await suppressed('globex')).toEqual([]);
   });
 
   it('a later campaign skips suppressed numbers during processing and does not count them in totalSent', async () => {
@@ -89,13 +89,13 @@ describe('opt-out keywords', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('usage: smsgate optout add --client NAME --msisdn N');
     expect((await cli(optoutCommand, 'list', '--client', 'nobody')).code).toBe(1);
-    expect(suppressed('acme')).toEqual(['353863333333', '447700900123']);
+    expect(await suppressed('acme')).toEqual(['353863333333', '447700900123']);
   });
 
   it('--clear turns the keywords off; an empty keyword is refused', async () => {
     expect((await cli(clientCommand, 'set-optout', '--name', 'acme', '--keywords', 'STOP,,END')).code).toBe(2);
     expect((await cli(clientCommand, 'set-optout', '--name', 'acme', '--clear')).stdout).toBe('client acme: opt-out keywords off\n');
-    receive('0869999999', '50123', 'STOP');
-    expect(suppressed('acme')).not.toContain('353869999999');
+    await receive('0869999999', '50123', 'STOP');
+    expect(await suppressed('acme')).not.toContain('353869999999');
   });
 });

@@ -13,6 +13,7 @@ import { InboundService } from '../../src/inbound/inbound-service.js';
 import { silentLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/database.js';
 import { captureCliOutput, type CliResult } from '../support/cli-output.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-inbound-cli-'));
 const configPath = join(dir, 'config.json');
@@ -32,7 +33,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function receive(to: string, text: string): Promise<void> {
   const store = await openStore({ path: dbPath });
   try {
-    new InboundService({ db: store.db, logger: silentLogger(), wakeWebhooks: () => undefined }).receive('sim', { from: '0861234567', to, text, receivedAt: new Date().toISOString(), raw: text });
+    await new InboundService({ store: sqliteStorePorts(store).inbound, logger: silentLogger(), wakeWebhooks: () => undefined }).receive('sim', { from: '0861234567', to, text, receivedAt: new Date().toISOString(), raw: text });
   } finally {
     await store.close();
   }

@@ -39,7 +39,7 @@ async function startTransport(): Promise<SmppTransport> {
   t.setHandlers({
     onReceipt: async () => undefined,
     onInbound: async (message) => {
-      r.service.receive('perl', message);
+      await await r.service.receive('perl', message);
     },
     onState: () => undefined,
   });

@@ -13,6 +13,7 @@ import { AuthService } from '../../src/auth/index.js';
 import { CampaignProcessor, CampaignService } from '../../src/campaigns/index.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { sqliteStorePorts, type StorePorts } from '../../src/store/store-ports.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import type { AuthConfig } from '../../src/config/types.js';
 import { fetchChecked } from './openapi-check.js';
@@ -39,6 +40,8 @@ export interface ApiFixtureOptions {
   startProcessor?: boolean;
   synchronous?: 'FULL' | 'NORMAL';
   logger?: Logger;
+  /** Wraps the SQLite ports the services get (test/support/deferred-ports.ts); default as they are. */
+  wrapPorts?: (ports: StorePorts) => StorePorts;
 }
 
 export interface AccountOptions {
@@ -62,6 +65,8 @@ export interface ApiFixture {
   dir: string;
   dbPath: string;
   store: Store;
+  /** The async ports the services run on (issue 11), over `store`. */
+  ports: StorePorts;
   campaigns: CampaignService;
   processor: CampaignProcessor;
   auth: AuthService;
@@ -83,14 +88,15 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const dbPath = join(dir, 'smsgate.sqlite');
   const logger = options.logger ?? silentLogger();
   const store = await openStore({ path: dbPath, synchronous: options.synchronous ?? 'FULL' });
-  const processor = new CampaignProcessor({ store, logger, pollIntervalMs: 50 });
-  const campaigns = new CampaignService({ store, logger, onQueued: () => processor.wake() });
-  const auth = await AuthService.create(store, FIXTURE_AUTH_CONFIG, SecretBox.fromKeyFile(join(dir, 'smsgate.key')), {
+  const ports = (options.wrapPorts ?? ((p: StorePorts) => p))(sqliteStorePorts(store));
+  const processor = new CampaignProcessor({ store: ports, logger, pollIntervalMs: 50 });
+  const campaigns = new CampaignService({ store: ports, logger, onQueued: () => processor.wake() });
+  const auth = await AuthService.create(ports.auth, FIXTURE_AUTH_CONFIG, SecretBox.fromKeyFile(join(dir, 'smsgate.key')), {
     logger,
     scryptCost: FIXTURE_SCRYPT_COST,
   });
   const app = createApiApp({
-    store,
+    ports,
     auth,
     campaigns,
     config: {
@@ -114,6 +120,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     dir,
     dbPath,
     store,
+    ports,
     campaigns,
     processor,
     auth,
@@ -121,10 +128,10 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       accounts++;
       const clientName = account.clientName ?? `client-${accounts}`;
       const username = account.username ?? `user-${accounts}`;
-      const client = auth.createClient({ name: clientName });
+      const client = await auth.createClient({ name: clientName });
       const user = await auth.createUser({ clientName, username, password: FIXTURE_PASSWORD, isAdmin: account.admin ?? true });
       const token = await auth.createPersonalAccessToken(username);
-      for (const sender of account.senders ?? []) auth.addSender({ clientName, sender: sender.name, type: sender.type });
+      for (const sender of account.senders ?? []) await auth.addSender({ clientName, sender: sender.name, type: sender.type });
       // The admin CLI has no deactivate command yet; the columns are what AuthService reads.
       if (account.clientActive === false) store.db.prepare('UPDATE clients SET active = 0 WHERE id = ?').run(client.id);
       if (account.userActive === false) store.db.prepare('UPDATE users SET active = 0 WHERE id = ?').run(user.id);

@@ -14,6 +14,7 @@ import { AuthService } from '../../src/auth/index.js';
 import { resolveConfigFromObject, type SmsGateConfig } from '../../src/gateway-config.js';
 import { silentLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/database.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { killPeer, spawnPeer } from './peer-process.js';
 
@@ -62,16 +63,16 @@ export async function seedAccount(
 ): Promise<SeededAccount> {
   const store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
   try {
-    const auth = await AuthService.create(store, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
+    const auth = await AuthService.create(sqliteStorePorts(store).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
     const clientName = account.clientName ?? 'acme';
     const username = `${clientName}-admin`;
-    auth.createClient({
+    await auth.createClient({
       name: clientName,
       ...(account.webhookUrl === undefined ? {} : { webhookUrl: account.webhookUrl }),
       ...(account.webhookSecret === undefined ? {} : { webhookSecret: account.webhookSecret }),
     });
     await auth.createUser({ clientName, username, password: 'correct horse battery staple', isAdmin: true });
-    for (const sender of account.senders ?? []) auth.addSender({ clientName, sender: sender.name, type: sender.type });
+    for (const sender of account.senders ?? []) await auth.addSender({ clientName, sender: sender.name, type: sender.type });
     return { clientName, username, token: await auth.createPersonalAccessToken(username) };
   } finally {
     await store.close();

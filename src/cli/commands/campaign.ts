@@ -5,10 +5,9 @@
  * (created, ready, dispatched, first and last submit, last final outcome).
  */
 import { GatewayError } from '../../errors.js';
-import { campaignDetail, listCampaigns, type CampaignDetail } from '../../store/admin-queries.js';
-import { AuthStore } from '../../store/auth-store.js';
+import type { CampaignDetail } from '../../store/admin-queries.js';
 import type { CampaignState } from '../../store/entities.js';
-import { adminOutput, withStore } from '../admin-session.js';
+import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 import { formatTable, isoTime } from '../table.js';
 
@@ -45,16 +44,16 @@ async function list(parsed: ParsedArgs, extra: string[]): Promise<number> {
   if (limitText !== undefined && !/^[1-9][0-9]{0,6}$/.test(limitText)) throw new UsageError('--limit must be a whole number from 1', USAGE);
   const clientName = parsed.values.get('client');
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
     let clientId: number | undefined;
     if (clientName !== undefined) {
-      clientId = new AuthStore(store.db).clientByName(clientName)?.id;
+      clientId = (await ports.auth.clientByName(clientName))?.id;
       if (clientId === undefined) throw new GatewayError('CLIENT_NOT_FOUND', `no client named "${clientName}"`);
     }
-    const rows = listCampaigns(store.db, {
+    const rows = (await ports.admin.listCampaigns({
       ...(clientId === undefined ? {} : { clientId }), ...(state === undefined ? {} : { state: state as CampaignState }),
       limit: limitText === undefined ? DEFAULT_LIMIT : Number(limitText),
-    }).map((c) => ({
+    })).map((c) => ({
       id: c.id, client: c.client, state: c.state, name: c.name, from: c.sender, createdAt: isoTime(c.createdAt), sendAt: isoTime(c.sendAt),
       totalSent: c.totalSent, delivered: c.counts.delivered, undelivered: c.counts.undelivered, pending: c.counts.pending,
     }));
@@ -99,8 +98,8 @@ async function show(parsed: ParsedArgs, rest: string[]): Promise<number> {
   rejectExtraArguments(extra, USAGE);
   if (!UUID.test(id)) throw new UsageError(`'${id}' is not a campaign id (a UUID)`, USAGE);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
-    const detail = campaignDetail(store.db, id.toLowerCase());
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
+    const detail = await ports.admin.campaignDetail(id.toLowerCase());
     if (detail === undefined) throw new GatewayError('CAMPAIGN_NOT_FOUND', `no campaign with id ${id}`);
     const json = showJson(detail);
     out.result(showText(json), json);

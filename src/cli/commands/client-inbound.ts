@@ -10,7 +10,7 @@ import { checkWebhookUrl } from '../../auth/accounts.js';
 import { isGatewayError } from '../../errors.js';
 import { InboundAdmin } from '../../inbound/inbound-admin.js';
 import { parseKeywordList } from '../../inbound/optout-keywords.js';
-import { adminOutput, withStore } from '../admin-session.js';
+import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, UsageError, withUsage, type ParsedArgs } from '../args.js';
 
 export const SET_INBOUND_WEBHOOK_USAGE = 'smsgate client set-inbound-webhook --name NAME (--url URL | --clear) [--config FILE] [--json]';
@@ -52,8 +52,8 @@ async function setInboundWebhook(parsed: ParsedArgs): Promise<number> {
     }
   }
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
-    const result = new InboundAdmin(store.db).setInboundWebhook(name, url);
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
+    const result = await new InboundAdmin(ports.inbound).setInboundWebhook(name, url);
     out.result(url === null ? `client ${result.client}: no inbound webhook` : `client ${result.client}: inbound messages go to ${url}`, result);
     return 0;
   });
@@ -70,8 +70,8 @@ async function setOptout(parsed: ParsedArgs): Promise<number> {
     keywords = list.keywords;
   }
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
-    const result = new InboundAdmin(store.db).setOptoutKeywords(name, keywords);
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
+    const result = await new InboundAdmin(ports.inbound).setOptoutKeywords(name, keywords);
     out.result(keywords === null ? `client ${result.client}: opt-out keywords off` : `client ${result.client}: opt-out keywords ${keywords.join(', ')}`, result);
     return 0;
   });

@@ -8,7 +8,6 @@
  */
 import type { CreatedClient } from '../../auth/index.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
-import { listClients } from '../../store/admin-queries.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 import { formatTable, isoTime } from '../table.js';
 import { isClientInboundAction, runClientInbound } from './client-inbound.js';
@@ -38,8 +37,8 @@ export async function run(args: string[]): Promise<number> {
     };
     if (action === 'list') {
       only([], false);
-      return withAdminSession(parsed.values.get('config'), async ({ store }) => {
-        const rows = listClients(store.db).map((c) => ({
+      return withAdminSession(parsed.values.get('config'), async ({ ports }) => {
+        const rows = (await ports.admin.listClients()).map((c) => ({
           id: c.id, name: c.name, active: c.active === 1, webhookUrl: c.webhookUrl, webhookSigned: c.signed === 1,
           users: c.users, senders: c.senders, createdAt: isoTime(c.createdAt),
         }));
@@ -54,7 +53,7 @@ export async function run(args: string[]): Promise<number> {
       only([]);
       const active = action === 'activate';
       return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
-        auth.accounts.setClientActive(name, active);
+        await auth.accounts.setClientActive(name, active);
         out.result(`client ${name} ${active ? 'activated' : 'deactivated'}`, { name, active });
         return 0;
       });
@@ -65,7 +64,7 @@ export async function run(args: string[]): Promise<number> {
       const webhookSecret = parsed.values.get('webhook-secret');
       if (webhookSecret !== undefined && webhookUrl === undefined) throw new UsageError('--webhook-secret needs --webhook-url', USAGE);
       return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
-        const client = auth.createClient({ name, ...(webhookUrl === undefined ? {} : { webhookUrl }), ...(webhookSecret === undefined ? {} : { webhookSecret }) });
+        const client = await auth.createClient({ name, ...(webhookUrl === undefined ? {} : { webhookUrl }), ...(webhookSecret === undefined ? {} : { webhookSecret }) });
         out.result(`created ${describe(client)}`, client);
         return 0;
       });
@@ -77,7 +76,7 @@ export async function run(args: string[]): Promise<number> {
       const clear = parsed.booleans.has('clear-secret');
       if (clear && secret !== undefined) throw new UsageError('--secret and --clear-secret exclude each other', USAGE);
       return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
-        const client = auth.setWebhook(name, { url, ...(clear ? { secret: null } : secret === undefined ? {} : { secret }) });
+        const client = await auth.setWebhook(name, { url, ...(clear ? { secret: null } : secret === undefined ? {} : { secret }) });
         out.result(`updated ${describe(client)}`, client);
         return 0;
       });

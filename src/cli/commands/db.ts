@@ -4,8 +4,9 @@
  * stderr. The secrets key file (database.keyFile) is not inside the database: the command names it,
  * and a restore needs both.
  */
-import { backupDatabase, type BackupProgress } from '../../store/backup.js';
-import { adminOutput, withStore } from '../admin-session.js';
+import { GatewayError } from '../../errors.js';
+import type { BackupProgress } from '../../store/backup.js';
+import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, UsageError, unknownWordError, withUsage } from '../args.js';
 import { ttyProgress, type TtyProgress } from '../tty-progress.js';
 
@@ -29,10 +30,11 @@ export async function run(args: string[]): Promise<number> {
     rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     // No migration: a backup copies the database as it is, even one a newer smsgate has migrated.
-    return withStore(parsed.values.get('config'), { migrate: false, mustExist: true }, async (config, store) => {
+    return withPorts(parsed.values.get('config'), { migrate: false, mustExist: true }, async ({ config, backup }) => {
+      if (backup === undefined) throw new GatewayError('INVALID_ARGUMENT', 'db backup copies a SQLite database file; this database has no such copier (use its own backup tool)');
       const progress = ttyProgress(process.stderr);
       const startedMs = Date.now();
-      const result = await backupDatabase(store.db, file, progressReporter(progress));
+      const result = await backup.backup(file, progressReporter(progress));
       progress?.end();
       const elapsedMs = Date.now() - startedMs;
       out.result(

@@ -9,7 +9,7 @@
 import { InboundAdmin } from '../../inbound/inbound-admin.js';
 import { parseRouteNumber } from '../../inbound/address.js';
 import { numberingPlanFor, type NumberingPlan } from '../../sms/index.js';
-import { adminOutput, withStore } from '../admin-session.js';
+import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 
 const ROUTE_ADD = 'smsgate inbound route add --client NAME --to NUMBER [--config FILE] [--json]';
@@ -46,9 +46,9 @@ async function routeAdd(parsed: ParsedArgs): Promise<number> {
   const clientName = requireValue(parsed, 'client', ROUTE_ADD);
   routeNumber(parsed, ROUTE_ADD);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ config, ports }) => {
     const address = routeNumber(parsed, ROUTE_ADD, numberingPlanFor(config.numbering.country));
-    const route = new InboundAdmin(store.db).addRoute(clientName, address);
+    const route = await new InboundAdmin(ports.inbound).addRoute(clientName, address);
     out.result(`messages to ${route.to} go to client ${route.client}`, route);
     return 0;
   });
@@ -57,8 +57,8 @@ async function routeAdd(parsed: ParsedArgs): Promise<number> {
 async function routeList(parsed: ParsedArgs): Promise<number> {
   rejectExtraArguments(parsed.positionals, ROUTE_LIST);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
-    const routes = new InboundAdmin(store.db).listRoutes();
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
+    const routes = await new InboundAdmin(ports.inbound).listRoutes();
     out.result(routes.length === 0 ? 'no inbound routes' : routes.map((r) => `${r.to}\t${r.client}`).join('\n'), routes);
     return 0;
   });
@@ -68,9 +68,9 @@ async function routeRemove(parsed: ParsedArgs): Promise<number> {
   rejectExtraArguments(parsed.positionals, ROUTE_REMOVE);
   routeNumber(parsed, ROUTE_REMOVE);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ config, ports }) => {
     const address = routeNumber(parsed, ROUTE_REMOVE, numberingPlanFor(config.numbering.country));
-    const route = new InboundAdmin(store.db).removeRoute(address);
+    const route = await new InboundAdmin(ports.inbound).removeRoute(address);
     out.result(`removed the route of ${route.to} (client ${route.client})`, route);
     return 0;
   });
@@ -81,8 +81,8 @@ async function list(parsed: ParsedArgs): Promise<number> {
   const limitText = parsed.values.get('limit') ?? String(DEFAULT_LIST_ROWS);
   if (!/^[1-9][0-9]*$/.test(limitText) || Number(limitText) > MAX_LIST_ROWS) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIST_ROWS}`, LIST);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
-    const messages = new InboundAdmin(store.db).listMessages({ unrouted: parsed.booleans.has('unrouted'), maxRows: Number(limitText) });
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
+    const messages = await new InboundAdmin(ports.inbound).listMessages({ unrouted: parsed.booleans.has('unrouted'), maxRows: Number(limitText) });
     const text = messages.length === 0
       ? 'no inbound messages'
       : messages.map((m) => `${m.receivedAt}\t${m.id}\t${m.from} -> ${m.to}\t${m.client ?? '(unrouted)'}${m.incomplete ? '\t(incomplete)' : ''}\t${JSON.stringify(m.text)}`).join('\n');

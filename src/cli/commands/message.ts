@@ -7,8 +7,8 @@
  */
 import { GatewayError } from '../../errors.js';
 import { normalizeMsisdn, numberingPlanFor } from '../../sms/index.js';
-import { messagesTo, type MessageDetail } from '../../store/admin-queries.js';
-import { adminOutput, withStore } from '../admin-session.js';
+import type { MessageDetail } from '../../store/admin-queries.js';
+import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 import { isoTime } from '../table.js';
 
@@ -55,10 +55,10 @@ export async function run(args: string[]): Promise<number> {
     if (!shape.ok) throw new UsageError(`--msisdn: ${shape.reason}`, USAGE);
     const campaignId = parsed.values.get('campaign')?.toLowerCase();
     const out = adminOutput(parsed.booleans.has('json'));
-    return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+    return withPorts(parsed.values.get('config'), { migrate: true }, async ({ config, ports }) => {
       const number = normalizeMsisdn(raw, numberingPlanFor(config.numbering.country));
       if (!number.ok) throw new UsageError(`--msisdn: ${number.reason}`, USAGE);
-      const messages = messagesTo(store.db, number.msisdn, campaignId).map(messageJson);
+      const messages = (await ports.admin.messagesTo(number.msisdn, campaignId)).map(messageJson);
       if (messages.length === 0) {
         throw new GatewayError('MESSAGE_NOT_FOUND', `no message to ${number.msisdn}${campaignId === undefined ? '' : ` in campaign ${campaignId}`}`);
       }

@@ -10,7 +10,7 @@
  */
 import { InboundAdmin } from '../../inbound/inbound-admin.js';
 import { normalizeMsisdn, numberingPlanFor } from '../../sms/index.js';
-import { adminOutput, withStore } from '../admin-session.js';
+import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 
 const LIST = 'smsgate optout list --client NAME [--config FILE] [--json]';
@@ -34,10 +34,10 @@ async function list(parsed: ParsedArgs): Promise<number> {
   rejectExtraArguments(parsed.positionals, LIST);
   const clientName = requireValue(parsed, 'client', LIST);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
-    const admin = new InboundAdmin(store.db);
-    const entries = admin.listOptouts(clientName).map((e) => ({ msisdn: e.msisdn, source: e.source, createdAt: new Date(e.createdAtMs).toISOString() }));
-    const keywords = admin.optoutKeywords(clientName);
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
+    const admin = new InboundAdmin(ports.inbound);
+    const entries = (await admin.listOptouts(clientName)).map((e) => ({ msisdn: e.msisdn, source: e.source, createdAt: new Date(e.createdAtMs).toISOString() }));
+    const keywords = await admin.optoutKeywords(clientName);
     const header = keywords.length === 0 ? 'opt-out keywords: off' : `opt-out keywords: ${keywords.join(', ')}`;
     out.result([header, ...entries.map((e) => `${e.msisdn}\t${e.source}\t${e.createdAt}`)].join('\n'), { client: clientName, keywords, numbers: entries });
     return 0;
@@ -52,16 +52,16 @@ async function change(action: 'add' | 'remove', parsed: ParsedArgs, usage: strin
   const shape = normalizeMsisdn(raw);
   if (!shape.ok) throw new UsageError(`--msisdn '${raw}': ${shape.reason}`, usage);
   const out = adminOutput(parsed.booleans.has('json'));
-  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ config, ports }) => {
     const normalized = normalizeMsisdn(raw, numberingPlanFor(config.numbering.country));
     if (!normalized.ok) throw new UsageError(`--msisdn '${raw}': ${normalized.reason}`, usage);
     const msisdn = normalized.msisdn;
-    const admin = new InboundAdmin(store.db);
+    const admin = new InboundAdmin(ports.inbound);
     if (action === 'add') {
-      const added = admin.addOptout(clientName, msisdn);
+      const added = await admin.addOptout(clientName, msisdn);
       out.result(added ? `${msisdn} added to the suppression list of client ${clientName}` : `${msisdn} was already on the suppression list of client ${clientName}`, { client: clientName, msisdn, added });
     } else {
-      admin.removeOptout(clientName, msisdn);
+      await admin.removeOptout(clientName, msisdn);
       out.result(`${msisdn} removed from the suppression list of client ${clientName}`, { client: clientName, msisdn, removed: true });
     }
     return 0;

@@ -6,9 +6,7 @@
  * --sender S` takes one off (campaigns already accepted keep the check they had at processing).
  */
 import { GatewayError } from '../../errors.js';
-import { listSenders, removeSender } from '../../store/admin-queries.js';
-import { AuthStore } from '../../store/auth-store.js';
-import type { Store } from '../../store/database.js';
+import type { StorePorts } from '../../store/store-ports.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 import { formatTable, isoTime } from '../table.js';
@@ -23,8 +21,8 @@ function only(parsed: ParsedArgs, action: string, allowed: readonly string[]): v
   }
 }
 
-function clientId(store: Store, name: string): number {
-  const client = new AuthStore(store.db).clientByName(name);
+async function clientId(ports: StorePorts, name: string): Promise<number> {
+  const client = await ports.auth.clientByName(name);
   if (client === undefined) throw new GatewayError('CLIENT_NOT_FOUND', `no client named "${name}"`);
   return client.id;
 }
@@ -43,7 +41,7 @@ export async function run(args: string[]): Promise<number> {
       const typeText = requireValue(parsed, 'type', USAGE);
       if (!/^[012]$/.test(typeText)) throw new UsageError('--type must be 0, 1 or 2', USAGE);
       return withAdminSession(configPath, async ({ auth }) => {
-        const added = auth.addSender({ clientName, sender, type: Number(typeText) });
+        const added = await auth.addSender({ clientName, sender, type: Number(typeText) });
         out.result(`added sender ${added.name} (type ${added.type}) to client ${added.clientName}`, added);
         return 0;
       });
@@ -51,8 +49,8 @@ export async function run(args: string[]): Promise<number> {
     if (action === 'list') {
       only(parsed, action, ['client']);
       const clientName = parsed.values.get('client');
-      return withAdminSession(configPath, async ({ store }) => {
-        const rows = listSenders(store.db, clientName === undefined ? undefined : clientId(store, clientName))
+      return withAdminSession(configPath, async ({ ports }) => {
+        const rows = (await ports.admin.listSenders(clientName === undefined ? undefined : await clientId(ports, clientName)))
           .map((s) => ({ id: s.id, client: s.client, name: s.name, type: s.type, createdAt: isoTime(s.createdAt) }));
         out.result(formatTable(['id', 'client', 'sender', 'type', 'added'], rows.map((s) => [s.id, s.client, s.name, s.type, s.createdAt]), 'no senders'), rows);
         return 0;
@@ -62,8 +60,8 @@ export async function run(args: string[]): Promise<number> {
       only(parsed, action, ['client', 'sender']);
       const clientName = requireValue(parsed, 'client', USAGE);
       const sender = requireValue(parsed, 'sender', USAGE);
-      return withAdminSession(configPath, async ({ store }) => {
-        if (!removeSender(store.db, clientId(store, clientName), sender)) {
+      return withAdminSession(configPath, async ({ ports }) => {
+        if (!(await ports.admin.removeSender(await clientId(ports, clientName), sender))) {
           throw new GatewayError('SENDER_NOT_FOUND', `sender "${sender}" is not on client "${clientName}"`);
         }
         out.result(`removed sender ${sender} from client ${clientName}`, { client: clientName, sender, removed: true });

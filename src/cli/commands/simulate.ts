@@ -13,8 +13,7 @@ import { InboundService } from '../../inbound/inbound-service.js';
 import { simulatedInboundParts } from '../../inbound/simulated-inbound.js';
 import { silentLogger } from '../../log.js';
 import { numberingPlanFor } from '../../sms/index.js';
-import { InboundStore } from '../../store/inbound-store.js';
-import { adminOutput, withStore } from '../admin-session.js';
+import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 
 const USAGE = 'smsgate simulate inbound --from N --to N --text T [--transport NAME] [--config FILE] [--json]';
@@ -40,7 +39,7 @@ export async function run(args: string[]): Promise<number> {
       throw new UsageError(`--text is too long: ${err instanceof Error ? err.message : String(err)}`, USAGE);
     }
     const out = adminOutput(parsed.booleans.has('json'));
-    return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
+    return withPorts(parsed.values.get('config'), { migrate: true }, async ({ config, ports }) => {
       const simulators = config.transports.filter((t) => t.type === 'simulator').map((t) => t.name);
       const wanted = parsed.values.get('transport');
       const transport = wanted ?? simulators[0];
@@ -48,11 +47,11 @@ export async function run(args: string[]): Promise<number> {
         const known = simulators.length === 0 ? 'the config has no simulator transport' : `simulator transports: ${simulators.join(', ')}`;
         throw new UsageError(wanted === undefined ? `${known}: nothing to inject into` : `--transport ${wanted} is not a simulator transport of this config (${known})`, USAGE);
       }
-      const service = new InboundService({ db: store.db, logger: silentLogger(), wakeWebhooks: () => undefined, numbering: numberingPlanFor(config.numbering.country) });
-      let outcome = service.receive(transport, parts[0] as (typeof parts)[number]);
-      for (const part of parts.slice(1)) outcome = service.receive(transport, part);
+      const service = new InboundService({ store: ports.inbound, logger: silentLogger(), wakeWebhooks: () => undefined, numbering: numberingPlanFor(config.numbering.country) });
+      let outcome = await service.receive(transport, parts[0] as (typeof parts)[number]);
+      for (const part of parts.slice(1)) outcome = await service.receive(transport, part);
       if (outcome.kind !== 'message') throw new Error(`the simulated message did not complete (${outcome.kind})`);
-      const owner = outcome.clientId === null ? null : (new InboundStore(store.db).clientName(outcome.clientId) as string);
+      const owner = outcome.clientId === null ? null : ((await ports.inbound.clientName(outcome.clientId)) as string);
       const result = { messageId: outcome.publicId, transport, parts: parts.length, client: owner, optedOut: outcome.optedOut };
       out.result(owner === null ? `message ${result.messageId} stored unrouted (no route for ${to})` : `message ${result.messageId} stored for client ${owner}`, result);
       return 0;

@@ -8,7 +8,7 @@ import type { AdminConfig } from '../../admin/admin-config.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
 import { loadConfig } from '../../gateway-config.js';
 import { isGatewayError } from '../../errors.js';
-import { withStore } from '../admin-session.js';
+import { withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
 
 const USAGE = 'smsgate status [--config FILE] [--json]';
@@ -39,8 +39,8 @@ export async function run(args: string[]): Promise<number> {
       print(fetched.facts, json, null);
       return 0;
     }
-    return withStore(configPath, { migrate: true }, async (config, store) => {
-      print(storedStatusFacts(store.db, config.transports.map((t) => t.name)), json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
+    return withPorts(configPath, { migrate: true }, async ({ config, ports }) => {
+      print(await storedStatusFacts(ports.status, config.transports.map((t) => t.name)), json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
       return 0;
     });
   });

@@ -4,8 +4,7 @@
  * each token's hint, creation, last use, expiry and state, never the token; `smsgate token revoke
  * (--token T | --id N)` revokes one, by the token itself or by the id `token list` shows.
  */
-import { AuthStore } from '../../store/auth-store.js';
-import { tokenById, tokensOfUser, type TokenListRow } from '../../store/admin-queries.js';
+import type { TokenListRow } from '../../store/admin-queries.js';
 import { GatewayError } from '../../errors.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
@@ -50,7 +49,7 @@ export async function run(args: string[]): Promise<number> {
       const expiresDays = parseExpiresDays(parsed.values.get('expires-days'));
       return withAdminSession(parsed.values.get('config'), async ({ auth }) => {
         const expiresAt = expiresDays === undefined ? null : Date.now() + expiresDays * DAY_MS;
-        const pat = auth.accounts.issuePersonalAccessToken(username, { expiresAt });
+        const pat = await auth.accounts.issuePersonalAccessToken(username, { expiresAt });
         out.result(pat.token, {
           id: pat.id, token: pat.token, hint: pat.hint, username: pat.username,
           expiresAt: pat.expiresAt === null ? null : new Date(pat.expiresAt).toISOString(),
@@ -61,11 +60,11 @@ export async function run(args: string[]): Promise<number> {
     if (action === 'list') {
       only(parsed, action, ['username']);
       const username = requireValue(parsed, 'username', USAGE);
-      return withAdminSession(parsed.values.get('config'), async ({ store }) => {
-        const user = new AuthStore(store.db).userByUsername(username);
+      return withAdminSession(parsed.values.get('config'), async ({ ports }) => {
+        const user = await ports.auth.userByUsername(username);
         if (user === undefined) throw new GatewayError('USER_NOT_FOUND', `no user named "${username}"`);
         const nowMs = Date.now();
-        const rows = tokensOfUser(store.db, user.userId).map((row) => ({
+        const rows = (await ports.admin.tokensOfUser(user.userId)).map((row) => ({
           id: row.id, hint: row.hint, state: tokenState(row, nowMs), createdAt: isoTime(row.createdAt),
           lastUsedAt: isoTime(row.lastUsedAt), expiresAt: isoTime(row.expiresAt), revokedAt: isoTime(row.revokedAt),
         }));
@@ -80,14 +79,14 @@ export async function run(args: string[]): Promise<number> {
       const idText = parsed.values.get('id');
       if ((token === undefined) === (idText === undefined)) throw new UsageError('give exactly one of --token and --id', USAGE);
       if (idText !== undefined && !/^[1-9][0-9]{0,14}$/.test(idText)) throw new UsageError('--id must be a token id as `token list` shows it', USAGE);
-      return withAdminSession(parsed.values.get('config'), async ({ auth, store }) => {
+      return withAdminSession(parsed.values.get('config'), async ({ auth, ports }) => {
         let revokedNow: boolean;
         if (token !== undefined) {
-          revokedNow = auth.revokePat(token);
+          revokedNow = await auth.revokePat(token);
         } else {
-          const row = tokenById(store.db, Number(idText));
+          const row = await ports.admin.tokenById(Number(idText));
           if (row === undefined) throw new GatewayError('TOKEN_NOT_FOUND', `no personal access token with id ${idText ?? ''}`);
-          revokedNow = new AuthStore(store.db).revokePat(row.id, Date.now());
+          revokedNow = await ports.auth.revokePat(row.id, Date.now());
         }
         out.result(revokedNow ? 'token revoked' : 'token was already revoked', { revoked: true, alreadyRevoked: !revokedNow });
         return 0;

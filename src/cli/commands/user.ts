@@ -8,8 +8,6 @@
  */
 import { hashPassword } from '../../auth/password.js';
 import { GatewayError } from '../../errors.js';
-import { AuthStore } from '../../store/auth-store.js';
-import { listUsers, setUserPassword } from '../../store/admin-queries.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 import { formatTable, isoTime } from '../table.js';
@@ -62,13 +60,13 @@ export async function run(args: string[]): Promise<number> {
     if (action === 'list') {
       only(parsed, action, ['client']);
       const clientName = parsed.values.get('client');
-      return withAdminSession(configPath, async ({ store }) => {
+      return withAdminSession(configPath, async ({ ports }) => {
         let clientId: number | undefined;
         if (clientName !== undefined) {
-          clientId = new AuthStore(store.db).clientByName(clientName)?.id;
+          clientId = (await ports.auth.clientByName(clientName))?.id;
           if (clientId === undefined) throw new GatewayError('CLIENT_NOT_FOUND', `no client named "${clientName}"`);
         }
-        const rows = listUsers(store.db, clientId).map((u) => ({
+        const rows = (await ports.admin.listUsers(clientId)).map((u) => ({
           id: u.id, username: u.username, client: u.client, isAdmin: u.isAdmin === 1, active: u.active === 1, createdAt: isoTime(u.createdAt),
         }));
         out.result(formatTable(['id', 'username', 'client', 'admin', 'active', 'created'],
@@ -81,7 +79,7 @@ export async function run(args: string[]): Promise<number> {
       const username = requireValue(parsed, 'username', USAGE);
       const active = action === 'activate';
       return withAdminSession(configPath, async ({ auth }) => {
-        auth.accounts.setUserActive(username, active);
+        await auth.accounts.setUserActive(username, active);
         out.result(`user ${username} ${active ? 'activated' : 'deactivated'}`, { username, active });
         return 0;
       });
@@ -90,10 +88,10 @@ export async function run(args: string[]): Promise<number> {
       only(parsed, action, ['username', 'password', 'password-stdin']);
       const username = requireValue(parsed, 'username', USAGE);
       const password = await passwordFrom(parsed);
-      return withAdminSession(configPath, async ({ store }) => {
-        const user = new AuthStore(store.db).userByUsername(username);
+      return withAdminSession(configPath, async ({ ports }) => {
+        const user = await ports.auth.userByUsername(username);
         if (user === undefined) throw new GatewayError('USER_NOT_FOUND', `no user named "${username}"`);
-        const { refreshSessionsRevoked } = setUserPassword(store.db, user.userId, await hashPassword(password), Date.now());
+        const { refreshSessionsRevoked } = await ports.admin.setUserPassword(user.userId, await hashPassword(password), Date.now());
         out.result(`password of user ${username} changed; ${refreshSessionsRevoked} refresh session${refreshSessionsRevoked === 1 ? '' : 's'} ended`,
           { username, passwordChanged: true, refreshSessionsRevoked });
         return 0;

@@ -9,12 +9,11 @@
  */
 import type { SmsGateConfig } from '../../gateway-config.js';
 import { createLogger } from '../../log.js';
-import { AuthStore } from '../../store/auth-store.js';
-import type { Store } from '../../store/database.js';
 import { SecretBox } from '../../store/secret-box.js';
-import { countOutboxByState, listDeadLetters, outboxStatesOf, requeueDeadLetters, type DeadLetterRow } from '../../store/webhook-store.js';
+import type { StorePorts } from '../../store/store-ports.js';
+import type { DeadLetterRow } from '../../store/webhook-store.js';
 import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
-import { withStore } from '../admin-session.js';
+import { withPorts, type StoreSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 import { ttyProgress } from '../tty-progress.js';
 
@@ -32,8 +31,8 @@ export async function run(args: string[]): Promise<number> {
   });
 }
 
-function clientIdByName(store: Store, name: string): number | null {
-  return new AuthStore(store.db).clientByName(name)?.id ?? null;
+async function clientIdByName(ports: StorePorts, name: string): Promise<number | null> {
+  return (await ports.auth.clientByName(name))?.id ?? null;
 }
 
 function iso(ms: number | null): string | null {
@@ -52,22 +51,22 @@ async function list(parsed: ParsedArgs): Promise<number> {
   const json = parsed.booleans.has('json');
   const clientName = parsed.values.get('client');
   if (clientName !== undefined && !parsed.booleans.has('failed')) throw new UsageError('--client goes with --failed', LIST_USAGE);
-  return withStore(parsed.values.get('config'), { migrate: true }, async (_config, store) => {
+  return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
     if (!parsed.booleans.has('failed')) {
-      const counts = countOutboxByState(store.db);
+      const counts = await ports.webhooks.countOutboxByState();
       process.stdout.write(json ? `${JSON.stringify(counts)}\n` : `pending ${counts.pending}\ndelivered ${counts.delivered}\ndead ${counts.dead}\n`);
       return 0;
     }
     let clientId: number | undefined;
     if (clientName !== undefined) {
-      const id = clientIdByName(store, clientName);
+      const id = await clientIdByName(ports, clientName);
       if (id === null) {
         process.stderr.write(`smsgate: no client named '${clientName}'\n`);
         return 1;
       }
       clientId = id;
     }
-    const rows = listDeadLetters(store.db, clientId === undefined ? {} : { clientId });
+    const rows = await ports.webhooks.listDeadLetters(clientId === undefined ? {} : { clientId });
     if (json) {
       process.stdout.write(`${JSON.stringify(rows.map(deadLetterJson))}\n`);
     } else if (rows.length === 0) {
@@ -106,20 +105,21 @@ async function replay(parsed: ParsedArgs): Promise<number> {
     if (!since.ok) throw new UsageError(since.reason, REPLAY_USAGE);
     sinceMs = since.sinceMs;
   }
-  return withStore(parsed.values.get('config'), { migrate: true }, async (config, store) => {
-    const clientId = clientIdByName(store, clientName);
+  return withPorts(parsed.values.get('config'), { migrate: true }, async (session) => {
+    const { config, ports } = session;
+    const clientId = await clientIdByName(ports, clientName);
     if (clientId === null) {
       process.stderr.write(`smsgate: no client named '${clientName}'\n`);
       return 1;
     }
-    const ids = requeueDeadLetters(store.db, sinceMs === undefined ? { clientId } : { clientId, sinceMs }, nowMs);
+    const ids = await ports.webhooks.requeueDeadLetters(sinceMs === undefined ? { clientId } : { clientId, sinceMs }, nowMs);
     const running = ids.length > 0 && (await serverAnswers(config));
     const result: Record<string, unknown> = { client: clientName, requeued: ids.length, serverRunning: running };
     const lines = [`re-queued ${ids.length} dead letter${ids.length === 1 ? '' : 's'} of client '${clientName}'`];
     if (ids.length > 0 && running) {
       lines.push(`the server answering at ${config.api.host}:${config.api.port} sends them at its next poll`);
     } else if (ids.length > 0 && parsed.booleans.has('now')) {
-      const outcome = await sendNow(store, config, ids);
+      const outcome = await sendNow(session, ids);
       Object.assign(result, outcome);
       lines.push(`sent from this command: ${outcome.delivered} delivered, ${outcome.dead} dead again, ${outcome.pending} still pending`);
     } else if (ids.length > 0) {
@@ -131,15 +131,16 @@ async function replay(parsed: ParsedArgs): Promise<number> {
 }
 
 /** Sends the re-queued rows from this process, retries included, until each is delivered or dead. */
-async function sendNow(store: Store, config: SmsGateConfig, ids: readonly number[]): Promise<{ delivered: number; dead: number; pending: number }> {
+async function sendNow(session: StoreSession, ids: readonly number[]): Promise<{ delivered: number; dead: number; pending: number }> {
+  const { config, ports, store } = session;
   const logger = createLogger({ level: config.logging.level, destination: process.stderr });
   // Redrive off: this command sends the events it re-queued and stops; redrive is the server's job.
   const sender = new WebhookSender({
     store, secretBox: SecretBox.fromKeyFile(config.database.keyFile), logger, config: { ...config.webhooks, redriveWithinMs: 0 },
   });
-  const count = () => {
+  const count = async () => {
     const tally = { delivered: 0, dead: 0, pending: 0 };
-    for (const state of outboxStatesOf(store.db, ids)) tally[state] += 1;
+    for (const state of await ports.webhooks.outboxStatesOf(ids)) tally[state] += 1;
     return tally;
   };
   // The longest an event can take: every attempt timing out plus every retry delay, with a margin.
@@ -155,14 +156,14 @@ async function sendNow(store: Store, config: SmsGateConfig, ids: readonly number
   };
   sender.start();
   try {
-    for (let tally = count(); tally.pending > 0 && Date.now() < deadline; tally = count()) {
+    for (let tally = await count(); tally.pending > 0 && Date.now() < deadline; tally = await count()) {
       show(tally);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   } finally {
     await sender.stop();
   }
-  const final = count();
+  const final = await count();
   show(final);
   progress?.end();
   return final;
