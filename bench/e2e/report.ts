@@ -58,6 +58,7 @@ export function formatRuns(runs: readonly RunFigures[]): string {
     ['END TO END messages/s', (r) => int(endToEndPerSecond(r))],
     ['lag receipt stored -> webhook 2xx p50 / p99 / max', (r) => `${seconds(r.lag.p50Ms)} / ${seconds(r.lag.p99Ms)} / ${seconds(r.lag.maxMs)}`],
     ['lag p99 by fifth of the run (by store time)', (r) => r.lag.p99ByFifthMs.map((ms) => fixed(ms / 1_000, 1)).join(' ') + ' s'],
+    ["gateway's own smsgate_webhook_lag_seconds: within 1 s / 2.5 s", (r) => (r.ownWebhookLag === undefined ? '-' : `${pct(r.ownWebhookLag.within1s, 1)} / ${pct(r.ownWebhookLag.within2500ms, 1)} of ${int(r.ownWebhookLag.count)}`)],
     ['lag matched / unmatched webhooks / receipts', (r) => `${int(r.lag.matched)} / ${int(r.lag.unmatchedWebhooks)} / ${int(r.lag.unmatchedReceipts)}`],
     ['gateway CPU per message (all threads)', (r) => `${int(cpuUsPerMessage(r))} µs`],
     ['  of it the main thread (event loop)', (r) => (r.mainThread === undefined ? '-' : `${int((r.mainThread.cpuMs * 1_000) / r.messages)} µs`)],
