@@ -151,6 +151,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
         gatewayCpuMs,
         mainThread: undefined,
         eventLoop: undefined,
+        ownWebhookLag: undefined,
         peakRssBytes,
         harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
         api: undefined,

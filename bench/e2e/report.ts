@@ -58,6 +58,7 @@ export function formatRuns(runs: readonly RunFigures[]): string {
     ['END TO END messages/s', (r) => int(endToEndPerSecond(r))],
     ['lag receipt stored -> webhook 2xx p50 / p99 / max', (r) => `${seconds(r.lag.p50Ms)} / ${seconds(r.lag.p99Ms)} / ${seconds(r.lag.maxMs)}`],
     ['lag p99 by fifth of the run (by store time)', (r) => r.lag.p99ByFifthMs.map((ms) => fixed(ms / 1_000, 1)).join(' ') + ' s'],
+    ["gateway's own smsgate_webhook_lag_seconds: within 1 s / 2.5 s", (r) => (r.ownWebhookLag === undefined ? '-' : `${pct(r.ownWebhookLag.within1s, 1)} / ${pct(r.ownWebhookLag.within2500ms, 1)} of ${int(r.ownWebhookLag.count)}`)],
     ['lag matched / unmatched webhooks / receipts', (r) => `${int(r.lag.matched)} / ${int(r.lag.unmatchedWebhooks)} / ${int(r.lag.unmatchedReceipts)}`],
     ['gateway CPU per message (all threads)', (r) => `${int(cpuUsPerMessage(r))} µs`],
     ['  of it the main thread (event loop)', (r) => (r.mainThread === undefined ? '-' : `${int((r.mainThread.cpuMs * 1_000) / r.messages)} µs`)],
@@ -154,7 +155,7 @@ export function formatProfile(run: RunFigures): string {
   return out.join('\n');
 }
 
-const TWO_CORES = `${cpus().length} cores`;
+const CORES = `${cpus().length} cores`;
 
 const REMEDY: Readonly<Record<Category, string>> = {
   'SQLite (better-sqlite3, our store statements)': 'fewer statements per message (multi-row writes per state-change batch, no read-back) and commits off the event loop (a writer thread)',
@@ -180,13 +181,13 @@ export function boundNote(smsgate: RunFigures, kannels: readonly RunFigures[]): 
   if (main !== undefined) {
     const blocked = Math.max(0, smsgate.endToEndMs - main.cpuMs - main.runqueueMs);
     lines.push(
-      `- the gateway's event loop: busy ${pct(loopBusy, 1)} of the run (profile); its main thread was on a CPU ${pct(main.cpuMs, smsgate.endToEndMs)} of the run, ` +
+      `- the gateway's event loop: busy ${pct(loopBusy, 1)} of the run${profile?.main === undefined ? '' : ' (profile)'}; its main thread was on a CPU ${pct(main.cpuMs, smsgate.endToEndMs)} of the run, ` +
         `runnable but waiting for a CPU ${pct(main.runqueueMs, smsgate.endToEndMs)}, blocked in syscalls (the commits' fsync) or idle ${pct(blocked, smsgate.endToEndMs)}.` +
         (loopBusy >= 0.8 ? ' One thread does every stage, so the loop is the bottleneck.' : ' The loop had time to spare: waiting between stages bounds it as much as CPU.'),
     );
     if (main.runqueueMs / smsgate.endToEndMs >= 0.2) {
       lines.push(
-        `- CPU contention: load average ${fixed(smsgate.loadAverage.atStart, 1)}-${fixed(smsgate.loadAverage.atEnd, 1)} on ${TWO_CORES}; the wall-clock ratio moves with it, ` +
+        `- CPU contention: load average ${fixed(smsgate.loadAverage.atStart, 1)}-${fixed(smsgate.loadAverage.atEnd, 1)} on ${CORES}; the wall-clock ratio moves with it, ` +
           `CPU a message is the steadier comparison: smsgate ${int(cpuUsPerMessage(smsgate))} µs, ` +
           kannels.map((k) => `${k.label} ${int(cpuUsPerMessage(k))} µs (${(cpuUsPerMessage(k) / cpuUsPerMessage(smsgate)).toFixed(2)}x smsgate's)`).join(', ') +
           '.',

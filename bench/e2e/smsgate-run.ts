@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import { GatewayProcess, seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
 import { monoMs } from './clock.js';
 import { summariseProfiles } from './cpu-profile.js';
-import { freePort } from './wait.js';
 import { SinkProcess } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { cpuMsOf, lagOf, loadAverage1m, mainThreadTimesOf, percentile, peakRssBytesOf, stageAt, stageOf, type EventLoopFigures, type RunFigures } from './stats.js';
-import { waitFor, waitForCount } from './wait.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
+import { freePort, waitFor, waitForCount } from './wait.js';
 
 export interface SmsgateRunOptions {
   recipients: number;
@@ -169,6 +168,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       gatewayCpuMs,
       mainThread,
       eventLoop: eventLoopOf(metrics),
+      ownWebhookLag: ownWebhookLagOf(metrics),
       peakRssBytes,
       harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
       api: latenciesMs.length === 0 ? undefined : { p50Ms: percentile(latenciesMs, 50), p99Ms: percentile(latenciesMs, 99), count: latenciesMs.length },
@@ -210,6 +210,19 @@ async function scrapeMetrics(adminUrl: string): Promise<string> {
 function metricValue(metrics: string, name: string): number {
   const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(metrics);
   return match?.[1] === undefined ? Number.NaN : Number(match[1]);
+}
+
+/** A bucket of a prom-client histogram: `name_bucket{le="1"} 123`. */
+function bucketValue(metrics: string, name: string, le: string): number {
+  const match = new RegExp(`^${name}_bucket\\{le="${le.replace('+', '\\+')}"\\} ([0-9.eE+-]+)$`, 'm').exec(metrics);
+  return match?.[1] === undefined ? Number.NaN : Number(match[1]);
+}
+
+function ownWebhookLagOf(metrics: string): RunFigures['ownWebhookLag'] {
+  const name = 'smsgate_webhook_lag_seconds';
+  const count = bucketValue(metrics, name, '+Inf');
+  if (!(count > 0)) return undefined;
+  return { count, within1s: bucketValue(metrics, name, '1') / count, within2500ms: bucketValue(metrics, name, '2.5') / count };
 }
 
 function eventLoopOf(metrics: string): EventLoopFigures | undefined {

@@ -175,6 +175,8 @@ export interface RunFigures {
   /** smsgate's main thread (event loop) alone over the run. */
   mainThread: ThreadTimes | undefined;
   eventLoop: EventLoopFigures | undefined;
+  /** The gateway's own smsgate_webhook_lag_seconds histogram (its commit to the 2xx): shares within 1 s and 2.5 s. */
+  ownWebhookLag: { count: number; within1s: number; within2500ms: number } | undefined;
   /** smsgate serve's VmHWM; Kannel: bearerbox's + smsbox's. */
   peakRssBytes: number;
   harnessCpuMs: { smsc: number; receiver: number; driver: number };
