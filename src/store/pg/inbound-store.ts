@@ -1,0 +1,150 @@
+/**
+ * InboundStore (src/store/inbound-store.ts) on PostgreSQL: inbound parts and messages, routes,
+ * opt-out keywords and the suppression list. `INSERT OR IGNORE` is `ON CONFLICT DO NOTHING` here.
+ */
+import type { ClientRow, InboundPartRow } from '../entities.js';
+import type {
+  InboundListing, InboundMessageView, InboundRouteView, InboundStore, NewInboundMessage, NewInboundPart, OptoutView, PartGroupKey,
+} from '../inbound-store.js';
+import type { Async } from '../ports.js';
+import { changes, row, rows, type PgPool } from './pool.js';
+
+const MESSAGE_COLUMNS = `m.id, m.public_id AS "publicId", m.transport, m.sender, m.recipient, m.text, m.received_at AS "receivedAtMs",
+  m.client_id AS "clientId", c.name AS "clientName", m.incomplete`;
+
+type MessageRow = Omit<InboundMessageView, 'incomplete'> & { incomplete: number };
+
+function view(r: MessageRow): InboundMessageView {
+  return { ...r, incomplete: r.incomplete === 1 };
+}
+
+const GROUP = 'transport = $1 AND sender = $2 AND recipient = $3 AND scheme = $4 AND reference = $5 AND total = $6';
+
+function groupParams(key: PartGroupKey): unknown[] {
+  return [key.transport, key.sender, key.recipient, key.scheme, key.reference, key.total];
+}
+
+const ROUTE_VIEW = `SELECT r.address, r.client_id AS "clientId", c.name AS "clientName", r.created_at AS "createdAtMs"
+  FROM inbound_routes r JOIN clients c ON c.id = r.client_id`;
+
+export class PgInboundStore implements Async<InboundStore> {
+  constructor(private readonly pool: PgPool) {}
+
+  /** False when this part was stored before (a repeat after a reconnect). */
+  async insertPart(p: NewInboundPart): Promise<boolean> {
+    const inserted = await changes(this.pool,
+      `INSERT INTO inbound_parts (transport, sender, recipient, scheme, reference, total, sequence, coding, body, raw, received_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+      [p.transport, p.sender, p.recipient, p.scheme, p.reference, p.total, p.sequence, p.coding, p.body, p.raw, p.received_at]);
+    return inserted === 1;
+  }
+
+  groupParts(key: PartGroupKey): Promise<InboundPartRow[]> {
+    return rows<InboundPartRow>(this.pool, `SELECT * FROM inbound_parts WHERE ${GROUP} ORDER BY sequence`, groupParams(key));
+  }
+
+  async deleteGroup(key: PartGroupKey): Promise<void> {
+    await changes(this.pool, `DELETE FROM inbound_parts WHERE ${GROUP}`, groupParams(key));
+  }
+
+  staleGroups(cutoffMs: number): Promise<PartGroupKey[]> {
+    return rows<PartGroupKey>(this.pool,
+      `SELECT transport, sender, recipient, scheme, reference, total FROM inbound_parts
+       GROUP BY transport, sender, recipient, scheme, reference, total HAVING MIN(received_at) <= $1`, [cutoffMs]);
+  }
+
+  async oldestPartAtMs(): Promise<number | null> {
+    return (await row<{ at: number | null }>(this.pool, 'SELECT MIN(received_at) AS at FROM inbound_parts'))?.at ?? null;
+  }
+
+  async insertMessage(m: NewInboundMessage): Promise<number> {
+    const inserted = await row<{ id: number }>(this.pool,
+      `INSERT INTO inbound_messages (public_id, transport, sender, recipient, text, raw, received_at, client_id, incomplete)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+      [m.publicId, m.transport, m.sender, m.recipient, m.text, m.raw, m.receivedAtMs, m.clientId, m.incomplete ? 1 : 0]);
+    return inserted!.id;
+  }
+
+  async routeClientId(address: string): Promise<number | null> {
+    return (await row<{ client_id: number }>(this.pool,
+      'SELECT r.client_id FROM inbound_routes r JOIN clients c ON c.id = r.client_id WHERE r.address = $1', [address]))?.client_id ?? null;
+  }
+
+  async optoutKeywords(clientId: number): Promise<string[]> {
+    const raw = (await row<{ optout_keywords: string | null }>(this.pool, 'SELECT optout_keywords FROM clients WHERE id = $1', [clientId]))?.optout_keywords ?? null;
+    if (raw === null) return [];
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? parsed.filter((k): k is string => typeof k === 'string') : [];
+  }
+
+  async setOptoutKeywords(clientId: number, keywords: readonly string[] | null): Promise<void> {
+    await changes(this.pool, 'UPDATE clients SET optout_keywords = $1 WHERE id = $2', [keywords === null ? null : JSON.stringify(keywords), clientId]);
+  }
+
+  async setInboundWebhook(clientId: number, url: string | null): Promise<void> {
+    await changes(this.pool, 'UPDATE clients SET inbound_webhook_url = $1 WHERE id = $2', [url, clientId]);
+  }
+
+  async addOptout(clientId: number, msisdn: string, source: 'keyword' | 'admin', nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      'INSERT INTO optouts (client_id, msisdn, source, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [clientId, msisdn, source, nowMs])) === 1;
+  }
+
+  async removeOptout(clientId: number, msisdn: string): Promise<boolean> {
+    return (await changes(this.pool, 'DELETE FROM optouts WHERE client_id = $1 AND msisdn = $2', [clientId, msisdn])) === 1;
+  }
+
+  listOptouts(clientId: number): Promise<OptoutView[]> {
+    return rows<OptoutView>(this.pool,
+      'SELECT msisdn, source, created_at AS "createdAtMs" FROM optouts WHERE client_id = $1 ORDER BY created_at, msisdn COLLATE "C"', [clientId]);
+  }
+
+  async suppressedNumbers(clientId: number): Promise<Set<string>> {
+    return new Set((await rows<{ msisdn: string }>(this.pool, 'SELECT msisdn FROM optouts WHERE client_id = $1', [clientId])).map((r) => r.msisdn));
+  }
+
+  async addRoute(clientId: number, address: string, nowMs: number): Promise<void> {
+    await changes(this.pool, 'INSERT INTO inbound_routes (client_id, address, created_at) VALUES ($1, $2, $3)', [clientId, address, nowMs]);
+  }
+
+  async removeRoute(address: string): Promise<boolean> {
+    return (await changes(this.pool, 'DELETE FROM inbound_routes WHERE address = $1', [address])) === 1;
+  }
+
+  clientByName(name: string): Promise<ClientRow | undefined> {
+    return row<ClientRow>(this.pool, 'SELECT * FROM clients WHERE name = $1', [name]);
+  }
+
+  async clientName(clientId: number): Promise<string | undefined> {
+    return (await row<{ name: string }>(this.pool, 'SELECT name FROM clients WHERE id = $1', [clientId]))?.name;
+  }
+
+  route(address: string): Promise<InboundRouteView | undefined> {
+    return row<InboundRouteView>(this.pool, `${ROUTE_VIEW} WHERE r.address = $1`, [address]);
+  }
+
+  listRoutes(): Promise<InboundRouteView[]> {
+    return rows<InboundRouteView>(this.pool, `${ROUTE_VIEW} ORDER BY c.name COLLATE "C", r.address COLLATE "C"`);
+  }
+
+  async listUnrouted(maxRows: number): Promise<InboundMessageView[]> {
+    return (await rows<MessageRow>(this.pool,
+      `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
+       WHERE m.client_id IS NULL ORDER BY m.received_at, m.id LIMIT $1`, [maxRows])).map(view);
+  }
+
+  /** The newest maxRows messages, routed or not, oldest first. */
+  async listRecent(maxRows: number): Promise<InboundMessageView[]> {
+    return (await rows<MessageRow>(this.pool,
+      `SELECT * FROM (SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
+       ORDER BY m.received_at DESC, m.id DESC LIMIT $1) newest ORDER BY "receivedAtMs", id`, [maxRows])).map(view);
+  }
+
+  /** The client's messages in storage order (id is the keyset, as on SQLite). */
+  async listForClient(clientId: number, listing: InboundListing): Promise<InboundMessageView[]> {
+    return (await rows<MessageRow>(this.pool,
+      `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages m LEFT JOIN clients c ON c.id = m.client_id
+       WHERE m.client_id = $1 AND m.id > $2 AND m.received_at >= $3 ORDER BY m.id LIMIT $4`,
+      [clientId, listing.afterId, listing.sinceMs ?? Number.MIN_SAFE_INTEGER, listing.maxRows])).map(view);
+  }
+}
