@@ -14,7 +14,7 @@ export class PgCampaignRequestStore implements Async<CampaignRequestStore> {
     if (slicesJson.length === 0) return;
     await changes(this.pool,
       `INSERT INTO campaign_request_chunks (campaign_id, seq, recipients_json)
-       SELECT $1, $2 + t.i - 1, t.json FROM unnest($3::text[]) WITH ORDINALITY AS t(json, i)`,
+       SELECT $1::text, $2::bigint + t.i - 1, t.json FROM unnest($3::text[]) WITH ORDINALITY AS t(json, i)`,
       [campaignId, firstSeq, slicesJson]);
   }
 

@@ -64,7 +64,7 @@ export class PgCampaignStore implements Async<CampaignStore> {
       if (recipients.length === 0) return true;
       await changes(client,
         `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at)
-         SELECT $1, m, r, 'waiting', 'pending', $4 FROM unnest($2::text[], $3::text[]) AS t(m, r)`,
+         SELECT $1::text, m, r, 'waiting', 'pending', $4::bigint FROM unnest($2::text[], $3::text[]) AS t(m, r)`,
         [campaignId, recipients.map((r) => r.msisdn), recipients.map((r) => r.clientReference), updatedAtMs]);
       return true;
     });
