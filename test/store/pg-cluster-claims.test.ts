@@ -23,8 +23,10 @@ afterAll(async () => {
   await server.stop();
 });
 
+interface Node { stores: PgStores; pool: PgPool }
+
 /** `count` nodes on one fresh database, each with its own pool. */
-async function nodes(count: number): Promise<{ stores: PgStores; pool: PgPool }[]> {
+async function nodes(count: number): Promise<Node[]> {
   const config = { url: await server.createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
   const opened = [];
   for (let i = 0; i < count; i++) {
@@ -57,7 +59,7 @@ describe('PostgreSQL claims across nodes', () => {
   });
 
   it('skips parts another node holds locked instead of waiting for them, and claims in due order', async () => {
-    const [a, b] = await nodes(2) as [{ stores: PgStores; pool: PgPool }, { stores: PgStores; pool: PgPool }];
+    const [a, b] = await nodes(2) as [Node, Node];
     const seeded = await seedReadyCampaign(a.stores, { recipients: 6 });
     await dispatchAll(a.stores, seeded, 'carrier');
     const ids = (await a.stores.dispatch.claimableInCampaign('carrier', seeded.campaignId, T0_MS, 10)).map((p) => p.id);
@@ -78,7 +80,7 @@ describe('PostgreSQL claims across nodes', () => {
   });
 
   it('matches every receipt exactly once when it races its part\'s submit_sm_resp write on another node', async () => {
-    const [submitter, receiver] = await nodes(2) as [{ stores: PgStores }, { stores: PgStores }];
+    const [submitter, receiver] = await nodes(2) as [Node, Node];
     const seeded = await seedReadyCampaign(submitter.stores, { recipients: 40 });
     await dispatchAll(submitter.stores, seeded, 'carrier');
     const parts = await submitter.stores.dispatch.claimParts('carrier', seeded.campaignId, T0_MS, 40);
@@ -98,7 +100,7 @@ describe('PostgreSQL claims across nodes', () => {
   });
 
   it('leases an outbox event to one node at a time; an unfinished lease lapses and the event is due again', async () => {
-    const [a, b] = await nodes(2) as [{ stores: PgStores }, { stores: PgStores }];
+    const [a, b] = await nodes(2) as [Node, Node];
     const { clientId } = await seedClient(a.stores);
     for (let i = 0; i < 30; i++) await a.stores.webhooks.insertOutboxRow({ clientId, recipientId: null, body: `{"n":${i}}`, nowMs: T0_MS });
     const [byA, byB] = await Promise.all([a, b].map(async ({ stores }) => {
