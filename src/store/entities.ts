@@ -20,8 +20,6 @@ export interface CampaignRow {
   request_recipients: string | null; text_sent: string | null; encoding: string | null; parts_per_message: number | null;
   total_sent: number | null; skipped_count: number | null; failure_reason: string | null;
   created_at: number; ready_at: number | null; dispatched_at: number | null;
-  /** The node processing it (cluster on PostgreSQL, migration 1765100000001); NULL on SQLite. */
-  processing_by: string | null;
 }
 export type RecipientStatus = 'pending' | 'delivered' | 'undelivered';
 export interface RecipientRow { id: number; campaign_id: string; msisdn: string; client_reference: string | null; dispatch_state: 'waiting' | 'dispatched'; status: RecipientStatus; last_status: string | null; updated_at: number | null }
@@ -30,8 +28,6 @@ export interface MessagePartRow {
   id: number; recipient_id: number; campaign_id: string; part_number: number; parts_total: number; concat_reference: number;
   transport: string | null; state: PartState; message_id: string | null; attempts: number; next_attempt_at: number;
   last_status: string | null; last_error_code: string | null; submitted_at: number | null; final_at: number | null; updated_at: number;
-  /** The node that claimed it (cluster on PostgreSQL, migration 1765100000001); NULL on SQLite. */
-  claimed_by: string | null;
 }
 export interface ReceiptRow { id: number; transport: string; message_id: string; status: string; final: number; error_code: string | null; done_at: string | null; raw: string; received_at: number; match_state: 'matched' | 'pending' | 'expired'; part_id: number | null }
 export interface UndecodablePduRow { id: number; transport: string; device: string; hex: string; reason_code: string; reason: string; received_at: number }
@@ -40,7 +36,7 @@ export interface InboundRouteRow { id: number; client_id: number; address: strin
 export interface InboundPartRow { id: number; transport: string; sender: string; recipient: string; scheme: string; reference: number; total: number; sequence: number; coding: 'gsm7' | 'ucs2' | 'binary'; body: string; raw: string; received_at: number }
 export interface OptoutRow { client_id: number; msisdn: string; source: 'keyword' | 'admin'; created_at: number }
 export interface CampaignRequestChunkRow { campaign_id: string; seq: number; recipients_json: string }
-export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string | null; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null; kind: 'receipt' | 'inbound'; leased_by: string | null }
+export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string | null; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null; kind: 'receipt' | 'inbound' }
 
 /** How SQLite declares a column: its type affinity, and ` null` when it may hold NULL. */
 type ColumnDecl<Value> = `${[Exclude<Value, null>] extends [number] ? 'INTEGER' : 'TEXT'}${null extends Value ? ' null' : ''}`;
@@ -68,7 +64,6 @@ export const TABLE_COLUMNS = {
     send_at_local: 'TEXT null', send_at: 'INTEGER null', create_as_draft: 'INTEGER', should_save_list: 'INTEGER', request_recipients: 'TEXT null',
     text_sent: 'TEXT null', encoding: 'TEXT null', parts_per_message: 'INTEGER null', total_sent: 'INTEGER null', skipped_count: 'INTEGER null',
     failure_reason: 'TEXT null', created_at: 'INTEGER', ready_at: 'INTEGER null', dispatched_at: 'INTEGER null',
-    processing_by: 'TEXT null',
   }),
   campaign_request_chunks: columns<CampaignRequestChunkRow>({ campaign_id: 'TEXT', seq: 'INTEGER', recipients_json: 'TEXT' }),
   recipients: columns<RecipientRow>({ id: 'INTEGER', campaign_id: 'TEXT', msisdn: 'TEXT', client_reference: 'TEXT null', dispatch_state: 'TEXT', status: 'TEXT', last_status: 'TEXT null', updated_at: 'INTEGER null' }),
@@ -76,7 +71,6 @@ export const TABLE_COLUMNS = {
     id: 'INTEGER', recipient_id: 'INTEGER', campaign_id: 'TEXT', part_number: 'INTEGER', parts_total: 'INTEGER', concat_reference: 'INTEGER', transport: 'TEXT null',
     state: 'TEXT', message_id: 'TEXT null', attempts: 'INTEGER', next_attempt_at: 'INTEGER', last_status: 'TEXT null', last_error_code: 'TEXT null',
     submitted_at: 'INTEGER null', final_at: 'INTEGER null', updated_at: 'INTEGER',
-    claimed_by: 'TEXT null',
   }),
   receipts: columns<ReceiptRow>({ id: 'INTEGER', transport: 'TEXT', message_id: 'TEXT', status: 'TEXT', final: 'INTEGER', error_code: 'TEXT null', done_at: 'TEXT null', raw: 'TEXT', received_at: 'INTEGER', match_state: 'TEXT', part_id: 'INTEGER null' }),
   inbound_messages: columns<InboundMessageRow>({ id: 'INTEGER', transport: 'TEXT', sender: 'TEXT', recipient: 'TEXT', text: 'TEXT', raw: 'TEXT', received_at: 'INTEGER', public_id: 'TEXT null', client_id: 'INTEGER null', incomplete: 'INTEGER' }),
@@ -87,7 +81,6 @@ export const TABLE_COLUMNS = {
   webhook_outbox: columns<WebhookOutboxRow>({
     id: 'INTEGER', client_id: 'INTEGER', recipient_id: 'INTEGER null', body: 'TEXT', state: 'TEXT', attempts: 'INTEGER', next_attempt_at: 'INTEGER', last_error: 'TEXT null',
     created_at: 'INTEGER', delivered_at: 'INTEGER null', dead_at: 'INTEGER null', event_id: 'TEXT null', dead_reason: 'TEXT null', dead_url: 'TEXT null', kind: 'TEXT',
-    leased_by: 'TEXT null',
   }),
 } as const;
 

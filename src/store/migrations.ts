@@ -8,7 +8,6 @@ import { Inbound1764300000001 } from '../../migrations/1764300000001-inbound.js'
 import { InboundListingIndex1764300000002 } from '../../migrations/1764300000002-inbound-listing-index.js';
 import { CampaignRequestChunks1764600000001 } from '../../migrations/1764600000001-campaign-request-chunks.js';
 import { UndecodablePdus1764700000001 } from '../../migrations/1764700000001-undecodable-pdus.js';
-import { ClusterClaimStamps1765100000001 } from '../../migrations/1765100000001-cluster-claim-stamps.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -20,5 +19,4 @@ export const MIGRATIONS = [
   InboundListingIndex1764300000002,
   CampaignRequestChunks1764600000001,
   UndecodablePdus1764700000001,
-  ClusterClaimStamps1765100000001,
 ] as const;

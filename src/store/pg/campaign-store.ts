@@ -3,12 +3,6 @@
  * recipients, the summary counts and the sender list, with the same guards. A campaign's state is
  * read FOR UPDATE inside the transactions that depend on it, so a concurrent markFailed (another
  * node) waits instead of interleaving.
- *
- * On a cluster (issue 11 items 2 and 5) a campaign is processed to ready by one node: with a
- * `nodeId`, claimForProcessing stamps campaigns.processing_by and takes a campaign already
- * 'processing' only when it is nobody's (its node expired and was reaped: src/store/pg/reap-hooks.ts)
- * or the caller's own; appendRecipients, deletePartialRecipients and markReady take the same id as
- * `fence` and do nothing for a campaign another node processes now.
  */
 import {
   SUMMARY_CACHE_DEFAULTS, type CampaignStore, type CampaignToProcess, type NewCampaign, type ReadyCampaign,
@@ -50,24 +44,23 @@ export class PgCampaignStore implements Async<CampaignStore> {
     return found.map((r) => r.id);
   }
 
-  claimForProcessing(id: string, nodeId: string | null = null): Promise<CampaignToProcess | undefined> {
+  claimForProcessing(id: string): Promise<CampaignToProcess | undefined> {
     return row<CampaignToProcess>(this.pool,
-      `UPDATE campaigns SET state = 'processing', processing_by = $2
-       WHERE id = $1 AND (state = 'queued' OR (state = 'processing' AND ($2::text IS NULL OR processing_by IS NULL OR processing_by = $2)))
-       RETURNING id, client_id, state, sender, text, send_at_local, request_recipients, created_at`, [id, nodeId]);
+      `UPDATE campaigns SET state = 'processing' WHERE id = $1 AND state IN ('queued', 'processing')
+       RETURNING id, client_id, state, sender, text, send_at_local, request_recipients, created_at`, [id]);
   }
 
-  deletePartialRecipients(campaignId: string, maxRows: number, fence: string | null = null): Promise<number | undefined> {
+  deletePartialRecipients(campaignId: string, maxRows: number): Promise<number | undefined> {
     return inTransaction(this.pool, async (client) => {
-      if (!(await isProcessing(client, campaignId, fence))) return undefined;
+      if (!(await isProcessing(client, campaignId))) return undefined;
       return changes(client, 'DELETE FROM recipients WHERE id IN (SELECT id FROM recipients WHERE campaign_id = $1 LIMIT $2)', [campaignId, maxRows]);
     });
   }
 
   /** One INSERT of all the rows (arrays unnested server-side), after the 'processing' check. */
-  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number, fence: string | null = null): Promise<boolean> {
+  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
-      if (!(await isProcessing(client, campaignId, fence))) return false;
+      if (!(await isProcessing(client, campaignId))) return false;
       if (recipients.length === 0) return true;
       await changes(client,
         `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at)
@@ -77,12 +70,12 @@ export class PgCampaignStore implements Async<CampaignStore> {
     });
   }
 
-  async markReady(ready: ReadyCampaign, fence: string | null = null): Promise<boolean> {
+  async markReady(ready: ReadyCampaign): Promise<boolean> {
     const marked = await changes(this.pool,
       `UPDATE campaigns SET state = 'ready', request_recipients = NULL, text_sent = $2, encoding = $3, parts_per_message = $4,
-         total_sent = $5, skipped_count = $6, send_at = $7, ready_at = $8, processing_by = NULL
-       WHERE id = $1 AND state = 'processing' AND ($9::text IS NULL OR processing_by = $9)`,
-      [ready.campaignId, ready.textSent, ready.encoding, ready.partsPerMessage, ready.totalSent, ready.skippedCount, ready.sendAtMs, ready.readyAtMs, fence]);
+         total_sent = $5, skipped_count = $6, send_at = $7, ready_at = $8
+       WHERE id = $1 AND state = 'processing'`,
+      [ready.campaignId, ready.textSent, ready.encoding, ready.partsPerMessage, ready.totalSent, ready.skippedCount, ready.sendAtMs, ready.readyAtMs]);
     return marked === 1;
   }
 
@@ -122,9 +115,7 @@ export class PgCampaignStore implements Async<CampaignStore> {
   }
 }
 
-/** 'processing', and by the fence's node when one is given; the row stays locked to the end of the transaction. */
-async function isProcessing(client: PgClient, campaignId: string, fence: string | null): Promise<boolean> {
-  const found = await row<{ state: CampaignState; processing_by: string | null }>(client,
-    'SELECT state, processing_by FROM campaigns WHERE id = $1 FOR UPDATE', [campaignId]);
-  return found?.state === 'processing' && (fence === null || found.processing_by === fence);
+async function isProcessing(client: PgClient, campaignId: string): Promise<boolean> {
+  const found = await row<{ state: CampaignState }>(client, 'SELECT state FROM campaigns WHERE id = $1 FOR UPDATE', [campaignId]);
+  return found?.state === 'processing';
 }

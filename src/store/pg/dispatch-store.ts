@@ -8,14 +8,9 @@
  *   that lands on another node's bind before the submitter has written the message id is either
  *   found by the submitter (parked first) or finds the part (written first), never neither.
  * Every guard of the SQLite statements (state = 'queued', 'submitting', not final) is kept: a write
- * whose part moved on changes nothing and returns false.
- *
- * Fencing (issue 11 item 2): claimParts stamps each part with the claiming node's id
- * (message_parts.claimed_by, migration 1765100000001), and the outcome writes (markSubmitted,
- * markSubmittedTakingReceipts, requeue, failPart) take that id as `fence`: given, they change the
- * part only while it is still 'submitting' under that stamp. A node fenced out of the cluster
- * (lease expired, its parts requeued by a live node: src/store/pg/reap-hooks.ts) thus cannot
- * overwrite what the new claimer writes. Leaving 'submitting' clears the stamp.
+ * whose part moved on changes nothing and returns false. Claims stamped with a node id and writes
+ * fenced on it are ClusterDispatch's (src/store/cluster/cluster-dispatch.ts on main), which uses
+ * the same advisory lock key as the receipt units here.
  */
 import type {
   ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
@@ -40,21 +35,19 @@ const INSERT_RECEIPT = `INSERT INTO receipts (transport, message_id, status, fin
 
 const PART_BY_MESSAGE_ID = 'SELECT id, recipient_id, state FROM message_parts WHERE transport = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1';
 
-/** `AND` clause of a fenced write: no fence (null) matches any claim, a fence only its own stamp. */
-function fenceClause(param: number): string {
-  return `($${param}::text IS NULL OR claimed_by = $${param})`;
-}
-
 /** A receipt as the engine hands it over, before it is known whether its part exists yet. */
 export type ArrivingReceipt = Omit<ReceiptInsert, 'matchState' | 'partId'>;
 
 /** What storeReceipt did: matched to the part (the caller applies it), or parked until the part's id is written. */
 export type StoredReceipt = { receiptId: number; part: PartForReceipt } | { receiptId: number; part: undefined };
 
-/** The (transport, message id) pair's advisory transaction lock: released at COMMIT or ROLLBACK. */
+/**
+ * The (transport, message id) pair's advisory transaction lock, released at COMMIT or ROLLBACK. The
+ * same key as ClusterDispatch's (src/store/cluster/cluster-dispatch.ts on main), so the two
+ * serialise against each other whichever a node uses.
+ */
 async function lockMessageId(client: PgClient, transport: string, messageId: string): Promise<void> {
-  // Two 32-bit keys (hashtext is int4): one key space for these, apart from other advisory locks.
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [transport, messageId]);
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))`, [transport, messageId]);
 }
 
 export class PgDispatchStore implements Async<DispatchStore> {
@@ -120,9 +113,9 @@ export class PgDispatchStore implements Async<DispatchStore> {
    * Claims up to `limit` due parts of one campaign on the transport: selected FOR UPDATE SKIP LOCKED
    * (parts another node is claiming right now are passed over, not waited for) and marked
    * 'submitting' in the same statement. Returned oldest due first. A part is returned to exactly
-   * one caller however many claim at once. `nodeId` stamps the claim (the fence of its outcome writes).
+   * one caller however many claim at once.
    */
-  async claimParts(transport: string, campaignId: string, nowMs: number, limit: number, nodeId: string | null = null): Promise<ClaimablePart[]> {
+  async claimParts(transport: string, campaignId: string, nowMs: number, limit: number): Promise<ClaimablePart[]> {
     const claimed = await rows<ClaimablePart & { next_attempt_at: number }>(this.pool,
       `WITH picked AS (
          SELECT id FROM message_parts
@@ -130,10 +123,10 @@ export class PgDispatchStore implements Async<DispatchStore> {
          ORDER BY next_attempt_at, id LIMIT $4
          FOR UPDATE SKIP LOCKED
        )
-       UPDATE message_parts p SET state = 'submitting', updated_at = $3, claimed_by = $5
+       UPDATE message_parts p SET state = 'submitting', updated_at = $3
        FROM picked, recipients r
        WHERE p.id = picked.id AND r.id = p.recipient_id
-       RETURNING ${CLAIMABLE_COLUMNS}, p.next_attempt_at`, [transport, campaignId, nowMs, limit, nodeId]);
+       RETURNING ${CLAIMABLE_COLUMNS}, p.next_attempt_at`, [transport, campaignId, nowMs, limit]);
     // UPDATE ... RETURNING has no order: restore the claim order.
     claimed.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
     return claimed.map(({ next_attempt_at: _due, ...part }) => part);
@@ -144,8 +137,8 @@ export class PgDispatchStore implements Async<DispatchStore> {
       [nowMs, partId])) > 0;
   }
 
-  async markSubmitted(partId: number, messageId: string, nowMs: number, fence: string | null = null): Promise<boolean> {
-    return (await markSubmitted(this.pool, partId, messageId, nowMs, fence)) > 0;
+  async markSubmitted(partId: number, messageId: string, nowMs: number): Promise<boolean> {
+    return (await markSubmitted(this.pool, partId, messageId, nowMs)) > 0;
   }
 
   /**
@@ -154,12 +147,10 @@ export class PgDispatchStore implements Async<DispatchStore> {
    * matched in the same transaction under the (transport, message id) lock. Undefined when the
    * part was no longer 'submitting' (nothing written).
    */
-  markSubmittedTakingReceipts(
-    partId: number, transport: string, messageId: string, nowMs: number, fence: string | null = null,
-  ): Promise<PendingReceipt[] | undefined> {
+  markSubmittedTakingReceipts(partId: number, transport: string, messageId: string, nowMs: number): Promise<PendingReceipt[] | undefined> {
     return inTransaction(this.pool, async (client) => {
       await lockMessageId(client, transport, messageId);
-      if ((await markSubmitted(client, partId, messageId, nowMs, fence)) === 0) return undefined;
+      if ((await markSubmitted(client, partId, messageId, nowMs)) === 0) return undefined;
       return rows<PendingReceipt>(client,
         `UPDATE receipts SET match_state = 'matched', part_id = $3
          WHERE match_state = 'pending' AND transport = $1 AND message_id = $2
@@ -180,20 +171,16 @@ export class PgDispatchStore implements Async<DispatchStore> {
     });
   }
 
-  async requeue(
-    partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number, fence: string | null = null,
-  ): Promise<boolean> {
+  async requeue(partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number): Promise<boolean> {
     return (await changes(this.pool,
-      `UPDATE message_parts SET state = 'queued', attempts = $1, next_attempt_at = $2, last_status = $3, last_error_code = $4, updated_at = $5,
-         claimed_by = NULL
-       WHERE id = $6 AND state = 'submitting' AND ${fenceClause(7)}`, [attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId, fence])) > 0;
+      `UPDATE message_parts SET state = 'queued', attempts = $1, next_attempt_at = $2, last_status = $3, last_error_code = $4, updated_at = $5
+       WHERE id = $6 AND state = 'submitting'`, [attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId])) > 0;
   }
 
-  async failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number, fence: string | null = null): Promise<boolean> {
+  async failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number): Promise<boolean> {
     return (await changes(this.pool,
-      `UPDATE message_parts SET state = 'undelivered', attempts = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4,
-         claimed_by = NULL
-       WHERE id = $5 AND state = 'submitting' AND ${fenceClause(6)}`, [attempts, status, errorCode, nowMs, partId, fence])) > 0;
+      `UPDATE message_parts SET state = 'undelivered', attempts = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4
+       WHERE id = $5 AND state = 'submitting'`, [attempts, status, errorCode, nowMs, partId])) > 0;
   }
 
   partByMessageId(transport: string, messageId: string): Promise<PartForReceipt | undefined> {
@@ -258,11 +245,11 @@ export class PgDispatchStore implements Async<DispatchStore> {
 
   /**
    * Crash recovery of a single gateway: every part left 'submitting' is queued again. Not for a
-   * cluster, where it would requeue live peers' parts too: there the registry's reap with
-   * PG_REAP_HOOKS (src/store/pg/reap-hooks.ts) requeues only expired nodes' parts.
+   * cluster, where it would requeue live peers' parts too: there NodeRegistry.reapExpired with
+   * ClusterDispatch.requeueExpiredNodes (src/store/cluster/ on main) requeues only expired nodes' parts.
    */
   requeueAllSubmitting(nowMs: number): Promise<number> {
-    return changes(this.pool, `UPDATE message_parts SET state = 'queued', updated_at = $1, claimed_by = NULL WHERE state = 'submitting'`, [nowMs]);
+    return changes(this.pool, `UPDATE message_parts SET state = 'queued', updated_at = $1 WHERE state = 'submitting'`, [nowMs]);
   }
 
   /** Recipients marked dispatched without any part go back to waiting, their campaigns to not dispatched; one transaction. */
@@ -288,11 +275,10 @@ async function insertPart(db: PgQueryable, part: NewPart, nowMs: number): Promis
       part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs]);
 }
 
-function markSubmitted(db: PgQueryable, partId: number, messageId: string, nowMs: number, fence: string | null): Promise<number> {
+function markSubmitted(db: PgQueryable, partId: number, messageId: string, nowMs: number): Promise<number> {
   return changes(db,
     `UPDATE message_parts SET state = 'submitted', message_id = $1, attempts = attempts + 1, submitted_at = $2,
-       last_error_code = NULL, updated_at = $2, claimed_by = NULL
-     WHERE id = $3 AND state = 'submitting' AND ${fenceClause(4)}`, [messageId, nowMs, partId, fence]);
+       last_error_code = NULL, updated_at = $2 WHERE id = $3 AND state = 'submitting'`, [messageId, nowMs, partId]);
 }
 
 function insertReceipt(db: PgQueryable, r: ReceiptInsert): Promise<number> {

@@ -11,6 +11,3 @@ export { PgUndecodablePduStore } from './undecodable-pdu-store.js';
 export { PgWebhookStore } from './webhook-store.js';
 export type { AdminQueriesPort, StatusQueriesPort, WebhookStorePort, AsyncQueries } from './contracts.js';
 export { DEFAULT_POOL_SIZE, PG_TYPES, pgPoolConfig, type PgPool } from './pool.js';
-export {
-  PG_REAP_HOOKS, releaseCampaignsOfExpiredNodes, releaseOutboxLeasesOfExpiredNodes, requeuePartsOfExpiredNodes, type PgReapHook,
-} from './reap-hooks.js';

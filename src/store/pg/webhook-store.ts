@@ -10,8 +10,7 @@ import type { WebhookStorePort } from './contracts.js';
 import { changes, inTransaction, row, rows, type PgPool } from './pool.js';
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at $1. */
-const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL,
-  leased_by = NULL`;
+const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
 
 const DUE_COLUMNS = `o.id, o.event_id AS "eventId", o.kind, o.client_id AS "clientId", o.recipient_id AS "recipientId", o.body, o.attempts,
   o.created_at AS "createdAt", CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS "webhookUrl",
@@ -19,9 +18,6 @@ const DUE_COLUMNS = `o.id, o.event_id AS "eventId", o.kind, o.client_id AS "clie
 
 /** The redrivable dead letters of one endpoint: $2 client, $3 url, $4 cutoff. */
 const REDRIVABLE = `state = 'dead' AND dead_reason = 'transient' AND client_id = $2 AND dead_url = $3 AND created_at >= $4 AND dead_at >= $4`;
-
-/** `AND` clause of a fenced write: no fence (null) matches any lease, a fence only its own. */
-const FENCE = (param: number): string => `($${param}::text IS NULL OR leased_by = $${param})`;
 
 function deadLetterWhere(filter: DeadLetterFilter, firstParam: number): { where: string; params: number[] } {
   const clauses = [`o.state = 'dead'`];
@@ -64,19 +60,17 @@ export class PgWebhookStore implements WebhookStorePort {
    * Due events taken for one attempt by this node: selected FOR UPDATE SKIP LOCKED and leased by
    * moving their next_attempt_at to nowMs + leaseMs, so no other node picks them up meanwhile. The
    * attempt's outcome (recordAttempts) replaces the lease; a node that dies holding one lets it
-   * lapse and the event is due again then (at-least-once, SPEC "Events" point 8), or at once when a
-   * live node reaps the dead one (src/store/pg/reap-hooks.ts). `nodeId` stamps the lease
-   * (webhook_outbox.leased_by): the fence of recordAttempts.
+   * lapse and the event is due again then (at-least-once, SPEC "Events" point 8).
    */
-  async claimDueOutboxRows(nowMs: number, maxRows: number, leaseMs: number, nodeId: string | null = null): Promise<DueOutboxRow[]> {
+  async claimDueOutboxRows(nowMs: number, maxRows: number, leaseMs: number): Promise<DueOutboxRow[]> {
     const claimed = await rows<DueOutboxRow & { due: number }>(this.pool,
       `WITH picked AS (
          SELECT id, next_attempt_at FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= $1
          ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
        )
-       UPDATE webhook_outbox o SET next_attempt_at = $3, leased_by = $4
+       UPDATE webhook_outbox o SET next_attempt_at = $3
        FROM picked, clients c WHERE o.id = picked.id AND c.id = o.client_id
-       RETURNING ${DUE_COLUMNS}, picked.next_attempt_at AS due`, [nowMs, maxRows, nowMs + leaseMs, nodeId]);
+       RETURNING ${DUE_COLUMNS}, picked.next_attempt_at AS due`, [nowMs, maxRows, nowMs + leaseMs]);
     claimed.sort((a, b) => a.due - b.due || a.id - b.id);
     return claimed.map(({ due: _due, ...r }) => r);
   }
@@ -85,26 +79,22 @@ export class PgWebhookStore implements WebhookStorePort {
     return (await row<{ at: number | null }>(this.pool, `SELECT MIN(next_attempt_at) AS at FROM webhook_outbox WHERE state = 'pending'`))?.at ?? null;
   }
 
-  /**
-   * Attempt results in one transaction; a row no longer pending (replayed or changed) is left alone.
-   * With `fence` (the node id the events were leased under), a row whose lease another node holds
-   * now is left alone too: a node fenced out of the cluster cannot overwrite the new attempt.
-   */
-  recordAttempts(records: readonly AttemptRecord[], fence: string | null = null): Promise<void> {
+  /** Attempt results in one transaction; a row no longer pending (replayed or changed) is left alone. */
+  recordAttempts(records: readonly AttemptRecord[]): Promise<void> {
     return inTransaction(this.pool, async (client) => {
       // A result lost with an asynchronous commit leaves its row pending: sent again, as the spec allows.
       await client.query('SET LOCAL synchronous_commit = off');
       for (const r of records) {
         if (r.kind === 'delivered') {
-          await changes(client, `UPDATE webhook_outbox SET state = 'delivered', attempts = $1, delivered_at = $2, leased_by = NULL
-            WHERE id = $3 AND state = 'pending' AND ${FENCE(4)}`, [r.attempts, r.atMs, r.id, fence]);
+          await changes(client, `UPDATE webhook_outbox SET state = 'delivered', attempts = $1, delivered_at = $2 WHERE id = $3 AND state = 'pending'`,
+            [r.attempts, r.atMs, r.id]);
         } else if (r.kind === 'retry') {
-          await changes(client, `UPDATE webhook_outbox SET attempts = $1, next_attempt_at = $2, last_error = $3, leased_by = NULL
-            WHERE id = $4 AND state = 'pending' AND ${FENCE(5)}`, [r.attempts, r.nextAttemptAt, r.lastError, r.id, fence]);
+          await changes(client, `UPDATE webhook_outbox SET attempts = $1, next_attempt_at = $2, last_error = $3 WHERE id = $4 AND state = 'pending'`,
+            [r.attempts, r.nextAttemptAt, r.lastError, r.id]);
         } else {
           await changes(client,
-            `UPDATE webhook_outbox SET state = 'dead', attempts = $1, dead_at = $2, last_error = $3, dead_reason = $4, dead_url = $5, leased_by = NULL
-             WHERE id = $6 AND state = 'pending' AND ${FENCE(7)}`, [r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id, fence]);
+            `UPDATE webhook_outbox SET state = 'dead', attempts = $1, dead_at = $2, last_error = $3, dead_reason = $4, dead_url = $5
+             WHERE id = $6 AND state = 'pending'`, [r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id]);
         }
       }
     });
