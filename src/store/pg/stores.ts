@@ -1,7 +1,10 @@
 /**
  * Every PostgreSQL store over one pool (issue 11 item 1): what a composition root hands the
  * services when `database.url` selects PostgreSQL, as the SQLite root hands `asyncPort(new X(db))`.
- * The pool comes from openDatabase (src/store/database.ts): `{ kind: 'postgres', pool }`.
+ * The pool comes from openDatabase (src/store/database.ts): `{ kind: 'postgres', pool }`. The
+ * member names are those of the seam's StorePorts (src/store/store-ports.ts on h-seam: auth,
+ * campaigns, campaignRequests, inbound, undecodable, admin, status, webhooks), plus the engine's
+ * dispatch store, so a PgStores is a StorePorts as it is.
  */
 import type { SummaryCacheOptions } from '../campaign-store.js';
 import { PgAdminQueries } from './admin-queries.js';
@@ -20,7 +23,7 @@ export interface PgStores {
   readonly campaigns: PgCampaignStore;
   readonly campaignRequests: PgCampaignRequestStore;
   readonly inbound: PgInboundStore;
-  readonly undecodablePdus: PgUndecodablePduStore;
+  readonly undecodable: PgUndecodablePduStore;
   readonly admin: PgAdminQueries;
   readonly status: PgStatusQueries;
   readonly dispatch: PgDispatchStore;
@@ -38,7 +41,7 @@ export function createPgStores(pool: PgPool, options: PgStoresOptions = {}): PgS
     campaigns: new PgCampaignStore(pool, options.summaryCache),
     campaignRequests: new PgCampaignRequestStore(pool),
     inbound: new PgInboundStore(pool),
-    undecodablePdus: new PgUndecodablePduStore(pool),
+    undecodable: new PgUndecodablePduStore(pool),
     admin: new PgAdminQueries(pool),
     status: new PgStatusQueries(pool),
     dispatch: new PgDispatchStore(pool),

@@ -7,7 +7,7 @@ import type {
   AttemptRecord, DeadLetterFilter, DeadLetterRow, DueOutboxRow, NewOutboxRow, OutboxState, RedriveEndpoint, RedriveFilter,
 } from '../webhook-store.js';
 import type { WebhookStorePort } from './contracts.js';
-import { changes, inTransaction, row, rows, type PgPool } from './pool.js';
+import { changes, inTransaction, row, rows, type PgPool, type PgQueryable } from './pool.js';
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at $1. */
 const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
@@ -37,17 +37,8 @@ export class PgWebhookStore implements WebhookStorePort {
   constructor(private readonly pool: PgPool) {}
 
   /** A pending event due now with a new event id; false when the client has no URL for its kind. */
-  async insertOutboxRow(r: NewOutboxRow): Promise<boolean> {
-    const inserted = r.kind === 'inbound'
-      ? await changes(this.pool,
-        `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
-         SELECT 'inbound', id, NULL, $2::text, 'pending', 0, $3::bigint, $3::bigint, $4::text FROM clients WHERE id = $1 AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
-        [r.clientId, r.body, r.nowMs, randomUUID()])
-      : await changes(this.pool,
-        `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
-         SELECT id, $2::bigint, $3::text, 'pending', 0, $4::bigint, $4::bigint, $5::text FROM clients WHERE id = $1 AND webhook_url IS NOT NULL AND webhook_url <> ''`,
-        [r.clientId, r.recipientId, r.body, r.nowMs, randomUUID()]);
-    return inserted === 1;
+  insertOutboxRow(r: NewOutboxRow): Promise<boolean> {
+    return insertOutboxRow(this.pool, r);
   }
 
   selectDueOutboxRows(nowMs: number, maxRows: number): Promise<DueOutboxRow[]> {
@@ -158,4 +149,24 @@ export class PgWebhookStore implements WebhookStorePort {
       [nowMs, ...params]);
     return requeued.map((r) => r.id).sort((a, b) => a - b);
   }
+}
+
+/**
+ * Inserts a pending event due now with a new event id (a random UUID, never reused); false when the
+ * client has no URL for the event's kind. A function too, so another store's unit (an inbound
+ * arrival) queues its webhook inside its own transaction.
+ */
+export async function insertOutboxRow(db: PgQueryable, r: NewOutboxRow): Promise<boolean> {
+  const inserted = r.kind === 'inbound'
+    ? await changes(db,
+      `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT 'inbound', id, NULL, $2::text, 'pending', 0, $3::bigint, $3::bigint, $4::text FROM clients
+       WHERE id = $1 AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
+      [r.clientId, r.body, r.nowMs, randomUUID()])
+    : await changes(db,
+      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT id, $2::bigint, $3::text, 'pending', 0, $4::bigint, $4::bigint, $5::text FROM clients
+       WHERE id = $1 AND webhook_url IS NOT NULL AND webhook_url <> ''`,
+      [r.clientId, r.recipientId, r.body, r.nowMs, randomUUID()]);
+  return inserted === 1;
 }

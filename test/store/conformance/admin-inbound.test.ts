@@ -101,8 +101,8 @@ describeEachBackend('admin, status and inbound queries', (open) => {
     expect(await stores.inbound.removeOptout(clientId, '353870000001')).toBe(true);
     expect(await stores.inbound.clientName(clientId)).toBe('acme');
     expect((await stores.inbound.clientByName('acme'))?.id).toBe(clientId);
-    await stores.undecodablePdus.insert({ transport: 'modem', device: '/dev/ttyUSB0', hex: '00ff', reasonCode: 'PDU_TRUNCATED', reason: 'short', receivedAtMs: T0_MS });
-    expect(await stores.undecodablePdus.list()).toEqual([{ id: expect.any(Number), transport: 'modem', device: '/dev/ttyUSB0', hex: '00ff',
+    await stores.undecodable.insert({ transport: 'modem', device: '/dev/ttyUSB0', hex: '00ff', reasonCode: 'PDU_TRUNCATED', reason: 'short', receivedAtMs: T0_MS });
+    expect(await stores.undecodable.list()).toEqual([{ id: expect.any(Number), transport: 'modem', device: '/dev/ttyUSB0', hex: '00ff',
       reason_code: 'PDU_TRUNCATED', reason: 'short', received_at: T0_MS }]);
   });
 });

@@ -28,7 +28,9 @@ describeEachBackend('auth store', (open) => {
   it('refuses a second client with the same name and leaves the first as it was', async () => {
     const { stores } = await open();
     await stores.auth.insertClient({ name: 'acme', webhookUrl: null, webhookSecretEnc: null }, T0_MS);
-    await expect(stores.auth.insertClient({ name: 'acme', webhookUrl: 'https://x', webhookSecretEnc: null }, T0_MS)).rejects.toThrow();
+    const refusal = await stores.auth.insertClient({ name: 'acme', webhookUrl: 'https://x', webhookSecretEnc: null }, T0_MS).then(() => undefined, (err: unknown) => err);
+    // The codes the seam's isUniqueViolation turns into CLIENT_EXISTS: SQLite's extended code, PostgreSQL's SQLSTATE 23505.
+    expect(['SQLITE_CONSTRAINT_UNIQUE', '23505']).toContain((refusal as { code?: string } | undefined)?.code);
     expect((await stores.auth.clientByName('acme'))?.webhook_url).toBeNull();
   });
 

@@ -29,7 +29,7 @@ export interface Stores {
   readonly campaigns: Async<CampaignStore>;
   readonly campaignRequests: Async<CampaignRequestStore>;
   readonly inbound: Async<InboundStore>;
-  readonly undecodablePdus: Async<UndecodablePduStore>;
+  readonly undecodable: Async<UndecodablePduStore>;
   readonly admin: AdminQueriesPort;
   readonly status: StatusQueriesPort;
   readonly dispatch: Async<DispatchStore>;
@@ -71,7 +71,7 @@ function sqliteStores(db: SqliteDatabase): Stores {
     campaigns: asyncPort(new CampaignStore(db)),
     campaignRequests: asyncPort(new CampaignRequestStore(db)),
     inbound: asyncPort(new InboundStore(db)),
-    undecodablePdus: asyncPort(new UndecodablePduStore(db)),
+    undecodable: asyncPort(new UndecodablePduStore(db)),
     admin: queriesOver(adminQueries, db),
     status: queriesOver(statusQueries, db),
     dispatch: asyncPort(new DispatchStore(db)),
