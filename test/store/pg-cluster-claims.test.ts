@@ -118,4 +118,27 @@ describe('PostgreSQL claims across nodes', () => {
     expect(await a.stores.webhooks.claimDueOutboxRows(T0_MS + 29_999, 50, 30_000)).toEqual([]);
     expect((await a.stores.webhooks.claimDueOutboxRows(T0_MS + 30_000, 50, 30_000)).map((r) => r.id).sort((x, y) => x - y)).toEqual([...byB].sort((x, y) => x - y));
   });
+
+  it('sweeps parked receipts whose message id has been written since, once each, however many nodes sweep', async () => {
+    const [a, b] = await nodes(2) as [Node, Node];
+    const seeded = await seedReadyCampaign(a.stores, { recipients: 20 });
+    await dispatchAll(a.stores, seeded, 'carrier');
+    const parts = await a.stores.dispatch.claimParts('carrier', seeded.campaignId, T0_MS, 20);
+    // Receipts parked before their ids were written, by a path that did not take them (a lost race, a crash in between).
+    for (const [i, part] of parts.entries()) {
+      await b.stores.dispatch.insertReceipt({ transport: 'carrier', messageId: `m-${i}`, status: 'DELIVRD', final: true, errorCode: null, doneAt: null,
+        raw: 'r', receivedAt: T0_MS, matchState: 'pending', partId: null });
+      await a.stores.dispatch.markSubmitted(part.id, `m-${i}`, T0_MS + 1);
+    }
+    await b.stores.dispatch.insertReceipt({ transport: 'carrier', messageId: 'never-written', status: 'DELIVRD', final: true, errorCode: null,
+      doneAt: null, raw: 'r', receivedAt: T0_MS, matchState: 'pending', partId: null });
+    const swept = (await Promise.all([a, b, a, b].map(({ stores }) => stores.dispatch.rematchParkedReceipts(5)))).flat();
+    const more = await a.stores.dispatch.rematchParkedReceipts(100);
+    const all = [...swept, ...more];
+    expect(all).toHaveLength(20);
+    expect(new Set(all.map((r) => r.id)).size).toBe(20);
+    for (const r of all) expect(r.part_id).toBe(parts[Number(r.message_id.slice(2))]?.id);
+    expect(await a.stores.dispatch.rematchParkedReceipts(100)).toEqual([]);
+    expect((await a.stores.dispatch.expireReceipts(T0_MS + 1)).map((r) => r.message_id)).toEqual(['never-written']);
+  });
 });

@@ -35,6 +35,18 @@ const INSERT_RECEIPT = `INSERT INTO receipts (transport, message_id, status, fin
 
 const PART_BY_MESSAGE_ID = 'SELECT id, recipient_id, state FROM message_parts WHERE transport = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1';
 
+/** A parked receipt the sweep matched to its part. */
+export interface RematchedReceipt {
+  id: number;
+  transport: string;
+  message_id: string;
+  status: string;
+  final: number;
+  error_code: string | null;
+  part_id: number;
+  recipient_id: number;
+}
+
 /** A receipt as the engine hands it over, before it is known whether its part exists yet. */
 export type ArrivingReceipt = Omit<ReceiptInsert, 'matchState' | 'partId'>;
 
@@ -169,6 +181,28 @@ export class PgDispatchStore implements Async<DispatchStore> {
       const receiptId = await insertReceipt(client, { ...receipt, matchState: part === undefined ? 'pending' : 'matched', partId: part?.id ?? null });
       return { receiptId, part };
     });
+  }
+
+  /**
+   * The sweep of parked receipts (issue 11 item 4): up to `maxRows` receipts still 'pending' whose
+   * (transport, message id) has a part by now are matched to it (the newest such part, as
+   * partByMessageId) and returned, oldest first, for the caller to apply as a receipt that just
+   * arrived. Locked SKIP LOCKED, so sweeps on two nodes, or a sweep and a submitter taking the same
+   * receipt, never match one twice. What matches nothing stays parked for expireReceipts.
+   */
+  async rematchParkedReceipts(maxRows: number): Promise<RematchedReceipt[]> {
+    const matched = await rows<RematchedReceipt>(this.pool,
+      `WITH parked AS (
+         SELECT r.id, p.id AS part_id, p.recipient_id FROM receipts r
+         CROSS JOIN LATERAL (SELECT id, recipient_id FROM message_parts
+                             WHERE transport = r.transport AND message_id = r.message_id ORDER BY id DESC LIMIT 1) p
+         WHERE r.match_state = 'pending' ORDER BY r.id LIMIT $1
+         FOR UPDATE OF r SKIP LOCKED
+       )
+       UPDATE receipts r SET match_state = 'matched', part_id = parked.part_id FROM parked
+       WHERE r.id = parked.id AND r.match_state = 'pending'
+       RETURNING r.id, r.transport, r.message_id, r.status, r.final, r.error_code, parked.part_id, parked.recipient_id`, [maxRows]);
+    return matched.sort((x, y) => x.id - y.id);
   }
 
   async requeue(partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number): Promise<boolean> {

@@ -4,7 +4,7 @@ export { PgAdminQueries } from './admin-queries.js';
 export { PgAuthStore } from './auth-store.js';
 export { PgCampaignRequestStore } from './campaign-request-store.js';
 export { PgCampaignStore } from './campaign-store.js';
-export { PgDispatchStore, type ArrivingReceipt, type StoredReceipt } from './dispatch-store.js';
+export { PgDispatchStore, type ArrivingReceipt, type RematchedReceipt, type StoredReceipt } from './dispatch-store.js';
 export { PgInboundStore } from './inbound-store.js';
 export { PgStatusQueries } from './status-queries.js';
 export { PgUndecodablePduStore } from './undecodable-pdu-store.js';
