@@ -11,3 +11,4 @@ export { PgUndecodablePduStore } from './undecodable-pdu-store.js';
 export { PgWebhookStore } from './webhook-store.js';
 export type { AdminQueriesPort, StatusQueriesPort, WebhookStorePort, AsyncQueries } from './contracts.js';
 export { DEFAULT_POOL_SIZE, PG_TYPES, pgPoolConfig, type PgPool } from './pool.js';
+export { notifyWake, PgWakeups, WAKE_CHANNELS, type WakeChannel, type WakeupOptions } from './wakeups.js';
