@@ -8,6 +8,7 @@
  */
 import type * as adminQueries from '../admin-queries.js';
 import type { SqliteDatabase } from '../database.js';
+import type { Async } from '../ports.js';
 import type * as statusQueries from '../status-store.js';
 import type * as webhookQueries from '../webhook-store.js';
 
@@ -23,9 +24,19 @@ export type AsyncQueries<Module> = {
   [K in keyof Module as Module[K] extends DbFunction ? K : never]: WithoutDb<Module[K]>;
 };
 
+/**
+ * `Async<TheClass>` once the module exports the class the seam makes of it, else the functions'
+ * AsyncQueries: the same methods either way, so this compiles before and after that lands, and
+ * checks the PostgreSQL class against whichever the module has.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type PortOf<Module, ClassName extends string> = Module extends { [K in ClassName]: abstract new (...args: any[]) => infer Instance }
+  ? Async<Instance>
+  : AsyncQueries<Module>;
+
 /** `AdminQueries` of the seam (admin-queries.ts as a class), async. */
-export type AdminQueriesPort = AsyncQueries<typeof adminQueries>;
+export type AdminQueriesPort = PortOf<typeof adminQueries, 'AdminQueries'>;
 /** `StatusQueries` of the seam (status-store.ts as a class), async. */
-export type StatusQueriesPort = AsyncQueries<typeof statusQueries>;
+export type StatusQueriesPort = PortOf<typeof statusQueries, 'StatusQueries'>;
 /** `WebhookStore` (webhook-store.ts as a class), async. */
-export type WebhookStorePort = AsyncQueries<typeof webhookQueries>;
+export type WebhookStorePort = PortOf<typeof webhookQueries, 'WebhookStore'>;

@@ -16,7 +16,7 @@ import type {
   ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
   RecipientContext, WaitingRecipient,
 } from '../dispatch-store.js';
-import type { RecipientStatus } from '../entities.js';
+import type { PartState, RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
 
@@ -34,6 +34,32 @@ const INSERT_RECEIPT = `INSERT INTO receipts (transport, message_id, status, fin
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`;
 
 const PART_BY_MESSAGE_ID = 'SELECT id, recipient_id, state FROM message_parts WHERE transport = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1';
+
+// The batch units of perf's DispatchStore (h-perf, issue 12 item 3), restated until they land here:
+// structurally the same, so `implements Async<DispatchStore>` checks them once they have.
+/** A pending receipt of one of several message ids. */
+export interface PendingReceiptOf extends PendingReceipt {
+  message_id: string;
+}
+
+/** A message id's newest part with what applying a receipt to it needs (its recipient, campaign, client). */
+export interface ReceiptTarget {
+  message_id: string;
+  id: number;
+  recipient_id: number;
+  state: PartState;
+  part_number: number;
+  parts_total: number;
+  part_last_status: string | null;
+  final_at: number | null;
+  recipient_status: RecipientStatus | null;
+  recipient_last_status: string | null;
+  msisdn: string | null;
+  client_reference: string | null;
+  client_id: number | null;
+  sender: string | null;
+  webhook_url: string | null;
+}
 
 /** A parked receipt the sweep matched to its part. */
 export interface RematchedReceipt {
@@ -236,6 +262,42 @@ export class PgDispatchStore implements Async<DispatchStore> {
 
   insertReceipt(r: ReceiptInsert): Promise<number> {
     return insertReceipt(this.pool, r);
+  }
+
+  /** The pending receipts of any of the message ids, oldest first: one statement for a batch of outcomes. */
+  pendingReceiptsOf(transport: string, messageIds: readonly string[]): Promise<PendingReceiptOf[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return rows<PendingReceiptOf>(this.pool,
+      `SELECT id, message_id, status, final, error_code FROM receipts
+       WHERE match_state = 'pending' AND transport = $1 AND message_id = ANY($2::text[]) ORDER BY id`, [transport, messageIds]);
+  }
+
+  /** Each message id's newest part with its recipient context, in the ids' order; ids naming no part are left out. */
+  receiptTargets(transport: string, messageIds: readonly string[]): Promise<ReceiptTarget[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return rows<ReceiptTarget>(this.pool,
+      `SELECT j.message_id, p.id, p.recipient_id, p.state, p.part_number, p.parts_total, p.last_status AS part_last_status, p.final_at,
+              r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn, r.client_reference,
+              c.client_id, c.sender, cl.webhook_url
+       FROM unnest($1::text[]) WITH ORDINALITY AS j(message_id, n)
+       JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = $2 AND message_id = j.message_id ORDER BY id DESC LIMIT 1)
+       LEFT JOIN recipients r ON r.id = p.recipient_id
+       LEFT JOIN campaigns c ON c.id = r.campaign_id
+       LEFT JOIN clients cl ON cl.id = c.client_id
+       ORDER BY j.n`, [messageIds, transport]);
+  }
+
+  /** Inserts receipts in one statement (arrays unnested server-side), in order. */
+  async insertReceipts(receipts: readonly ReceiptInsert[]): Promise<void> {
+    if (receipts.length === 0) return;
+    const column = <T>(pick: (r: ReceiptInsert) => T): T[] => receipts.map(pick);
+    await changes(this.pool,
+      `INSERT INTO receipts (transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)
+       SELECT transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[])
+       WITH ORDINALITY AS t(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id, n) ORDER BY n`,
+      [column((r) => r.transport), column((r) => r.messageId), column((r) => r.status), column((r) => (r.final ? 1 : 0)), column((r) => r.errorCode),
+        column((r) => r.doneAt), column((r) => r.raw), column((r) => r.receivedAt), column((r) => r.matchState), column((r) => r.partId)]);
   }
 
   pendingReceipts(transport: string, messageId: string): Promise<PendingReceipt[]> {

@@ -41,6 +41,21 @@ export class PgWebhookStore implements WebhookStorePort {
     return insertOutboxRow(this.pool, r);
   }
 
+  /**
+   * Delivery-receipt events due now, each with a new event id, in one statement: the engine's batch
+   * of receipts queues its webhooks at once. As on SQLite (h-perf) it does not look the client up:
+   * the caller read in the same unit that the client has a webhook URL.
+   */
+  async insertOutboxRows(outbox: readonly Omit<NewOutboxRow, 'kind'>[]): Promise<void> {
+    if (outbox.length === 0) return;
+    await changes(this.pool,
+      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT client_id, recipient_id, body, 'pending', 0, due, due, event_id
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(client_id, recipient_id, body, due, event_id, n)
+       ORDER BY n`,
+      [outbox.map((r) => r.clientId), outbox.map((r) => r.recipientId), outbox.map((r) => r.body), outbox.map((r) => r.nowMs), outbox.map(() => randomUUID())]);
+  }
+
   selectDueOutboxRows(nowMs: number, maxRows: number): Promise<DueOutboxRow[]> {
     return rows<DueOutboxRow>(this.pool,
       `SELECT ${DUE_COLUMNS} FROM webhook_outbox o JOIN clients c ON c.id = o.client_id

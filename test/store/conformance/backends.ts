@@ -65,6 +65,16 @@ function queriesOver<Module extends object>(module: Module, db: SqliteDatabase):
   return bound as unknown as AsyncQueries<Module>;
 }
 
+/**
+ * The SQLite port of a query module: its class when it exports one (the seam's AdminQueries and
+ * StatusQueries, perf's WebhookStore), else its `db`-first functions bound to the connection.
+ */
+function portOver<Port>(module: object, className: string, db: SqliteDatabase): Port {
+  const cls = (module as Record<string, unknown>)[className];
+  if (typeof cls === 'function') return asyncPort(new (cls as new (db: SqliteDatabase) => object)(db)) as Port;
+  return queriesOver(module, db) as Port;
+}
+
 function sqliteStores(db: SqliteDatabase): Stores {
   return {
     auth: asyncPort(new AuthStore(db)),
@@ -72,10 +82,10 @@ function sqliteStores(db: SqliteDatabase): Stores {
     campaignRequests: asyncPort(new CampaignRequestStore(db)),
     inbound: asyncPort(new InboundStore(db)),
     undecodable: asyncPort(new UndecodablePduStore(db)),
-    admin: queriesOver(adminQueries, db),
-    status: queriesOver(statusQueries, db),
+    admin: portOver<AdminQueriesPort>(adminQueries, 'AdminQueries', db),
+    status: portOver<StatusQueriesPort>(statusQueries, 'StatusQueries', db),
     dispatch: asyncPort(new DispatchStore(db)),
-    webhooks: queriesOver(webhookQueries, db),
+    webhooks: portOver<WebhookStorePort>(webhookQueries, 'WebhookStore', db),
   };
 }
 
