@@ -11,11 +11,16 @@
  * processes can still read it, so the one refused names the holder. Admin commands open the
  * database without this lock: SQLite's WAL lets them write beside a running serve.
  * Like SQLite itself, this needs a local file system (fcntl locks are unreliable over NFS).
+ *
+ * PostgreSQL (`database.url`, issue 11 item 2) is the opposite: every `serve` on it is a node of one
+ * cluster by design, coordinated in the database (nodes, leases, SKIP LOCKED claims), so its guard
+ * (serveGuardFor) takes no lock.
  */
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { DatabaseTarget } from '../config/database.js';
 import { GatewayError } from '../errors.js';
 
 export interface ServeLockHolder {
@@ -115,4 +120,18 @@ function inUse(databasePath: string, lockPath: string, holder: ServeLockHolder |
     `database ${databasePath} is in use by ${who}: one smsgate serve per SQLite file (lock ${lockPath}). Stop that one first, or give this one another database.path`,
     { details: { database: databasePath, lock: lockPath, ...(holder === undefined || self ? {} : { holder }) } },
   );
+}
+
+/** What the composition root holds while serving and releases when it stops. */
+export interface ServeGuard {
+  release(): void;
+}
+
+/**
+ * The serve guard of the configured backend: SQLite's file lock (refused at once when another
+ * serve holds it), or nothing for PostgreSQL, whose nodes share the database.
+ */
+export function serveGuardFor(target: DatabaseTarget, now: () => number = Date.now): ServeGuard {
+  if (target.kind === 'postgres') return { release() {} };
+  return ServeLock.acquire(target.path, now);
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../src/errors.js';
-import { ServeLock, serveLockPathFor } from '../../src/store/serve-lock.js';
+import { ServeLock, serveGuardFor, serveLockPathFor } from '../../src/store/serve-lock.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -59,5 +59,20 @@ describe('ServeLock', () => {
     const lock = ServeLock.acquire(path);
     expect(statSync(serveLockPathFor(path)).mode & 0o777).toBe(0o600);
     lock.release();
+  });
+});
+
+describe('serveGuardFor', () => {
+  it('takes the file lock for SQLite and nothing for PostgreSQL, whose serves are nodes of one cluster', () => {
+    const path = databasePath();
+    const guard = serveGuardFor({ kind: 'sqlite', path, synchronous: 'FULL' });
+    expect(() => ServeLock.acquire(path)).toThrow(/is in use by/);
+    guard.release();
+    ServeLock.acquire(path).release();
+    const url = 'postgresql://gw@db/smsgate';
+    // Two serves on one PostgreSQL are two nodes: neither is refused.
+    const guards = [serveGuardFor({ kind: 'postgres', url }), serveGuardFor({ kind: 'postgres', url })];
+    expect(guards).toHaveLength(2);
+    for (const g of guards) g.release();
   });
 });

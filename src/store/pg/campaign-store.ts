@@ -1,0 +1,121 @@
+/**
+ * CampaignStore (src/store/campaign-store.ts) on PostgreSQL: accepting a campaign, turning it into
+ * recipients, the summary counts and the sender list, with the same guards. A campaign's state is
+ * read FOR UPDATE inside the transactions that depend on it, so a concurrent markFailed (another
+ * node) waits instead of interleaving.
+ */
+import {
+  SUMMARY_CACHE_DEFAULTS, type CampaignStore, type CampaignToProcess, type NewCampaign, type ReadyCampaign,
+  type RecipientToWrite, type SenderEntry, type StatusCounts, type SummaryCacheOptions,
+} from '../campaign-store.js';
+import type { CampaignRow, CampaignState, RecipientStatus } from '../entities.js';
+import type { Async } from '../ports.js';
+import { changes, inTransaction, row, rows, type PgClient, type PgPool } from './pool.js';
+
+interface CachedCounts {
+  counts: StatusCounts;
+  countedAtMs: number;
+}
+
+export class PgCampaignStore implements Async<CampaignStore> {
+  private readonly summaryCache: SummaryCacheOptions;
+  private readonly cachedCounts = new Map<string, CachedCounts>();
+
+  constructor(private readonly pool: PgPool, summaryCache: Partial<SummaryCacheOptions> = {}) {
+    this.summaryCache = { ...SUMMARY_CACHE_DEFAULTS, now: () => performance.now(), ...summaryCache };
+  }
+
+  async insertCampaign(c: NewCampaign): Promise<void> {
+    await changes(this.pool,
+      `INSERT INTO campaigns (id, client_id, user_id, state, name, sender, text, send_at_local, create_as_draft, should_save_list,
+         request_recipients, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [c.id, c.clientId, c.userId, c.state, c.name, c.sender, c.text, c.sendAtLocal, c.createAsDraft ? 1 : 0, c.shouldSaveList ? 1 : 0,
+        c.requestRecipientsJson, c.createdAtMs]);
+  }
+
+  findCampaign(id: string): Promise<CampaignRow | undefined> {
+    return row<CampaignRow>(this.pool, 'SELECT * FROM campaigns WHERE id = $1', [id]);
+  }
+
+  async unprocessedCampaignIds(maxCampaigns: number): Promise<string[]> {
+    const found = await rows<{ id: string }>(this.pool,
+      `SELECT id FROM campaigns WHERE state IN ('queued', 'processing') ORDER BY created_at, id COLLATE "C" LIMIT $1`, [maxCampaigns]);
+    return found.map((r) => r.id);
+  }
+
+  claimForProcessing(id: string): Promise<CampaignToProcess | undefined> {
+    return row<CampaignToProcess>(this.pool,
+      `UPDATE campaigns SET state = 'processing' WHERE id = $1 AND state IN ('queued', 'processing')
+       RETURNING id, client_id, state, sender, text, send_at_local, request_recipients, created_at`, [id]);
+  }
+
+  deletePartialRecipients(campaignId: string, maxRows: number): Promise<number | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      if (!(await isProcessing(client, campaignId))) return undefined;
+      return changes(client, 'DELETE FROM recipients WHERE id IN (SELECT id FROM recipients WHERE campaign_id = $1 LIMIT $2)', [campaignId, maxRows]);
+    });
+  }
+
+  /** One INSERT of all the rows (arrays unnested server-side), after the 'processing' check. */
+  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      if (!(await isProcessing(client, campaignId))) return false;
+      if (recipients.length === 0) return true;
+      await changes(client,
+        `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at)
+         SELECT $1::text, m, r, 'waiting', 'pending', $4::bigint FROM unnest($2::text[], $3::text[]) AS t(m, r)`,
+        [campaignId, recipients.map((r) => r.msisdn), recipients.map((r) => r.clientReference), updatedAtMs]);
+      return true;
+    });
+  }
+
+  async markReady(ready: ReadyCampaign): Promise<boolean> {
+    const marked = await changes(this.pool,
+      `UPDATE campaigns SET state = 'ready', request_recipients = NULL, text_sent = $2, encoding = $3, parts_per_message = $4,
+         total_sent = $5, skipped_count = $6, send_at = $7, ready_at = $8
+       WHERE id = $1 AND state = 'processing'`,
+      [ready.campaignId, ready.textSent, ready.encoding, ready.partsPerMessage, ready.totalSent, ready.skippedCount, ready.sendAtMs, ready.readyAtMs]);
+    return marked === 1;
+  }
+
+  markFailed(id: string, reason: string): Promise<void> {
+    return inTransaction(this.pool, async (client) => {
+      const failed = await changes(client, `UPDATE campaigns SET state = 'failed', failure_reason = $1 WHERE id = $2 AND state IN ('queued', 'processing')`,
+        [reason, id]);
+      if (failed === 1) await changes(client, 'DELETE FROM recipients WHERE campaign_id = $1', [id]);
+    });
+  }
+
+  /** As CampaignStore.statusCounts: large campaigns counted at most once per summaryCache.ttlMs (per node). */
+  async statusCounts(campaignId: string): Promise<StatusCounts> {
+    const nowMs = this.summaryCache.now();
+    const cached = this.cachedCounts.get(campaignId);
+    if (cached !== undefined && nowMs - cached.countedAtMs < this.summaryCache.ttlMs) return { ...cached.counts };
+    const counts: StatusCounts = { pending: 0, delivered: 0, undelivered: 0 };
+    const found = await rows<{ status: RecipientStatus; n: number }>(this.pool,
+      'SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = $1 GROUP BY status', [campaignId]);
+    for (const r of found) counts[r.status] = r.n;
+    for (const [id, entry] of this.cachedCounts) {
+      if (nowMs - entry.countedAtMs >= this.summaryCache.ttlMs) this.cachedCounts.delete(id);
+    }
+    if (counts.pending + counts.delivered + counts.undelivered >= this.summaryCache.minRecipients) {
+      this.cachedCounts.set(campaignId, { counts, countedAtMs: nowMs });
+    }
+    return { ...counts };
+  }
+
+  senders(clientId: number): Promise<SenderEntry[]> {
+    // COLLATE "C": byte order, as SQLite's BINARY, whatever the database's locale.
+    return rows<SenderEntry>(this.pool, 'SELECT name, type FROM senders WHERE client_id = $1 ORDER BY name COLLATE "C"', [clientId]);
+  }
+
+  async senderType(clientId: number, name: string): Promise<number | undefined> {
+    return (await row<{ type: number }>(this.pool, 'SELECT type FROM senders WHERE client_id = $1 AND name = $2', [clientId, name]))?.type;
+  }
+}
+
+async function isProcessing(client: PgClient, campaignId: string): Promise<boolean> {
+  const found = await row<{ state: CampaignState }>(client, 'SELECT state FROM campaigns WHERE id = $1 FOR UPDATE', [campaignId]);
+  return found?.state === 'processing';
+}

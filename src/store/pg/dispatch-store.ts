@@ -1,0 +1,383 @@
+/**
+ * DispatchStore (src/store/dispatch-store.ts, main's API) on PostgreSQL, plus the atomic units
+ * several nodes on one database need (issue 11 items 2 and 4):
+ * - claimParts: due parts taken with FOR UPDATE SKIP LOCKED and marked 'submitting' in one
+ *   statement, so two nodes claiming at once never get the same part and never wait for each other;
+ * - markSubmittedTakingReceipts / storeReceipt: the submit_sm_resp write and a receipt for the same
+ *   (transport, message id) serialise on an advisory transaction lock on that pair, so a receipt
+ *   that lands on another node's bind before the submitter has written the message id is either
+ *   found by the submitter (parked first) or finds the part (written first), never neither.
+ * Every guard of the SQLite statements (state = 'queued', 'submitting', not final) is kept: a write
+ * whose part moved on changes nothing and returns false. Claims stamped with a node id and writes
+ * fenced on it are ClusterDispatch's (src/store/cluster/cluster-dispatch.ts on main), which uses
+ * the same advisory lock key as the receipt units here.
+ */
+import type {
+  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
+  RecipientContext, WaitingRecipient,
+} from '../dispatch-store.js';
+import type { PartState, RecipientStatus } from '../entities.js';
+import type { Async } from '../ports.js';
+import { changes, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
+
+const QUEUED_CAMPAIGNS = `WITH RECURSIVE next(campaign_id, n) AS (
+    SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = $1 AND state = 'queued' AND campaign_id > $2), 1
+    UNION ALL
+    SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = $1 AND state = 'queued' AND campaign_id > next.campaign_id), n + 1
+    FROM next WHERE next.campaign_id IS NOT NULL AND n < $3
+  )
+  SELECT campaign_id FROM next WHERE campaign_id IS NOT NULL`;
+
+const CLAIMABLE_COLUMNS = 'p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn';
+
+const INSERT_RECEIPT = `INSERT INTO receipts (transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`;
+
+const PART_BY_MESSAGE_ID = 'SELECT id, recipient_id, state FROM message_parts WHERE transport = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1';
+
+// The batch units of perf's DispatchStore (h-perf, issue 12 item 3), restated until they land here:
+// structurally the same, so `implements Async<DispatchStore>` checks them once they have.
+/** A pending receipt of one of several message ids. */
+export interface PendingReceiptOf extends PendingReceipt {
+  message_id: string;
+}
+
+/** A message id's newest part with what applying a receipt to it needs (its recipient, campaign, client). */
+export interface ReceiptTarget {
+  message_id: string;
+  id: number;
+  recipient_id: number;
+  state: PartState;
+  part_number: number;
+  parts_total: number;
+  part_last_status: string | null;
+  final_at: number | null;
+  recipient_status: RecipientStatus | null;
+  recipient_last_status: string | null;
+  msisdn: string | null;
+  client_reference: string | null;
+  client_id: number | null;
+  sender: string | null;
+  webhook_url: string | null;
+}
+
+/** A parked receipt the sweep matched to its part. */
+export interface RematchedReceipt {
+  id: number;
+  transport: string;
+  message_id: string;
+  status: string;
+  final: number;
+  error_code: string | null;
+  part_id: number;
+  recipient_id: number;
+}
+
+/** A receipt as the engine hands it over, before it is known whether its part exists yet. */
+export type ArrivingReceipt = Omit<ReceiptInsert, 'matchState' | 'partId'>;
+
+/** What storeReceipt did: matched to the part (the caller applies it), or parked until the part's id is written. */
+export type StoredReceipt = { receiptId: number; part: PartForReceipt } | { receiptId: number; part: undefined };
+
+/**
+ * The (transport, message id) pair's advisory transaction lock, released at COMMIT or ROLLBACK. The
+ * same key as ClusterDispatch's (src/store/cluster/cluster-dispatch.ts on main), so the two
+ * serialise against each other whichever a node uses.
+ */
+async function lockMessageId(client: PgClient, transport: string, messageId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))`, [transport, messageId]);
+}
+
+export class PgDispatchStore implements Async<DispatchStore> {
+  constructor(private readonly pool: PgPool) {}
+
+  dueCampaigns(nowMs: number, limit: number): Promise<DueCampaign[]> {
+    return rows<DueCampaign>(this.pool,
+      `SELECT id, client_id, sender, text, text_sent FROM campaigns
+       WHERE state = 'ready' AND dispatched_at IS NULL AND COALESCE(send_at, 0) <= $1
+       ORDER BY send_at, created_at LIMIT $2`, [nowMs, limit]);
+  }
+
+  waitingRecipients(campaignId: string, limit: number): Promise<WaitingRecipient[]> {
+    return rows<WaitingRecipient>(this.pool,
+      `SELECT id, msisdn FROM recipients WHERE campaign_id = $1 AND dispatch_state = 'waiting' ORDER BY id LIMIT $2`, [campaignId, limit]);
+  }
+
+  async insertPart(part: NewPart, nowMs: number): Promise<void> {
+    await insertPart(this.pool, part, nowMs);
+  }
+
+  campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
+    return row<DueCampaign>(this.pool, 'SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = $1', [campaignId]);
+  }
+
+  async markRecipientDispatched(recipientId: number, nowMs: number): Promise<void> {
+    await changes(this.pool, `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = $2 AND dispatch_state = 'waiting'`,
+      [nowMs, recipientId]);
+  }
+
+  /**
+   * A recipient's parts and its 'dispatched' mark in one transaction (what the SQLite engine wraps
+   * in db.transaction): a crash never leaves a dispatched recipient without parts.
+   */
+  dispatchRecipient(recipientId: number, parts: readonly NewPart[], nowMs: number): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const marked = await changes(client,
+        `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = $2 AND dispatch_state = 'waiting'`, [nowMs, recipientId]);
+      if (marked !== 1) return false;
+      for (const part of parts) await insertPart(client, part, nowMs);
+      return true;
+    });
+  }
+
+  async markCampaignDispatchedIfDone(campaignId: string, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE campaigns SET dispatched_at = $1 WHERE id = $2 AND dispatched_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = $2 AND dispatch_state = 'waiting')`, [nowMs, campaignId])) > 0;
+  }
+
+  async queuedCampaigns(transport: string, afterCampaignId: string, limit: number): Promise<string[]> {
+    return (await rows<{ campaign_id: string }>(this.pool, QUEUED_CAMPAIGNS, [transport, afterCampaignId, limit])).map((r) => r.campaign_id);
+  }
+
+  claimableInCampaign(transport: string, campaignId: string, nowMs: number, limit: number): Promise<ClaimablePart[]> {
+    return rows<ClaimablePart>(this.pool,
+      `SELECT ${CLAIMABLE_COLUMNS} FROM message_parts p JOIN recipients r ON r.id = p.recipient_id
+       WHERE p.state = 'queued' AND p.transport = $1 AND p.campaign_id = $2 AND p.next_attempt_at <= $3
+       ORDER BY p.next_attempt_at, p.id LIMIT $4`, [transport, campaignId, nowMs, limit]);
+  }
+
+  /**
+   * Claims up to `limit` due parts of one campaign on the transport: selected FOR UPDATE SKIP LOCKED
+   * (parts another node is claiming right now are passed over, not waited for) and marked
+   * 'submitting' in the same statement. Returned oldest due first. A part is returned to exactly
+   * one caller however many claim at once.
+   */
+  async claimParts(transport: string, campaignId: string, nowMs: number, limit: number): Promise<ClaimablePart[]> {
+    const claimed = await rows<ClaimablePart & { next_attempt_at: number }>(this.pool,
+      `WITH picked AS (
+         SELECT id FROM message_parts
+         WHERE state = 'queued' AND transport = $1 AND campaign_id = $2 AND next_attempt_at <= $3
+         ORDER BY next_attempt_at, id LIMIT $4
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE message_parts p SET state = 'submitting', updated_at = $3
+       FROM picked, recipients r
+       WHERE p.id = picked.id AND r.id = p.recipient_id
+       RETURNING ${CLAIMABLE_COLUMNS}, p.next_attempt_at`, [transport, campaignId, nowMs, limit]);
+    // UPDATE ... RETURNING has no order: restore the claim order.
+    claimed.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
+    return claimed.map(({ next_attempt_at: _due, ...part }) => part);
+  }
+
+  async markSubmitting(partId: number, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool, `UPDATE message_parts SET state = 'submitting', updated_at = $1 WHERE id = $2 AND state = 'queued'`,
+      [nowMs, partId])) > 0;
+  }
+
+  async markSubmitted(partId: number, messageId: string, nowMs: number): Promise<boolean> {
+    return (await markSubmitted(this.pool, partId, messageId, nowMs)) > 0;
+  }
+
+  /**
+   * The submit_sm_resp write for a part on `transport`, and the receipts already parked for its
+   * message id (a receipt that beat the response, possibly on another node's bind), taken as
+   * matched in the same transaction under the (transport, message id) lock. Undefined when the
+   * part was no longer 'submitting' (nothing written).
+   */
+  markSubmittedTakingReceipts(partId: number, transport: string, messageId: string, nowMs: number): Promise<PendingReceipt[] | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      await lockMessageId(client, transport, messageId);
+      if ((await markSubmitted(client, partId, messageId, nowMs)) === 0) return undefined;
+      return rows<PendingReceipt>(client,
+        `UPDATE receipts SET match_state = 'matched', part_id = $3
+         WHERE match_state = 'pending' AND transport = $1 AND message_id = $2
+         RETURNING id, status, final, error_code`, [transport, messageId, partId]).then((found) => found.sort((a, b) => a.id - b.id));
+    });
+  }
+
+  /**
+   * Stores an arriving receipt, matched to its part when the part's message id is written, else
+   * parked ('pending'), under the same lock as markSubmittedTakingReceipts.
+   */
+  storeReceipt(receipt: ArrivingReceipt): Promise<StoredReceipt> {
+    return inTransaction(this.pool, async (client) => {
+      await lockMessageId(client, receipt.transport, receipt.messageId);
+      const part = await row<PartForReceipt>(client, PART_BY_MESSAGE_ID, [receipt.transport, receipt.messageId]);
+      const receiptId = await insertReceipt(client, { ...receipt, matchState: part === undefined ? 'pending' : 'matched', partId: part?.id ?? null });
+      return { receiptId, part };
+    });
+  }
+
+  /**
+   * The sweep of parked receipts (issue 11 item 4): up to `maxRows` receipts still 'pending' whose
+   * (transport, message id) has a part by now are matched to it (the newest such part, as
+   * partByMessageId) and returned, oldest first, for the caller to apply as a receipt that just
+   * arrived. Locked SKIP LOCKED, so sweeps on two nodes, or a sweep and a submitter taking the same
+   * receipt, never match one twice. What matches nothing stays parked for expireReceipts.
+   */
+  async rematchParkedReceipts(maxRows: number): Promise<RematchedReceipt[]> {
+    const matched = await rows<RematchedReceipt>(this.pool,
+      `WITH parked AS (
+         SELECT r.id, p.id AS part_id, p.recipient_id FROM receipts r
+         CROSS JOIN LATERAL (SELECT id, recipient_id FROM message_parts
+                             WHERE transport = r.transport AND message_id = r.message_id ORDER BY id DESC LIMIT 1) p
+         WHERE r.match_state = 'pending' ORDER BY r.id LIMIT $1
+         FOR UPDATE OF r SKIP LOCKED
+       )
+       UPDATE receipts r SET match_state = 'matched', part_id = parked.part_id FROM parked
+       WHERE r.id = parked.id AND r.match_state = 'pending'
+       RETURNING r.id, r.transport, r.message_id, r.status, r.final, r.error_code, parked.part_id, parked.recipient_id`, [maxRows]);
+    return matched.sort((x, y) => x.id - y.id);
+  }
+
+  async requeue(partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET state = 'queued', attempts = $1, next_attempt_at = $2, last_status = $3, last_error_code = $4, updated_at = $5
+       WHERE id = $6 AND state = 'submitting'`, [attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId])) > 0;
+  }
+
+  async failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET state = 'undelivered', attempts = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4
+       WHERE id = $5 AND state = 'submitting'`, [attempts, status, errorCode, nowMs, partId])) > 0;
+  }
+
+  partByMessageId(transport: string, messageId: string): Promise<PartForReceipt | undefined> {
+    return row<PartForReceipt>(this.pool, PART_BY_MESSAGE_ID, [transport, messageId]);
+  }
+
+  /** Moves a part to its final state unless it already has one (a final state is never overwritten). */
+  async finishPart(partId: number, state: 'delivered' | 'undelivered', status: string, errorCode: string | null, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET state = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4
+       WHERE id = $5 AND state NOT IN ('delivered', 'undelivered')`, [state, status, errorCode, nowMs, partId])) > 0;
+  }
+
+  async notePartStatus(partId: number, status: string, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET last_status = $1, updated_at = $2 WHERE id = $3 AND state NOT IN ('delivered', 'undelivered')`,
+      [status, nowMs, partId])) > 0;
+  }
+
+  insertReceipt(r: ReceiptInsert): Promise<number> {
+    return insertReceipt(this.pool, r);
+  }
+
+  /** The pending receipts of any of the message ids, oldest first: one statement for a batch of outcomes. */
+  pendingReceiptsOf(transport: string, messageIds: readonly string[]): Promise<PendingReceiptOf[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return rows<PendingReceiptOf>(this.pool,
+      `SELECT id, message_id, status, final, error_code FROM receipts
+       WHERE match_state = 'pending' AND transport = $1 AND message_id = ANY($2::text[]) ORDER BY id`, [transport, messageIds]);
+  }
+
+  /** Each message id's newest part with its recipient context, in the ids' order; ids naming no part are left out. */
+  receiptTargets(transport: string, messageIds: readonly string[]): Promise<ReceiptTarget[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return rows<ReceiptTarget>(this.pool,
+      `SELECT j.message_id, p.id, p.recipient_id, p.state, p.part_number, p.parts_total, p.last_status AS part_last_status, p.final_at,
+              r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn, r.client_reference,
+              c.client_id, c.sender, cl.webhook_url
+       FROM unnest($1::text[]) WITH ORDINALITY AS j(message_id, n)
+       JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = $2 AND message_id = j.message_id ORDER BY id DESC LIMIT 1)
+       LEFT JOIN recipients r ON r.id = p.recipient_id
+       LEFT JOIN campaigns c ON c.id = r.campaign_id
+       LEFT JOIN clients cl ON cl.id = c.client_id
+       ORDER BY j.n`, [messageIds, transport]);
+  }
+
+  /** Inserts receipts in one statement (arrays unnested server-side), in order. */
+  async insertReceipts(receipts: readonly ReceiptInsert[]): Promise<void> {
+    if (receipts.length === 0) return;
+    const column = <T>(pick: (r: ReceiptInsert) => T): T[] => receipts.map(pick);
+    await changes(this.pool,
+      `INSERT INTO receipts (transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)
+       SELECT transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[])
+       WITH ORDINALITY AS t(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id, n) ORDER BY n`,
+      [column((r) => r.transport), column((r) => r.messageId), column((r) => r.status), column((r) => (r.final ? 1 : 0)), column((r) => r.errorCode),
+        column((r) => r.doneAt), column((r) => r.raw), column((r) => r.receivedAt), column((r) => r.matchState), column((r) => r.partId)]);
+  }
+
+  pendingReceipts(transport: string, messageId: string): Promise<PendingReceipt[]> {
+    return rows<PendingReceipt>(this.pool,
+      `SELECT id, status, final, error_code FROM receipts WHERE match_state = 'pending' AND transport = $1 AND message_id = $2 ORDER BY id`,
+      [transport, messageId]);
+  }
+
+  async matchReceipt(receiptId: number, partId: number): Promise<void> {
+    await changes(this.pool, `UPDATE receipts SET match_state = 'matched', part_id = $1 WHERE id = $2`, [partId, receiptId]);
+  }
+
+  async expireReceipts(receivedBeforeMs: number): Promise<ExpiredReceipt[]> {
+    const expired = await rows<ExpiredReceipt>(this.pool,
+      `UPDATE receipts SET match_state = 'expired' WHERE match_state = 'pending' AND received_at < $1
+       RETURNING id, transport, message_id, status, received_at`, [receivedBeforeMs]);
+    return expired.sort((a, b) => a.id - b.id);
+  }
+
+  recipientContext(recipientId: number): Promise<RecipientContext | undefined> {
+    return row<RecipientContext>(this.pool,
+      `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+       FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+       WHERE r.id = $1`, [recipientId]);
+  }
+
+  partsOfRecipient(recipientId: number): Promise<PartStatusRow[]> {
+    return rows<PartStatusRow>(this.pool,
+      'SELECT part_number, state, last_status, final_at FROM message_parts WHERE recipient_id = $1 ORDER BY part_number', [recipientId]);
+  }
+
+  async updateRecipient(recipientId: number, status: RecipientStatus, lastStatus: string | null, nowMs: number): Promise<void> {
+    await changes(this.pool, 'UPDATE recipients SET status = $1, last_status = $2, updated_at = $3 WHERE id = $4', [status, lastStatus, nowMs, recipientId]);
+  }
+
+  async messageIdsAwaitingReceipt(transport: string): Promise<string[]> {
+    return (await rows<{ message_id: string }>(this.pool,
+      `SELECT message_id FROM message_parts WHERE transport = $1 AND state = 'submitted' AND message_id IS NOT NULL ORDER BY id`, [transport]))
+      .map((r) => r.message_id);
+  }
+
+  /**
+   * Crash recovery of a single gateway: every part left 'submitting' is queued again. Not for a
+   * cluster, where it would requeue live peers' parts too: there NodeRegistry.reapExpired with
+   * ClusterDispatch.requeueExpiredNodes (src/store/cluster/ on main) requeues only expired nodes' parts.
+   */
+  requeueAllSubmitting(nowMs: number): Promise<number> {
+    return changes(this.pool, `UPDATE message_parts SET state = 'queued', updated_at = $1 WHERE state = 'submitting'`, [nowMs]);
+  }
+
+  /** Recipients marked dispatched without any part go back to waiting, their campaigns to not dispatched; one transaction. */
+  reopenOrphanedRecipients(): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      const reopened = await rows<{ campaign_id: string }>(client,
+        `UPDATE recipients r SET dispatch_state = 'waiting' WHERE dispatch_state = 'dispatched'
+           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id)
+         RETURNING campaign_id`);
+      const campaigns = [...new Set(reopened.map((r) => r.campaign_id))];
+      if (campaigns.length > 0) await changes(client, 'UPDATE campaigns SET dispatched_at = NULL WHERE id = ANY($1::text[])', [campaigns]);
+      return reopened.length;
+    });
+  }
+}
+
+async function insertPart(db: PgQueryable, part: NewPart, nowMs: number): Promise<void> {
+  await changes(db,
+    `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
+       last_status, next_attempt_at, final_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [part.recipientId, part.campaignId, part.partNumber, part.partsTotal, part.concatReference, part.transport, part.state,
+      part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs]);
+}
+
+function markSubmitted(db: PgQueryable, partId: number, messageId: string, nowMs: number): Promise<number> {
+  return changes(db,
+    `UPDATE message_parts SET state = 'submitted', message_id = $1, attempts = attempts + 1, submitted_at = $2,
+       last_error_code = NULL, updated_at = $2 WHERE id = $3 AND state = 'submitting'`, [messageId, nowMs, partId]);
+}
+
+function insertReceipt(db: PgQueryable, r: ReceiptInsert): Promise<number> {
+  return row<{ id: number }>(db, INSERT_RECEIPT,
+    [r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId]).then((x) => x!.id);
+}

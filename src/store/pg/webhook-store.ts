@@ -1,0 +1,187 @@
+/**
+ * WebhookStore (src/store/webhook-store.ts as a class: the functions minus `db`) on PostgreSQL,
+ * plus claimDueOutboxRows, the lease that lets several nodes share one outbox (issue 11 item 5).
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  AttemptRecord, DeadLetterFilter, DeadLetterRow, DueOutboxRow, NewOutboxRow, OutboxState, RedriveEndpoint, RedriveFilter,
+} from '../webhook-store.js';
+import type { WebhookStorePort } from './contracts.js';
+import { changes, inTransaction, row, rows, type PgPool, type PgQueryable } from './pool.js';
+
+/** A dead letter back in the queue as a fresh series: pending, no attempts, due at $1. */
+const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
+
+const DUE_COLUMNS = `o.id, o.event_id AS "eventId", o.kind, o.client_id AS "clientId", o.recipient_id AS "recipientId", o.body, o.attempts,
+  o.created_at AS "createdAt", CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS "webhookUrl",
+  c.webhook_secret_enc AS "webhookSecretEnc"`;
+
+/** The redrivable dead letters of one endpoint: $2 client, $3 url, $4 cutoff. */
+const REDRIVABLE = `state = 'dead' AND dead_reason = 'transient' AND client_id = $2 AND dead_url = $3 AND created_at >= $4 AND dead_at >= $4`;
+
+function deadLetterWhere(filter: DeadLetterFilter, firstParam: number): { where: string; params: number[] } {
+  const clauses = [`o.state = 'dead'`];
+  const params: number[] = [];
+  if (filter.clientId !== undefined) {
+    params.push(filter.clientId);
+    clauses.push(`o.client_id = $${firstParam + params.length - 1}`);
+  }
+  if (filter.sinceMs !== undefined) {
+    params.push(filter.sinceMs);
+    clauses.push(`o.dead_at >= $${firstParam + params.length - 1}`);
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
+export class PgWebhookStore implements WebhookStorePort {
+  constructor(private readonly pool: PgPool) {}
+
+  /** A pending event due now with a new event id; false when the client has no URL for its kind. */
+  insertOutboxRow(r: NewOutboxRow): Promise<boolean> {
+    return insertOutboxRow(this.pool, r);
+  }
+
+  /**
+   * Delivery-receipt events due now, each with a new event id, in one statement: the engine's batch
+   * of receipts queues its webhooks at once. As on SQLite (h-perf) it does not look the client up:
+   * the caller read in the same unit that the client has a webhook URL.
+   */
+  async insertOutboxRows(outbox: readonly Omit<NewOutboxRow, 'kind'>[]): Promise<void> {
+    if (outbox.length === 0) return;
+    await changes(this.pool,
+      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT client_id, recipient_id, body, 'pending', 0, due, due, event_id
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(client_id, recipient_id, body, due, event_id, n)
+       ORDER BY n`,
+      [outbox.map((r) => r.clientId), outbox.map((r) => r.recipientId), outbox.map((r) => r.body), outbox.map((r) => r.nowMs), outbox.map(() => randomUUID())]);
+  }
+
+  selectDueOutboxRows(nowMs: number, maxRows: number): Promise<DueOutboxRow[]> {
+    return rows<DueOutboxRow>(this.pool,
+      `SELECT ${DUE_COLUMNS} FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
+       WHERE o.state = 'pending' AND o.next_attempt_at <= $1 ORDER BY o.next_attempt_at, o.id LIMIT $2`, [nowMs, maxRows]);
+  }
+
+  /**
+   * Due events taken for one attempt by this node: selected FOR UPDATE SKIP LOCKED and leased by
+   * moving their next_attempt_at to nowMs + leaseMs, so no other node picks them up meanwhile. The
+   * attempt's outcome (recordAttempts) replaces the lease; a node that dies holding one lets it
+   * lapse and the event is due again then (at-least-once, SPEC "Events" point 8).
+   */
+  async claimDueOutboxRows(nowMs: number, maxRows: number, leaseMs: number): Promise<DueOutboxRow[]> {
+    const claimed = await rows<DueOutboxRow & { due: number }>(this.pool,
+      `WITH picked AS (
+         SELECT id, next_attempt_at FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= $1
+         ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_outbox o SET next_attempt_at = $3
+       FROM picked, clients c WHERE o.id = picked.id AND c.id = o.client_id
+       RETURNING ${DUE_COLUMNS}, picked.next_attempt_at AS due`, [nowMs, maxRows, nowMs + leaseMs]);
+    claimed.sort((a, b) => a.due - b.due || a.id - b.id);
+    return claimed.map(({ due: _due, ...r }) => r);
+  }
+
+  async earliestPendingAttemptAt(): Promise<number | null> {
+    return (await row<{ at: number | null }>(this.pool, `SELECT MIN(next_attempt_at) AS at FROM webhook_outbox WHERE state = 'pending'`))?.at ?? null;
+  }
+
+  /** Attempt results in one transaction; a row no longer pending (replayed or changed) is left alone. */
+  recordAttempts(records: readonly AttemptRecord[]): Promise<void> {
+    return inTransaction(this.pool, async (client) => {
+      // A result lost with an asynchronous commit leaves its row pending: sent again, as the spec allows.
+      await client.query('SET LOCAL synchronous_commit = off');
+      for (const r of records) {
+        if (r.kind === 'delivered') {
+          await changes(client, `UPDATE webhook_outbox SET state = 'delivered', attempts = $1, delivered_at = $2 WHERE id = $3 AND state = 'pending'`,
+            [r.attempts, r.atMs, r.id]);
+        } else if (r.kind === 'retry') {
+          await changes(client, `UPDATE webhook_outbox SET attempts = $1, next_attempt_at = $2, last_error = $3 WHERE id = $4 AND state = 'pending'`,
+            [r.attempts, r.nextAttemptAt, r.lastError, r.id]);
+        } else {
+          await changes(client,
+            `UPDATE webhook_outbox SET state = 'dead', attempts = $1, dead_at = $2, last_error = $3, dead_reason = $4, dead_url = $5
+             WHERE id = $6 AND state = 'pending'`, [r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id]);
+        }
+      }
+    });
+  }
+
+  /** Gives a row without an event id a new one, once (a second call keeps the first); returns it. */
+  async assignEventId(id: number): Promise<string> {
+    const found = await row<{ event_id: string }>(this.pool,
+      `WITH set AS (UPDATE webhook_outbox SET event_id = $1 WHERE id = $2 AND event_id IS NULL RETURNING event_id)
+       SELECT event_id FROM set UNION ALL SELECT event_id FROM webhook_outbox WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM set)`,
+      [randomUUID(), id]);
+    return found!.event_id;
+  }
+
+  redriveDeadLetters(filter: RedriveFilter, nowMs: number): Promise<number> {
+    return changes(this.pool, `UPDATE webhook_outbox SET ${REQUEUE_SET} WHERE ${REDRIVABLE}`, [nowMs, filter.clientId, filter.url, filter.cutoffMs]);
+  }
+
+  async requeueProbe(filter: RedriveFilter, nowMs: number): Promise<number | null> {
+    const probed = await row<{ id: number }>(this.pool,
+      `UPDATE webhook_outbox SET ${REQUEUE_SET}
+       WHERE id = (SELECT id FROM webhook_outbox WHERE ${REDRIVABLE} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id`, [nowMs, filter.clientId, filter.url, filter.cutoffMs]);
+    return probed?.id ?? null;
+  }
+
+  listRedriveEndpoints(cutoffMs: number): Promise<RedriveEndpoint[]> {
+    return rows<RedriveEndpoint>(this.pool,
+      `SELECT DISTINCT client_id AS "clientId", dead_url AS url FROM webhook_outbox
+       WHERE state = 'dead' AND dead_reason = 'transient' AND dead_url IS NOT NULL AND created_at >= $1 AND dead_at >= $1`, [cutoffMs]);
+  }
+
+  async outboxStatesOf(ids: readonly number[]): Promise<OutboxState[]> {
+    return (await rows<{ state: OutboxState }>(this.pool, 'SELECT state FROM webhook_outbox WHERE id = ANY($1::bigint[])', [ids])).map((r) => r.state);
+  }
+
+  async countOutboxByState(): Promise<Record<OutboxState, number>> {
+    const counts: Record<OutboxState, number> = { pending: 0, delivered: 0, dead: 0 };
+    for (const r of await rows<{ state: OutboxState; n: number }>(this.pool, 'SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state')) {
+      counts[r.state] = r.n;
+    }
+    return counts;
+  }
+
+  /** Dead letters, oldest first. */
+  listDeadLetters(filter: DeadLetterFilter = {}): Promise<DeadLetterRow[]> {
+    const { where, params } = deadLetterWhere(filter, 1);
+    const limit = filter.maxRows === undefined ? '' : ` LIMIT ${Math.max(0, Math.trunc(filter.maxRows))}`;
+    return rows<DeadLetterRow>(this.pool,
+      `SELECT o.id, o.event_id AS "eventId", o.client_id AS "clientId", c.name AS "clientName", o.recipient_id AS "recipientId", o.body,
+              o.attempts, o.last_error AS "lastError", o.dead_reason AS "deadReason", o.created_at AS "createdAt", o.dead_at AS "deadAt"
+       FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
+       WHERE ${where} ORDER BY o.dead_at, o.id${limit}`, params);
+  }
+
+  /** Dead letters back in the queue as new events due now, body and event id unchanged; the ids, ascending. */
+  async requeueDeadLetters(filter: Omit<DeadLetterFilter, 'maxRows'>, nowMs: number): Promise<number[]> {
+    const { where, params } = deadLetterWhere(filter, 2);
+    const requeued = await rows<{ id: number }>(this.pool,
+      `UPDATE webhook_outbox SET ${REQUEUE_SET} WHERE id IN (SELECT o.id FROM webhook_outbox o WHERE ${where}) AND state = 'dead' RETURNING id`,
+      [nowMs, ...params]);
+    return requeued.map((r) => r.id).sort((a, b) => a - b);
+  }
+}
+
+/**
+ * Inserts a pending event due now with a new event id (a random UUID, never reused); false when the
+ * client has no URL for the event's kind. A function too, so another store's unit (an inbound
+ * arrival) queues its webhook inside its own transaction.
+ */
+export async function insertOutboxRow(db: PgQueryable, r: NewOutboxRow): Promise<boolean> {
+  const inserted = r.kind === 'inbound'
+    ? await changes(db,
+      `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT 'inbound', id, NULL, $2::text, 'pending', 0, $3::bigint, $3::bigint, $4::text FROM clients
+       WHERE id = $1 AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
+      [r.clientId, r.body, r.nowMs, randomUUID()])
+    : await changes(db,
+      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+       SELECT id, $2::bigint, $3::text, 'pending', 0, $4::bigint, $4::bigint, $5::text FROM clients
+       WHERE id = $1 AND webhook_url IS NOT NULL AND webhook_url <> ''`,
+      [r.clientId, r.recipientId, r.body, r.nowMs, randomUUID()]);
+  return inserted === 1;
+}

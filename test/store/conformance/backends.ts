@@ -1,0 +1,147 @@
+/**
+ * The two backends the store conformance suite runs every scenario against (issue 11 item 1):
+ * SQLite through asyncPort over a temporary file (what the SQLite composition root hands out), and
+ * PostgreSQL through createPgStores over a fresh database on a throwaway server
+ * (test/support/postgres-server.ts, one per test file). Both are seen only through the async
+ * ports, so a scenario cannot tell them apart except by the answers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import * as adminQueries from '../../../src/store/admin-queries.js';
+import { AuthStore } from '../../../src/store/auth-store.js';
+import { CampaignRequestStore } from '../../../src/store/campaign-request-store.js';
+import { CampaignStore } from '../../../src/store/campaign-store.js';
+import { openDatabase, openStore, type SqliteDatabase } from '../../../src/store/database.js';
+import { DispatchStore } from '../../../src/store/dispatch-store.js';
+import { InboundStore } from '../../../src/store/inbound-store.js';
+import type { AdminQueriesPort, AsyncQueries, StatusQueriesPort, WebhookStorePort } from '../../../src/store/pg/contracts.js';
+import { createPgStores } from '../../../src/store/pg/stores.js';
+import { asyncPort, type Async } from '../../../src/store/ports.js';
+import * as statusQueries from '../../../src/store/status-store.js';
+import { UndecodablePduStore } from '../../../src/store/undecodable-pdu-store.js';
+import * as webhookQueries from '../../../src/store/webhook-store.js';
+import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
+
+export interface Stores {
+  readonly auth: Async<AuthStore>;
+  readonly campaigns: Async<CampaignStore>;
+  readonly campaignRequests: Async<CampaignRequestStore>;
+  readonly inbound: Async<InboundStore>;
+  readonly undecodable: Async<UndecodablePduStore>;
+  readonly admin: AdminQueriesPort;
+  readonly status: StatusQueriesPort;
+  readonly dispatch: Async<DispatchStore>;
+  readonly webhooks: WebhookStorePort;
+}
+
+export type BackendName = 'sqlite' | 'postgres';
+
+export interface OpenBackend {
+  readonly name: BackendName;
+  readonly stores: Stores;
+  /** Another set of stores on the same database over their own connection(s): a second node. */
+  peer(): Promise<Stores>;
+}
+
+/**
+ * The functions of a `db`-first module (admin-queries.ts, status-store.ts, webhook-store.ts) bound
+ * to one connection, as the class the seam makes of it would be, behind asyncPort's promise rules.
+ */
+function queriesOver<Module extends object>(module: Module, db: SqliteDatabase): AsyncQueries<Module> {
+  const bound: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const [name, value] of Object.entries(module)) {
+    if (typeof value !== 'function') continue;
+    const fn = value as (db: SqliteDatabase, ...args: unknown[]) => unknown;
+    bound[name] = (...args) => {
+      try {
+        return Promise.resolve(fn(db, ...args));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    };
+  }
+  return bound as unknown as AsyncQueries<Module>;
+}
+
+/**
+ * The SQLite port of a query module: its class when it exports one (the seam's AdminQueries and
+ * StatusQueries, perf's WebhookStore), else its `db`-first functions bound to the connection.
+ */
+function portOver<Port>(module: object, className: string, db: SqliteDatabase): Port {
+  const cls = (module as Record<string, unknown>)[className];
+  if (typeof cls === 'function') return asyncPort(new (cls as new (db: SqliteDatabase) => object)(db)) as Port;
+  return queriesOver(module, db) as Port;
+}
+
+function sqliteStores(db: SqliteDatabase): Stores {
+  return {
+    auth: asyncPort(new AuthStore(db)),
+    campaigns: asyncPort(new CampaignStore(db)),
+    campaignRequests: asyncPort(new CampaignRequestStore(db)),
+    inbound: asyncPort(new InboundStore(db)),
+    undecodable: asyncPort(new UndecodablePduStore(db)),
+    admin: portOver<AdminQueriesPort>(adminQueries, 'AdminQueries', db),
+    status: portOver<StatusQueriesPort>(statusQueries, 'StatusQueries', db),
+    dispatch: asyncPort(new DispatchStore(db)),
+    webhooks: portOver<WebhookStorePort>(webhookQueries, 'WebhookStore', db),
+  };
+}
+
+/**
+ * Declares `describe(name)` once per backend; each test calls `open()` for a fresh database on it
+ * (closed after the test, also when it fails).
+ */
+export function describeEachBackend(name: string, body: (open: () => Promise<OpenBackend>) => void): void {
+  describe.each<BackendName>(['sqlite', 'postgres'])(`${name} (%s)`, (backendName) => {
+    let server: PostgresServer | undefined;
+    let dir: string | undefined;
+    const closers: (() => Promise<void>)[] = [];
+
+    beforeAll(async () => {
+      if (backendName === 'postgres') server = await startPostgres();
+      else dir = mkdtempSync(join(tmpdir(), 'smsgate-conformance-'));
+    });
+    afterEach(async () => {
+      for (const close of closers.splice(0).reverse()) await close();
+    });
+    afterAll(async () => {
+      await server?.stop();
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    });
+
+    let databases = 0;
+    body(async (): Promise<OpenBackend> => {
+      databases += 1;
+      if (backendName === 'sqlite') {
+        const path = join(dir as string, `db-${databases}.sqlite`);
+        const store = await openStore({ path, synchronous: 'NORMAL' });
+        closers.push(() => store.close());
+        return {
+          name: 'sqlite',
+          stores: sqliteStores(store.db),
+          async peer() {
+            const other = await openStore({ path, synchronous: 'NORMAL' }, { migrate: false });
+            closers.push(() => other.close());
+            return sqliteStores(other.db);
+          },
+        };
+      }
+      const config = { url: await (server as PostgresServer).createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
+      const database = await openDatabase(config);
+      closers.push(() => database.close());
+      if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
+      return {
+        name: 'postgres',
+        stores: createPgStores(database.pool),
+        async peer() {
+          const other = await openDatabase(config, { migrate: false });
+          closers.push(() => other.close());
+          if (other.kind !== 'postgres') throw new Error('expected PostgreSQL');
+          return createPgStores(other.pool);
+        },
+      };
+    });
+  });
+}
