@@ -17,6 +17,7 @@ import type { CampaignStore, CampaignToProcess, ReadyCampaign, RecipientToWrite 
 import type { CampaignRequestStore } from '../store/campaign-request-store.js';
 import type { InboundStore } from '../store/inbound-store.js';
 import type { Async } from '../store/ports.js';
+import { isPostgresRefusal } from '../store/write-refusal.js';
 import type { RecipientRequest } from './campaign-request.js';
 import { isPermittedForIreland, RecipientPlanner } from './recipient-plan.js';
 import { DEFAULT_NUMBERING_COUNTRY, numberingPlanFor, type NumberingPlan } from '../sms/index.js';
@@ -51,7 +52,10 @@ export const RECIPIENTS_PER_TRANSACTION = 5_000;
 const RECIPIENTS_PLANNED_PER_SLICE = 1_000;
 /** Stored request slices deleted per transaction once a campaign is ready. */
 const SLICES_DELETED_PER_TRANSACTION = 4;
-/** SQLite codes that mean "try again later", not "this campaign is broken". */
+/**
+ * SQLite codes that mean "try again later", not "this campaign is broken"; PostgreSQL's are
+ * isPostgresRefusal's (a dropped connection, a full disk, a shutdown, a serialization failure).
+ */
 const TRANSIENT_SQLITE_CODES: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL']);
 
 export class CampaignProcessor {
@@ -279,5 +283,5 @@ function parseStoredRecipients(json: string): RecipientRequest[] {
 
 function isTransient(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && [...TRANSIENT_SQLITE_CODES].some((c) => code.startsWith(c));
+  return typeof code === 'string' && ([...TRANSIENT_SQLITE_CODES].some((c) => code.startsWith(c)) || isPostgresRefusal(err));
 }

@@ -151,6 +151,26 @@ describe('CampaignProcessor', () => {
     expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: 3 });
   });
 
+  it('leaves a campaign processing, not failed, when PostgreSQL drops the connection or fills its disk, and finishes it on the next pass', async () => {
+    // The SQLSTATEs a PostgreSQL backend answers with (issue 11): 57P01 admin_shutdown, 53100 disk_full.
+    for (const sqlstate of ['57P01', '53100']) {
+      const id = await accept({ text: 'x', from: 'Registered', recipientInfo: [{ msisdn: '1' }, { msisdn: '2' }] });
+      let refusals = 1;
+      const campaigns = {
+        ...fixture.ports.campaigns,
+        appendRecipients: (...args: Parameters<typeof fixture.ports.campaigns.appendRecipients>) => {
+          if (refusals-- > 0) return Promise.reject(Object.assign(new Error(`refused (${sqlstate})`), { code: sqlstate }));
+          return fixture.ports.campaigns.appendRecipients(...args);
+        },
+      };
+      const processor = new CampaignProcessor({ store: { ...fixture.ports, campaigns }, logger: silentLogger() });
+      expect(await processor.processOnce()).toBe(0);
+      expect(campaignRow(id)).toMatchObject({ state: 'processing', failure_reason: null });
+      expect(await processor.processOnce()).toBe(1);
+      expect(campaignRow(id)).toMatchObject({ state: 'ready', total_sent: 2 });
+    }
+  });
+
   it('does nothing on a second pass: a ready campaign is never processed again', async () => {
     const id = await accept({ text: 'x', from: 'Registered', recipientInfo: [{ msisdn: '1' }] });
     await fixture.processor.processOnce();
