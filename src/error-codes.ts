@@ -47,6 +47,8 @@ export const ERROR_CODE = codeTable([
   'DATABASE_NOT_FOUND',
   'DATABASE_IN_USE',
   'DATABASE_UNREACHABLE',
+  /** The configured database backend cannot do what was asked (e.g. a file backup of PostgreSQL). */
+  'BACKEND_UNSUPPORTED',
   'STORE_CLOSED',
   'SECRET_KEY_INVALID',
   'SECRET_UNREADABLE',

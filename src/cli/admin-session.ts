@@ -11,7 +11,8 @@ import { loadConfig, type SmsGateConfig } from '../gateway-config.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { exitCodeFor } from './coded-exit.js';
-import { openStore, type Store } from '../store/database.js';
+import { openDatabase, type Database, type Store } from '../store/database.js';
+import { createPgStores } from '../store/pg/stores.js';
 import { SecretBox } from '../store/secret-box.js';
 import { sqliteBackup, sqliteStorePorts, type DatabaseBackup, type StorePorts } from '../store/store-ports.js';
 
@@ -21,8 +22,11 @@ export interface StoreSession {
   ports: StorePorts;
   /** `smsgate db backup`'s copier; undefined on a backend without one. */
   backup: DatabaseBackup | undefined;
-  /** The store itself, only for the engine-side parts that still take it whole (WebhookSender). */
-  store: Store;
+  /**
+   * The SQLite store itself, only for the engine-side parts that still take it whole
+   * (WebhookSender); undefined on PostgreSQL.
+   */
+  store: Store | undefined;
 }
 
 export interface AdminSession {
@@ -46,40 +50,56 @@ export function adminOutput(json: boolean): AdminOutput {
   };
 }
 
-/** Runs `body` with an open store; coded failures become a message on stderr and exit code 1. */
-export async function withStore(
+/**
+ * Runs `body` with the database the config selects (SQLite `database.path` or PostgreSQL
+ * `database.url`, issue 11 item 1); coded failures become a message on stderr and exit code 1.
+ */
+export async function withDatabase(
   configPath: string | undefined,
   options: { migrate: boolean; mustExist?: boolean },
-  body: (config: SmsGateConfig, store: Store) => Promise<number>,
+  body: (config: SmsGateConfig, database: Database) => Promise<number>,
 ): Promise<number> {
-  let store: Store | undefined;
+  let database: Database | undefined;
   try {
     const config = loadConfig(configPath);
     // Opening a missing file would create an empty database: a command that only reads one says so instead.
-    if (options.mustExist === true && config.database.path !== ':memory:' && !existsSync(config.database.path)) {
+    if (options.mustExist === true && config.database.url === undefined && config.database.path !== ':memory:' && !existsSync(config.database.path)) {
       throw new GatewayError('DATABASE_NOT_FOUND', `no database at ${config.database.path} (database.path)`);
     }
-    store = await openStore({ path: config.database.path, synchronous: config.database.synchronous }, { migrate: options.migrate });
-    return await body(config, store);
+    database = await openDatabase(config.database, { migrate: options.migrate, maxConnections: 2 });
+    return await body(config, database);
   } catch (err) {
     if (!isGatewayError(err)) throw err;
     process.stderr.write(`smsgate: ${err.message}\n`);
     return exitCodeFor(err.code);
   } finally {
-    await store?.close();
+    await database?.close();
   }
 }
 
 /**
  * Runs `body` with the store's ports (the composition root of the CLI: the one place that picks the
- * backend's ports); failures as withStore.
+ * backend's ports); failures as withDatabase.
  */
 export function withPorts(
   configPath: string | undefined,
   options: { migrate: boolean; mustExist?: boolean },
   body: (session: StoreSession) => Promise<number>,
 ): Promise<number> {
-  return withStore(configPath, options, (config, store) => {
+  return withDatabase(configPath, options, (config, database) => {
+    if (database.kind === 'postgres') {
+      let ports: StorePorts | undefined;
+      return body({
+        config,
+        store: undefined,
+        get ports() {
+          return (ports ??= createPgStores(database.pool));
+        },
+        // A PostgreSQL database is backed up with PostgreSQL's own tools (pg_dump, a replica).
+        backup: undefined,
+      });
+    }
+    const { store } = database;
     let ports: StorePorts | undefined;
     return body({
       config,

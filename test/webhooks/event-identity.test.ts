@@ -32,7 +32,8 @@ describe('migrations 1764200000001-2 on a database from before them', () => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const runner = { query: async (sql: string) => void db.exec(sql) } as unknown as QueryRunner;
+  // The migrations ask the runner's driver which dialect they run on (migrations/dialect.ts).
+  const runner = { query: async (sql: string) => void db.exec(sql), connection: { driver: { options: { type: 'better-sqlite3' } } } } as unknown as QueryRunner;
 
   it('gives every existing row its own event id and classifies old dead letters from last_error', async () => {
     await new InitialSchema1763740000000().up(runner);

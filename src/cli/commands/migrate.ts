@@ -29,7 +29,7 @@ export async function run(args: string[]): Promise<number> {
         await database.close();
       }
     } catch (err) {
-      // As every admin command (admin-session.ts withStore): a coded failure is a message and exit 1.
+      // As every admin command (admin-session.ts withDatabase): a coded failure is a message and exit 1.
       if (!isGatewayError(err)) throw err;
       process.stderr.write(`smsgate: ${err.message}\n`);
       return exitCodeFor(err.code);

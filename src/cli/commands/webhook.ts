@@ -9,6 +9,7 @@
  */
 import type { SmsGateConfig } from '../../gateway-config.js';
 import { createLogger } from '../../log.js';
+import { GatewayError } from '../../errors.js';
 import { SecretBox } from '../../store/secret-box.js';
 import type { StorePorts } from '../../store/store-ports.js';
 import type { DeadLetterRow } from '../../store/webhook-store.js';
@@ -93,6 +94,14 @@ async function serverAnswers(config: SmsGateConfig): Promise<boolean> {
   }
 }
 
+/**
+ * The in-process sender runs on the SQLite store; on PostgreSQL every running node sends what
+ * `webhook replay` re-queued, within its next pass.
+ */
+function replayNowNeedsSqlite(): GatewayError {
+  return new GatewayError('BACKEND_UNSUPPORTED', 'webhook replay --now sends from this process, which needs the SQLite database (database.path); on PostgreSQL run it without --now: the running nodes send the re-queued events');
+}
+
 async function replay(parsed: ParsedArgs): Promise<number> {
   rejectExtraArguments(parsed.positionals, REPLAY_USAGE);
   const json = parsed.booleans.has('json');
@@ -107,6 +116,8 @@ async function replay(parsed: ParsedArgs): Promise<number> {
   }
   return withPorts(parsed.values.get('config'), { migrate: true }, async (session) => {
     const { config, ports } = session;
+    // Refused before anything is re-queued, so the command changes nothing.
+    if (parsed.booleans.has('now') && session.store === undefined) throw replayNowNeedsSqlite();
     const clientId = await clientIdByName(ports, clientName);
     if (clientId === null) {
       process.stderr.write(`smsgate: no client named '${clientName}'\n`);
@@ -133,6 +144,7 @@ async function replay(parsed: ParsedArgs): Promise<number> {
 /** Sends the re-queued rows from this process, retries included, until each is delivered or dead. */
 async function sendNow(session: StoreSession, ids: readonly number[]): Promise<{ delivered: number; dead: number; pending: number }> {
   const { config, ports, store } = session;
+  if (store === undefined) throw replayNowNeedsSqlite();
   const logger = createLogger({ level: config.logging.level, destination: process.stderr });
   // Redrive off: this command sends the events it re-queued and stops; redrive is the server's job.
   const sender = new WebhookSender({
