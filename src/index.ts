@@ -17,6 +17,7 @@ import { DispatchEngine } from './engine/dispatch-engine.js';
 import { createTransports } from './engine/transport-factory.js';
 import { silentLogger, type Logger } from './log.js';
 import { numberingPlanFor } from './sms/numbering.js';
+import { GatewayError } from './errors.js';
 import { openStore, type Store } from './store/database.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
@@ -60,6 +61,14 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
   const engineConfig: EngineConfig = resolveEngineConfig(config.engine);
+  if (config.database.url !== undefined) {
+    // Issue 11 is under way: the admin commands and migrate run on PostgreSQL, the dispatch engine
+    // and the webhook sender not yet. Refused plainly rather than quietly serving a SQLite file.
+    throw new GatewayError(
+      'BACKEND_UNSUPPORTED',
+      'database.url: smsgate serve runs on SQLite (database.path) in this version; PostgreSQL (database.url) serves migrate and the admin commands, the nodes of a cluster come in a later version',
+    );
+  }
   // One gateway per SQLite file (README "serve"): refused at once, before the database is touched.
   const lock: ServeGuard = ServeLock.acquire(config.database.path, now);
   let store: Store;

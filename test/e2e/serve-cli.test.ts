@@ -3,7 +3,7 @@
  * simulator default, stops cleanly on SIGTERM (exit 0), and fails fast with a clear message and
  * exit code when it cannot run (bad arguments 2, busy port or bad config 1).
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,5 +86,18 @@ describe('smsgate serve', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('bad.json');
     expect(stderr).toContain('speed');
+  });
+
+  it('refuses database.url (PostgreSQL) with exit 1 and a message naming the key, serving nothing from a SQLite file', async () => {
+    const path = join(dir, 'pg.json');
+    // The default database.path, relative to the working directory: no SQLite file is opened instead.
+    const sqlite = join(dir, 'data', 'smsgate.sqlite');
+    // Nothing listens there: serve must refuse before it connects anywhere.
+    writeFileSync(path, JSON.stringify({ database: { url: 'postgresql://smsgate@127.0.0.1:9/smsgate' }, transports: [{ name: 'sim', type: 'simulator' }], routes: [{ prefix: '', transport: 'sim' }] }));
+    const { code, stderr } = await runCli(['serve'], { SMSGATE_CONFIG: path });
+    expect(code).toBe(1);
+    expect(stderr).toContain('database.url');
+    expect(stderr).toContain('smsgate serve runs on SQLite (database.path) in this version');
+    expect(existsSync(sqlite)).toBe(false);
   });
 });
