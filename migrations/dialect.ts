@@ -8,8 +8,14 @@ import type { QueryRunner } from 'typeorm';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * PostgreSQL when the runner's connection says so; anything else is SQLite, including a runner with
+ * no connection at all (tests run a migration's up() on a bare `{ query }` over better-sqlite3, as
+ * they did before migrations had two dialects).
+ */
 export function dialectOf(queryRunner: QueryRunner): Dialect {
-  return queryRunner.connection.driver.options.type === 'postgres' ? 'postgres' : 'sqlite';
+  const connection = (queryRunner as Partial<Pick<QueryRunner, 'connection'>>).connection;
+  return connection?.driver.options.type === 'postgres' ? 'postgres' : 'sqlite';
 }
 
 /**

@@ -3,6 +3,7 @@
  * migration and prints them, then reports the database up to date; the URL is printed without its
  * password; an unreachable server is a message and exit 1. (SQLite: test/cli/admin.test.ts.)
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,19 @@ import { run as migrate } from '../../src/cli/commands/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { captureCliOutput } from '../support/cli-output.js';
 import { freePort } from '../support/free-port.js';
+import { REPO_ROOT } from '../support/gateway-process.js';
 import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+
+/** The built CLI (`npm test` builds first), as the package's `smsgate` bin runs it. */
+const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+function smsgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
+    });
+  });
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-migrate-pg-'));
 let server: PostgresServer;
@@ -55,5 +68,16 @@ describe('smsgate migrate on PostgreSQL', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^smsgate: cannot connect to PostgreSQL at postgresql:\/\/gw:\*\*\*@127\.0\.0\.1:\d+\/smsgate: .*ECONNREFUSED/);
     expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('works as a real `smsgate migrate` process against a url, the password never printed', async () => {
+    const url = (await server.createDatabase()).replace('smsgate@', 'smsgate:hunter2@');
+    const config = configWith(url);
+    const first = await smsgate('migrate', '--config', config);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`${url.replace(':hunter2@', ':***@')}: applied ${MIGRATIONS.map((m) => new m().name).join(', ')}\n`);
+    const second = await smsgate('migrate', '--config', config, '--json');
+    expect({ code: second.code, out: JSON.parse(second.stdout) as unknown }).toEqual({ code: 0, out: { database: url.replace(':hunter2@', ':***@'), applied: [] } });
   });
 });

@@ -131,7 +131,7 @@ export class PgAuthStore implements Async<AuthStore> {
   }
 
   signingKeys(): Promise<SigningKeyRow[]> {
-    return rows<SigningKeyRow>(this.pool, 'SELECT * FROM signing_keys ORDER BY created_at, kid');
+    return rows<SigningKeyRow>(this.pool, 'SELECT * FROM signing_keys ORDER BY created_at, kid COLLATE "C"');
   }
 
   async insertSigningKey(key: Omit<SigningKeyRow, 'retired_at'>): Promise<void> {

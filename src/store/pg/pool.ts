@@ -25,9 +25,21 @@ export const PG_TYPES: pg.CustomTypesConfig = {
 /** Connections per pool unless configured otherwise: a node's lanes, sender and API share them. */
 export const DEFAULT_POOL_SIZE = 10;
 
-/** The pool options for a URL: int8 as numbers (above), and idle connections kept. */
+/**
+ * How long a store call waits for a connection (a free one of the pool, or a new one to the server)
+ * before it fails: a server that is gone makes calls fail, not hang (pg's default is to wait forever).
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The fewest connections a pool may have: migrating holds two at once (the advisory lock's session
+ * and TypeORM's runner, src/store/database.ts applyDatabaseMigrations).
+ */
+export const MIN_POOL_SIZE = 2;
+
+/** The pool options for a URL: int8 as numbers (above), bounded waits for a connection. */
 export function pgPoolConfig(url: string, maxConnections = DEFAULT_POOL_SIZE): pg.PoolConfig {
-  return { connectionString: url, types: PG_TYPES, max: maxConnections };
+  return { connectionString: url, types: PG_TYPES, max: Math.max(MIN_POOL_SIZE, maxConnections), connectionTimeoutMillis: CONNECT_TIMEOUT_MS };
 }
 
 export type PgPool = pg.Pool;

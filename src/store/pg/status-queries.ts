@@ -4,7 +4,7 @@
  */
 import type { CampaignProgress, ClientWebhooks, QueuedParts, WriteProbe } from '../status-store.js';
 import type { StatusQueriesPort } from './contracts.js';
-import { row, rows, type PgPool } from './pool.js';
+import { row, rows, type PgClient, type PgPool } from './pool.js';
 
 export class PgStatusQueries implements StatusQueriesPort {
   constructor(private readonly pool: PgPool) {}
@@ -70,9 +70,9 @@ export class PgStatusQueries implements StatusQueriesPort {
    */
   async probeWritable(maxWaitMs = 250): Promise<WriteProbe> {
     const waitMs = Math.max(1, Math.trunc(maxWaitMs));
-    let client;
+    let client: PgClient;
     try {
-      client = await this.pool.connect();
+      client = await connectWithin(this.pool, waitMs);
     } catch (err) {
       return { ok: false, reason: err instanceof Error ? err.message : String(err) };
     }
@@ -89,4 +89,30 @@ export class PgStatusQueries implements StatusQueriesPort {
       client.release();
     }
   }
+}
+
+/**
+ * A pooled connection within waitMs, or a rejection: an exhausted pool or a server that does not
+ * answer reads as "not writable" at once. A connection that comes after the deadline goes back to
+ * the pool.
+ */
+function connectWithin(pool: PgPool, waitMs: number): Promise<PgClient> {
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(new Error(`no database connection within ${waitMs} ms`));
+    }, waitMs);
+    pool.connect().then(
+      (client) => {
+        clearTimeout(timer);
+        if (late) client.release();
+        else resolve(client);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        if (!late) reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }
