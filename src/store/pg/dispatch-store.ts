@@ -7,10 +7,14 @@
  *   (transport, message id) serialise on an advisory transaction lock on that pair, so a receipt
  *   that lands on another node's bind before the submitter has written the message id is either
  *   found by the submitter (parked first) or finds the part (written first), never neither.
+ * - fencing (issue 11 item 2): claimParts stamps each part with the claiming node's id
+ *   (message_parts.claimed_by; null for a single gateway), and every write that ends a claim
+ *   (markSubmitted*, requeue, failPart) is refused unless the part is still 'submitting' under the
+ *   same stamp. A node that stalled past its lease has had its parts requeued (requeueExpiredNodes,
+ *   run by NodeRegistry.reapExpired) and perhaps claimed by another node, so its late writes
+ *   change nothing and return false / undefined.
  * Every guard of the SQLite statements (state = 'queued', 'submitting', not final) is kept: a write
- * whose part moved on changes nothing and returns false. Claims stamped with a node id and writes
- * fenced on it are ClusterDispatch's (src/store/cluster/cluster-dispatch.ts on main), which uses
- * the same advisory lock key as the receipt units here.
+ * whose part moved on changes nothing and returns false.
  */
 import type {
   ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
@@ -79,11 +83,7 @@ export type ArrivingReceipt = Omit<ReceiptInsert, 'matchState' | 'partId'>;
 /** What storeReceipt did: matched to the part (the caller applies it), or parked until the part's id is written. */
 export type StoredReceipt = { receiptId: number; part: PartForReceipt } | { receiptId: number; part: undefined };
 
-/**
- * The (transport, message id) pair's advisory transaction lock, released at COMMIT or ROLLBACK. The
- * same key as ClusterDispatch's (src/store/cluster/cluster-dispatch.ts on main), so the two
- * serialise against each other whichever a node uses.
- */
+/** The (transport, message id) pair's advisory transaction lock, released at COMMIT or ROLLBACK. */
 async function lockMessageId(client: PgClient, transport: string, messageId: string): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))`, [transport, messageId]);
 }
@@ -150,10 +150,10 @@ export class PgDispatchStore implements Async<DispatchStore> {
   /**
    * Claims up to `limit` due parts of one campaign on the transport: selected FOR UPDATE SKIP LOCKED
    * (parts another node is claiming right now are passed over, not waited for) and marked
-   * 'submitting' in the same statement. Returned oldest due first. A part is returned to exactly
-   * one caller however many claim at once.
+   * 'submitting' in the same statement, stamped with `nodeId` (the claim later writes are fenced
+   * on). Returned oldest due first. A part is returned to exactly one caller however many claim at once.
    */
-  async claimParts(transport: string, campaignId: string, nowMs: number, limit: number): Promise<ClaimablePart[]> {
+  async claimParts(transport: string, campaignId: string, nowMs: number, limit: number, nodeId: string | null = null): Promise<ClaimablePart[]> {
     const claimed = await rows<ClaimablePart & { next_attempt_at: number }>(this.pool,
       `WITH picked AS (
          SELECT id FROM message_parts
@@ -161,10 +161,10 @@ export class PgDispatchStore implements Async<DispatchStore> {
          ORDER BY next_attempt_at, id LIMIT $4
          FOR UPDATE SKIP LOCKED
        )
-       UPDATE message_parts p SET state = 'submitting', updated_at = $3
+       UPDATE message_parts p SET state = 'submitting', claimed_by = $5, updated_at = $3
        FROM picked, recipients r
        WHERE p.id = picked.id AND r.id = p.recipient_id
-       RETURNING ${CLAIMABLE_COLUMNS}, p.next_attempt_at`, [transport, campaignId, nowMs, limit]);
+       RETURNING ${CLAIMABLE_COLUMNS}, p.next_attempt_at`, [transport, campaignId, nowMs, limit, nodeId]);
     // UPDATE ... RETURNING has no order: restore the claim order.
     claimed.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
     return claimed.map(({ next_attempt_at: _due, ...part }) => part);
@@ -175,20 +175,20 @@ export class PgDispatchStore implements Async<DispatchStore> {
       [nowMs, partId])) > 0;
   }
 
-  async markSubmitted(partId: number, messageId: string, nowMs: number): Promise<boolean> {
-    return (await markSubmitted(this.pool, partId, messageId, nowMs)) > 0;
+  async markSubmitted(partId: number, messageId: string, nowMs: number, nodeId: string | null = null): Promise<boolean> {
+    return (await markSubmitted(this.pool, partId, messageId, nowMs, nodeId)) > 0;
   }
 
   /**
    * The submit_sm_resp write for a part on `transport`, and the receipts already parked for its
    * message id (a receipt that beat the response, possibly on another node's bind), taken as
    * matched in the same transaction under the (transport, message id) lock. Undefined when the
-   * part was no longer 'submitting' (nothing written).
+   * part was no longer 'submitting' under `nodeId`'s claim (nothing written: fenced).
    */
-  markSubmittedTakingReceipts(partId: number, transport: string, messageId: string, nowMs: number): Promise<PendingReceipt[] | undefined> {
+  markSubmittedTakingReceipts(partId: number, transport: string, messageId: string, nowMs: number, nodeId: string | null = null): Promise<PendingReceipt[] | undefined> {
     return inTransaction(this.pool, async (client) => {
       await lockMessageId(client, transport, messageId);
-      if ((await markSubmitted(client, partId, messageId, nowMs)) === 0) return undefined;
+      if ((await markSubmitted(client, partId, messageId, nowMs, nodeId)) === 0) return undefined;
       return rows<PendingReceipt>(client,
         `UPDATE receipts SET match_state = 'matched', part_id = $3
          WHERE match_state = 'pending' AND transport = $1 AND message_id = $2
@@ -231,16 +231,20 @@ export class PgDispatchStore implements Async<DispatchStore> {
     return matched.sort((x, y) => x.id - y.id);
   }
 
-  async requeue(partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number): Promise<boolean> {
+  async requeue(
+    partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number, nodeId: string | null = null,
+  ): Promise<boolean> {
     return (await changes(this.pool,
-      `UPDATE message_parts SET state = 'queued', attempts = $1, next_attempt_at = $2, last_status = $3, last_error_code = $4, updated_at = $5
-       WHERE id = $6 AND state = 'submitting'`, [attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId])) > 0;
+      `UPDATE message_parts SET state = 'queued', attempts = $1, next_attempt_at = $2, last_status = $3, last_error_code = $4, updated_at = $5,
+         claimed_by = NULL
+       WHERE id = $6 AND state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $7`, [attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId, nodeId])) > 0;
   }
 
-  async failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number): Promise<boolean> {
+  async failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number, nodeId: string | null = null): Promise<boolean> {
     return (await changes(this.pool,
-      `UPDATE message_parts SET state = 'undelivered', attempts = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4
-       WHERE id = $5 AND state = 'submitting'`, [attempts, status, errorCode, nowMs, partId])) > 0;
+      `UPDATE message_parts SET state = 'undelivered', attempts = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4,
+         claimed_by = NULL
+       WHERE id = $5 AND state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $6`, [attempts, status, errorCode, nowMs, partId, nodeId])) > 0;
   }
 
   partByMessageId(transport: string, messageId: string): Promise<PartForReceipt | undefined> {
@@ -342,7 +346,7 @@ export class PgDispatchStore implements Async<DispatchStore> {
   /**
    * Crash recovery of a single gateway: every part left 'submitting' is queued again. Not for a
    * cluster, where it would requeue live peers' parts too: there NodeRegistry.reapExpired with
-   * ClusterDispatch.requeueExpiredNodes (src/store/cluster/ on main) requeues only expired nodes' parts.
+   * requeueExpiredNodes (below) requeues only expired nodes' parts.
    */
   requeueAllSubmitting(nowMs: number): Promise<number> {
     return changes(this.pool, `UPDATE message_parts SET state = 'queued', updated_at = $1 WHERE state = 'submitting'`, [nowMs]);
@@ -371,10 +375,28 @@ async function insertPart(db: PgQueryable, part: NewPart, nowMs: number): Promis
       part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs]);
 }
 
-function markSubmitted(db: PgQueryable, partId: number, messageId: string, nowMs: number): Promise<number> {
+/** Fenced on the claim: only the node that claimed the part (null: a single gateway) writes its outcome. */
+function markSubmitted(db: PgQueryable, partId: number, messageId: string, nowMs: number, nodeId: string | null): Promise<number> {
   return changes(db,
     `UPDATE message_parts SET state = 'submitted', message_id = $1, attempts = attempts + 1, submitted_at = $2,
-       last_error_code = NULL, updated_at = $2 WHERE id = $3 AND state = 'submitting'`, [messageId, nowMs, partId]);
+       last_error_code = NULL, claimed_by = NULL, updated_at = $2
+     WHERE id = $3 AND state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $4`, [messageId, nowMs, partId, nodeId]);
+}
+
+/**
+ * A NodeRegistry reap hook (src/store/cluster/node-registry.ts): inside the reaper's transaction,
+ * puts the expired nodes' in-flight parts back in the queue (no attempt spent: whether the SMSC got
+ * them is unknown, so at-least-once applies), and releases their outbox leases and the campaigns
+ * they were processing. Returns the rows moved.
+ */
+export async function requeueExpiredNodes(client: PgClient, nodeIds: readonly string[]): Promise<number> {
+  const parts = await changes(client,
+    `UPDATE message_parts SET state = 'queued', claimed_by = NULL WHERE claimed_by = ANY($1::text[]) AND state = 'submitting'`, [nodeIds]);
+  const outbox = await changes(client,
+    `UPDATE webhook_outbox SET leased_by = NULL, lease_until = NULL WHERE leased_by = ANY($1::text[])`, [nodeIds]);
+  const campaigns = await changes(client,
+    `UPDATE campaigns SET processing_by = NULL WHERE processing_by = ANY($1::text[])`, [nodeIds]);
+  return parts + outbox + campaigns;
 }
 
 function insertReceipt(db: PgQueryable, r: ReceiptInsert): Promise<number> {

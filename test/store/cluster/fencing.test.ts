@@ -1,0 +1,104 @@
+/**
+ * Issue 11 item 2 on a real PostgreSQL: a node that stalled past its lease (SIGSTOP, a long GC, a
+ * network cut) is fenced out. A live node takes its in-flight parts over in one transaction
+ * (NodeRegistry.reapExpired with requeueExpiredNodes) and may claim them itself; when the stalled
+ * node wakes, every write that would end its old claims (submit_sm_resp, a temporary or permanent
+ * failure) is refused, and the new owner's writes go through. Claim exclusivity and the receipt
+ * race: test/store/pg-cluster-claims.test.ts.
+ */
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NodeRegistry } from '../../../src/store/cluster/node-registry.js';
+import { openDatabase, type Database } from '../../../src/store/database.js';
+import { PgDispatchStore, requeueExpiredNodes } from '../../../src/store/pg/dispatch-store.js';
+import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
+
+type PostgresDatabase = Extract<Database, { kind: 'postgres' }>;
+const NOW = 1_790_000_000_000;
+
+describe('fencing a node that lost its lease (PostgreSQL)', () => {
+  let server: PostgresServer;
+  let database: PostgresDatabase | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    // pg's pool.end() resolves before the server has seen every connection close; a fast shutdown
+    // in between would terminate one mid-close (an uncaught 57P01). Wait until they are gone.
+    const admin = new pg.Client({ connectionString: server.urlFor('postgres') });
+    await admin.connect();
+    const others = async (): Promise<number> =>
+      (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`)).rows[0]?.n ?? -1;
+    const deadline = Date.now() + 10_000;
+    while ((await others()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await admin.end();
+    await server.stop();
+  });
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+
+  /** A migrated database with one campaign of `parts` queued one-part messages on 'carrier'. */
+  async function seeded(parts: number): Promise<pg.Pool> {
+    const opened = await openDatabase({ url: await server.createDatabase(), path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
+    if (opened.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    database = opened;
+    const { pool } = opened;
+    await pool.query(`INSERT INTO clients (id, name, created_at) VALUES (1, 'acme', $1)`, [NOW]);
+    await pool.query(`INSERT INTO campaigns (id, client_id, state, name, sender, text, created_at) VALUES ('c1', 1, 'ready', 'n', 'Acme', 'hi', $1)`, [NOW]);
+    await pool.query(
+      `INSERT INTO recipients (id, campaign_id, msisdn, dispatch_state) SELECT g, 'c1', '3538600' || lpad(g::text, 5, '0'), 'dispatched' FROM generate_series(1, $1) g`,
+      [parts],
+    );
+    await pool.query(
+      `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, updated_at)
+       SELECT g, 'c1', 1, 1, 0, 'carrier', 'queued', $2 FROM generate_series(1, $1) g`,
+      [parts, NOW],
+    );
+    return pool;
+  }
+
+  it("refuses a stalled node's late writes after a live node took its parts over, and lets the new owner write", async () => {
+    const pool = await seeded(6);
+    const store = new PgDispatchStore(pool);
+    const stalled = await NodeRegistry.join(pool, { leaseMs: 150 });
+    const live = await NodeRegistry.join(pool, { leaseMs: 60_000 });
+    const mine = await store.claimParts('carrier', 'c1', NOW, 3, stalled.identity.id);
+    expect(mine).toHaveLength(3);
+    const [a, b, c] = mine.map((p) => p.id) as [number, number, number];
+
+    // The stalled node misses its heartbeats; the live node takes its three parts over at once.
+    await expect.poll(() => live.liveNodes(), { timeout: 5_000, interval: 25 }).toBe(1);
+    const reaped = await live.reapExpired([requeueExpiredNodes]);
+    expect(reaped).toEqual({ nodeIds: [stalled.identity.id], requeued: [3] });
+    const retaken = await store.claimParts('carrier', 'c1', NOW, 10, live.identity.id);
+    expect(retaken.map((p) => p.id)).toEqual(expect.arrayContaining([a, b, c]));
+
+    // The stalled node wakes and writes what its SMSC said about its old claims: all refused.
+    expect(await store.markSubmittedTakingReceipts(a, 'carrier', 'late-a', NOW + 1, stalled.identity.id)).toBeUndefined();
+    expect(await store.requeue(b, 1, NOW + 60_000, 'ESME_RTHROTTLED', null, NOW + 1, stalled.identity.id)).toBe(false);
+    expect(await store.failPart(c, 1, 'ESME_RINVDSTADR', null, NOW + 1, stalled.identity.id)).toBe(false);
+    expect(await stalled.heartbeat()).toBe('fenced');
+    const held = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM message_parts WHERE claimed_by = $1 AND state = 'submitting' AND message_id IS NULL`, [live.identity.id]);
+    expect(held.rows[0]?.n).toBe(6);
+
+    // The new owner's writes go through.
+    expect(await store.markSubmittedTakingReceipts(a, 'carrier', 'm-a', NOW + 2, live.identity.id)).toEqual([]);
+    expect(await store.requeue(b, 1, NOW + 60_000, 'ESME_RTHROTTLED', null, NOW + 2, live.identity.id)).toBe(true);
+    expect(await store.failPart(c, 1, 'ESME_RINVDSTADR', null, NOW + 2, live.identity.id)).toBe(true);
+    const states = await pool.query<{ id: number; state: string; claimed_by: string | null }>(`SELECT id, state, claimed_by FROM message_parts WHERE id = ANY($1::bigint[]) ORDER BY id`, [[a, b, c]]);
+    expect(states.rows).toEqual([
+      { id: a, state: 'submitted', claimed_by: null },
+      { id: b, state: 'queued', claimed_by: null },
+      { id: c, state: 'undelivered', claimed_by: null },
+    ]);
+  });
+
+  it('keeps a single gateway (no node id) writing as before', async () => {
+    const pool = await seeded(1);
+    const store = new PgDispatchStore(pool);
+    const [part] = await store.claimParts('carrier', 'c1', NOW, 1);
+    expect(await store.markSubmitted(part?.id as number, 'm-1', NOW + 1)).toBe(true);
+  });
+});
