@@ -91,11 +91,5 @@ export function sqliteBackup(store: Pick<Store, 'db'>): DatabaseBackup {
   return { backup: (file, onProgress) => backupDatabase(store.db, file, onProgress) };
 }
 
-/**
- * The one-gateway-per-database guard the composition root holds while serving. SQLite's is the
- * file lock (src/store/serve-lock.ts ServeLock); a backend whose nodes share one database by design
- * (PostgreSQL, issue 11 item 2) has its own coordination and a no-op here.
- */
-export interface ServeGuard {
-  release(): void;
-}
+/** The one-gateway-per-database guard the composition root holds while serving (src/store/serve-lock.ts). */
+export type { ServeGuard } from './serve-lock.js';
