@@ -21,7 +21,7 @@ import { openStore, type Store } from './store/database.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
 import type { Transport } from './transports/transport.js';
-import { enqueueDeliveryReceipt, WebhookSender } from './webhooks/index.js';
+import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, WebhookSender } from './webhooks/index.js';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -86,7 +86,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       routes: config.routes,
       config: engineConfig,
       logger: observed.child({ part: 'engine' }),
-      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, wake: () => webhooks.wake() },
+      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
       now,
       numbering: numberingPlanFor(config.numbering.country),
       ...(admin === undefined ? {} : { observer: admin.observer }),
