@@ -78,6 +78,12 @@ export interface WebhookSenderOptions {
   stopTimeoutMs?: number;
   /** Metrics hooks (src/admin); none by default. */
   observer?: GatewayObserver;
+  /**
+   * Writes attempt results somewhere else than `store.db` (the sender thread hands them to the
+   * gateway's own connection, so the database keeps one hot writer); the rows stay claimed until
+   * it resolves. Default: recordAttempts on `store.db`, synchronously.
+   */
+  writeResults?: (records: readonly AttemptRecord[]) => Promise<void>;
 }
 
 export interface WebhookSenderStats {
@@ -118,6 +124,8 @@ export class WebhookSender {
   private inFlight = 0;
   private readonly idleWaiters = new Set<() => void>();
   private results: AttemptRecord[] = [];
+  /** Result batches handed to options.writeResults and not yet written. */
+  private writesInFlight = 0;
   private flushTimer: NodeJS.Timeout | null = null;
   /** Runs pump(): on wake-ups, at retry due times, and once per poll interval by the clock. */
   private readonly worker: BackgroundWorker;
@@ -250,6 +258,7 @@ export class WebhookSender {
       if (this.inFlight > 0) this.logger.warn({ inFlight: this.inFlight }, 'webhook requests still in flight at stop; they stay pending and are sent again on start');
     }
     this.flush();
+    while (this.writesInFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.add(resolve));
     this.closed = true;
     this.breakers.shutdown();
     if (this.ownsHttpClient) this.http.close();
@@ -259,7 +268,7 @@ export class WebhookSender {
   }
 
   private isIdle(): boolean {
-    return this.queue.length === 0 && this.inFlight === 0 && this.results.length === 0;
+    return this.queue.length === 0 && this.inFlight === 0 && this.results.length === 0 && this.writesInFlight === 0;
   }
 
   private notifyIfIdle(): void {
@@ -480,12 +489,32 @@ export class WebhookSender {
     const batch = this.results;
     if (batch.length === 0) return;
     this.results = [];
-    try {
-      recordAttempts(this.db, batch);
-    } catch (err) {
-      // The rows stay 'pending' in the outbox, so they are attempted again: a duplicate, not a loss.
-      this.logger.error({ err, rows: batch.length }, 'writing webhook results failed; those events will be sent again');
+    const writeResults = this.options.writeResults;
+    if (writeResults === undefined) {
+      try {
+        recordAttempts(this.db, batch);
+      } catch (err) {
+        this.writeFailed(err, batch.length);
+      }
+      this.afterWrite(batch);
+      return;
     }
+    this.writesInFlight += 1;
+    writeResults(batch)
+      .catch((err: unknown) => this.writeFailed(err, batch.length))
+      .finally(() => {
+        this.writesInFlight -= 1;
+        this.afterWrite(batch);
+      });
+  }
+
+  private writeFailed(err: unknown, rows: number): void {
+    // The rows stay 'pending' in the outbox, so they are attempted again: a duplicate, not a loss.
+    this.logger.error({ err, rows }, 'writing webhook results failed; those events will be sent again');
+  }
+
+  /** Once a batch of results is written (or failed to be): its rows may be read again. */
+  private afterWrite(batch: readonly AttemptRecord[]): void {
     // After the batch is written, so dead letters recorded in it are redriven too.
     this.redriveRecovered();
     for (const r of batch) {
