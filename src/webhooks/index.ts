@@ -17,6 +17,7 @@ export type { WebhookClock, WebhookTimer } from './clock.js';
 export { RedriveSchedule } from './redrive-schedule.js';
 export type { WebhookSenderOptions, WebhookSenderStats } from './webhook-sender.js';
 export { createNodeHttpClient } from './http-client.js';
+export { createUndiciHttpClient } from './undici-http-client.js';
 export type { WebhookHttpClient, WebhookRequest, WebhookResponse } from './http-client.js';
 export { EndpointBreakers } from './endpoint-breakers.js';
 export { parseSinceTime } from './since-time.js';

@@ -31,7 +31,8 @@ import {
 import { systemWebhookClock, type WebhookClock } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
-import { createNodeHttpClient, type WebhookHttpClient, type WebhookResponse } from './http-client.js';
+import type { WebhookHttpClient, WebhookResponse } from './http-client.js';
+import { createUndiciHttpClient } from './undici-http-client.js';
 import { classifyHttpStatus, nextWebhookAttemptAt, type AttemptVerdict } from './retry-policy.js';
 import { RedriveSchedule, type RedriveTarget } from './redrive-schedule.js';
 import { SIGNATURE_HEADER, signBody } from './signature.js';
@@ -64,7 +65,7 @@ export interface WebhookSenderOptions {
   now?: () => number;
   /** Time and timers of the schedule: retries, polls, breaker windows, redrive probes. Default: the system clock. */
   clock?: WebhookClock;
-  /** Default: node:http with keep-alive sockets (createNodeHttpClient). */
+  /** Default: undici with keep-alive connections (createUndiciHttpClient; measured faster than node:http, README "Packages"). */
   httpClient?: WebhookHttpClient;
   /** How often due rows are looked for when nothing woke the sender (replays, retries of an earlier run). */
   pollIntervalMs?: number;
@@ -155,7 +156,7 @@ export class WebhookSender {
     this.now = () => this.clock.now();
     this.redrive = this.config.redriveWithinMs > 0 ? new RedriveSchedule(this.config.breakerOpenMs) : null;
     this.ownsHttpClient = options.httpClient === undefined;
-    this.http = options.httpClient ?? createNodeHttpClient({ maxSockets: this.config.concurrency });
+    this.http = options.httpClient ?? createUndiciHttpClient({ maxSockets: this.config.concurrency, timeoutMs: this.config.timeoutMs });
     this.logger = options.logger.child({ component: 'webhooks' });
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.flushIntervalMs = options.flushIntervalMs ?? 25;
