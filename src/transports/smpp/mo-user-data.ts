@@ -44,6 +44,11 @@ if (!(originalFilter as { smsgateRaw?: boolean }).smsgateRaw) {
   proto._filter = wrapped;
 }
 
+/** The short_message and message_payload octets as received, before the package decoded them (absent when not sent). */
+export function rawUserData(pdu: PDU): Readonly<RawUserData> {
+  return (pdu as unknown as FilterablePdu)[RAW_USER_DATA] ?? {};
+}
+
 /** SMPP 3.4 §5.2.12: esm_class 0x40 is UDHI (the user data starts with a header). */
 const ESM_UDHI = 0x40;
 
