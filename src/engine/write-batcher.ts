@@ -34,7 +34,7 @@ export interface WriteBatcherOptions {
 /**
  * Writes of one kind that are applied together: every item of the group queued next to each other
  * in a batch is handed to one `apply` call, so the store can use one statement for many rows
- * (a multi-row INSERT, one SELECT for the whole batch) instead of one per item. `apply` runs
+ * (a multi-row INSERT, one query for the whole batch) instead of one per item. `apply` runs
  * inside the batch's transaction and returns one result per item, in order. A batch the store
  * refused is applied again (with the same items); after a failure no retry can cure, each item is
  * applied alone in its own transaction, so one bad item does not fail its neighbours.
