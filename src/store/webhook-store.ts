@@ -4,7 +4,7 @@
  * transaction, and the sender writes attempt results in batches, one transaction each.
  */
 import { randomUUID } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
 export type OutboxState = 'pending' | 'delivered' | 'dead';
@@ -76,6 +76,18 @@ export interface RedriveEndpoint {
 /** Which dead letters are redriven: transient ones created, and dead, at or after cutoffMs. */
 export interface RedriveFilter extends RedriveEndpoint {
   cutoffMs: number;
+}
+
+/**
+ * The webhook sender thread's own connection (src/webhooks/sender-worker.ts) to a database the
+ * gateway has opened and migrated: WAL lets it read the outbox while the gateway writes. It writes
+ * only the sender's rare rows (a missing event id, redrive), waiting up to busyTimeoutMs for the lock.
+ */
+export function openSenderConnection(path: string, busyTimeoutMs: number): SqliteDatabase {
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma('foreign_keys = ON');
+  return db;
 }
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at the first parameter. */

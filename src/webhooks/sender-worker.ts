@@ -12,11 +12,10 @@
  * busy timeout, as the webhook CLI commands do from their own processes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { NOOP_OBSERVER } from '../gateway-observer.js';
 import { createLogger } from '../log.js';
 import { SecretBox } from '../store/secret-box.js';
-import type { AttemptRecord } from '../store/webhook-store.js';
+import { openSenderConnection, type AttemptRecord } from '../store/webhook-store.js';
 import type { ObservedAttempt, FromSenderThread, SenderThreadData, ToSenderThread } from './sender-thread-protocol.js';
 import { WebhookSender } from './webhook-sender.js';
 
@@ -25,9 +24,7 @@ if (port === null) throw new Error('sender-worker.js runs only as a worker threa
 const data = workerData as SenderThreadData;
 const post = (message: FromSenderThread): void => port.postMessage(message);
 
-const db = new Database(data.databasePath, { timeout: data.busyTimeoutMs });
-db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
-db.pragma('foreign_keys = ON');
+const db = openSenderConnection(data.databasePath, data.busyTimeoutMs);
 const logger = createLogger({ level: data.logLevel, destination: { write: (line: string) => post({ type: 'log', line }) } });
 
 let observed: ObservedAttempt[] = [];
