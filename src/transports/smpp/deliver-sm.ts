@@ -5,34 +5,14 @@
 import smpp from 'smpp';
 import type { DecodedShortMessage, PDU } from 'smpp';
 import type { SmppReceiptInput } from '../../receipts/index.js';
+import { ESM_MESSAGE_TYPE, ESM_MESSAGE_TYPE_MASK, RECEIPT_TYPES } from './esm-class.js';
 import { rawUserData } from './mo-user-data.js';
 import { DATA_CODING } from './text-coding.js';
 
 /** The alphabet is read from data_coding's low four bits (SMPP 3.4 §5.2.19 lists codings 0x00-0x0F). */
 const DATA_CODING_ALPHABET_MASK = 0x0f;
 
-/** SMPP 3.4 §5.2.12 esm_class bits 5-2 (mask 0x3C): the message type of a deliver_sm. */
-export const ESM_MESSAGE_TYPE_MASK = 0x3c;
-export const ESM_MESSAGE_TYPE = {
-  normal: 0x00,
-  smscDeliveryReceipt: 0x04,
-  smeDeliveryAck: 0x08,
-  smeUserAck: 0x10,
-  conversationAbort: 0x18,
-  intermediateNotification: 0x20,
-} as const;
-
-/**
- * Types read as receipts: the SMSC delivery receipt, the SME delivery acknowledgement (the
- * handset confirming receipt, same Appendix B text) and the intermediate delivery notification
- * (typically ENROUTE, not final). A user acknowledgement (0x10) carries the user's reply text, so
- * it is an inbound message, as is a conversation abort (0x18, Korean CDMA).
- */
-const RECEIPT_TYPES: ReadonlySet<number> = new Set([
-  ESM_MESSAGE_TYPE.smscDeliveryReceipt,
-  ESM_MESSAGE_TYPE.smeDeliveryAck,
-  ESM_MESSAGE_TYPE.intermediateNotification,
-]);
+export { ESM_MESSAGE_TYPE, ESM_MESSAGE_TYPE_MASK } from './esm-class.js';
 
 function numberField(pdu: PDU, name: string): number | undefined {
   const value = pdu[name];
