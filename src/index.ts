@@ -24,7 +24,8 @@ import { ServeLock } from './store/serve-lock.js';
 import { sqliteStorePorts, type ServeGuard, type StorePorts } from './store/store-ports.js';
 import { InboundService } from './inbound/inbound-service.js';
 import type { Transport } from './transports/transport.js';
-import { enqueueDeliveryReceipt, WebhookSender } from './webhooks/index.js';
+import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, WebhookSender } from './webhooks/index.js';
+import { WebhookSenderThread } from './webhooks/sender-thread.js';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -86,14 +87,28 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
     const observed = admin?.tapLogger(logger) ?? logger;
     const auth = await AuthService.create(ports.auth, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
-    const webhooks = new WebhookSender({
-      store,
-      secretBox,
-      logger: observed.child({ part: 'webhooks' }),
-      config: config.webhooks,
-      now,
-      ...(admin === undefined ? {} : { observer: admin.observer }),
-    });
+    // Issue 12: the sender runs on its own thread (the second core) when built; an injected clock
+    // (tests) or the TypeScript sources keep it in this thread.
+    const webhooks: WebhookSender | WebhookSenderThread =
+      options.now === undefined && WebhookSenderThread.available()
+        ? new WebhookSenderThread({
+            db: store.db,
+            databasePath: config.database.path,
+            busyTimeoutMs: 5_000,
+            keyFile: config.database.keyFile ?? defaultKeyFileFor(config.database.path),
+            config: config.webhooks,
+            logLevel: observed.level,
+            logger: observed.child({ part: 'webhooks' }),
+            ...(admin === undefined ? {} : { observer: admin.observer }),
+          })
+        : new WebhookSender({
+            store,
+            secretBox,
+            logger: observed.child({ part: 'webhooks' }),
+            config: config.webhooks,
+            now,
+            ...(admin === undefined ? {} : { observer: admin.observer }),
+          });
     const transports = options.transports ?? (await createTransports(config.transports, observed));
     const inbound = new InboundService({
       store: ports.inbound,
@@ -108,7 +123,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       routes: config.routes,
       config: engineConfig,
       logger: observed.child({ part: 'engine' }),
-      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, wake: () => webhooks.wake() },
+      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
       now,
       numbering: numberingPlanFor(config.numbering.country),
       inbound,
@@ -143,7 +158,7 @@ interface GatewayParts {
   auth: AuthService;
   transports: readonly Transport[];
   processor: CampaignProcessor;
-  webhooks: WebhookSender;
+  webhooks: WebhookSender | WebhookSenderThread;
   config: SmsGateConfig;
   logger: Logger;
   engineConfig: EngineConfig;

@@ -12,7 +12,7 @@ import { fitStatus } from '../receipts/index.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { PartOutcome } from '../transports/transport.js';
 import type { EngineConfig } from './config.js';
-import type { WriteBatcher } from './write-batcher.js';
+import type { WriteBatcher, WriteGroup } from './write-batcher.js';
 import type { ReceiptApplier } from './receipt-applier.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 import { attemptsExhausted, nextRetryAt } from './retry-policy.js';
@@ -61,9 +61,12 @@ export class OutcomeWriter {
     return this.batcher.stalled;
   }
 
+  /** The submit results queued for one commit are applied by one call: see applyBatch. */
+  private readonly group: WriteGroup<SubmitResult, Tally> = { apply: (results) => this.applyBatch(results) };
+
   /** Resolves once the outcomes are on disk (retried while the store refuses them for a passing reason). */
   async write(result: SubmitResult): Promise<void> {
-    const tally = await this.batcher.run(() => this.apply(result), { first: true });
+    const tally = await this.batcher.runInGroup(this.group, result, { first: true });
     this.counts.accepted += tally.counts.accepted;
     this.counts.retried += tally.counts.retried;
     this.counts.held += tally.counts.held;
@@ -71,27 +74,49 @@ export class OutcomeWriter {
     for (const log of tally.logs) log();
   }
 
-  private apply(result: SubmitResult): Tally {
+  /**
+   * Applies the outcomes of one commit. Receipts that beat their submit_sm_resp are looked for with
+   * one statement for every message id accepted in the batch, not one per part.
+   */
+  private applyBatch(results: readonly SubmitResult[]): Tally[] {
     const nowMs = this.now();
-    const tally: Tally = { counts: { accepted: 0, retried: 0, held: 0, failed: 0 }, logs: [] };
-    for (const part of result.parts) {
-      const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
-      this.applyOutcome(result.transport, part, outcome, nowMs, tally);
-    }
-    return tally;
+    const accepted = new Map<string, Map<string, ClaimablePart>>();
+    const tallies = results.map((result) => {
+      const tally: Tally = { counts: { accepted: 0, retried: 0, held: 0, failed: 0 }, logs: [] };
+      let byMessageId = accepted.get(result.transport);
+      if (byMessageId === undefined) {
+        byMessageId = new Map();
+        accepted.set(result.transport, byMessageId);
+      }
+      for (const part of result.parts) {
+        const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
+        this.applyOutcome(part, outcome, nowMs, tally, byMessageId);
+      }
+      return tally;
+    });
+    for (const [transport, byMessageId] of accepted) this.matchEarlyReceipts(transport, byMessageId, nowMs);
+    return tallies;
   }
 
-  private applyOutcome(transport: string, part: ClaimablePart, outcome: PartOutcome, nowMs: number, tally: Tally): void {
+  /** A receipt may have beaten the submit outcome (or the submit_sm_resp itself): match it now. */
+  private matchEarlyReceipts(transport: string, byMessageId: ReadonlyMap<string, ClaimablePart>, nowMs: number): void {
+    if (byMessageId.size === 0) return;
+    for (const early of this.store.pendingReceiptsOf(transport, [...byMessageId.keys()])) {
+      const part = byMessageId.get(early.message_id);
+      if (part === undefined) continue;
+      this.store.matchReceipt(early.id, part.id);
+      const status = { status: early.status, final: early.final === 1, errorCode: early.error_code };
+      this.receipts.applyToPart(part.id, part.recipient_id, status, nowMs);
+    }
+  }
+
+  private applyOutcome(part: ClaimablePart, outcome: PartOutcome, nowMs: number, tally: Tally, accepted: Map<string, ClaimablePart>): void {
     switch (outcome.kind) {
       case 'accepted': {
         if (!this.store.markSubmitted(part.id, outcome.messageId, nowMs)) return;
         tally.counts.accepted++;
-        // A receipt may have beaten this write (or the submit_sm_resp itself): match it now.
-        for (const early of this.store.pendingReceipts(transport, outcome.messageId)) {
-          this.store.matchReceipt(early.id, part.id);
-          const status = { status: early.status, final: early.final === 1, errorCode: early.error_code };
-          this.receipts.applyToPart(part.id, part.recipient_id, status, nowMs);
-        }
+        // Message ids are unique per SMSC; were one reused within a batch, its last part here gets the early receipt.
+        accepted.set(outcome.messageId, part);
         return;
       }
       case 'not-sent': {

@@ -8,10 +8,21 @@
  */
 import type { Logger } from '../log.js';
 import { fitStatus, isDeliveredStatus } from '../receipts/index.js';
-import type { DispatchStore, ExpiredReceipt } from '../store/dispatch-store.js';
+import type { DispatchStore, ExpiredReceipt, ReceiptInsert, ReceiptTarget } from '../store/dispatch-store.js';
 import type { TransportReceipt } from '../transports/transport.js';
-import type { WriteBatcher } from './write-batcher.js';
-import type { RecipientUpdates } from './recipient-updates.js';
+import type { WriteBatcher, WriteGroup } from './write-batcher.js';
+import { nextRecipientStatus } from './recipient-status.js';
+import type { DeliveryReceiptEvent, RecipientUpdates } from './recipient-updates.js';
+
+interface QueuedReceipt {
+  transport: string;
+  receipt: TransportReceipt;
+}
+
+interface AppliedReceipt {
+  matched: boolean;
+  logs: (() => void)[];
+}
 
 export interface ReceiptStatus {
   status: string;
@@ -34,13 +45,16 @@ export class ReceiptApplier {
     private readonly now: () => number,
   ) {}
 
+  /** The receipts queued for one commit are applied by one call: see applyBatch. */
+  private readonly group: WriteGroup<QueuedReceipt, AppliedReceipt> = { apply: (items) => this.applyBatch(items) };
+
   /**
    * Stores and applies one receipt; resolves once committed (then the transport may acknowledge
    * it). While the store refuses writes for a passing reason the batch is retried and this waits,
    * so the SMSC holds the receipt meanwhile. Counters and logs follow the commit (a write may run twice).
    */
   async accept(transport: string, receipt: TransportReceipt): Promise<void> {
-    const applied = await this.batcher.run(() => this.applyOne(transport, receipt));
+    const applied = await this.batcher.runInGroup(this.group, { transport, receipt });
     if (applied.matched) this.matched++;
     else this.parked++;
     for (const log of applied.logs) log();
@@ -74,26 +88,92 @@ export class ReceiptApplier {
     return expired;
   }
 
-  private applyOne(transport: string, received: TransportReceipt): { matched: boolean; logs: (() => void)[] } {
+  /**
+   * Applies the receipts of one commit with a few statements for the whole batch (issue 12 item 3):
+   * one query finds every receipt's part with its recipient context (no per-receipt lookups), the
+   * receipts go in with multi-row INSERTs, and so do the webhooks. A single-part recipient's status
+   * is computed from the part it just read and changed, without reading it back; a recipient with
+   * more parts takes the per-part path (applyToPart), which reads its other parts.
+   */
+  private applyBatch(items: readonly QueuedReceipt[]): AppliedReceipt[] {
     const nowMs = this.now();
-    const logs: (() => void)[] = [];
-    const receipt = this.usableStatus(transport, received, logs);
-    const part = this.store.partByMessageId(transport, receipt.messageId);
-    this.store.insertReceipt({
-      transport,
-      messageId: receipt.messageId,
-      status: receipt.status,
-      final: receipt.final,
-      errorCode: receipt.errorCode ?? null,
-      doneAt: receipt.doneAt ?? null,
-      raw: receipt.raw,
-      receivedAt: nowMs,
-      matchState: part === undefined ? 'pending' : 'matched',
-      partId: part?.id ?? null,
+    const usable = items.map((item) => {
+      const logs: (() => void)[] = [];
+      return { transport: item.transport, receipt: this.usableStatus(item.transport, item.receipt, logs), logs };
     });
-    if (part === undefined) return { matched: false, logs };
-    this.applyToPart(part.id, part.recipient_id, { status: receipt.status, final: receipt.final, errorCode: receipt.errorCode ?? null }, nowMs);
-    return { matched: true, logs };
+    const targets = new Map<string, Map<string, ReceiptTarget>>();
+    for (const transport of new Set(usable.map((u) => u.transport))) {
+      const ids = usable.filter((u) => u.transport === transport).map((u) => u.receipt.messageId);
+      targets.set(transport, new Map(this.store.receiptTargets(transport, ids).map((t) => [t.message_id, t])));
+    }
+    const inserts: ReceiptInsert[] = [];
+    const webhooks: DeliveryReceiptEvent[] = [];
+    const results = usable.map(({ transport, receipt, logs }): AppliedReceipt => {
+      const target = targets.get(transport)?.get(receipt.messageId);
+      inserts.push({
+        transport,
+        messageId: receipt.messageId,
+        status: receipt.status,
+        final: receipt.final,
+        errorCode: receipt.errorCode ?? null,
+        doneAt: receipt.doneAt ?? null,
+        raw: receipt.raw,
+        receivedAt: nowMs,
+        matchState: target === undefined ? 'pending' : 'matched',
+        partId: target?.id ?? null,
+      });
+      if (target === undefined) return { matched: false, logs };
+      this.applyToTarget(target, { status: receipt.status, final: receipt.final, errorCode: receipt.errorCode ?? null }, nowMs, webhooks);
+      return { matched: true, logs };
+    });
+    this.store.insertReceipts(inserts);
+    if (webhooks.length > 0) {
+      this.recipients.enqueueKnown(webhooks, nowMs);
+      this.noteWebhook();
+    }
+    return results;
+  }
+
+  /**
+   * applyToPart for a part read with its recipient (receiptTargets). The target is updated in
+   * place, so a second receipt for the same message in the batch sees the first one's effect.
+   */
+  private applyToTarget(target: ReceiptTarget, receipt: ReceiptStatus, nowMs: number, webhooks: DeliveryReceiptEvent[]): void {
+    if (target.parts_total !== 1 || target.recipient_status === null) {
+      this.applyToPart(target.id, target.recipient_id, receipt, nowMs);
+      return;
+    }
+    // A final part state is never overwritten (the statements' WHERE says the same).
+    if (target.state === 'delivered' || target.state === 'undelivered') return;
+    if (receipt.final) {
+      const state = isDeliveredStatus(receipt.status) ? 'delivered' : 'undelivered';
+      if (!this.store.finishPart(target.id, state, receipt.status, receipt.errorCode, nowMs)) return;
+      target.state = state;
+      target.final_at = nowMs;
+    } else if (!this.store.notePartStatus(target.id, receipt.status, nowMs)) {
+      return;
+    }
+    target.part_last_status = receipt.status;
+    const next = nextRecipientStatus(
+      { status: target.recipient_status, lastStatus: target.recipient_last_status },
+      [{ partNumber: target.part_number, state: target.state, lastStatus: target.part_last_status, finalAt: target.final_at }],
+      { status: receipt.status, final: receipt.final },
+    );
+    if (next === undefined) return;
+    this.store.updateRecipient(target.recipient_id, next.status, next.lastStatus, nowMs);
+    target.recipient_status = next.status;
+    target.recipient_last_status = next.lastStatus;
+    // As RecipientUpdates: no webhook URL, no outbox row.
+    if (target.webhook_url === null || target.webhook_url === '' || next.lastStatus === null) return;
+    if (target.client_id === null || target.msisdn === null || target.sender === null) return;
+    webhooks.push({
+      clientId: target.client_id,
+      recipientId: target.recipient_id,
+      to: target.msisdn,
+      from: target.sender,
+      status: next.lastStatus,
+      clientReference: target.client_reference,
+    });
   }
 
   /**

@@ -23,6 +23,11 @@ export interface DeliveryReceiptEvent {
 export interface DeliveryReceiptSink {
   /** Synchronous INSERT, called inside the engine's transaction; false when no row was written (no webhook URL). */
   enqueue(db: SqliteDatabase, event: DeliveryReceiptEvent, nowMs: number): boolean;
+  /**
+   * Many at once (multi-row INSERTs), for recipients whose client was read to have a webhook URL
+   * in the same transaction. Without it each event goes through enqueue.
+   */
+  enqueueMany?(db: SqliteDatabase, events: readonly DeliveryReceiptEvent[], nowMs: number): void;
   /** Called after the transaction committed, when at least one receipt was enqueued. */
   wake(): void;
 }
@@ -33,6 +38,19 @@ export class RecipientUpdates {
     private readonly sink: DeliveryReceiptSink,
     private readonly logger: Logger,
   ) {}
+
+  /**
+   * Queues webhooks the caller built from recipient context it read in this transaction (the
+   * receipt batch: see ReceiptApplier); the caller wakes the sender after commit.
+   */
+  enqueueKnown(events: readonly DeliveryReceiptEvent[], nowMs: number): void {
+    if (events.length === 0) return;
+    if (this.sink.enqueueMany !== undefined) {
+      this.sink.enqueueMany(this.store.db, events, nowMs);
+      return;
+    }
+    for (const event of events) this.sink.enqueue(this.store.db, event, nowMs);
+  }
 
   /** Returns true when a webhook was enqueued (the caller wakes the sender after commit). */
   afterPartChange(recipientId: number, trigger: StatusTrigger, nowMs: number): boolean {

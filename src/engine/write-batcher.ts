@@ -31,8 +31,25 @@ export interface WriteBatcherOptions {
   failureLogIntervalMs?: number;
 }
 
+/**
+ * Writes of one kind that are applied together: every item of the group queued next to each other
+ * in a batch is handed to one `apply` call, so the store can use one statement for many rows
+ * (a multi-row INSERT, one query for the whole batch) instead of one per item. `apply` runs
+ * inside the batch's transaction and returns one result per item, in order. A batch the store
+ * refused is applied again (with the same items); after a failure no retry can cure, each item is
+ * applied alone in its own transaction, so one bad item does not fail its neighbours.
+ */
+export interface WriteGroup<I, R> {
+  apply(items: readonly I[]): R[];
+}
+
 interface Pending {
-  write: () => void;
+  /** A write of its own; undefined for an item of a group. */
+  write: (() => void) | undefined;
+  group: WriteGroup<unknown, unknown> | undefined;
+  item: unknown;
+  /** Keeps what the run that committed returned (a group's result for this item). */
+  keep: (result: unknown) => void;
   resolve: () => void;
   reject: (err: unknown) => void;
   first: boolean;
@@ -97,14 +114,32 @@ export class WriteBatcher {
    * the promise, not inside `write`.
    */
   run<T>(write: () => T, options: { first?: boolean } = {}): Promise<T> {
+    return this.enqueue<T>((keep) => ({ write: () => keep(write()), group: undefined, item: undefined }), options);
+  }
+
+  /**
+   * Queues one item of a group (see WriteGroup); resolves with its result once the transaction
+   * holding it committed. Same ordering, retry and failure rules as run().
+   */
+  runInGroup<I, R>(group: WriteGroup<I, R>, item: I, options: { first?: boolean } = {}): Promise<R> {
+    return this.enqueue<R>(() => ({ write: undefined, group: group as WriteGroup<unknown, unknown>, item }), options);
+  }
+
+  private enqueue<T>(
+    make: (keep: (result: T) => void) => Pick<Pending, 'write' | 'group' | 'item'>,
+    options: { first?: boolean },
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) {
         reject(new GatewayError('STORE_CLOSED', 'the write batcher is closed'));
         return;
       }
       let result: T;
+      const keep = (value: T): void => {
+        result = value;
+      };
       const first = options.first === true;
-      const pending: Pending = { write: () => void (result = write()), resolve: () => resolve(result), reject, first };
+      const pending: Pending = { ...make(keep), keep: keep as (value: unknown) => void, resolve: () => resolve(result), reject, first };
       (first ? this.pendingFirst : this.pending).push(pending);
       // While stalled the retry timer commits everything queued; no earlier attempt.
       if (this.stalled) return;
@@ -134,9 +169,7 @@ export class WriteBatcher {
     let committed: boolean;
     try {
       const startedMs = performance.now();
-      this.db.transaction(() => {
-        for (const p of batch) p.write();
-      })();
+      this.db.transaction(() => applyAll(batch))();
       this.commitTimed((performance.now() - startedMs) / 1_000);
       this.commits++;
       for (const p of batch) p.resolve();
@@ -183,7 +216,7 @@ export class WriteBatcher {
     let committed = false;
     for (const [i, p] of batch.entries()) {
       try {
-        this.db.transaction(p.write)();
+        this.db.transaction(() => applyAll([p]))();
         this.commits++;
         p.resolve();
         committed = true;
@@ -216,5 +249,25 @@ export class WriteBatcher {
     this.immediate = undefined;
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+  }
+}
+
+/** Runs a batch's writes in order; consecutive items of one group go to one apply call. */
+function applyAll(batch: readonly Pending[]): void {
+  let i = 0;
+  while (i < batch.length) {
+    const p = batch[i] as Pending;
+    if (p.group === undefined) {
+      p.write?.();
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < batch.length && (batch[end] as Pending).group === p.group) end++;
+    const members = batch.slice(i, end);
+    const results = p.group.apply(members.map((m) => m.item));
+    if (results.length !== members.length) throw new Error(`a write group returned ${results.length} results for ${members.length} items`);
+    members.forEach((m, k) => m.keep(results[k]));
+    i = end;
   }
 }

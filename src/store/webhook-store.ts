@@ -4,6 +4,7 @@
  * transaction, and the sender writes attempt results in batches, one transaction each.
  */
 import { randomUUID } from 'node:crypto';
+import Database, { type Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
 export type OutboxState = 'pending' | 'delivered' | 'dead';
@@ -75,6 +76,18 @@ export interface RedriveEndpoint {
 /** Which dead letters are redriven: transient ones created, and dead, at or after cutoffMs. */
 export interface RedriveFilter extends RedriveEndpoint {
   cutoffMs: number;
+}
+
+/**
+ * The webhook sender thread's own connection (src/webhooks/sender-worker.ts) to a database the
+ * gateway has opened and migrated: WAL lets it read the outbox while the gateway writes. It writes
+ * only the sender's rare rows (a missing event id, redrive), waiting up to busyTimeoutMs for the lock.
+ */
+export function openSenderConnection(path: string, busyTimeoutMs: number): SqliteDatabase {
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma('foreign_keys = ON');
+  return db;
 }
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at the first parameter. */
@@ -152,6 +165,42 @@ function statements(db: SqliteDatabase): Statements {
 export function insertOutboxRow(db: SqliteDatabase, row: NewOutboxRow): boolean {
   if (row.kind === 'inbound') return statements(db).insertInbound.run(row.clientId, row.body, row.nowMs, row.nowMs, randomUUID(), row.clientId).changes === 1;
   return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, randomUUID(), row.clientId).changes === 1;
+}
+
+/** Rows per multi-row INSERT of outbox events: 6 parameters a row, well under SQLite's 32,766. */
+const OUTBOX_ROWS_PER_INSERT = 64;
+const outboxInsertsByDb = new WeakMap<SqliteDatabase, Map<number, Statement<unknown[], unknown>>>();
+
+function outboxInsertFor(db: SqliteDatabase, rows: number): Statement<unknown[], unknown> {
+  let byCount = outboxInsertsByDb.get(db);
+  if (byCount === undefined) {
+    byCount = new Map();
+    outboxInsertsByDb.set(db, byCount);
+  }
+  let statement = byCount.get(rows);
+  if (statement === undefined) {
+    const values = Array.from({ length: rows }, () => `(?, ?, ?, 'pending', 0, ?, ?, ?)`).join(', ');
+    statement = db.prepare<unknown[], unknown>(
+      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id) VALUES ${values}`,
+    );
+    byCount.set(rows, statement);
+  }
+  return statement;
+}
+
+/**
+ * Inserts delivery-receipt events due now, each with a new event id, with multi-row INSERTs: the
+ * engine's batch of receipts queues its webhooks in one or a few statements. Unlike insertOutboxRow
+ * it does not look the client up: the caller read in the same transaction that the client has a
+ * webhook URL (kind 'receipt' only).
+ */
+export function insertOutboxRows(db: SqliteDatabase, rows: readonly Omit<NewOutboxRow, 'kind'>[]): void {
+  for (let start = 0; start < rows.length; start += OUTBOX_ROWS_PER_INSERT) {
+    const chunk = rows.slice(start, start + OUTBOX_ROWS_PER_INSERT);
+    const params: unknown[] = [];
+    for (const r of chunk) params.push(r.clientId, r.recipientId, r.body, r.nowMs, r.nowMs, randomUUID());
+    outboxInsertFor(db, chunk.length).run(...params);
+  }
 }
 
 export function selectDueOutboxRows(db: SqliteDatabase, nowMs: number, maxRows: number): DueOutboxRow[] {

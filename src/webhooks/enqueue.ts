@@ -4,7 +4,7 @@
  * outbox row exists (on disk) before any attempt is made and a crash cannot separate the two.
  */
 import type { SqliteDatabase } from '../store/database.js';
-import { insertOutboxRow } from '../store/webhook-store.js';
+import { insertOutboxRow, insertOutboxRows } from '../store/webhook-store.js';
 import { serializeDeliveryReceipt, type DeliveryReceiptEvent } from './delivery-receipt.js';
 
 /**
@@ -15,4 +15,14 @@ import { serializeDeliveryReceipt, type DeliveryReceiptEvent } from './delivery-
 export function enqueueDeliveryReceipt(db: SqliteDatabase, ev: DeliveryReceiptEvent, nowMs: number): boolean {
   const body = serializeDeliveryReceipt(ev);
   return insertOutboxRow(db, { clientId: ev.clientId, recipientId: ev.recipientId, body, nowMs });
+}
+
+/**
+ * Inserts many events at once (multi-row INSERTs), for clients the caller has just read to have a
+ * webhook URL in the same transaction. Throws WEBHOOK_FIELD_INVALID as enqueueDeliveryReceipt does,
+ * before anything is inserted.
+ */
+export function enqueueDeliveryReceipts(db: SqliteDatabase, events: readonly DeliveryReceiptEvent[], nowMs: number): void {
+  const rows = events.map((ev) => ({ clientId: ev.clientId, recipientId: ev.recipientId, body: serializeDeliveryReceipt(ev), nowMs }));
+  insertOutboxRows(db, rows);
 }

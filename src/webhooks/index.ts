@@ -3,7 +3,7 @@
  * receipt transaction), signing (signBody/verifySignature), and the WebhookSender that delivers with
  * retries, a circuit breaker per endpoint and dead letters.
  */
-export { enqueueDeliveryReceipt } from './enqueue.js';
+export { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from './enqueue.js';
 export { serializeDeliveryReceipt, MAX_WEBHOOK_STATUS_CHARS, MAX_CLIENT_REFERENCE_CHARS } from './delivery-receipt.js';
 export type { DeliveryReceiptEvent } from './delivery-receipt.js';
 export { signBody, verifySignature, SIGNATURE_HEADER } from './signature.js';
@@ -17,6 +17,7 @@ export type { WebhookClock, WebhookTimer } from './clock.js';
 export { RedriveSchedule } from './redrive-schedule.js';
 export type { WebhookSenderOptions, WebhookSenderStats } from './webhook-sender.js';
 export { createNodeHttpClient } from './http-client.js';
+export { createUndiciHttpClient } from './undici-http-client.js';
 export type { WebhookHttpClient, WebhookRequest, WebhookResponse } from './http-client.js';
 export { EndpointBreakers } from './endpoint-breakers.js';
 export { parseSinceTime } from './since-time.js';

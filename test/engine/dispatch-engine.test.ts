@@ -90,6 +90,31 @@ describe('dispatch engine with the simulator', () => {
     expect(harness.receipts()).toHaveLength(4);
   });
 
+  it('applies receipts committed in one batch in arrival order: ENROUTE then DELIVRD, a duplicate and a late UNDELIV', async () => {
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    harness = await startEngineHarness({ transports: [sim] });
+    const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234567', '447700900123'] });
+    await waitFor(() => harness!.parts(campaignId), (ps) => ps.length === 2 && ps.every((p) => p.state === 'submitted'));
+    const [a, b] = sim.accepted.map((x) => x.messageId);
+    // Not awaited one by one: all six join one group commit (the batch applies them with one lookup).
+    await Promise.all([
+      sim.reportReceipt({ messageId: a!, status: 'ENROUTE', final: false }),
+      sim.reportReceipt({ messageId: b!, status: 'UNDELIV' }),
+      sim.reportReceipt({ messageId: a!, status: 'DELIVRD' }),
+      sim.reportReceipt({ messageId: a!, status: 'DELIVRD' }),
+      sim.reportReceipt({ messageId: a!, status: 'UNDELIV' }),
+      sim.reportReceipt({ messageId: 'no-such-id', status: 'DELIVRD' }),
+    ]);
+    expect(harness.recipients(campaignId).map((r) => [r.status, r.last_status])).toEqual([['delivered', 'DELIVRD'], ['undelivered', 'UNDELIV']]);
+    expect(harness.parts(campaignId).map((p) => [p.state, p.last_status])).toEqual([['delivered', 'DELIVRD'], ['undelivered', 'UNDELIV']]);
+    expect(harness.outbox().map((o) => JSON.parse(o.body) as { To: string; Status: string }).map((o) => [o.To, o.Status])).toEqual([
+      ['353871234567', 'ENROUTE'],
+      ['447700900123', 'UNDELIV'],
+      ['353871234567', 'DELIVRD'],
+    ]);
+    expect(harness.receipts().map((r) => r.match_state)).toEqual(['matched', 'matched', 'matched', 'matched', 'matched', 'pending']);
+  });
+
   it('reports an intermediate status as a webhook while the recipient stays pending', async () => {
     const sim = simulator({ receiptDelayMs: 3_600_000 });
     harness = await startEngineHarness({ transports: [sim] });

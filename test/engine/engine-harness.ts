@@ -14,7 +14,7 @@ import { planMessage } from '../../src/sms/index.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../src/store/entities.js';
 import type { Transport } from '../../src/transports/transport.js';
-import { enqueueDeliveryReceipt } from '../../src/webhooks/index.js';
+import { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from '../../src/webhooks/index.js';
 import type { ManualClock } from '../support/manual-clock.js';
 
 export interface HarnessOptions {
@@ -99,6 +99,7 @@ export async function startEngineHarness(options: HarnessOptions): Promise<Engin
     logger: silentLogger(),
     deliveryReceipts: {
       enqueue: enqueueDeliveryReceipt,
+      enqueueMany: enqueueDeliveryReceipts,
       wake: () => {
         harness.webhookWakes++;
       },

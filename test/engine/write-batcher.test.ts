@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WriteBatcher } from '../../src/engine/write-batcher.js';
+import { WriteBatcher, type WriteGroup } from '../../src/engine/write-batcher.js';
 import { isGatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 
@@ -186,5 +186,36 @@ describe('WriteBatcher when the store refuses a commit (disk full)', () => {
     batcher.close();
     await expect(pending).rejects.toSatisfy((err: unknown) => isGatewayError(err, 'STORE_CLOSED'));
     await expect(batcher.run(large('b'))).rejects.toSatisfy((err: unknown) => isGatewayError(err, 'STORE_CLOSED'));
+  });
+
+  it('hands the items of a group queued together to one apply call, in order, and resolves each with its own result', async () => {
+    const batcher = new WriteBatcher(db, { maxDelayMs: 5 });
+    const calls: string[][] = [];
+    const group: WriteGroup<string, number> = {
+      apply: (items) => {
+        calls.push([...items]);
+        db.prepare(`INSERT INTO t (v) SELECT value FROM json_each(?)`).run(JSON.stringify(items));
+        return items.map((v) => v.length);
+      },
+    };
+    const results = await Promise.all([batcher.runInGroup(group, 'a'), batcher.runInGroup(group, 'bb'), batcher.runInGroup(group, 'ccc')]);
+    expect(results).toEqual([1, 2, 3]);
+    expect(calls).toEqual([['a', 'bb', 'ccc']]);
+    expect(count()).toBe(3);
+    expect(batcher.commits).toBe(1);
+  });
+
+  it('applies group items alone after their group failed for good: only the bad item is rejected', async () => {
+    const batcher = new WriteBatcher(db, { maxDelayMs: 5 });
+    const group: WriteGroup<string, string> = {
+      apply: (items) => {
+        const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+        for (const v of items) insert.run(v);
+        return [...items];
+      },
+    };
+    const results = await Promise.allSettled([batcher.runInGroup(group, 'x'), batcher.runInGroup(group, 'x'), batcher.runInGroup(group, 'y')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(count()).toBe(2);
   });
 });

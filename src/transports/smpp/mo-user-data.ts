@@ -17,6 +17,7 @@ import type { PDU } from 'smpp';
 import { decodeUserData, IEI, type InformationElement } from '../../pdu/index.js';
 import { decodeGsm7Septets, type Gsm7Shift, isNationalLanguage, NATIONAL_LANGUAGE_ID, type NationalLanguage } from '../../sms/index.js';
 import type { InboundConcat, InboundMessage } from '../transport.js';
+import { isReceiptType } from './esm-class.js';
 
 const RAW_USER_DATA = Symbol('smsgate.rawUserData');
 
@@ -37,11 +38,36 @@ if (!(originalFilter as { smsgateRaw?: boolean }).smsgateRaw) {
       if (Buffer.isBuffer(this['short_message'])) raw.short_message = this['short_message'];
       if (Buffer.isBuffer(this['message_payload'])) raw.message_payload = this['message_payload'];
       Object.defineProperty(this, RAW_USER_DATA, { value: raw, enumerable: false });
+      if (isAsciiReceipt(this)) {
+        // A receipt's text is read from the raw octets (deliver-sm.ts deliverSmText): the package's
+        // GSM decoding of it (a coder lookup per call, the largest part of its decode cost) is
+        // skipped by handing its filter the decoded shape already (it leaves non-Buffers alone).
+        if (raw.short_message !== undefined) this['short_message'] = { message: raw.short_message.toString('latin1') };
+        if (raw.message_payload !== undefined) this['message_payload'] = { message: raw.message_payload.toString('latin1') };
+      }
     }
     originalFilter.call(this, func);
   };
   (wrapped as { smsgateRaw?: boolean }).smsgateRaw = true;
   proto._filter = wrapped;
+}
+
+/**
+ * A deliver_sm / data_sm typed as a receipt by esm_class, in the SMSC default alphabet or IA5
+ * (data_coding 0 or 1, SMPP 3.4 Appendix B: receipts are ASCII).
+ */
+function isAsciiReceipt(pdu: FilterablePdu): boolean {
+  if (pdu['command'] !== 'deliver_sm' && pdu['command'] !== 'data_sm') return false;
+  const esmClass = pdu['esm_class'];
+  const dataCoding = pdu['data_coding'];
+  if (typeof esmClass !== 'number' || !isReceiptType(esmClass) || typeof dataCoding !== 'number') return false;
+  const alphabet = dataCoding & 0x0f;
+  return alphabet === 0x00 || alphabet === 0x01;
+}
+
+/** The short_message and message_payload octets as received, before the package decoded them (absent when not sent). */
+export function rawUserData(pdu: PDU): Readonly<RawUserData> {
+  return (pdu as unknown as FilterablePdu)[RAW_USER_DATA] ?? {};
 }
 
 /** SMPP 3.4 §5.2.12: esm_class 0x40 is UDHI (the user data starts with a header). */

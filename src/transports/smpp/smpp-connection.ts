@@ -14,7 +14,7 @@ import { COMMAND_STATUS_CODE, describeCommandStatus } from './command-status.js'
 import { FrameReader, MAX_COMMAND_LENGTH_BYTES, SMPP_HEADER_BYTES } from './frame-reader.js';
 import { decodeFrame } from './pdu-decoder.js';
 import { requestFailure, SessionWindow, type RequestFailureCode, type RequestResult, type ResultCallback } from './session-window.js';
-import { EncodedPdu } from './submit-sm-encoder.js';
+import { EncodedPdu, EncodedResponse } from './submit-sm-encoder.js';
 
 export type { RequestFailureCode, RequestResult } from './session-window.js';
 
@@ -153,11 +153,14 @@ export class SmppConnection {
   /** Answers a request the SMSC sent (deliver_sm_resp, enquire_link_resp...). */
   respond(request: PDU, commandStatus: number = COMMAND_STATUS_CODE.ESME_ROK): void {
     if (this.closed) return;
-    const fields: Record<string, unknown> = { command_status: commandStatus };
-    // SMPP 3.4 §4.6.2 / §4.7.2: deliver_sm_resp's and data_sm_resp's message_id is unused, NULL.
-    if (request.command === 'deliver_sm' || request.command === 'data_sm') fields['message_id'] = '';
     this.coalesceWrites();
-    this.session.send(request.response(fields));
+    // SMPP 3.4 §4.6.2 / §4.7.2: deliver_sm_resp's and data_sm_resp's message_id is unused, NULL.
+    // One per receipt: written directly (EncodedResponse) rather than through the package's encoder.
+    if (request.command === 'deliver_sm' || request.command === 'data_sm') {
+      this.session.send(new EncodedResponse(request.command === 'deliver_sm' ? 'deliver_sm_resp' : 'data_sm_resp', request.sequence_number, commandStatus));
+      return;
+    }
+    this.session.send(request.response({ command_status: commandStatus }));
   }
 
   /**

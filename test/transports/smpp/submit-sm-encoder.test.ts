@@ -2,7 +2,7 @@ import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
 import { planMessage } from '../../../src/sms/index.js';
 import { planSubmits, type SubmitSmFields } from '../../../src/transports/smpp/submit-pdu.js';
-import { EncodedPdu, encodeSubmitSm } from '../../../src/transports/smpp/submit-sm-encoder.js';
+import { EncodedPdu, EncodedResponse, encodeSubmitSm } from '../../../src/transports/smpp/submit-sm-encoder.js';
 import type { OutboundMessage } from '../../../src/transports/transport.js';
 import { decodeSubmitSm } from '../../support/smsc/pdu-framer.js';
 
@@ -68,5 +68,19 @@ describe('encodeSubmitSm', () => {
     expect(first.readUInt32BE(12)).toBe(0x01020304);
     expect(bytes.submits[0]!.pdu.readUInt32BE(12)).toBe(0);
     expect(first.subarray(16).equals(bytes.submits[0]!.pdu.subarray(16))).toBe(true);
+  });
+});
+
+describe('EncodedResponse', () => {
+  it('writes deliver_sm_resp and data_sm_resp octet for octet as the package answers the request', () => {
+    for (const command of ['deliver_sm', 'data_sm'] as const) {
+      for (const [sequence, status] of [[1, 0], [0x7fffffff, 0x64], [4242, 0x08]] as const) {
+        const request = new smpp.PDU(command, { sequence_number: sequence });
+        const expected = request.response({ command_status: status, message_id: '' }).toBuffer();
+        const ours = new EncodedResponse(command === 'deliver_sm' ? 'deliver_sm_resp' : 'data_sm_resp', sequence, status);
+        expect(ours.isResponse()).toBe(true);
+        expect(ours.toBuffer().toString('hex')).toBe(expected.toString('hex'));
+      }
+    }
   });
 });

@@ -1,0 +1,160 @@
+/**
+ * The gateway's webhook sender on a worker thread (issue 12 item 3): the WebhookSender runs in
+ * sender-worker.ts with its own SQLite connection, using the second core for the HTTP requests,
+ * signatures and outbox reads, so webhooks keep pace with submits instead of waiting for the
+ * engine's turns of the event loop. This side wakes it after the engine's commits, writes the
+ * attempt results it sends back on the gateway's connection (one hot writer; see sender-worker.ts),
+ * feeds the gateway's metrics and logger, and stops it. Same surface as WebhookSender for the
+ * gateway: start(), wake(), stop().
+ *
+ * Durability is unchanged: a row is sent only after the commit that queued it (the wake follows the
+ * commit), and counted delivered only once its result is written here.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
+import type { Logger } from '../log.js';
+import type { SqliteDatabase } from '../store/database.js';
+import { recordAttempts } from '../store/webhook-store.js';
+import type { FromSenderThread, SenderThreadData, ToSenderThread } from './sender-thread-protocol.js';
+
+/** The compiled worker entry next to this module; absent when running the TypeScript sources (tests), see available(). */
+const WORKER_URL = new URL('./sender-worker.js', import.meta.url);
+
+/** The thread's V8 heap limits (see spawn). */
+const SENDER_YOUNG_GENERATION_MB = 8;
+const SENDER_OLD_GENERATION_MB = 64;
+
+/** A crashed worker is started again after this long (its claimed rows are still pending and are sent again). */
+const RESTART_DELAY_MS = 1_000;
+
+export interface WebhookSenderThreadOptions extends SenderThreadData {
+  /** The gateway's connection: attempt results are written here. */
+  db: SqliteDatabase;
+  logger: Logger;
+  observer?: GatewayObserver;
+}
+
+export class WebhookSenderThread {
+  private worker: Worker | undefined;
+  private running = false;
+  private stopping: Promise<void> | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly observer: GatewayObserver;
+
+  constructor(private readonly options: WebhookSenderThreadOptions) {
+    this.observer = options.observer ?? NOOP_OBSERVER;
+  }
+
+  /** True when the compiled worker entry exists (running from dist/); the gateway uses the in-process sender otherwise. */
+  static available(): boolean {
+    return existsSync(fileURLToPath(WORKER_URL));
+  }
+
+  start(): void {
+    if (this.running || this.stopping !== undefined) return;
+    this.running = true;
+    this.spawn();
+  }
+
+  /** New rows were committed: the thread looks now rather than at its next poll. */
+  wake(): void {
+    this.send({ type: 'wake' });
+  }
+
+  /** Asks the sender to stop (it waits for requests in flight, bounded) and waits for the thread to end. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopOnce();
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (worker === undefined) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    this.send({ type: 'stop' });
+    await exited;
+  }
+
+  private spawn(): void {
+    const { db: _db, logger: _logger, observer: _observer, ...data } = this.options;
+    // A small heap: the thread holds at most a few hundred rows and requests, all short-lived, and
+    // V8's defaults for a new isolate cost the gateway's peak RSS some 30-60 MB (bench:e2e 100k:
+    // 309-310 MB with them, 281 MB with these). Running out restarts the thread (see 'exit').
+    const resourceLimits = { maxYoungGenerationSizeMb: SENDER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: SENDER_OLD_GENERATION_MB };
+    const worker = new Worker(WORKER_URL, { workerData: data satisfies SenderThreadData, resourceLimits });
+    this.worker = worker;
+    worker.on('message', (message: FromSenderThread) => this.onMessage(message));
+    worker.on('error', (err) => this.options.logger.error({ err }, 'webhook sender thread failed'));
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = undefined;
+      if (!this.running) return;
+      this.options.logger.error({ code, restartInMs: RESTART_DELAY_MS }, 'webhook sender thread ended unexpectedly; starting it again (its events in flight are sent again)');
+      this.restartTimer = setTimeout(() => {
+        if (this.running) this.spawn();
+      }, RESTART_DELAY_MS);
+    });
+  }
+
+  private send(message: ToSenderThread): void {
+    this.worker?.postMessage(message);
+  }
+
+  private onMessage(message: FromSenderThread): void {
+    switch (message.type) {
+      case 'results': {
+        let error: string | undefined;
+        try {
+          recordAttempts(this.options.db, message.records);
+        } catch (err) {
+          error = err instanceof Error ? err.message : String(err);
+        }
+        // Counted only once written, as the in-process sender counts at its flush.
+        if (error === undefined) for (const a of message.attempts) this.observer.webhookAttempt(a.result, a.lagMs);
+        this.send(error === undefined ? { type: 'written', id: message.id } : { type: 'written', id: message.id, error });
+        return;
+      }
+      case 'log':
+        this.relog(message.line);
+        return;
+      case 'stopped':
+        return;
+    }
+  }
+
+  /** A pino line of the thread's logger, logged again through the gateway's (its metrics and recent errors see it). */
+  private relog(line: string): void {
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const { level, msg, time: _time, pid: _pid, hostname: _hostname, service: _service, ...fields } = record;
+    const label = typeof level === 'number' ? this.options.logger.levels.labels[level] : undefined;
+    const log = this.options.logger;
+    const text = typeof msg === 'string' ? msg : '';
+    switch (label) {
+      case 'fatal':
+        log.fatal(fields, text);
+        return;
+      case 'error':
+        log.error(fields, text);
+        return;
+      case 'warn':
+        log.warn(fields, text);
+        return;
+      case 'debug':
+        log.debug(fields, text);
+        return;
+      case 'trace':
+        log.trace(fields, text);
+        return;
+      default:
+        log.info(fields, text);
+    }
+  }
+}
