@@ -3,27 +3,17 @@
  * receiptTargets, insertReceipts, insertOutboxRows) on a real PostgreSQL: one statement each, same
  * rows and order as the SQLite statements give.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { usePostgresSuite } from '../support/postgres-suite.js';
 import { T0_MS, dispatchAll, seedReadyCampaign } from './conformance/seed.js';
 
-let server: PostgresServer;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const suite = usePostgresSuite();
 
 async function open(): Promise<PgStores> {
-  const database = await openDatabase({ url: await server.createDatabase(), path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
-  closers.push(() => database.close());
+  const database = await openDatabase({ url: await suite.server().createDatabase(), path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
+  suite.afterThisTest(() => database.close());
   if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
   return createPgStores(database.pool);
 }

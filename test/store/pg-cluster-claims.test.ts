@@ -4,34 +4,24 @@
  * never waits for another's locked rows; a receipt racing its part's submit_sm_resp write on
  * another node is matched exactly once; outbox events are leased to one node at a time.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import type { PgPool } from '../../src/store/pg/pool.js';
 import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { usePostgresSuite } from '../support/postgres-suite.js';
 import { T0_MS, dispatchAll, seedClient, seedReadyCampaign } from './conformance/seed.js';
 
-let server: PostgresServer;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const suite = usePostgresSuite();
 
 interface Node { stores: PgStores; pool: PgPool }
 
 /** `count` nodes on one fresh database, each with its own pool. */
 async function nodes(count: number): Promise<Node[]> {
-  const config = { url: await server.createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
+  const config = { url: await suite.server().createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
   const opened = [];
   for (let i = 0; i < count; i++) {
     const database = await openDatabase(config, { migrate: i === 0 });
-    closers.push(() => database.close());
+    suite.afterThisTest(() => database.close());
     if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
     opened.push({ stores: createPgStores(database.pool), pool: database.pool });
   }

@@ -4,32 +4,22 @@
  * message arriving on two nodes at the same moment make exactly one message (the group's advisory
  * lock), never two and never a group left waiting for the sweep.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InboundPartRow } from '../../src/store/entities.js';
 import { openDatabase } from '../../src/store/database.js';
 import type { AssembleGroup, InboundDelivery } from '../../src/store/pg/inbound-store.js';
 import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { usePostgresSuite } from '../support/postgres-suite.js';
 import { T0_MS, seedClient } from './conformance/seed.js';
 
-let server: PostgresServer;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const suite = usePostgresSuite();
 
 async function nodes(count: number): Promise<PgStores[]> {
-  const config = { url: await server.createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
+  const config = { url: await suite.server().createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
   const opened: PgStores[] = [];
   for (let i = 0; i < count; i++) {
     const database = await openDatabase(config, { migrate: i === 0 });
-    closers.push(() => database.close());
+    suite.afterThisTest(() => database.close());
     if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
     opened.push(createPgStores(database.pool));
   }

@@ -3,26 +3,16 @@
  * "not writable" at once, without stalling, when no connection is free within the wait, and when
  * the server only takes reads (as a standby does after a failover the node still points at).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { PgStatusQueries } from '../../src/store/pg/status-queries.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { usePostgresSuite } from '../support/postgres-suite.js';
 
-let server: PostgresServer;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const suite = usePostgresSuite();
 
 async function open(url: string, options: { maxConnections?: number; migrate?: boolean } = {}) {
   const database = await openDatabase({ url, path: 'unused', synchronous: 'FULL', keyFile: 'unused' }, options);
-  closers.push(() => database.close());
+  suite.afterThisTest(() => database.close());
   if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
   return database;
 }
@@ -30,7 +20,7 @@ async function open(url: string, options: { maxConnections?: number; migrate?: b
 describe('probeWritable on PostgreSQL', () => {
   it('answers not writable within the wait when no connection is free, and writable once one is', async () => {
     // The smallest pool (2: migrating holds two connections), both connections busy.
-    const database = await open(await server.createDatabase(), { maxConnections: 1 });
+    const database = await open(await suite.server().createDatabase(), { maxConnections: 1 });
     const status = new PgStatusQueries(database.pool);
     expect(await status.probeWritable(250)).toEqual({ ok: true });
     const held = [await database.pool.connect(), await database.pool.connect()];
@@ -44,7 +34,7 @@ describe('probeWritable on PostgreSQL', () => {
   });
 
   it('answers not writable on a server that takes only reads', async () => {
-    const url = await server.createDatabase();
+    const url = await suite.server().createDatabase();
     const name = url.slice(url.lastIndexOf('/') + 1);
     const migrated = await open(url);
     // New sessions of this database start read-only, as every session of a hot standby is.

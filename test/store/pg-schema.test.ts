@@ -4,36 +4,19 @@
  * by schema-matches-rows.test.ts): INTEGER columns are BIGINT, returned as JS numbers; a second run
  * applies nothing. The throwaway server: test/support/postgres-server.ts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { applyDatabaseMigrations, openDatabase, type Database } from '../../src/store/database.js';
+import { describe, expect, it } from 'vitest';
+import { applyDatabaseMigrations, openDatabase } from '../../src/store/database.js';
 import { TABLE_COLUMNS } from '../../src/store/entities.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { usePostgresSuite, type PostgresDatabase } from '../support/postgres-suite.js';
 
 const MIGRATION_BOOKKEEPING = 'migrations';
 /** information_schema's data_type as TABLE_COLUMNS writes it (SQLite's affinity names). */
 const AS_DECLARED: Record<string, string> = { bigint: 'INTEGER', text: 'TEXT' };
 
 describe('migrations on PostgreSQL', () => {
-  let server: PostgresServer;
-  let database: Database | undefined;
-  beforeAll(async () => {
-    server = await startPostgres();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
-  afterEach(async () => {
-    await database?.close();
-    database = undefined;
-  });
-
-  async function open(): Promise<Extract<Database, { kind: 'postgres' }>> {
-    const opened = await openDatabase({ url: await server.createDatabase(), path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
-    database = opened;
-    if (opened.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    return opened;
-  }
+  const suite = usePostgresSuite();
+  const open = (): Promise<PostgresDatabase> => suite.open();
 
   it('builds exactly the tables and columns (type and nullability) the row types declare', async () => {
     const pg = await open();
@@ -78,10 +61,10 @@ describe('migrations on PostgreSQL', () => {
   });
 
   it('names the database, without its password, when it cannot connect', async () => {
-    const url = `postgresql://smsgate:hunter2@127.0.0.1:${server.port}/no_such_database`;
+    const url = `postgresql://smsgate:hunter2@127.0.0.1:${suite.server().port}/no_such_database`;
     const failure = await openDatabase({ url, path: 'unused', synchronous: 'FULL', keyFile: 'unused' }).then(() => undefined, (err: unknown) => err);
     expect(failure).toMatchObject({ code: 'DATABASE_UNREACHABLE' });
-    expect((failure as Error).message).toContain(`postgresql://smsgate:***@127.0.0.1:${server.port}/no_such_database`);
+    expect((failure as Error).message).toContain(`postgresql://smsgate:***@127.0.0.1:${suite.server().port}/no_such_database`);
     expect((failure as Error).message).not.toContain('hunter2');
   });
 });

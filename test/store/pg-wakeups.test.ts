@@ -3,23 +3,13 @@
  * notification reaches the listener when the notifying transaction commits, not before; a listener
  * whose connection is killed says so, reconnects and hears the next one.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import type { PgPool } from '../../src/store/pg/pool.js';
 import { notifyWake, PgWakeups, type WakeChannel } from '../../src/store/pg/wakeups.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { usePostgresSuite } from '../support/postgres-suite.js';
 
-let server: PostgresServer;
-const closers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const suite = usePostgresSuite();
 
 async function until(condition: () => boolean, deadlineMs = 10_000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
@@ -30,9 +20,9 @@ async function until(condition: () => boolean, deadlineMs = 10_000): Promise<voi
 }
 
 async function setUp(): Promise<{ url: string; pool: PgPool; heard: [WakeChannel, string][]; listening: boolean[]; wakeups: PgWakeups }> {
-  const url = await server.createDatabase();
+  const url = await suite.server().createDatabase();
   const database = await openDatabase({ url, path: 'unused', synchronous: 'FULL', keyFile: 'unused' }, { migrate: false });
-  closers.push(() => database.close());
+  suite.afterThisTest(() => database.close());
   if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
   const heard: [WakeChannel, string][] = [];
   const listening: boolean[] = [];
@@ -41,7 +31,7 @@ async function setUp(): Promise<{ url: string; pool: PgPool; heard: [WakeChannel
     onWake: (channel, payload) => heard.push([channel, payload]),
     onListening: (now) => listening.push(now),
   });
-  closers.push(() => wakeups.close());
+  suite.afterThisTest(() => wakeups.close());
   return { url, pool: database.pool, heard, listening, wakeups };
 }
 

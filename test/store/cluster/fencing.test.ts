@@ -6,45 +6,19 @@
  * failure) is refused, and the new owner's writes go through. Claim exclusivity and the receipt
  * race: test/store/pg-cluster-claims.test.ts.
  */
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { NodeRegistry } from '../../../src/store/cluster/node-registry.js';
-import { openDatabase, type Database } from '../../../src/store/database.js';
 import { PgDispatchStore, requeueExpiredNodes } from '../../../src/store/pg/dispatch-store.js';
-import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
-
-type PostgresDatabase = Extract<Database, { kind: 'postgres' }>;
+import { usePostgresSuite } from '../../support/postgres-suite.js';
 const NOW = 1_790_000_000_000;
 
 describe('fencing a node that lost its lease (PostgreSQL)', () => {
-  let server: PostgresServer;
-  let database: PostgresDatabase | undefined;
-  beforeAll(async () => {
-    server = await startPostgres();
-  });
-  afterAll(async () => {
-    // pg's pool.end() resolves before the server has seen every connection close; a fast shutdown
-    // in between would terminate one mid-close (an uncaught 57P01). Wait until they are gone.
-    const admin = new pg.Client({ connectionString: server.urlFor('postgres') });
-    await admin.connect();
-    const others = async (): Promise<number> =>
-      (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`)).rows[0]?.n ?? -1;
-    const deadline = Date.now() + 10_000;
-    while ((await others()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    await admin.end();
-    await server.stop();
-  });
-  afterEach(async () => {
-    await database?.close();
-    database = undefined;
-  });
+  const suite = usePostgresSuite();
 
   /** A migrated database with one campaign of `parts` queued one-part messages on 'carrier'. */
   async function seeded(parts: number): Promise<pg.Pool> {
-    const opened = await openDatabase({ url: await server.createDatabase(), path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
-    if (opened.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    database = opened;
-    const { pool } = opened;
+    const { pool } = await suite.open();
     await pool.query(`INSERT INTO clients (id, name, created_at) VALUES (1, 'acme', $1)`, [NOW]);
     await pool.query(`INSERT INTO campaigns (id, client_id, state, name, sender, text, created_at) VALUES ('c1', 1, 'ready', 'n', 'Acme', 'hi', $1)`, [NOW]);
     await pool.query(

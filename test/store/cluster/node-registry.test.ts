@@ -3,33 +3,13 @@
  * node takes over an expired node's work in one transaction (and only one reaper does); a node whose
  * lease ran out is fenced at its next heartbeat and rejoins under a new id.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NodeRegistry, type ReapHook } from '../../../src/store/cluster/node-registry.js';
-import { openDatabase, type Database } from '../../../src/store/database.js';
-import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
-
-type PostgresDatabase = Extract<Database, { kind: 'postgres' }>;
+import { usePostgresSuite, type PostgresDatabase } from '../../support/postgres-suite.js';
 
 describe('NodeRegistry on PostgreSQL', () => {
-  let server: PostgresServer;
-  let database: PostgresDatabase | undefined;
-  beforeAll(async () => {
-    server = await startPostgres();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
-  afterEach(async () => {
-    await database?.close();
-    database = undefined;
-  });
-
-  async function migrated(): Promise<PostgresDatabase> {
-    const opened = await openDatabase({ url: await server.createDatabase(), path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
-    if (opened.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    database = opened;
-    return opened;
-  }
+  const suite = usePostgresSuite();
+  const migrated = (): Promise<PostgresDatabase> => suite.open();
 
   it('counts the nodes that joined and forgets one that left', async () => {
     const { pool } = await migrated();
