@@ -19,7 +19,8 @@ export interface UserWithClient {
   clientActive: boolean;
 }
 
-interface UserWithClientRow {
+/** A user joined with its client, as USER_WITH_CLIENT selects it (the same text on SQLite and PostgreSQL). */
+export interface UserWithClientRow {
   user_id: number;
   username: string;
   password_hash: string;
@@ -30,11 +31,11 @@ interface UserWithClientRow {
   client_active: number;
 }
 
-const USER_WITH_CLIENT = `SELECT u.id AS user_id, u.username, u.password_hash, u.is_admin, u.active AS user_active,
+export const USER_WITH_CLIENT = `SELECT u.id AS user_id, u.username, u.password_hash, u.is_admin, u.active AS user_active,
   c.id AS client_id, c.name AS client_name, c.active AS client_active
   FROM users u JOIN clients c ON c.id = u.client_id`;
 
-function toUserWithClient(row: UserWithClientRow | undefined): UserWithClient | undefined {
+export function toUserWithClient(row: UserWithClientRow | undefined): UserWithClient | undefined {
   if (row === undefined) return undefined;
   return {
     userId: row.user_id, username: row.username, passwordHash: row.password_hash, isAdmin: row.is_admin === 1,

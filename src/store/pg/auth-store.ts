@@ -2,33 +2,10 @@
  * AuthStore (src/store/auth-store.ts) on PostgreSQL: the same methods and semantics, each one
  * statement or one transaction on the pool. Only hashes of tokens reach these tables.
  */
-import type { AuthStore, UserWithClient } from '../auth-store.js';
+import { toUserWithClient, USER_WITH_CLIENT, type AuthStore, type UserWithClient, type UserWithClientRow } from '../auth-store.js';
 import type { ClientRow, PersonalAccessTokenRow, RefreshSessionRow, SigningKeyRow } from '../entities.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgPool, type PgQueryable } from './pool.js';
-
-interface UserWithClientRow {
-  user_id: number;
-  username: string;
-  password_hash: string;
-  is_admin: number;
-  user_active: number;
-  client_id: number;
-  client_name: string;
-  client_active: number;
-}
-
-const USER_WITH_CLIENT = `SELECT u.id AS user_id, u.username, u.password_hash, u.is_admin, u.active AS user_active,
-  c.id AS client_id, c.name AS client_name, c.active AS client_active
-  FROM users u JOIN clients c ON c.id = u.client_id`;
-
-function toUserWithClient(r: UserWithClientRow | undefined): UserWithClient | undefined {
-  if (r === undefined) return undefined;
-  return {
-    userId: r.user_id, username: r.username, passwordHash: r.password_hash, isAdmin: r.is_admin === 1,
-    userActive: r.user_active === 1, clientId: r.client_id, clientName: r.client_name, clientActive: r.client_active === 1,
-  };
-}
 
 const INSERT_REFRESH = `INSERT INTO refresh_sessions (id, user_id, client_id, family_id, token_hash, created_at, expires_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7)`;

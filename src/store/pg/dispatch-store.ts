@@ -17,7 +17,8 @@
  * whose part moved on changes nothing and returns false.
  */
 import type {
-  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
+  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, PendingReceiptOf, ReceiptInsert,
+  ReceiptTarget,
   RecipientContext, WaitingRecipient,
 } from '../dispatch-store.js';
 import type { PartState, RecipientStatus } from '../entities.js';
@@ -39,31 +40,7 @@ const INSERT_RECEIPT = `INSERT INTO receipts (transport, message_id, status, fin
 
 const PART_BY_MESSAGE_ID = 'SELECT id, recipient_id, state FROM message_parts WHERE transport = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1';
 
-// The batch units of perf's DispatchStore (h-perf, issue 12 item 3), restated until they land here:
-// structurally the same, so `implements Async<DispatchStore>` checks them once they have.
-/** A pending receipt of one of several message ids. */
-export interface PendingReceiptOf extends PendingReceipt {
-  message_id: string;
-}
-
-/** A message id's newest part with what applying a receipt to it needs (its recipient, campaign, client). */
-export interface ReceiptTarget {
-  message_id: string;
-  id: number;
-  recipient_id: number;
-  state: PartState;
-  part_number: number;
-  parts_total: number;
-  part_last_status: string | null;
-  final_at: number | null;
-  recipient_status: RecipientStatus | null;
-  recipient_last_status: string | null;
-  msisdn: string | null;
-  client_reference: string | null;
-  client_id: number | null;
-  sender: string | null;
-  webhook_url: string | null;
-}
+export type { PendingReceiptOf, ReceiptTarget } from '../dispatch-store.js';
 
 /** A parked receipt the sweep matched to its part. */
 export interface RematchedReceipt {

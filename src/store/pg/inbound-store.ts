@@ -10,37 +10,14 @@
  */
 import type { ClientRow, InboundPartRow } from '../entities.js';
 import type {
-  InboundListing, InboundMessageView, InboundRouteView, InboundStore, NewInboundMessage, NewInboundPart, OptoutView, PartGroupKey,
+  AssembleGroup, InboundDelivery, InboundListing, InboundMessageView, InboundRouteView, InboundStore, NewInboundMessage, NewInboundPart, OptoutView, PartGroupKey, StoredInbound,
+  StoredPart,
 } from '../inbound-store.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
 import { insertOutboxRow } from './webhook-store.js';
 
-// The seam's arrival types (src/store/inbound-store.ts on h-seam), restated until that lands here:
-// structurally the same, so `implements Async<InboundStore>` checks them once it has.
-/** A whole message ready to store, with what routing it to a client needs. */
-export interface InboundDelivery {
-  message: Omit<NewInboundMessage, 'clientId'>;
-  /** The client's inbound webhook body, queued in the same transaction when the message is routed. */
-  webhookBody: string;
-  /** Whether the text opts its sender out, given the routed client's keywords. Pure. */
-  optsOut(keywords: readonly string[]): boolean;
-}
-
-export interface StoredInbound {
-  publicId: string;
-  clientId: number | null;
-  incomplete: boolean;
-  optedOut: boolean;
-}
-
-export type StoredPart =
-  | { kind: 'part-stored'; stored: number; total: number }
-  | { kind: 'part-repeated' }
-  | ({ kind: 'message' } & StoredInbound);
-
-/** Builds a whole message from a group's parts (in sequence order). Pure. */
-export type AssembleGroup = (parts: readonly InboundPartRow[]) => InboundDelivery;
+export type { AssembleGroup, InboundDelivery, StoredInbound, StoredPart } from '../inbound-store.js';
 
 const MESSAGE_COLUMNS = `m.id, m.public_id AS "publicId", m.transport, m.sender, m.recipient, m.text, m.received_at AS "receivedAtMs",
   m.client_id AS "clientId", c.name AS "clientName", m.incomplete`;
