@@ -91,6 +91,22 @@ describe('admin commands on PostgreSQL (database.url)', () => {
     expect(JSON.parse(campaigns.stdout)).toEqual([]);
     const deadLetters = await smsgate('webhook', 'list', ...cfg, '--json');
     expect(deadLetters.code).toBe(0);
+    // The query ran on PostgreSQL and found nothing: the same answer SQLite gives.
+    expect(await smsgate('message', 'show', '--msisdn', '353861234567', ...cfg))
+      .toEqual({ code: 1, stdout: '', stderr: 'smsgate: no message to 353861234567\n' });
+    const status = await smsgate('status', ...cfg, '--json');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('"campaigns"');
+  });
+
+  it('inbound routes and opt-outs are kept in the PostgreSQL database', async () => {
+    expect((await smsgate('inbound', 'route', 'add', '--client', 'acme', '--to', '353861000000', ...cfg)).code).toBe(0);
+    const routes = JSON.parse((await smsgate('inbound', 'route', 'list', ...cfg, '--json')).stdout) as { client: string }[];
+    expect(routes).toHaveLength(1);
+    expect((await smsgate('inbound', 'list', ...cfg, '--json')).code).toBe(0);
+    expect((await smsgate('optout', 'add', '--client', 'acme', '--msisdn', '353861234567', ...cfg)).code).toBe(0);
+    const optouts = (await smsgate('optout', 'list', '--client', 'acme', ...cfg, '--json')).stdout;
+    expect(optouts).toContain('353861234567');
   });
 
   it('db backup and webhook replay --now say they need SQLite and exit 1', async () => {
