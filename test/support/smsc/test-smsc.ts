@@ -94,6 +94,8 @@ interface SessionInfo {
   outstandingSubmits: number;
   framer: PduFramer;
   rawQueue: Buffer[];
+  /** deliver_sm awaiting their response: each settles with -1 if the connection closes first. */
+  awaitingResponse: Set<() => void>;
 }
 
 /** SMPP 3.4 §5.2.28 message_state for the receipt TLV. */
@@ -198,15 +200,16 @@ export class TestSmsc {
     const info = this.receivingSession();
     if (info === undefined) return Promise.reject(new Error('no session bound to receive'));
     return new Promise<number>((resolve) => {
+      // One close listener per session settles every deliver_sm still in flight (one listener per
+      // deliver_sm would pile up past Node's warning limit when a test sends many at once).
       const onClose = (): void => resolve(-1);
       const sent = info.session.send(new smpp.PDU(command, fields), (response: PDU) => {
-        // Remove the close listener once answered: one per receipt would pile up on a long run.
-        info.session.socket.off('close', onClose);
+        info.awaitingResponse.delete(onClose);
         this.deliverResponses.push(response.command_status);
         resolve(response.command_status);
       });
       if (!sent) resolve(-1);
-      info.session.socket.once('close', onClose);
+      else info.awaitingResponse.add(onClose);
     });
   }
 
@@ -263,7 +266,9 @@ export class TestSmsc {
   }
 
   private onSession(session: Session): void {
-    const info: SessionInfo = { id: this.nextSessionId++, session, bindCommand: null, outstandingSubmits: 0, framer: new PduFramer(), rawQueue: [] };
+    const info: SessionInfo = {
+      id: this.nextSessionId++, session, bindCommand: null, outstandingSubmits: 0, framer: new PduFramer(), rawQueue: [], awaitingResponse: new Set(),
+    };
     this.sessions.set(info.id, info);
     session.socket.setNoDelay(true);
     // With a 'readable' listener attached (the package's), 'data' fires for exactly what the
@@ -271,7 +276,11 @@ export class TestSmsc {
     if (this.options.record) session.socket.on('data', (chunk: Buffer) => info.rawQueue.push(...info.framer.push(chunk)));
     session.on('pdu', (pdu: PDU) => this.onPdu(info, pdu));
     session.on('error', () => undefined);
-    session.on('close', () => this.sessions.delete(info.id));
+    session.on('close', () => {
+      this.sessions.delete(info.id);
+      for (const settle of info.awaitingResponse) settle();
+      info.awaitingResponse.clear();
+    });
   }
 
   private onPdu(info: SessionInfo, pdu: PDU): void {
