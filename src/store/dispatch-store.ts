@@ -150,6 +150,19 @@ export const CLAIM_SQL = {
     ORDER BY p.next_attempt_at, p.id LIMIT ?`,
 } as const;
 
+/**
+ * Statements that change many rows named by id (a JSON array): exported so
+ * test/engine/claim-index.test.ts checks their plans. The '+' before the state column keeps the
+ * planner from walking a state index over every queued part (or waiting recipient) and filtering
+ * by the ids: each id is one rowid lookup.
+ */
+export const BATCH_SQL = {
+  markManySubmitting: `UPDATE message_parts SET state = 'submitting', updated_at = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND +state = 'queued' RETURNING id`,
+  markRecipientsDispatched: `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND +dispatch_state = 'waiting'`,
+} as const;
+
 /** Rows per multi-row INSERT of parts: 11 parameters a row, well under SQLite's 32,766. */
 const PART_ROWS_PER_INSERT = 64;
 const PART_INSERT_COLUMNS = `(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
@@ -183,10 +196,7 @@ export class DispatchStore {
       campaignTexts: db.prepare<[string], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = ?`,
       ),
-      markRecipientsDispatched: db.prepare<[number, string], unknown>(
-        `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ?
-         WHERE id IN (SELECT value FROM json_each(?)) AND dispatch_state = 'waiting'`,
-      ),
+      markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       markRecipientDispatched: db.prepare<[number, number], unknown>(
         `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ? WHERE id = ? AND dispatch_state = 'waiting'`,
       ),
@@ -198,6 +208,7 @@ export class DispatchStore {
         .prepare<[{ transport: string; after: string; limit: number }], string>(CLAIM_SQL.queuedCampaigns)
         .pluck(),
       claimableInCampaign: db.prepare<[string, string, number, number], ClaimablePart>(CLAIM_SQL.claimableInCampaign),
+      markManySubmitting: db.prepare<[number, string], number>(BATCH_SQL.markManySubmitting).pluck(),
       markSubmitting: db.prepare<[number, number], unknown>(
         `UPDATE message_parts SET state = 'submitting', updated_at = ? WHERE id = ? AND state = 'queued'`,
       ),
@@ -349,6 +360,12 @@ export class DispatchStore {
 
   markSubmitting(partId: number, nowMs: number): boolean {
     return this.s.markSubmitting.run(nowMs, partId).changes > 0;
+  }
+
+  /** markSubmitting for many parts in one statement; returns the ids it moved (those still 'queued'). */
+  markManySubmitting(partIds: readonly number[], nowMs: number): Set<number> {
+    if (partIds.length === 0) return new Set();
+    return new Set(this.s.markManySubmitting.all(nowMs, JSON.stringify(partIds)));
   }
 
   markSubmitted(partId: number, messageId: string, nowMs: number): boolean {
