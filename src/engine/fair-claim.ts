@@ -60,11 +60,10 @@ export class FairClaimer {
   }
 
   private claimIn(campaignId: string, nowMs: number, limit: number): ClaimablePart[] {
-    const parts: ClaimablePart[] = [];
-    for (const part of this.store.claimableInCampaign(this.transport, campaignId, nowMs, limit)) {
-      if (this.store.markSubmitting(part.id, nowMs)) parts.push(part);
-    }
-    return parts;
+    const due = this.store.claimableInCampaign(this.transport, campaignId, nowMs, limit);
+    // One statement marks the claim (issue 12); a part no longer 'queued' is left out.
+    const marked = this.store.markManySubmitting(due.map((p) => p.id), nowMs);
+    return due.filter((p) => marked.has(p.id));
   }
 }
 

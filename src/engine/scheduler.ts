@@ -5,7 +5,7 @@
  * and marks the recipient dispatched, so a crash leaves either both or neither.
  */
 import type { Logger } from '../log.js';
-import type { DispatchStore, DueCampaign } from '../store/dispatch-store.js';
+import type { DispatchStore, DueCampaign, NewPart } from '../store/dispatch-store.js';
 import type { CampaignPlans } from './campaign-plans.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 import type { RouteTable } from './routing.js';
@@ -70,35 +70,37 @@ export class Scheduler {
     const plan = this.plans.planFor(campaign);
     const partsTotal = plan.segments.length;
     const waiting = this.store.waitingRecipients(campaign.id, limit);
+    // The batch's parts and dispatch marks go in with a few multi-row statements (issue 12);
+    // recipients no route matches are finished after their parts exist.
+    const parts: NewPart[] = [];
+    const unrouted: { id: number; msisdn: string; routed: string | undefined }[] = [];
     for (const recipient of waiting) {
       const routed = this.routes.transportFor(recipient.msisdn);
       const transport = routed !== undefined && this.knownTransports.has(routed) ? routed : undefined;
       const concatReference = concatReferenceFor(recipient.id);
       for (let partNumber = 1; partNumber <= partsTotal; partNumber++) {
-        this.store.insertPart(
-          {
-            recipientId: recipient.id,
-            campaignId: campaign.id,
-            partNumber,
-            partsTotal,
-            concatReference,
-            transport: transport ?? null,
-            state: transport === undefined ? 'undelivered' : 'queued',
-            lastStatus: transport === undefined ? NO_ROUTE_STATUS : null,
-            nextAttemptAt: nowMs,
-            finalAt: transport === undefined ? nowMs : null,
-          },
-          nowMs,
-        );
+        parts.push({
+          recipientId: recipient.id,
+          campaignId: campaign.id,
+          partNumber,
+          partsTotal,
+          concatReference,
+          transport: transport ?? null,
+          state: transport === undefined ? 'undelivered' : 'queued',
+          lastStatus: transport === undefined ? NO_ROUTE_STATUS : null,
+          nextAttemptAt: nowMs,
+          finalAt: transport === undefined ? nowMs : null,
+        });
       }
-      this.store.markRecipientDispatched(recipient.id, nowMs);
-      if (transport === undefined) {
-        this.warnNoRoute(campaign.id, recipient.msisdn, routed);
-        if (this.recipients.afterPartChange(recipient.id, { status: NO_ROUTE_STATUS, final: true }, nowMs)) {
-          result.webhooksEnqueued = true;
-        }
-      } else {
-        result.queuedByTransport.set(transport, (result.queuedByTransport.get(transport) ?? 0) + partsTotal);
+      if (transport === undefined) unrouted.push({ id: recipient.id, msisdn: recipient.msisdn, routed });
+      else result.queuedByTransport.set(transport, (result.queuedByTransport.get(transport) ?? 0) + partsTotal);
+    }
+    this.store.insertParts(parts, nowMs);
+    this.store.markRecipientsDispatched(waiting.map((r) => r.id), nowMs);
+    for (const recipient of unrouted) {
+      this.warnNoRoute(campaign.id, recipient.msisdn, recipient.routed);
+      if (this.recipients.afterPartChange(recipient.id, { status: NO_ROUTE_STATUS, final: true }, nowMs)) {
+        result.webhooksEnqueued = true;
       }
     }
     result.recipients += waiting.length;

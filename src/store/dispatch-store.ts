@@ -150,6 +150,24 @@ export const CLAIM_SQL = {
     ORDER BY p.next_attempt_at, p.id LIMIT ?`,
 } as const;
 
+/**
+ * Statements that change many rows named by id (a JSON array): exported so
+ * test/engine/claim-index.test.ts checks their plans. The '+' before the state column keeps the
+ * planner from walking a state index over every queued part (or waiting recipient) and filtering
+ * by the ids: each id is one rowid lookup.
+ */
+export const BATCH_SQL = {
+  markManySubmitting: `UPDATE message_parts SET state = 'submitting', updated_at = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND +state = 'queued' RETURNING id`,
+  markRecipientsDispatched: `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND +dispatch_state = 'waiting'`,
+} as const;
+
+/** Rows per multi-row INSERT of parts: 11 parameters a row, well under SQLite's 32,766. */
+const PART_ROWS_PER_INSERT = 64;
+const PART_INSERT_COLUMNS = `(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
+           last_status, next_attempt_at, final_at, updated_at)`;
+
 /** Rows per multi-row INSERT of receipts: 10 parameters a row, well under SQLite's 32,766. */
 const RECEIPT_ROWS_PER_INSERT = 64;
 const RECEIPT_INSERT_COLUMNS = '(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)';
@@ -158,6 +176,8 @@ export class DispatchStore {
   private readonly s;
   /** Multi-row INSERT INTO receipts statements by row count, prepared when first needed. */
   private readonly receiptInserts = new Map<number, Statement<unknown[], unknown>>();
+  /** Multi-row INSERT INTO message_parts statements by row count, prepared when first needed. */
+  private readonly partInserts = new Map<number, Statement<unknown[], unknown>>();
 
   constructor(readonly db: SqliteDatabase) {
     this.s = {
@@ -170,13 +190,13 @@ export class DispatchStore {
         `SELECT id, msisdn FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting' ORDER BY id LIMIT ?`,
       ),
       insertPart: db.prepare<[number, string, number, number, number, string | null, string, string | null, number, number | null, number], unknown>(
-        `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
-           last_status, next_attempt_at, final_at, updated_at)
+        `INSERT INTO message_parts ${PART_INSERT_COLUMNS}
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       campaignTexts: db.prepare<[string], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = ?`,
       ),
+      markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       markRecipientDispatched: db.prepare<[number, number], unknown>(
         `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ? WHERE id = ? AND dispatch_state = 'waiting'`,
       ),
@@ -188,6 +208,7 @@ export class DispatchStore {
         .prepare<[{ transport: string; after: string; limit: number }], string>(CLAIM_SQL.queuedCampaigns)
         .pluck(),
       claimableInCampaign: db.prepare<[string, string, number, number], ClaimablePart>(CLAIM_SQL.claimableInCampaign),
+      markManySubmitting: db.prepare<[number, string], number>(BATCH_SQL.markManySubmitting).pluck(),
       markSubmitting: db.prepare<[number, number], unknown>(
         `UPDATE message_parts SET state = 'submitting', updated_at = ? WHERE id = ? AND state = 'queued'`,
       ),
@@ -298,6 +319,30 @@ export class DispatchStore {
     this.s.markRecipientDispatched.run(nowMs, recipientId);
   }
 
+  /** markRecipientDispatched for many recipients in one statement. */
+  markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): void {
+    if (recipientIds.length === 0) return;
+    this.s.markRecipientsDispatched.run(nowMs, JSON.stringify(recipientIds));
+  }
+
+  /** insertPart for many parts, with multi-row INSERTs (PART_ROWS_PER_INSERT a statement), in order. */
+  insertParts(parts: readonly NewPart[], nowMs: number): void {
+    for (let start = 0; start < parts.length; start += PART_ROWS_PER_INSERT) {
+      const chunk = parts.slice(start, start + PART_ROWS_PER_INSERT);
+      const params: unknown[] = [];
+      for (const p of chunk) {
+        params.push(p.recipientId, p.campaignId, p.partNumber, p.partsTotal, p.concatReference, p.transport, p.state, p.lastStatus, p.nextAttemptAt, p.finalAt, nowMs);
+      }
+      let statement = this.partInserts.get(chunk.length);
+      if (statement === undefined) {
+        const values = Array.from({ length: chunk.length }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+        statement = this.db.prepare<unknown[], unknown>(`INSERT INTO message_parts ${PART_INSERT_COLUMNS} VALUES ${values}`);
+        this.partInserts.set(chunk.length, statement);
+      }
+      statement.run(...params);
+    }
+  }
+
   /** Sets campaigns.dispatched_at once no recipient of the campaign is waiting; true when it did. */
   markCampaignDispatchedIfDone(campaignId: string, nowMs: number): boolean {
     return this.s.markCampaignDispatched.run(nowMs, campaignId, campaignId).changes > 0;
@@ -315,6 +360,12 @@ export class DispatchStore {
 
   markSubmitting(partId: number, nowMs: number): boolean {
     return this.s.markSubmitting.run(nowMs, partId).changes > 0;
+  }
+
+  /** markSubmitting for many parts in one statement; returns the ids it moved (those still 'queued'). */
+  markManySubmitting(partIds: readonly number[], nowMs: number): Set<number> {
+    if (partIds.length === 0) return new Set();
+    return new Set(this.s.markManySubmitting.all(nowMs, JSON.stringify(partIds)));
   }
 
   markSubmitted(partId: number, messageId: string, nowMs: number): boolean {

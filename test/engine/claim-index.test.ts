@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
-import { CLAIM_SQL, DispatchStore } from '../../src/store/dispatch-store.js';
+import { BATCH_SQL, CLAIM_SQL, DispatchStore } from '../../src/store/dispatch-store.js';
 
 let store: Store | undefined;
 let dir: string | undefined;
@@ -70,6 +70,19 @@ describe('claiming parts per transport, round robin over campaigns', () => {
     expect(plan).toMatch(/SEARCH p USING INDEX message_parts_fair_claim \(transport=\? AND state=\? AND campaign_id=\? AND next_attempt_at<\?\)/);
     expect(plan).not.toMatch(/SCAN p/);
     expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('marks a claim and a batch of recipients with one rowid lookup per id, never walking the state indexes', async () => {
+    const { db, dispatch } = await seeded();
+    for (const sql of [BATCH_SQL.markManySubmitting, BATCH_SQL.markRecipientsDispatched]) {
+      const plan = planOf(db, sql, 0, '[1,2]');
+      expect(plan).toMatch(/^SEARCH (message_parts|recipients) USING INTEGER PRIMARY KEY \(rowid=\?\)$/m);
+      expect(plan).not.toMatch(/message_parts_due|recipients_dispatch|SCAN (message_parts|recipients)/);
+    }
+    const [first, second] = dispatch.claimableInCampaign('up', 'm', 10_000, 10).map((p) => p.id);
+    expect([...dispatch.markManySubmitting([first!, second!], 1)].sort()).toEqual([first, second].sort());
+    // Already 'submitting': not marked again.
+    expect(dispatch.markManySubmitting([first!], 2).size).toBe(0);
   });
 
   it('returns only the transport\'s own campaigns and due parts, in due order', async () => {
