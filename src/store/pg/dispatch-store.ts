@@ -147,6 +147,38 @@ export class PgDispatchStore implements Async<DispatchStore> {
     return claimed.map(({ next_attempt_at: _due, ...part }) => part);
   }
 
+  /** markRecipientDispatched for many recipients, one statement. */
+  async markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): Promise<void> {
+    if (recipientIds.length === 0) return;
+    await changes(this.pool,
+      `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = ANY($2::bigint[]) AND dispatch_state = 'waiting'`,
+      [nowMs, recipientIds]);
+  }
+
+  /** insertPart for many parts in one statement, ids assigned in the parts' order. */
+  async insertParts(parts: readonly NewPart[], nowMs: number): Promise<void> {
+    if (parts.length === 0) return;
+    const column = <T>(pick: (p: NewPart) => T): T[] => parts.map(pick);
+    await changes(this.pool,
+      `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
+         last_status, next_attempt_at, final_at, updated_at)
+       SELECT recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, $11
+       FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
+         WITH ORDINALITY AS t(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, n)
+       ORDER BY n`,
+      [column((p) => p.recipientId), column((p) => p.campaignId), column((p) => p.partNumber), column((p) => p.partsTotal),
+        column((p) => p.concatReference), column((p) => p.transport), column((p) => p.state), column((p) => p.lastStatus),
+        column((p) => p.nextAttemptAt), column((p) => p.finalAt), nowMs]);
+  }
+
+  /** markSubmitting for many parts, one statement; the ids that were still 'queued' and are now 'submitting'. */
+  async markManySubmitting(partIds: readonly number[], nowMs: number): Promise<Set<number>> {
+    if (partIds.length === 0) return new Set();
+    const marked = await rows<{ id: number }>(this.pool,
+      `UPDATE message_parts SET state = 'submitting', updated_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'queued' RETURNING id`, [nowMs, partIds]);
+    return new Set(marked.map((r) => r.id));
+  }
+
   async markSubmitting(partId: number, nowMs: number): Promise<boolean> {
     return (await changes(this.pool, `UPDATE message_parts SET state = 'submitting', updated_at = $1 WHERE id = $2 AND state = 'queued'`,
       [nowMs, partId])) > 0;

@@ -56,6 +56,28 @@ describeEachBackend('message parts', (open) => {
     expect(await stores.dispatch.queuedCampaigns('other', '', 10)).toEqual([]);
   });
 
+  it('batch units: many parts inserted in order, many recipients marked dispatched, many parts marked submitting once', async () => {
+    const { stores } = await open();
+    const seeded = await seedReadyCampaign(stores, { recipients: 3 });
+    const [r1, r2, r3] = seeded.recipientIds as [number, number, number];
+    const part = (recipientId: number, partNumber: number) => ({
+      recipientId, campaignId: seeded.campaignId, partNumber, partsTotal: 2, concatReference: 9, transport: 'carrier',
+      state: 'queued' as const, lastStatus: null, nextAttemptAt: T0_MS, finalAt: null,
+    });
+    await stores.dispatch.insertParts([part(r1, 1), part(r1, 2), part(r2, 1), part(r2, 2)], T0_MS);
+    await stores.dispatch.insertParts([], T0_MS);
+    await stores.dispatch.markRecipientsDispatched([r1, r2], T0_MS);
+    expect((await stores.dispatch.waitingRecipients(seeded.campaignId, 10)).map((r) => r.id)).toEqual([r3]);
+    const claimable = await stores.dispatch.claimableInCampaign('carrier', seeded.campaignId, T0_MS, 10);
+    // Ids were given in the order the parts were handed over.
+    expect(claimable.map((p) => [p.recipient_id, p.part_number])).toEqual([[r1, 1], [r1, 2], [r2, 1], [r2, 2]]);
+    const ids = claimable.map((p) => p.id);
+    expect(await stores.dispatch.markManySubmitting(ids.slice(0, 3), T0_MS + 1)).toEqual(new Set(ids.slice(0, 3)));
+    // A part already submitting is not marked twice; the others are.
+    expect(await stores.dispatch.markManySubmitting(ids, T0_MS + 2)).toEqual(new Set([ids[3]]));
+    expect(await stores.dispatch.markManySubmitting([], T0_MS + 2)).toEqual(new Set());
+  });
+
   it('lists campaigns with queued parts round robin after a cursor', async () => {
     const { stores } = await open();
     for (const [campaignId, clientName] of [['c-b', 'b'], ['c-a', 'a'], ['c-c', 'c']] as const) {
