@@ -35,16 +35,21 @@ export function slotRatePerSecond(maxPerSecond: number, binds: number): number {
 export interface BindSlotLocksOptions {
   /** Called once when the lock connection is lost: every slot is gone; unbind them all at once. */
   onLost: (err: Error) => void;
+  /** Live nodes of the cluster now (NodeRegistry.liveNodes), for the fair share; 1 if not given. */
+  liveNodes?: () => Promise<number>;
 }
 
 export class BindSlotLocks {
   private readonly held = new Map<string, Set<number>>();
   private lost = false;
 
+  private readonly liveNodes: () => Promise<number>;
+
   private constructor(
     private readonly client: pg.Client,
     options: BindSlotLocksOptions,
   ) {
+    this.liveNodes = options.liveNodes ?? (() => Promise.resolve(1));
     const lose = (err: Error): void => {
       if (this.lost) return;
       this.lost = true;
@@ -65,6 +70,11 @@ export class BindSlotLocks {
   /** True once the connection is gone: no slot is held any more. */
   get isLost(): boolean {
     return this.lost;
+  }
+
+  /** The most slots of `binds` this node should hold now (the SMPP transport's BindSlotGate). */
+  async fairShare(binds: number): Promise<number> {
+    return fairShareOfBinds(binds, await this.liveNodes());
   }
 
   /** The slots of transport held now, ascending. */

@@ -33,8 +33,25 @@ import type { RequestResult, SmppConnection } from './smpp-connection.js';
 import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
 import { TokenBucket } from './token-bucket.js';
 
+/**
+ * Which of the carrier's `binds` slots this node may open, when several nodes share them (issue 11
+ * item 3: `binds` is the carrier's limit for the whole cluster). PostgreSQL's implementation holds
+ * an advisory lock per slot (src/store/cluster/bind-slots.ts); without a gate every slot is this
+ * process's, as for one gateway on SQLite.
+ */
+export interface BindSlotGate {
+  /** The most slots this node should hold now: its fair share of `binds` over the live nodes. */
+  fairShare(binds: number): Promise<number>;
+  /** Tries the free slots until this node holds maxOwned; every slot held afterwards. */
+  claim(transport: string, binds: number, maxOwned: number): Promise<number[]>;
+  /** Gives a slot back once its bind has closed. */
+  release(transport: string, slot: number): Promise<void>;
+}
+
 export interface SmppTransportOptions {
   logger?: Logger;
+  /** Cluster: open only the bind slots this gate grants (see syncSlots and dropSlots). */
+  slotGate?: BindSlotGate;
   /** Randomness for reconnect jitter; Math.random by default. */
   random?: () => number;
   /** The binds' reconnect backoff sleeps on this clock (default: the system clock). */
@@ -61,8 +78,11 @@ export class SmppTransport implements Transport {
   readonly config: ResolvedSmppTransportConfig;
 
   private readonly logger: Logger;
-  private readonly binds: SmppBind[];
-  private readonly bucket: TokenBucket;
+  /** The binds this process runs: every slot without a slot gate, the slots it holds with one. */
+  private binds: SmppBind[];
+  private bucket: TokenBucket;
+  private readonly slotGate: BindSlotGate | undefined;
+  private readonly newBind: (slot: number) => SmppBind;
   private handlers: TransportHandlers | undefined;
   private stopping = false;
   private waiters: Waiter[] = [];
@@ -76,18 +96,17 @@ export class SmppTransport implements Transport {
     this.logger = (options.logger ?? silentLogger()).child({ transport: this.name });
     this.bucket = new TokenBucket(this.maxPerSecond, TokenBucket.capacityFor(this.maxPerSecond), Date.now());
     const random = options.random ?? Math.random;
-    this.binds = Array.from(
-      { length: this.config.binds },
-      (_, index) =>
-        new SmppBind(index, this.config, {
-          logger: this.logger,
-          random,
-          onDeliverSm: (pdu, connection) => void this.onDeliverSm(pdu, connection),
-          onSlotFreed: () => this.wakeAll(),
-          onStateChange: () => this.onBindStateChange(),
-          ...(options.clock === undefined ? {} : { clock: options.clock }),
-        }),
-    );
+    this.newBind = (slot) =>
+      new SmppBind(slot, this.config, {
+        logger: this.logger,
+        random,
+        onDeliverSm: (pdu, connection) => void this.onDeliverSm(pdu, connection),
+        onSlotFreed: () => this.wakeAll(),
+        onStateChange: () => this.onBindStateChange(),
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+      });
+    this.slotGate = options.slotGate;
+    this.binds = this.slotGate === undefined ? Array.from({ length: this.config.binds }, (_, slot) => this.newBind(slot)) : [];
   }
 
   setHandlers(handlers: TransportHandlers): void {
@@ -99,7 +118,70 @@ export class SmppTransport implements Transport {
     if (longFields.length > 0) {
       this.logger.warn({ fields: longFields }, 'bind credentials longer than SMPP 3.4 allows: sent as given; a strict SMSC may refuse the bind');
     }
+    if (this.slotGate !== undefined) {
+      await this.syncSlots();
+      return;
+    }
     await Promise.all(this.binds.map((bind) => bind.start()));
+  }
+
+  /** The bind slots this process runs (every one without a slot gate). */
+  heldSlots(): number[] {
+    return this.binds.map((bind) => bind.index);
+  }
+
+  /**
+   * Cluster (issue 11 item 3): brings the binds in line with this node's fair share of the slots.
+   * Over the share (another node joined), the highest slots are drained, unbound and given back
+   * first; then free slots are claimed up to the share and bound. The token bucket follows: the
+   * cluster's maxPerSecond split evenly over the slots, times the slots held, so the cluster as a
+   * whole stays within the cap whoever holds which slot. Call it at start and whenever the live
+   * nodes change (the composition root polls it). Returns the slots held.
+   */
+  async syncSlots(): Promise<number[]> {
+    const gate = this.slotGate;
+    if (gate === undefined || this.stopping) return this.heldSlots();
+    const share = await gate.fairShare(this.config.binds);
+    const extra = [...this.binds].sort((a, b) => b.index - a.index).slice(0, Math.max(0, this.binds.length - share));
+    for (const bind of extra) {
+      this.binds = this.binds.filter((b) => b !== bind);
+      this.followSlotRate();
+      await bind.stop(this.config.drainTimeoutMs);
+      await gate.release(this.name, bind.index);
+    }
+    const owned = await gate.claim(this.name, this.config.binds, share);
+    const fresh = owned.filter((slot) => !this.binds.some((bind) => bind.index === slot)).map((slot) => this.newBind(slot));
+    this.binds = [...this.binds, ...fresh].sort((a, b) => a.index - b.index);
+    this.followSlotRate();
+    await Promise.all(fresh.map((bind) => bind.start()));
+    this.onBindStateChange();
+    return this.heldSlots();
+  }
+
+  /**
+   * Cluster: the gate lost every slot at once (its database session is gone, so another node may
+   * hold them already): every bind is closed now, without waiting for outstanding submits (they
+   * come back not-sent and are retried), so the carrier never sees more binds than its limit.
+   */
+  async dropSlots(): Promise<void> {
+    const dropped = this.binds;
+    this.binds = [];
+    this.wakeAll();
+    await Promise.all(dropped.map((bind) => bind.stop(0)));
+    this.onBindStateChange();
+  }
+
+  /** With a slot gate, the bucket's rate is the cluster's cap times the share of slots held. */
+  private followSlotRate(): void {
+    if (this.slotGate === undefined || this.binds.length === 0) return;
+    const rate = (this.maxPerSecond * this.binds.length) / this.config.binds;
+    this.bucket = new TokenBucket(rate, TokenBucket.capacityFor(rate), Date.now());
+  }
+
+  /** Parts per second this process may send now: maxPerSecond, or its slots' share of it in a cluster. */
+  currentRatePerSecond(): number {
+    if (this.slotGate === undefined) return this.maxPerSecond;
+    return (this.maxPerSecond * this.binds.length) / this.config.binds;
   }
 
   async stop(drainTimeoutMs: number = this.config.drainTimeoutMs): Promise<void> {
@@ -288,6 +370,7 @@ export class SmppTransport implements Transport {
     const bound = this.binds.filter((bind) => bind.state.state === 'bound').length;
     if (bound > 0) return { state: 'bound', detail: `${bound}/${this.binds.length} binds bound` };
     if (this.binds.some((bind) => bind.state.state === 'binding')) return { state: 'binding' };
+    if (this.binds.length === 0 && this.slotGate !== undefined) return { state: 'down', reason: 'no bind slot held: the cluster\'s binds are held by other nodes' };
     const reasons = [...new Set(this.binds.map((bind) => (bind.state.state === 'down' ? bind.state.reason : '')))];
     return { state: 'down', reason: reasons.filter((reason) => reason !== '').join('; ') || 'down' };
   }
