@@ -3,6 +3,15 @@
  * recipients, the summary counts and the sender list, with the same guards. A campaign's state is
  * read FOR UPDATE inside the transactions that depend on it, so a concurrent markFailed (another
  * node) waits instead of interleaving.
+ *
+ * In a cluster each campaign is processed to ready by one node (issue 11 item 5): a node passes
+ * its id (NodeRegistry.identity.id) as the trailing `nodeId`. Its claim stamps
+ * campaigns.processing_by, and takes a 'queued' campaign or a 'processing' one whose stamp is NULL
+ * (its node was reaped: requeueExpiredNodes clears the stamp) or its own; one conditional UPDATE, so
+ * of two nodes claiming at once the second re-reads the row after the first commits and gets
+ * nothing. Every later write of that campaign by the node (deletePartialRecipients,
+ * appendRecipients, markReady, markFailed) is fenced on the stamp: a node whose claim was taken over
+ * changes nothing. Without a node id (one gateway) the SQLite semantics hold unchanged.
  */
 import {
   SUMMARY_CACHE_DEFAULTS, type CampaignStore, type CampaignToProcess, type NewCampaign, type ReadyCampaign,
@@ -11,6 +20,8 @@ import {
 import type { CampaignRow, CampaignState, RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool } from './pool.js';
+
+const CLAIMED_COLUMNS = 'id, client_id, state, sender, text, send_at_local, request_recipients, created_at';
 
 interface CachedCounts {
   counts: StatusCounts;
@@ -44,23 +55,29 @@ export class PgCampaignStore implements Async<CampaignStore> {
     return found.map((r) => r.id);
   }
 
-  claimForProcessing(id: string): Promise<CampaignToProcess | undefined> {
+  claimForProcessing(id: string, nodeId?: string): Promise<CampaignToProcess | undefined> {
+    if (nodeId === undefined) {
+      return row<CampaignToProcess>(this.pool,
+        `UPDATE campaigns SET state = 'processing' WHERE id = $1 AND state IN ('queued', 'processing')
+         RETURNING ${CLAIMED_COLUMNS}`, [id]);
+    }
     return row<CampaignToProcess>(this.pool,
-      `UPDATE campaigns SET state = 'processing' WHERE id = $1 AND state IN ('queued', 'processing')
-       RETURNING id, client_id, state, sender, text, send_at_local, request_recipients, created_at`, [id]);
+      `UPDATE campaigns SET state = 'processing', processing_by = $2
+       WHERE id = $1 AND (state = 'queued' OR (state = 'processing' AND (processing_by IS NULL OR processing_by = $2)))
+       RETURNING ${CLAIMED_COLUMNS}`, [id, nodeId]);
   }
 
-  deletePartialRecipients(campaignId: string, maxRows: number): Promise<number | undefined> {
+  deletePartialRecipients(campaignId: string, maxRows: number, nodeId?: string): Promise<number | undefined> {
     return inTransaction(this.pool, async (client) => {
-      if (!(await isProcessing(client, campaignId))) return undefined;
+      if (!(await isProcessing(client, campaignId, nodeId))) return undefined;
       return changes(client, 'DELETE FROM recipients WHERE id IN (SELECT id FROM recipients WHERE campaign_id = $1 LIMIT $2)', [campaignId, maxRows]);
     });
   }
 
   /** One INSERT of all the rows (arrays unnested server-side), after the 'processing' check. */
-  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): Promise<boolean> {
+  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number, nodeId?: string): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
-      if (!(await isProcessing(client, campaignId))) return false;
+      if (!(await isProcessing(client, campaignId, nodeId))) return false;
       if (recipients.length === 0) return true;
       await changes(client,
         `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at)
@@ -70,19 +87,28 @@ export class PgCampaignStore implements Async<CampaignStore> {
     });
   }
 
-  async markReady(ready: ReadyCampaign): Promise<boolean> {
-    const marked = await changes(this.pool,
-      `UPDATE campaigns SET state = 'ready', request_recipients = NULL, text_sent = $2, encoding = $3, parts_per_message = $4,
-         total_sent = $5, skipped_count = $6, send_at = $7, ready_at = $8
-       WHERE id = $1 AND state = 'processing'`,
-      [ready.campaignId, ready.textSent, ready.encoding, ready.partsPerMessage, ready.totalSent, ready.skippedCount, ready.sendAtMs, ready.readyAtMs]);
+  /** With a node id: only while that node's claim stands (processing_by), which it then clears. */
+  async markReady(ready: ReadyCampaign, nodeId?: string): Promise<boolean> {
+    const params = [ready.campaignId, ready.textSent, ready.encoding, ready.partsPerMessage, ready.totalSent, ready.skippedCount, ready.sendAtMs,
+      ready.readyAtMs];
+    const set = `state = 'ready', request_recipients = NULL, text_sent = $2, encoding = $3, parts_per_message = $4,
+         total_sent = $5, skipped_count = $6, send_at = $7, ready_at = $8`;
+    const marked = nodeId === undefined
+      ? await changes(this.pool, `UPDATE campaigns SET ${set} WHERE id = $1 AND state = 'processing'`, params)
+      : await changes(this.pool, `UPDATE campaigns SET ${set}, processing_by = NULL WHERE id = $1 AND state = 'processing' AND processing_by = $9`,
+        [...params, nodeId]);
     return marked === 1;
   }
 
-  markFailed(id: string, reason: string): Promise<void> {
+  /** With a node id: only the campaign that node is processing (its claim still standing). */
+  markFailed(id: string, reason: string, nodeId?: string): Promise<void> {
     return inTransaction(this.pool, async (client) => {
-      const failed = await changes(client, `UPDATE campaigns SET state = 'failed', failure_reason = $1 WHERE id = $2 AND state IN ('queued', 'processing')`,
-        [reason, id]);
+      const failed = nodeId === undefined
+        ? await changes(client, `UPDATE campaigns SET state = 'failed', failure_reason = $1 WHERE id = $2 AND state IN ('queued', 'processing')`,
+          [reason, id])
+        : await changes(client,
+          `UPDATE campaigns SET state = 'failed', failure_reason = $1, processing_by = NULL WHERE id = $2 AND state = 'processing' AND processing_by = $3`,
+          [reason, id, nodeId]);
       if (failed === 1) await changes(client, 'DELETE FROM recipients WHERE campaign_id = $1', [id]);
     });
   }
@@ -115,7 +141,9 @@ export class PgCampaignStore implements Async<CampaignStore> {
   }
 }
 
-async function isProcessing(client: PgClient, campaignId: string): Promise<boolean> {
-  const found = await row<{ state: CampaignState }>(client, 'SELECT state FROM campaigns WHERE id = $1 FOR UPDATE', [campaignId]);
-  return found?.state === 'processing';
+/** 'processing', and with a node id still claimed by that node; the row stays locked to the end of the transaction. */
+async function isProcessing(client: PgClient, campaignId: string, nodeId?: string): Promise<boolean> {
+  const found = await row<{ state: CampaignState; processing_by: string | null }>(client,
+    'SELECT state, processing_by FROM campaigns WHERE id = $1 FOR UPDATE', [campaignId]);
+  return found?.state === 'processing' && (nodeId === undefined || found.processing_by === nodeId);
 }

@@ -1,6 +1,7 @@
 /**
  * WebhookStore (src/store/webhook-store.ts as a class: the functions minus `db`) on PostgreSQL,
- * plus claimDueOutboxRows, the lease that lets several nodes share one outbox (issue 11 item 5).
+ * plus claimDueOutboxRows, the lease that lets several nodes share one outbox (issue 11 item 5):
+ * on the stamp columns webhook_outbox.leased_by / lease_until when the caller passes its node id.
  */
 import { randomUUID } from 'node:crypto';
 import type {
@@ -10,11 +11,27 @@ import type { WebhookStorePort } from './contracts.js';
 import { changes, inTransaction, row, rows, type PgPool, type PgQueryable } from './pool.js';
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at $1. */
-const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
+const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL,
+  leased_by = NULL, lease_until = NULL`;
 
 const DUE_COLUMNS = `o.id, o.event_id AS "eventId", o.kind, o.client_id AS "clientId", o.recipient_id AS "recipientId", o.body, o.attempts,
   o.created_at AS "createdAt", CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS "webhookUrl",
   c.webhook_secret_enc AS "webhookSecretEnc"`;
+
+/** Pending, due at $1 and not under a live lease (issue 11 item 5). */
+const DUE_NOW = `state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)`;
+
+/** An attempt's outcome ends its lease. */
+const RELEASE = 'leased_by = NULL, lease_until = NULL';
+
+/** The guard of an attempt-result write: still pending, and with a node id still leased to it (parameter $n). */
+function held(n: number, nodeId: string | undefined): string {
+  return nodeId === undefined ? `state = 'pending'` : `state = 'pending' AND leased_by = $${n}`;
+}
+
+function fenced(params: (string | number | null)[], nodeId: string | undefined): (string | number | null)[] {
+  return nodeId === undefined ? params : [...params, nodeId];
+}
 
 /** The redrivable dead letters of one endpoint: $2 client, $3 url, $4 cutoff. */
 const REDRIVABLE = `state = 'dead' AND dead_reason = 'transient' AND client_id = $2 AND dead_url = $3 AND created_at >= $4 AND dead_at >= $4`;
@@ -59,48 +76,66 @@ export class PgWebhookStore implements WebhookStorePort {
   selectDueOutboxRows(nowMs: number, maxRows: number): Promise<DueOutboxRow[]> {
     return rows<DueOutboxRow>(this.pool,
       `SELECT ${DUE_COLUMNS} FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
-       WHERE o.state = 'pending' AND o.next_attempt_at <= $1 ORDER BY o.next_attempt_at, o.id LIMIT $2`, [nowMs, maxRows]);
+       WHERE o.state = 'pending' AND o.next_attempt_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1) ORDER BY o.next_attempt_at, o.id LIMIT $2`, [nowMs, maxRows]);
   }
 
   /**
-   * Due events taken for one attempt by this node: selected FOR UPDATE SKIP LOCKED and leased by
-   * moving their next_attempt_at to nowMs + leaseMs, so no other node picks them up meanwhile. The
-   * attempt's outcome (recordAttempts) replaces the lease; a node that dies holding one lets it
-   * lapse and the event is due again then (at-least-once, SPEC "Events" point 8).
+   * Due events taken for one attempt, selected FOR UPDATE SKIP LOCKED so concurrent claimers never
+   * take the same event nor wait for each other (issue 11 item 5). An event is due when pending,
+   * next_attempt_at <= nowMs and not under a live lease (lease_until NULL or < nowMs).
+   *
+   * With a node id (a cluster) the lease is the stamp columns: leased_by = nodeId, lease_until =
+   * nowMs + leaseMs, next_attempt_at untouched. The attempt's outcome (recordAttempts with the same
+   * node id) is written only while that lease is the node's, and clears it. A node that dies holding
+   * leases has them cleared by the reap (requeueExpiredNodes), and its events are due again at
+   * once; a lease that merely lapses makes its event due again then (at-least-once, SPEC "Events"
+   * point 8).
+   *
+   * Without a node id (one gateway, as before) the lease moves next_attempt_at to nowMs + leaseMs.
    */
-  async claimDueOutboxRows(nowMs: number, maxRows: number, leaseMs: number): Promise<DueOutboxRow[]> {
+  async claimDueOutboxRows(nowMs: number, maxRows: number, leaseMs: number, nodeId?: string): Promise<DueOutboxRow[]> {
+    const set = nodeId === undefined ? 'next_attempt_at = $3' : 'leased_by = $4, lease_until = $3';
     const claimed = await rows<DueOutboxRow & { due: number }>(this.pool,
       `WITH picked AS (
-         SELECT id, next_attempt_at FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= $1
+         SELECT id, next_attempt_at FROM webhook_outbox WHERE ${DUE_NOW}
          ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
        )
-       UPDATE webhook_outbox o SET next_attempt_at = $3
+       UPDATE webhook_outbox o SET ${set}
        FROM picked, clients c WHERE o.id = picked.id AND c.id = o.client_id
-       RETURNING ${DUE_COLUMNS}, picked.next_attempt_at AS due`, [nowMs, maxRows, nowMs + leaseMs]);
+       RETURNING ${DUE_COLUMNS}, picked.next_attempt_at AS due`,
+      nodeId === undefined ? [nowMs, maxRows, nowMs + leaseMs] : [nowMs, maxRows, nowMs + leaseMs, nodeId]);
     claimed.sort((a, b) => a.due - b.due || a.id - b.id);
     return claimed.map(({ due: _due, ...r }) => r);
   }
 
+  /** When the next event falls due: its next_attempt_at, or just after its lease if that ends later. */
   async earliestPendingAttemptAt(): Promise<number | null> {
-    return (await row<{ at: number | null }>(this.pool, `SELECT MIN(next_attempt_at) AS at FROM webhook_outbox WHERE state = 'pending'`))?.at ?? null;
+    return (await row<{ at: number | null }>(this.pool,
+      `SELECT MIN(CASE WHEN lease_until >= next_attempt_at THEN lease_until + 1 ELSE next_attempt_at END) AS at
+       FROM webhook_outbox WHERE state = 'pending'`))?.at ?? null;
   }
 
-  /** Attempt results in one transaction; a row no longer pending (replayed or changed) is left alone. */
-  recordAttempts(records: readonly AttemptRecord[]): Promise<void> {
+  /**
+   * Attempt results in one transaction; a row no longer pending (replayed or changed) is left alone.
+   * With a node id, fenced on the lease: a result is written only while the row is leased to that
+   * node (claimDueOutboxRows with the same id), and the write releases the lease; a node whose lease
+   * was reaped (or replaced by another node's after it lapsed) changes nothing.
+   */
+  recordAttempts(records: readonly AttemptRecord[], nodeId?: string): Promise<void> {
     return inTransaction(this.pool, async (client) => {
       // A result lost with an asynchronous commit leaves its row pending: sent again, as the spec allows.
       await client.query('SET LOCAL synchronous_commit = off');
       for (const r of records) {
         if (r.kind === 'delivered') {
-          await changes(client, `UPDATE webhook_outbox SET state = 'delivered', attempts = $1, delivered_at = $2 WHERE id = $3 AND state = 'pending'`,
-            [r.attempts, r.atMs, r.id]);
+          await changes(client, `UPDATE webhook_outbox SET state = 'delivered', attempts = $1, delivered_at = $2, ${RELEASE} WHERE id = $3 AND ${held(4, nodeId)}`,
+            fenced([r.attempts, r.atMs, r.id], nodeId));
         } else if (r.kind === 'retry') {
-          await changes(client, `UPDATE webhook_outbox SET attempts = $1, next_attempt_at = $2, last_error = $3 WHERE id = $4 AND state = 'pending'`,
-            [r.attempts, r.nextAttemptAt, r.lastError, r.id]);
+          await changes(client, `UPDATE webhook_outbox SET attempts = $1, next_attempt_at = $2, last_error = $3, ${RELEASE} WHERE id = $4 AND ${held(5, nodeId)}`,
+            fenced([r.attempts, r.nextAttemptAt, r.lastError, r.id], nodeId));
         } else {
           await changes(client,
-            `UPDATE webhook_outbox SET state = 'dead', attempts = $1, dead_at = $2, last_error = $3, dead_reason = $4, dead_url = $5
-             WHERE id = $6 AND state = 'pending'`, [r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id]);
+            `UPDATE webhook_outbox SET state = 'dead', attempts = $1, dead_at = $2, last_error = $3, dead_reason = $4, dead_url = $5, ${RELEASE}
+             WHERE id = $6 AND ${held(7, nodeId)}`, fenced([r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id], nodeId));
         }
       }
     });
