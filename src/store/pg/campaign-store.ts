@@ -23,6 +23,9 @@ import { changes, inTransaction, row, rows, type PgClient, type PgPool } from '.
 
 const CLAIMED_COLUMNS = 'id, client_id, state, sender, text, send_at_local, request_recipients, created_at';
 
+/** What node $2 may claim: queued, or processing unstamped (its node reaped) or by itself. */
+const CLAIMABLE_BY_NODE = `(state = 'queued' OR (state = 'processing' AND (processing_by IS NULL OR processing_by = $2)))`;
+
 interface CachedCounts {
   counts: StatusCounts;
   countedAtMs: number;
@@ -49,9 +52,16 @@ export class PgCampaignStore implements Async<CampaignStore> {
     return row<CampaignRow>(this.pool, 'SELECT * FROM campaigns WHERE id = $1', [id]);
   }
 
-  async unprocessedCampaignIds(maxCampaigns: number): Promise<string[]> {
-    const found = await rows<{ id: string }>(this.pool,
-      `SELECT id FROM campaigns WHERE state IN ('queued', 'processing') ORDER BY created_at, id COLLATE "C" LIMIT $1`, [maxCampaigns]);
+  /**
+   * With a node id, only the campaigns that node may claim (claimForProcessing): those another live
+   * node is processing would otherwise fill the LIMIT and starve this node of the rest.
+   */
+  async unprocessedCampaignIds(maxCampaigns: number, nodeId?: string): Promise<string[]> {
+    const found = nodeId === undefined
+      ? await rows<{ id: string }>(this.pool,
+        `SELECT id FROM campaigns WHERE state IN ('queued', 'processing') ORDER BY created_at, id COLLATE "C" LIMIT $1`, [maxCampaigns])
+      : await rows<{ id: string }>(this.pool,
+        `SELECT id FROM campaigns WHERE ${CLAIMABLE_BY_NODE} ORDER BY created_at, id COLLATE "C" LIMIT $1`, [maxCampaigns, nodeId]);
     return found.map((r) => r.id);
   }
 
@@ -63,7 +73,7 @@ export class PgCampaignStore implements Async<CampaignStore> {
     }
     return row<CampaignToProcess>(this.pool,
       `UPDATE campaigns SET state = 'processing', processing_by = $2
-       WHERE id = $1 AND (state = 'queued' OR (state = 'processing' AND (processing_by IS NULL OR processing_by = $2)))
+       WHERE id = $1 AND ${CLAIMABLE_BY_NODE}
        RETURNING ${CLAIMED_COLUMNS}`, [id, nodeId]);
   }
 

@@ -115,6 +115,18 @@ describe('campaigns processed by one node (PostgreSQL)', () => {
     expect(await stores.campaigns.claimForProcessing('c-1', liveId)).toBeUndefined();
   });
 
+  it('lists for a node only the campaigns it may claim, so campaigns other nodes hold never fill its batch', async () => {
+    const [node] = await nodes(1) as [Node];
+    const { stores } = node;
+    const { clientId, userId } = await seedClient(stores);
+    for (const id of ['c-1', 'c-2', 'c-3', 'c-4']) await queuedCampaign(stores, clientId, userId, id);
+    await stores.campaigns.claimForProcessing('c-1', 'node-b');
+    await stores.campaigns.claimForProcessing('c-2', 'node-b');
+    await stores.campaigns.claimForProcessing('c-3', 'node-a');
+    expect(await stores.campaigns.unprocessedCampaignIds(2, 'node-a')).toEqual(['c-3', 'c-4']);
+    expect(await stores.campaigns.unprocessedCampaignIds(2)).toEqual(['c-1', 'c-2']);
+  });
+
   it("lets the holder mark its campaign failed, and no other node's markFailed", async () => {
     const [node] = await nodes(1) as [Node];
     const { stores, pool } = node;
