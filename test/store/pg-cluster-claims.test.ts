@@ -5,7 +5,6 @@
  * another node is matched exactly once; outbox events are leased to one node at a time.
  */
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
 import type { PgPool } from '../../src/store/pg/pool.js';
 import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
@@ -17,15 +16,7 @@ interface Node { stores: PgStores; pool: PgPool }
 
 /** `count` nodes on one fresh database, each with its own pool. */
 async function nodes(count: number): Promise<Node[]> {
-  const config = { url: await suite.server().createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
-  const opened = [];
-  for (let i = 0; i < count; i++) {
-    const database = await openDatabase(config, { migrate: i === 0 });
-    suite.afterThisTest(() => database.close());
-    if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    opened.push({ stores: createPgStores(database.pool), pool: database.pool });
-  }
-  return opened;
+  return (await suite.openNodes(count)).map((database) => ({ stores: createPgStores(database.pool), pool: database.pool }));
 }
 
 describe('PostgreSQL claims across nodes', () => {

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { InboundPartRow } from '../../src/store/entities.js';
-import { openDatabase } from '../../src/store/database.js';
 import type { AssembleGroup, InboundDelivery } from '../../src/store/pg/inbound-store.js';
 import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
@@ -15,15 +14,7 @@ import { T0_MS, seedClient } from './conformance/seed.js';
 const suite = usePostgresSuite();
 
 async function nodes(count: number): Promise<PgStores[]> {
-  const config = { url: await suite.server().createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
-  const opened: PgStores[] = [];
-  for (let i = 0; i < count; i++) {
-    const database = await openDatabase(config, { migrate: i === 0 });
-    suite.afterThisTest(() => database.close());
-    if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    opened.push(createPgStores(database.pool));
-  }
-  return opened;
+  return (await suite.openNodes(count)).map((database) => createPgStores(database.pool));
 }
 
 function delivery(publicId: string, text: string, incomplete = false): InboundDelivery {

@@ -15,6 +15,11 @@ export interface PostgresSuite {
   server(): PostgresServer;
   /** A fresh database with every migration applied; closed after the current test. */
   open(): Promise<PostgresDatabase>;
+  /**
+   * `count` nodes on one fresh database (migrated once), each with its own pool, as `count`
+   * gateways sharing a database would be; closed after the current test.
+   */
+  openNodes(count: number): Promise<PostgresDatabase[]>;
   /** Runs `close` after the current test (before the databases opened by open() close). */
   afterThisTest(close: () => Promise<void>): void;
 }
@@ -68,6 +73,17 @@ export function usePostgresSuite(): PostgresSuite {
       closers.push(() => database.close());
       if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
       return database;
+    },
+    async openNodes(count) {
+      const config = { url: await running().createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
+      const opened: PostgresDatabase[] = [];
+      for (let i = 0; i < count; i++) {
+        const database = await openDatabase(config, { migrate: i === 0 });
+        closers.push(() => database.close());
+        if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
+        opened.push(database);
+      }
+      return opened;
     },
     afterThisTest(close) {
       closers.push(close);

@@ -8,7 +8,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NodeRegistry } from '../../../src/store/cluster/node-registry.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { requeueExpiredNodes } from '../../../src/store/pg/dispatch-store.js';
 import type { PgPool } from '../../../src/store/pg/pool.js';
 import { createPgStores, type PgStores } from '../../../src/store/pg/stores.js';
@@ -21,15 +20,7 @@ interface Node { stores: PgStores; pool: PgPool }
 
 /** `count` nodes on one fresh database, each with its own pool. */
 async function nodes(count: number): Promise<Node[]> {
-  const config = { url: await suite.server().createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
-  const opened = [];
-  for (let i = 0; i < count; i++) {
-    const database = await openDatabase(config, { migrate: i === 0 });
-    suite.afterThisTest(() => database.close());
-    if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    opened.push({ stores: createPgStores(database.pool), pool: database.pool });
-  }
-  return opened;
+  return (await suite.openNodes(count)).map((database) => ({ stores: createPgStores(database.pool), pool: database.pool }));
 }
 
 async function queuedCampaign(stores: PgStores, clientId: number, userId: number, id: string): Promise<void> {
