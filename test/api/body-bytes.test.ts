@@ -107,7 +107,18 @@ describe('request body bytes', () => {
     const chunk = Buffer.alloc(64 * 1024, 0x20);
     let writtenBytes = 0;
     while (!socket.destroyed && writtenBytes < declaredBytes) {
-      if (!socket.write(chunk)) await new Promise<void>((resolve) => { socket.once('drain', () => resolve()); socket.once('close', () => resolve()); });
+      if (!socket.write(chunk)) {
+        // Whichever comes first; the other listener is removed so they do not pile up per chunk.
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            socket.off('drain', done);
+            socket.off('close', done);
+            resolve();
+          };
+          socket.once('drain', done);
+          socket.once('close', done);
+        });
+      }
       writtenBytes += chunk.length;
     }
     await closed;
