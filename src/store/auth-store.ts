@@ -4,7 +4,7 @@
  * API request authenticates and TypeORM costs more than the query here. Statements are prepared
  * once per store. Only hashes of tokens reach these tables, never a token.
  */
-import type { ClientRow, PersonalAccessTokenRow, RefreshSessionRow, SenderRow, SigningKeyRow, UserRow } from './entities.js';
+import type { ClientRow, PersonalAccessTokenRow, RefreshSessionRow, SenderRow, SigningKeyRow } from './entities.js';
 import type { SqliteDatabase } from './database.js';
 
 /** A user with the client it belongs to, as authentication needs it. */

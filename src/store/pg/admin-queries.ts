@@ -4,11 +4,11 @@
  * lower case, and the rows keep the camelCase keys the SQLite queries give.
  */
 import type {
-  CampaignDetail, CampaignListRow, ClientListRow, MessageDetail, MessagePart, MessageReceipt, MessageWebhook, RecipientCounts,
+  AdminQueries, CampaignDetail, CampaignListRow, ClientListRow, MessageDetail, MessagePart, MessageReceipt, MessageWebhook, RecipientCounts,
   SenderListRow, TokenListRow, TokenOwnerRow, UserListRow,
 } from '../admin-queries.js';
 import type { CampaignState, PartState, RecipientStatus } from '../entities.js';
-import type { AdminQueriesPort } from './contracts.js';
+import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgPool, type PgQueryable } from './pool.js';
 
 async function recipientCounts(db: PgQueryable, campaignId: string): Promise<RecipientCounts> {
@@ -18,7 +18,7 @@ async function recipientCounts(db: PgQueryable, campaignId: string): Promise<Rec
   return counts;
 }
 
-export class PgAdminQueries implements AdminQueriesPort {
+export class PgAdminQueries implements Async<AdminQueries> {
   constructor(private readonly pool: PgPool) {}
 
   tokensOfUser(userId: number): Promise<TokenListRow[]> {

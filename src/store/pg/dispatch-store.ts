@@ -21,7 +21,7 @@ import type {
   ReceiptTarget,
   RecipientContext, WaitingRecipient,
 } from '../dispatch-store.js';
-import type { PartState, RecipientStatus } from '../entities.js';
+import type { RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
 

@@ -9,6 +9,6 @@ export { PgInboundStore } from './inbound-store.js';
 export { PgStatusQueries } from './status-queries.js';
 export { PgUndecodablePduStore } from './undecodable-pdu-store.js';
 export { PgWebhookStore } from './webhook-store.js';
-export type { AdminQueriesPort, StatusQueriesPort, WebhookStorePort, AsyncQueries } from './contracts.js';
+export type { WebhookStorePort, AsyncQueries } from './contracts.js';
 export { DEFAULT_POOL_SIZE, PG_TYPES, pgPoolConfig, type PgPool } from './pool.js';
 export { notifyWake, PgWakeups, WAKE_CHANNELS, type WakeChannel, type WakeupOptions } from './wakeups.js';

@@ -2,11 +2,11 @@
  * StatusQueries (src/store/status-store.ts, a class on the seam's branch) on PostgreSQL: queue
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe.
  */
-import type { CampaignProgress, ClientWebhooks, QueuedParts, WriteProbe } from '../status-store.js';
-import type { StatusQueriesPort } from './contracts.js';
+import type { Async } from '../ports.js';
+import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, WriteProbe } from '../status-store.js';
 import { row, rows, type PgClient, type PgPool } from './pool.js';
 
-export class PgStatusQueries implements StatusQueriesPort {
+export class PgStatusQueries implements Async<StatusQueries> {
   constructor(private readonly pool: PgPool) {}
 
   /** Parts queued and submitting per named transport, one grouped count over the claim index. */

@@ -9,32 +9,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
-import * as adminQueries from '../../../src/store/admin-queries.js';
-import { AuthStore } from '../../../src/store/auth-store.js';
-import { CampaignRequestStore } from '../../../src/store/campaign-request-store.js';
-import { CampaignStore } from '../../../src/store/campaign-store.js';
 import { openDatabase, openStore, type SqliteDatabase } from '../../../src/store/database.js';
 import { DispatchStore } from '../../../src/store/dispatch-store.js';
-import { InboundStore } from '../../../src/store/inbound-store.js';
-import type { AdminQueriesPort, AsyncQueries, StatusQueriesPort, WebhookStorePort } from '../../../src/store/pg/contracts.js';
+import type { WebhookStorePort } from '../../../src/store/pg/contracts.js';
 import { createPgStores } from '../../../src/store/pg/stores.js';
 import { asyncPort, type Async } from '../../../src/store/ports.js';
-import * as statusQueries from '../../../src/store/status-store.js';
-import { UndecodablePduStore } from '../../../src/store/undecodable-pdu-store.js';
+import { sqliteStorePorts, type StorePorts } from '../../../src/store/store-ports.js';
 import * as webhookQueries from '../../../src/store/webhook-store.js';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
 
-export interface Stores {
-  readonly auth: Async<AuthStore>;
-  readonly campaigns: Async<CampaignStore>;
-  readonly campaignRequests: Async<CampaignRequestStore>;
-  readonly inbound: Async<InboundStore>;
-  readonly undecodable: Async<UndecodablePduStore>;
-  readonly admin: AdminQueriesPort;
-  readonly status: StatusQueriesPort;
+/** The ports of everything outside the engine (StorePorts), plus the engine's stores, whole. */
+export type Stores = Omit<StorePorts, 'webhooks'> & {
   readonly dispatch: Async<DispatchStore>;
   readonly webhooks: WebhookStorePort;
-}
+};
 
 export type BackendName = 'sqlite' | 'postgres';
 
@@ -46,12 +34,12 @@ export interface OpenBackend {
 }
 
 /**
- * The functions of a `db`-first module (admin-queries.ts, status-store.ts, webhook-store.ts) bound
- * to one connection, as the class the seam makes of it would be, behind asyncPort's promise rules.
+ * webhook-store.ts's `db`-first functions bound to one connection, as the `WebhookStore` class of
+ * the seam's naming rule would be, behind asyncPort's promise rules.
  */
-function queriesOver<Module extends object>(module: Module, db: SqliteDatabase): AsyncQueries<Module> {
+function webhookQueriesOver(db: SqliteDatabase): WebhookStorePort {
   const bound: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-  for (const [name, value] of Object.entries(module)) {
+  for (const [name, value] of Object.entries(webhookQueries)) {
     if (typeof value !== 'function') continue;
     const fn = value as (db: SqliteDatabase, ...args: unknown[]) => unknown;
     bound[name] = (...args) => {
@@ -62,31 +50,12 @@ function queriesOver<Module extends object>(module: Module, db: SqliteDatabase):
       }
     };
   }
-  return bound as unknown as AsyncQueries<Module>;
+  return bound as unknown as WebhookStorePort;
 }
 
-/**
- * The SQLite port of a query module: its class when it exports one (the seam's AdminQueries and
- * StatusQueries, perf's WebhookStore), else its `db`-first functions bound to the connection.
- */
-function portOver<Port>(module: object, className: string, db: SqliteDatabase): Port {
-  const cls = (module as Record<string, unknown>)[className];
-  if (typeof cls === 'function') return asyncPort(new (cls as new (db: SqliteDatabase) => object)(db)) as Port;
-  return queriesOver(module, db) as Port;
-}
-
+/** What the SQLite composition root hands out (sqliteStorePorts), plus the engine's stores. */
 function sqliteStores(db: SqliteDatabase): Stores {
-  return {
-    auth: asyncPort(new AuthStore(db)),
-    campaigns: asyncPort(new CampaignStore(db)),
-    campaignRequests: asyncPort(new CampaignRequestStore(db)),
-    inbound: asyncPort(new InboundStore(db)),
-    undecodable: asyncPort(new UndecodablePduStore(db)),
-    admin: portOver<AdminQueriesPort>(adminQueries, 'AdminQueries', db),
-    status: portOver<StatusQueriesPort>(statusQueries, 'StatusQueries', db),
-    dispatch: asyncPort(new DispatchStore(db)),
-    webhooks: portOver<WebhookStorePort>(webhookQueries, 'WebhookStore', db),
-  };
+  return { ...sqliteStorePorts({ db }), dispatch: asyncPort(new DispatchStore(db)), webhooks: webhookQueriesOver(db) };
 }
 
 /**
