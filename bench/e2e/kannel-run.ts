@@ -14,7 +14,7 @@ import { monoMs } from './clock.js';
 import { SinkProcess } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
-import { cpuMsOf, lagOf, loadAverage1m, peakRssBytesOf, stageAt, stageOf, type RunFigures } from './stats.js';
+import { cpuMsOf, loadAverage1m, peakRssBytesOf, sinkFigures, stageAt, type RunFigures } from './stats.js';
 import { freePort, portAccepts, waitFor, waitForCount } from './wait.js';
 
 /** How the sendsms client drives smsbox: recipients in one request's `to`, and requests in flight. */
@@ -128,6 +128,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     const peakRssBytes = boxes.reduce((sum, box) => sum + peakRssBytesOf(box.pid), 0);
     const smscEvents = await smsc.collectSmsc();
     const receiverEvents = await receiver.collectReceiver();
+    const sink = sinkFigures(smscEvents, receiverEvents, startedAtMs);
     const notes = ['peak RSS is bearerbox VmHWM + smsbox VmHWM; CPU is both boxes, every thread; accepted = every sendsms request answered'];
     if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} callbacks named no recipient`);
     return {
@@ -139,15 +140,12 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
         stages: {
           accepted: stageAt(options.recipients, acceptedAtMs),
           ready: undefined,
-          submitted: stageOf(smscEvents.submittedAtMs, startedAtMs),
-          receipts: stageOf(smscEvents.acknowledgedAtMs, startedAtMs),
-          webhooks: stageOf(receiverEvents.acknowledgedAtMs, startedAtMs),
+          submitted: sink.submitted,
+          receipts: sink.receipts,
+          webhooks: sink.webhooks,
         },
         endToEndMs: finishedAtMs - startedAtMs,
-        lag: lagOf(
-          { atMs: smscEvents.acknowledgedAtMs, recipients: smscEvents.acknowledgedRecipients },
-          { atMs: receiverEvents.acknowledgedAtMs, recipients: receiverEvents.acknowledgedRecipients },
-        ),
+        lag: sink.lag,
         gatewayCpuMs,
         mainThread: undefined,
         eventLoop: undefined,

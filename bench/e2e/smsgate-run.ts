@@ -11,7 +11,7 @@ import { monoMs } from './clock.js';
 import { summariseProfiles } from './cpu-profile.js';
 import { SinkProcess } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
-import { cpuMsOf, lagOf, loadAverage1m, mainThreadTimesOf, percentile, peakRssBytesOf, stageAt, stageOf, type EventLoopFigures, type RunFigures } from './stats.js';
+import { cpuMsOf, loadAverage1m, mainThreadTimesOf, percentile, peakRssBytesOf, sinkFigures, stageAt, type EventLoopFigures, type RunFigures } from './stats.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { freePort, waitFor, waitForCount } from './wait.js';
 
@@ -139,6 +139,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     const peakRssBytes = peakRssBytesOf(running.pid);
     const smscEvents = await smsc.collectSmsc();
     const receiverEvents = await receiver.collectReceiver();
+    const sink = sinkFigures(smscEvents, receiverEvents, startedAtMs);
     if (receiver.progress.signatureFailures > 0) notes.push(`${receiver.progress.signatureFailures} webhook signatures failed`);
     if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} webhooks named no recipient`);
 
@@ -156,15 +157,12 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       stages: {
         accepted: stageAt(options.recipients, acceptedAtMs),
         ready: readyAtMs === undefined ? undefined : stageAt(options.recipients, readyAtMs),
-        submitted: stageOf(smscEvents.submittedAtMs, startedAtMs),
-        receipts: stageOf(smscEvents.acknowledgedAtMs, startedAtMs),
-        webhooks: stageOf(receiverEvents.acknowledgedAtMs, startedAtMs),
+        submitted: sink.submitted,
+        receipts: sink.receipts,
+        webhooks: sink.webhooks,
       },
       endToEndMs: finishedAtMs - startedAtMs,
-      lag: lagOf(
-        { atMs: smscEvents.acknowledgedAtMs, recipients: smscEvents.acknowledgedRecipients },
-        { atMs: receiverEvents.acknowledgedAtMs, recipients: receiverEvents.acknowledgedRecipients },
-      ),
+      lag: sink.lag,
       gatewayCpuMs,
       mainThread,
       eventLoop: eventLoopOf(metrics),

@@ -1,6 +1,7 @@
 /** Figures helpers for the e2e bench: process CPU and memory from /proc, stages, percentiles, lag. */
 import { readFileSync } from 'node:fs';
 import type { ProfileSummary } from './cpu-profile.js';
+import type { ReceiverEvents, SmscEvents } from './sink-protocol.js';
 
 /** Linux USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (proc(5)). */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -150,6 +151,22 @@ export function lagOf(stored: { atMs: readonly number[]; recipients: readonly st
     p99Ms: percentileOfSorted(lags, 99),
     maxMs: lags.length === 0 ? Number.NaN : (lags[lags.length - 1] as number),
     p99ByFifthMs: fifths,
+  };
+}
+
+/**
+ * What the sinks saw, the same for any gateway: submits and receipts stored at the SMSC, webhooks
+ * 2xx at the receiver, and the receipt -> webhook lag between them.
+ */
+export function sinkFigures(smsc: SmscEvents, receiver: ReceiverEvents, startedAtMs: number): { submitted: Stage; receipts: Stage; webhooks: Stage; lag: LagFigures } {
+  return {
+    submitted: stageOf(smsc.submittedAtMs, startedAtMs),
+    receipts: stageOf(smsc.acknowledgedAtMs, startedAtMs),
+    webhooks: stageOf(receiver.acknowledgedAtMs, startedAtMs),
+    lag: lagOf(
+      { atMs: smsc.acknowledgedAtMs, recipients: smsc.acknowledgedRecipients },
+      { atMs: receiver.acknowledgedAtMs, recipients: receiver.acknowledgedRecipients },
+    ),
   };
 }
 
