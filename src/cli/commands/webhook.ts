@@ -10,6 +10,7 @@
 import type { SmsGateConfig } from '../../gateway-config.js';
 import { createLogger } from '../../log.js';
 import { GatewayError } from '../../errors.js';
+import type { Store } from '../../store/database.js';
 import { SecretBox } from '../../store/secret-box.js';
 import type { StorePorts } from '../../store/store-ports.js';
 import type { DeadLetterRow } from '../../store/webhook-store.js';
@@ -94,14 +95,6 @@ async function serverAnswers(config: SmsGateConfig): Promise<boolean> {
   }
 }
 
-/**
- * The in-process sender runs on the SQLite store; on PostgreSQL every running node sends what
- * `webhook replay` re-queued, within its next pass.
- */
-function replayNowNeedsSqlite(): GatewayError {
-  return new GatewayError('BACKEND_UNSUPPORTED', 'webhook replay --now sends from this process, which needs the SQLite database (database.path); on PostgreSQL run it without --now: the running nodes send the re-queued events');
-}
-
 async function replay(parsed: ParsedArgs): Promise<number> {
   rejectExtraArguments(parsed.positionals, REPLAY_USAGE);
   const json = parsed.booleans.has('json');
@@ -116,8 +109,12 @@ async function replay(parsed: ParsedArgs): Promise<number> {
   }
   return withPorts(parsed.values.get('config'), { migrate: true }, async (session) => {
     const { config, ports } = session;
-    // Refused before anything is re-queued, so the command changes nothing.
-    if (parsed.booleans.has('now') && session.store === undefined) throw replayNowNeedsSqlite();
+    // --now runs the sender in this process, on the SQLite store; on PostgreSQL the running nodes
+    // send what was re-queued. Refused before anything is re-queued, so the command changes nothing.
+    const sendHere = parsed.booleans.has('now') ? session.store : undefined;
+    if (parsed.booleans.has('now') && sendHere === undefined) {
+      throw new GatewayError('BACKEND_UNSUPPORTED', 'webhook replay --now sends from this process, which needs the SQLite database (database.path); on PostgreSQL run it without --now: the running nodes send the re-queued events');
+    }
     const clientId = await clientIdByName(ports, clientName);
     if (clientId === null) {
       process.stderr.write(`smsgate: no client named '${clientName}'\n`);
@@ -129,8 +126,8 @@ async function replay(parsed: ParsedArgs): Promise<number> {
     const lines = [`re-queued ${ids.length} dead letter${ids.length === 1 ? '' : 's'} of client '${clientName}'`];
     if (ids.length > 0 && running) {
       lines.push(`the server answering at ${config.api.host}:${config.api.port} sends them at its next poll`);
-    } else if (ids.length > 0 && parsed.booleans.has('now')) {
-      const outcome = await sendNow(session, ids);
+    } else if (ids.length > 0 && sendHere !== undefined) {
+      const outcome = await sendNow(session, sendHere, ids);
       Object.assign(result, outcome);
       lines.push(`sent from this command: ${outcome.delivered} delivered, ${outcome.dead} dead again, ${outcome.pending} still pending`);
     } else if (ids.length > 0) {
@@ -142,9 +139,8 @@ async function replay(parsed: ParsedArgs): Promise<number> {
 }
 
 /** Sends the re-queued rows from this process, retries included, until each is delivered or dead. */
-async function sendNow(session: StoreSession, ids: readonly number[]): Promise<{ delivered: number; dead: number; pending: number }> {
-  const { config, ports, store } = session;
-  if (store === undefined) throw replayNowNeedsSqlite();
+async function sendNow(session: StoreSession, store: Store, ids: readonly number[]): Promise<{ delivered: number; dead: number; pending: number }> {
+  const { config, ports } = session;
   const logger = createLogger({ level: config.logging.level, destination: process.stderr });
   // Redrive off: this command sends the events it re-queued and stops; redrive is the server's job.
   const sender = new WebhookSender({

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type pg from 'pg';
+import { inTransaction, type PgClient, type PgPool } from '../pg/pool.js';
 
 export const NODE_HEARTBEAT_MS = 1_000;
 export const NODE_LEASE_MS = 5_000;
@@ -31,7 +31,7 @@ export type HeartbeatOutcome = 'alive' | 'fenced';
  * Requeues what the expired nodes held (in-flight parts, outbox leases, half-processed campaigns),
  * inside the reaper's transaction, through the client it is given. Returns how many rows it moved.
  */
-export type ReapHook = (client: pg.PoolClient, expiredNodeIds: readonly string[]) => Promise<number>;
+export type ReapHook = (client: PgClient, expiredNodeIds: readonly string[]) => Promise<number>;
 
 export interface ReapResult {
   nodeIds: string[];
@@ -41,13 +41,13 @@ export interface ReapResult {
 
 export class NodeRegistry {
   private constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: PgPool,
     private current: NodeIdentity,
     private readonly leaseMs: number,
   ) {}
 
   /** Registers this process as a node with a fresh id and a lease starting now. */
-  static async join(pool: pg.Pool, options: { apiPort?: number | null; leaseMs?: number } = {}): Promise<NodeRegistry> {
+  static async join(pool: PgPool, options: { apiPort?: number | null; leaseMs?: number } = {}): Promise<NodeRegistry> {
     const registry = new NodeRegistry(pool, NodeRegistry.newIdentity(options.apiPort ?? null), options.leaseMs ?? NODE_LEASE_MS);
     await registry.insertSelf();
     return registry;
@@ -93,9 +93,7 @@ export class NodeRegistry {
    * A hook that throws rolls the whole takeover back; the next reap tries again.
    */
   async reapExpired(hooks: readonly ReapHook[]): Promise<ReapResult> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       const expired = await client.query<{ id: string }>(
         `SELECT id FROM cluster_nodes WHERE lease_until < ${DB_NOW_MS} ORDER BY id FOR UPDATE SKIP LOCKED`,
       );
@@ -105,14 +103,8 @@ export class NodeRegistry {
         for (const hook of hooks) requeued.push(await hook(client, nodeIds));
         await client.query('DELETE FROM cluster_nodes WHERE id = ANY($1::text[])', [nodeIds]);
       }
-      await client.query('COMMIT');
       return { nodeIds, requeued };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Leaves cleanly (a graceful stop, after its work was handed back): peers need not wait for the lease. */

@@ -171,10 +171,10 @@ export class SmppTransport implements Transport {
     this.onBindStateChange();
   }
 
-  /** With a slot gate, the bucket's rate is the cluster's cap times the share of slots held. */
+  /** With a slot gate, the bucket runs at currentRatePerSecond (kept while no slot is held: no bind sends). */
   private followSlotRate(): void {
     if (this.slotGate === undefined || this.binds.length === 0) return;
-    const rate = (this.maxPerSecond * this.binds.length) / this.config.binds;
+    const rate = this.currentRatePerSecond();
     this.bucket = new TokenBucket(rate, TokenBucket.capacityFor(rate), Date.now());
   }
 
