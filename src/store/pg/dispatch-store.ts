@@ -355,7 +355,7 @@ export class PgDispatchStore implements Async<DispatchStore> {
   /**
    * Crash recovery of a single gateway: every part left 'submitting' is queued again. Not for a
    * cluster, where it would requeue live peers' parts too: there NodeRegistry.reapExpired with
-   * requeueExpiredNodes (below) requeues only expired nodes' parts.
+   * requeueExpiredNodes (node-takeover.ts) requeues only expired nodes' parts.
    */
   requeueAllSubmitting(nowMs: number): Promise<number> {
     return changes(this.pool, `UPDATE message_parts SET state = 'queued', updated_at = $1 WHERE state = 'submitting'`, [nowMs]);
@@ -390,22 +390,6 @@ function markSubmitted(db: PgQueryable, partId: number, messageId: string, nowMs
     `UPDATE message_parts SET state = 'submitted', message_id = $1, attempts = attempts + 1, submitted_at = $2,
        last_error_code = NULL, claimed_by = NULL, updated_at = $2
      WHERE id = $3 AND state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $4`, [messageId, nowMs, partId, nodeId]);
-}
-
-/**
- * A NodeRegistry reap hook (src/store/cluster/node-registry.ts): inside the reaper's transaction,
- * puts the expired nodes' in-flight parts back in the queue (no attempt spent: whether the SMSC got
- * them is unknown, so at-least-once applies), and releases their outbox leases and the campaigns
- * they were processing. Returns the rows moved.
- */
-export async function requeueExpiredNodes(client: PgClient, nodeIds: readonly string[]): Promise<number> {
-  const parts = await changes(client,
-    `UPDATE message_parts SET state = 'queued', claimed_by = NULL WHERE claimed_by = ANY($1::text[]) AND state = 'submitting'`, [nodeIds]);
-  const outbox = await changes(client,
-    `UPDATE webhook_outbox SET leased_by = NULL, lease_until = NULL WHERE leased_by = ANY($1::text[])`, [nodeIds]);
-  const campaigns = await changes(client,
-    `UPDATE campaigns SET processing_by = NULL WHERE processing_by = ANY($1::text[])`, [nodeIds]);
-  return parts + outbox + campaigns;
 }
 
 function insertReceipt(db: PgQueryable, r: ReceiptInsert): Promise<number> {

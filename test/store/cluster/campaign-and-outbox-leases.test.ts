@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NodeRegistry } from '../../../src/store/cluster/node-registry.js';
-import { requeueExpiredNodes } from '../../../src/store/pg/dispatch-store.js';
+import { requeueExpiredNodes } from '../../../src/store/pg/node-takeover.js';
 import type { PgPool } from '../../../src/store/pg/pool.js';
 import { createPgStores, type PgStores } from '../../../src/store/pg/stores.js';
 import { usePostgresSuite } from '../../support/postgres-suite.js';
