@@ -99,9 +99,9 @@ export class ClusterRuntime {
    * transports' slots are synced from beginSlotSync on, once the engine started them.
    */
   async start(): Promise<void> {
+    // The first beat also starts listening (beatOnce tries again while there is no listener).
     await this.beatOnce();
     await this.slots.ensureSession();
-    await this.tryListen();
     this.heartbeat = new BackgroundWorker({
       intervalMs: this.heartbeatMs,
       pass: () => this.beatOnce(),
@@ -185,10 +185,13 @@ export class ClusterRuntime {
   }
 
   private async tryListen(): Promise<void> {
-    if (this.options.listen === undefined || this.stopped) return;
+    if (this.options.listen === undefined || this.stopped || this.listener !== undefined) return;
     try {
-      this.listener = await this.options.listen(this.options.wake);
+      const listener = await this.options.listen(this.options.wake);
       this.listenFailures.recovered();
+      // Stopped while connecting: nobody would close it later.
+      if (this.stopped) await listener.close();
+      else this.listener = listener;
     } catch (err) {
       this.listenFailures.failed(err);
     }
