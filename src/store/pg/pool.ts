@@ -68,6 +68,12 @@ export async function inTransaction<T>(db: PgRunner, body: (client: PgClient) =>
   // A connection whose ROLLBACK fails is broken (the server went away): it is destroyed, not
   // handed back to the pool for the next unit to fail on.
   let broken: Error | undefined;
+  // A checked-out connection reports its loss (a server shutdown, pg_terminate_backend) as an
+  // 'error' event besides failing the query in flight; unheard, that event would crash the process.
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await body(client);
@@ -79,6 +85,7 @@ export async function inTransaction<T>(db: PgRunner, body: (client: PgClient) =>
     });
     throw err;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
