@@ -125,6 +125,31 @@ it('finishes a recipient no route matches as NO_ROUTE with its webhook row, in t
   expect(campaign!.dispatched_at).not.toBeNull();
 });
 
+it('the periodic sweep applies a parked receipt whose part has its message id by now, and expires one past the TTL', async () => {
+  const { pool } = await suite.open();
+  const smsc = await startSmsc({});
+  const { engine } = await startPgEngine(suite, { pool, transports: [new SmppTransport(smppConfig(smsc))], engine: { unmatchedReceiptTtlMs: 600_000 } });
+  const campaignId = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(1) });
+  engine.wake();
+  const [part] = await until(() => partsOf(pool, campaignId), (parts) => parts.length === 1 && parts[0]!.state === 'submitted');
+  // Parked while the part had no message id (e.g. by a node that stopped between the two writes),
+  // and one for a message no part will ever have, received 601 s ago (the TTL is 600 s; the periodic sweep runs every 60 s).
+  const nowMs = Date.now();
+  await pool.query(
+    `INSERT INTO receipts (transport, message_id, status, final, raw, received_at, match_state)
+     VALUES ('carrier', $1, 'DELIVRD', 1, 'id:x stat:DELIVRD', $2, 'pending'), ('carrier', 'no-such-id', 'DELIVRD', 1, 'raw', $3, 'pending')`,
+    [part!.message_id, nowMs, nowMs - 601_000]);
+
+  expect(await engine.expireUnmatchedReceipts()).toBe(1);
+  expect((await receiptsIn(pool)).map((r) => [r.message_id, r.match_state, r.part_id])).toEqual([
+    [part!.message_id, 'matched', part!.id],
+    ['no-such-id', 'expired', null],
+  ]);
+  expect(await recipientsOf(pool, campaignId)).toMatchObject([{ status: 'delivered', last_status: 'DELIVRD' }]);
+  expect(await partsOf(pool, campaignId)).toMatchObject([{ state: 'delivered' }]);
+  expect([...webhookStatuses(await outboxIn(pool)).values()]).toEqual([['DELIVRD']]);
+});
+
 it('stores a mobile-originated message that arrives over SMPP in PostgreSQL (the inbound store on this backend)', async () => {
   const { pool } = await suite.open();
   const smsc = await startSmsc({});
