@@ -18,13 +18,18 @@ import { createTransports } from './engine/transport-factory.js';
 import { silentLogger, type Logger } from './log.js';
 import { numberingPlanFor } from './sms/numbering.js';
 import { GatewayError } from './errors.js';
-import { openStore, type Store } from './store/database.js';
+import { joinPgCluster } from './cluster/pg-cluster.js';
+import type { ClusterRuntime } from './cluster/cluster-runtime.js';
+import { serveKeyFileProblem } from './config/database.js';
+import { openDatabase, openStore, type Store } from './store/database.js';
+import { createPgStores } from './store/pg/stores.js';
+import { PgWebhookStore } from './store/pg/webhook-store.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
 import { sqliteStorePorts, type ServeGuard, type StorePorts } from './store/store-ports.js';
 import { InboundService } from './inbound/inbound-service.js';
 import type { Transport } from './transports/transport.js';
-import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, WebhookSender } from './webhooks/index.js';
+import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, PgWebhookOutbox, WebhookSender } from './webhooks/index.js';
 import { WebhookSenderThread } from './webhooks/sender-thread.js';
 
 export interface GatewayOptions {
@@ -37,7 +42,13 @@ export interface GatewayOptions {
 
 export interface Gateway {
   readonly app: Koa;
+  /**
+   * The SQLite store of a single gateway (database.path). A node on PostgreSQL has none: reading it
+   * there throws BACKEND_UNSUPPORTED (use `ports`, or `cluster` for the node's runtime).
+   */
   readonly store: Store;
+  /** The node's cluster runtime when database.url selects PostgreSQL (issue 11); undefined on SQLite. */
+  readonly cluster: ClusterRuntime | undefined;
   /** The async store ports everything outside the engine and the webhook sender uses (issue 11). */
   readonly ports: StorePorts;
   readonly engine: DispatchEngine;
@@ -62,14 +73,8 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
   const engineConfig: EngineConfig = resolveEngineConfig(config.engine);
-  if (config.database.url !== undefined) {
-    // Issue 11 is under way: the admin commands and migrate run on PostgreSQL, the dispatch engine
-    // and the webhook sender not yet. Refused plainly rather than quietly serving a SQLite file.
-    throw new GatewayError(
-      'BACKEND_UNSUPPORTED',
-      'database.url: smsgate serve runs on SQLite (database.path) in this version; PostgreSQL (database.url) serves migrate and the admin commands, the nodes of a cluster come in a later version',
-    );
-  }
+  // Issue 11: database.url makes this gateway a node of a cluster on PostgreSQL.
+  if (config.database.url !== undefined) return createClusterNode(config, options, { logger, now, engineConfig });
   // One gateway per SQLite file (README "serve"): refused at once, before the database is touched.
   const lock: ServeGuard = ServeLock.acquire(config.database.path, now);
   let store: Store;
@@ -141,7 +146,18 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     });
     const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
     const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
-    return new RunningGateway({ app, store, ports, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, lock, admin });
+    const backend: GatewayBackend = {
+      store,
+      cluster: undefined,
+      start: () => Promise.resolve(),
+      engineStarted: () => undefined,
+      engineStopping: () => Promise.resolve(),
+      async close() {
+        await store.close();
+        lock.release();
+      },
+    };
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, admin });
   } catch (err) {
     await store.close();
     lock.release();
@@ -149,9 +165,145 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   }
 }
 
+/**
+ * A node of a cluster on PostgreSQL (issue 11): the same API, processor, engine and sender as a
+ * single gateway, on the PostgreSQL stores, with the node's cluster runtime (membership, takeover,
+ * bind slots, wake-ups: src/cluster). No ServeLock: every `serve` on the database is a node.
+ */
+async function createClusterNode(
+  config: SmsGateConfig,
+  options: GatewayOptions,
+  { logger, now, engineConfig }: { logger: Logger; now: () => number; engineConfig: EngineConfig },
+): Promise<Gateway> {
+  const keyFileProblem = serveKeyFileProblem(config.database);
+  if (keyFileProblem !== null) throw keyFileProblem;
+  const database = await openDatabase(config.database);
+  if (database.kind !== 'postgres') throw new GatewayError('BACKEND_UNSUPPORTED', 'database.url: expected a PostgreSQL database');
+  let cluster: ClusterRuntime | undefined;
+  try {
+    const url = config.database.url as string;
+    const secretBox = SecretBox.fromKeyFile(config.database.keyFile);
+    const ports: StorePorts = createPgStores(database.pool);
+    await checkSharedKey(ports, secretBox, config.database.keyFile, database.describe);
+    const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
+    const observed = admin?.tapLogger(logger) ?? logger;
+    // The loops exist only after the runtime (they take its node id and slot gate); its wake-ups reach them once built.
+    const loops: { engine?: DispatchEngine; webhooks?: WebhookSender; processor?: CampaignProcessor } = {};
+    cluster = await joinPgCluster({
+      pool: database.pool,
+      url,
+      apiPort: config.api.port === 0 ? null : config.api.port,
+      logger: observed,
+      wake: { parts: () => loops.engine?.wake(), outbox: () => loops.webhooks?.wake(), campaigns: () => loops.processor?.wake() },
+    });
+    const node = cluster.node;
+    const auth = await AuthService.create(ports.auth, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
+    const webhooks = new WebhookSender({
+      outbox: new PgWebhookOutbox(new PgWebhookStore(database.pool), node),
+      secretBox,
+      logger: observed.child({ part: 'webhooks' }),
+      config: config.webhooks,
+      now,
+      ...(admin === undefined ? {} : { observer: admin.observer }),
+    });
+    loops.webhooks = webhooks;
+    const transports = options.transports ?? (await createTransports(config.transports, observed, { slotGate: cluster.slotGate }));
+    const inbound = new InboundService({
+      store: ports.inbound,
+      logger: observed.child({ part: 'engine' }).child({ part: 'inbound' }),
+      now,
+      wakeWebhooks: () => webhooks.wake(),
+      numbering: numberingPlanFor(config.numbering.country),
+    });
+    const engine = new DispatchEngine({
+      store: { kind: 'postgres', pool: database.pool, node },
+      transports,
+      routes: config.routes,
+      config: engineConfig,
+      logger: observed.child({ part: 'engine' }),
+      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
+      now,
+      numbering: numberingPlanFor(config.numbering.country),
+      inbound,
+      ...(admin === undefined ? {} : { observer: admin.observer }),
+    });
+    loops.engine = engine;
+    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled });
+    const processor = new CampaignProcessor({
+      store: ports,
+      logger,
+      now,
+      pollIntervalMs: config.processing.pollIntervalMs,
+      onReady: () => engine.wake(),
+      numbering: numberingPlanFor(config.numbering.country),
+      timeZone: config.scheduling.timeZone,
+      node,
+    });
+    loops.processor = processor;
+    const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
+    const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
+    const runtime = cluster;
+    const backend: GatewayBackend = {
+      get store(): Store {
+        throw new GatewayError('BACKEND_UNSUPPORTED', `gateway.store: this node runs on PostgreSQL (${database.describe}); use gateway.ports`);
+      },
+      cluster: runtime,
+      start: () => runtime.start(),
+      engineStarted: (started) => runtime.beginSlotSync(started),
+      engineStopping: () => runtime.endSlotSync(),
+      async close() {
+        // After the engine drained (it requeued its own claims) and the sender stopped.
+        await runtime.stop();
+        await database.close();
+      },
+    };
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, admin });
+  } catch (err) {
+    await cluster?.stop().catch(() => undefined);
+    await database.close();
+    throw err;
+  }
+}
+
+/**
+ * Every node must hold the key the cluster's secrets were sealed with (README "Running a
+ * cluster"): a node started with another key file would create one of its own and then fail to
+ * open webhook secrets and signing keys written by the others. Refused at start, naming the file.
+ */
+async function checkSharedKey(ports: StorePorts, secretBox: SecretBox, keyFile: string, databaseName: string): Promise<void> {
+  const sealed = (await ports.auth.signingKeys()).find((key) => key.retired_at === null);
+  if (sealed === undefined) return;
+  try {
+    secretBox.open(sealed.private_jwk_enc);
+  } catch (cause) {
+    throw new GatewayError(
+      'SECRET_KEY_INVALID',
+      `database.keyFile: ${keyFile} does not open the secrets stored in ${databaseName}: every node of a cluster must use the same key file (copy it from a node that served this database)`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * What differs between a single gateway on its SQLite file and a node of a cluster on PostgreSQL,
+ * around the loops both run. Called in this order by RunningGateway.
+ */
+interface GatewayBackend {
+  readonly store: Store;
+  readonly cluster: ClusterRuntime | undefined;
+  /** Before the engine starts: a node joins the cluster and opens its bind slot session. */
+  start(): Promise<void>;
+  /** After the engine started its transports (their first slot sync is done). */
+  engineStarted(transports: readonly Transport[]): void;
+  /** Before the engine stops its transports: no slot sync may run beside their stop. */
+  engineStopping(): Promise<void>;
+  /** After every loop stopped: leave the cluster, close the database, release the serve lock. */
+  close(): Promise<void>;
+}
+
 interface GatewayParts {
   app: Koa;
-  store: Store;
+  backend: GatewayBackend;
   ports: StorePorts;
   engine: DispatchEngine;
   campaigns: CampaignService;
@@ -162,13 +314,11 @@ interface GatewayParts {
   config: SmsGateConfig;
   logger: Logger;
   engineConfig: EngineConfig;
-  lock: ServeGuard;
   admin: AdminListener | undefined;
 }
 
 class RunningGateway implements Gateway {
   readonly app: Koa;
-  readonly store: Store;
   readonly ports: StorePorts;
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;
@@ -180,7 +330,6 @@ class RunningGateway implements Gateway {
 
   constructor(private readonly parts: GatewayParts) {
     this.app = parts.app;
-    this.store = parts.store;
     this.ports = parts.ports;
     this.engine = parts.engine;
     this.campaigns = parts.campaigns;
@@ -189,11 +338,27 @@ class RunningGateway implements Gateway {
     this.admin = parts.admin;
   }
 
+  get store(): Store {
+    return this.parts.backend.store;
+  }
+
+  get cluster(): ClusterRuntime | undefined {
+    return this.parts.backend.cluster;
+  }
+
   async start(): Promise<void> {
-    const { processor, webhooks, engine, config, logger } = this.parts;
+    const { processor, webhooks, engine, config, logger, backend, transports } = this.parts;
     // Order matters for crash recovery: the engine requeues parts left 'submitting' before any
     // transport can report, the sender picks up pending webhooks, the processor redoes queued campaigns.
-    await engine.start();
+    // A cluster node joins first: the engine's claims carry its id and its SMPP binds need slots.
+    try {
+      await backend.start();
+      await engine.start();
+      backend.engineStarted(transports);
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
     webhooks.start();
     processor.start();
     try {
@@ -221,14 +386,14 @@ class RunningGateway implements Gateway {
   }
 
   private async stopOnce(): Promise<void> {
-    const { processor, webhooks, engine, store, logger, lock } = this.parts;
+    const { processor, webhooks, engine, logger, backend } = this.parts;
     if (this.server !== undefined) await closeServer(this.server);
     await this.admin?.close();
     await processor.stop();
+    await backend.engineStopping();
     await engine.stop();
     await webhooks.stop();
-    await store.close();
-    lock.release();
+    await backend.close();
     logger.info('smsgate stopped');
   }
 }
