@@ -39,6 +39,23 @@ export interface WakeListener {
   close(): Promise<void>;
 }
 
+/** What the runtime has done since it started (diagnostics, the status page, tests). */
+export interface ClusterStats {
+  nodeId: string;
+  /** Live nodes at the last beat that got through, this one included. */
+  liveNodes: number;
+  beats: number;
+  /** Beats the database did not answer (each retried at the next beat). */
+  failedBeats: number;
+  /** Times this node found itself fenced out and rejoined under a new id. */
+  rejoins: number;
+  /** Expired nodes this node took over, and the rows it moved back to the queues for them. */
+  nodesTakenOver: number;
+  rowsRequeued: number;
+  /** True while the bind slot session is open. */
+  slotSessionOpen: boolean;
+}
+
 export interface ClusterRuntimeOptions {
   registry: MembershipRegistry;
   /** Run in the reaper's transaction (requeueExpiredNodes). */
@@ -66,6 +83,7 @@ export class ClusterRuntime {
   private listenFailures: FailureLog;
   private liveNodes = 1;
   private stopped = false;
+  private readonly counters = { beats: 0, failedBeats: 0, rejoins: 0, nodesTakenOver: 0, rowsRequeued: 0 };
   /** The last beat's report (diagnostics, tests). */
   lastBeat: BeatReport | undefined;
 
@@ -81,6 +99,10 @@ export class ClusterRuntime {
     });
     this.beatFailures = new FailureLog(options.logger, 'the cluster heartbeat (database unreachable?)', undefined, now);
     this.listenFailures = new FailureLog(options.logger, 'listening for wake-ups (polling meanwhile)', undefined, now);
+  }
+
+  stats(): ClusterStats {
+    return { nodeId: this.membership.nodeId(), liveNodes: this.liveNodes, ...this.counters, slotSessionOpen: this.slots.connected };
   }
 
   /** The id claims and fenced writes are stamped with; it changes when a fenced node rejoins. */
@@ -108,22 +130,26 @@ export class ClusterRuntime {
       onError: (err) => this.beatFailures.failed(err),
     });
     this.heartbeat.start();
-    this.logger.info({ nodeId: this.membership.nodeId(), liveNodes: this.liveNodes }, 'joined the cluster');
-  }
-
-  /**
-   * Keeps the SMPP transports' binds at this node's fair share from now on, on a loop of its own.
-   * Call after the transports were started (their start made the first sync): two syncs of one
-   * transport must never run at once.
-   */
-  beginSlotSync(transports: readonly Transport[]): void {
-    this.slots.attach(transports.filter(isSlottedTransport));
+    // Keeps the slot session open (reconnecting with backoff) from now on, and the slots of the
+    // transports attached by beginSlotSync. Apart from the heartbeat: a connect that hangs, or a
+    // bind draining slowly, never delays a beat.
     this.slotSync = new BackgroundWorker({
       intervalMs: this.heartbeatMs,
       pass: () => this.slots.sync(),
       onError: (err) => this.logger.error({ err }, 'syncing bind slots failed'),
     });
     this.slotSync.start();
+    this.logger.info({ nodeId: this.membership.nodeId(), liveNodes: this.liveNodes }, 'joined the cluster');
+  }
+
+  /**
+   * Keeps the SMPP transports' binds at this node's fair share from now on, on the slot loop.
+   * Call after the transports were started (their start made the first sync): two syncs of one
+   * transport must never run at once.
+   */
+  beginSlotSync(transports: readonly Transport[]): void {
+    this.slots.attach(transports.filter(isSlottedTransport));
+    this.slotSync?.wake();
   }
 
   /** Stops syncing slots (before the transports stop): the binds stay as they are until then. */
@@ -157,17 +183,22 @@ export class ClusterRuntime {
     try {
       report = await this.membership.beat();
     } catch (err) {
+      this.counters.failedBeats++;
       this.beatFailures.failed(err, { nodeId: this.membership.nodeId() });
       return;
     }
+    this.counters.beats++;
     this.beatFailures.recovered();
     this.lastBeat = report;
     const { wake } = this.options;
     if (report.fenced !== undefined) {
+      this.counters.rejoins++;
       this.logger.warn(report.fenced,
         'fenced out of the cluster: the lease ran out, so the work claimed under the former id is void (its writes are refused); rejoined under a new id');
     }
     if (report.tookOver.nodeIds.length > 0) {
+      this.counters.nodesTakenOver += report.tookOver.nodeIds.length;
+      this.counters.rowsRequeued += report.tookOver.rowsRequeued;
       this.logger.warn({ nodeIds: report.tookOver.nodeIds, rowsRequeued: report.tookOver.rowsRequeued },
         'took over from nodes whose lease ran out: their in-flight parts, outbox leases and campaigns are back in the queues');
     }

@@ -8,6 +8,7 @@
  * wakes the processors of the others through LISTEN/NOTIFY.
  */
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CampaignProcessor } from '../../src/campaigns/campaign-processor.js';
 import type { ClusterRuntime, ClusterWakeTargets } from '../../src/cluster/cluster-runtime.js';
@@ -137,6 +138,40 @@ describe('cluster membership (PostgreSQL)', () => {
     expect(live.woken.parts).toBeGreaterThan(0);
     expect(live.woken.outbox).toBeGreaterThan(0);
     expect(live.logs.some((l) => String(l['msg']).startsWith('took over from nodes') && (l['nodeIds'] as string[]).includes(deadId))).toBe(true);
+  });
+});
+
+describe('a database that goes away (a failover, a restart)', () => {
+  it('logs the failing heartbeat once, keeps beating, and when the database is back rejoins (its lease ran out) and reopens its slot session', async () => {
+    const { url, pools: [pool] } = await database(1);
+    const node = await joinNode(pool!, url);
+    await node.runtime.start();
+    await until(() => node.runtime.stats().slotSessionOpen, 'the slot session is open');
+    const formerId = node.runtime.node.nodeId();
+    const name = new URL(url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: suite.server().urlFor('postgres') });
+    await admin.connect();
+    suite.afterThisTest(() => admin.end());
+    // Gone: no new connection is accepted, and every open one is cut.
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    try {
+      // 15 beats at 100 ms: longer than the 1 s lease.
+      await until(() => node.runtime.stats().failedBeats >= 15, '15 failed beats');
+      expect(node.runtime.stats().slotSessionOpen).toBe(false);
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    }
+    const heartbeatErrors = node.logs.filter((l) => l['level'] === 50 && String(l['msg']).startsWith('the cluster heartbeat'));
+    expect(heartbeatErrors).toHaveLength(1);
+
+    await until(() => node.runtime.stats().rejoins === 1, 'the node rejoins once the database answers');
+    expect(node.runtime.node.nodeId()).not.toBe(formerId);
+    expect(node.logs.some((l) => String(l['msg']).startsWith('the cluster heartbeat (database unreachable?) works again'))).toBe(true);
+    await until(() => node.runtime.stats().slotSessionOpen, 'the slot session is open again');
+    const beats = node.runtime.stats().beats;
+    await until(() => node.runtime.stats().beats >= beats + 3, 'beats go on');
+    expect(await nodeRows(pool!)).toEqual([node.runtime.node.nodeId()]);
   });
 });
 
