@@ -228,7 +228,7 @@ async function createClusterNode(
       ...(admin === undefined ? {} : { observer: admin.observer }),
     });
     loops.engine = engine;
-    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled });
+    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled, cluster });
     const processor = new CampaignProcessor({
       store: ports,
       logger,

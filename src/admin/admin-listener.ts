@@ -12,6 +12,7 @@ import type { StorePorts } from '../store/store-ports.js';
 import type { Transport } from '../transports/transport.js';
 import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
+import type { ClusterReadiness } from './readiness.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
 import { CampaignProgressCache } from './status-facts.js';
@@ -29,7 +30,7 @@ export interface AdminListener {
   readonly metrics: GatewayMetrics;
   /** A logger like `logger` whose warn/error events also go to the status page's recent errors. */
   tapLogger(logger: Logger): Logger;
-  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void; writesStalled?(): boolean }): void;
+  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void; writesStalled?(): boolean; cluster?: ClusterReadiness }): void;
   listen(): Promise<void>;
   close(): Promise<void>;
   /** Where it listens once listening. */
@@ -42,6 +43,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   let transports: readonly Transport[] = [];
   let wakeWebhooks = (): void => {};
   let writesStalled = (): boolean => false;
+  let cluster: ClusterReadiness | undefined;
   const metrics = new GatewayMetrics({ status: deps.ports.status, activity, transports: () => transports });
   let server: Server | undefined;
 
@@ -53,6 +55,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
       transports = parts.transports;
       wakeWebhooks = parts.wakeWebhooks;
       if (parts.writesStalled !== undefined) writesStalled = parts.writesStalled;
+      cluster = parts.cluster;
       metrics.zeroSeriesFor(transports.map((t) => t.name));
     },
     async listen() {
@@ -70,6 +73,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         ...(deps.config.token === undefined ? {} : { token: deps.config.token }),
         wakeWebhooks: () => wakeWebhooks(),
         writesStalled: () => writesStalled(),
+        cluster: () => cluster,
         logger: deps.logger,
       });
       const { host, port } = deps.config;

@@ -20,6 +20,8 @@ import type { Transport } from '../transports/transport.js';
 /** An SMPP transport that opens only the slots a gate grants (SmppTransport with a slotGate). */
 export interface SlottedTransport {
   readonly name: string;
+  /** The slots this node runs binds on now. */
+  heldSlots(): number[];
   /** Brings the binds to this node's fair share of the slots; the slots held afterwards. */
   syncSlots(): Promise<number[]>;
   /** Closes every bind now: the slots are gone. */
@@ -28,7 +30,8 @@ export interface SlottedTransport {
 
 export function isSlottedTransport(transport: Transport): transport is Transport & SlottedTransport {
   const candidate = transport as Partial<SlottedTransport>;
-  return transport.type === 'smpp' && typeof candidate.syncSlots === 'function' && typeof candidate.dropSlots === 'function';
+  return transport.type === 'smpp' && typeof candidate.syncSlots === 'function' && typeof candidate.dropSlots === 'function'
+    && typeof candidate.heldSlots === 'function';
 }
 
 /** The lock session as the keeper uses it (BindSlotLocks). */

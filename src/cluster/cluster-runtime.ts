@@ -22,7 +22,8 @@ import type { Transport } from '../transports/transport.js';
 import { BindSlotKeeper, isSlottedTransport, type SlotSession } from './bind-slot-keeper.js';
 import { ClusterMembership, type BeatReport, type MembershipRegistry } from './membership.js';
 import type { NodeIdSource } from './node-id.js';
-import { NODE_HEARTBEAT_MS, type ReapHook } from '../store/cluster/node-registry.js';
+import type { ClusterReadiness } from '../admin/readiness.js';
+import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type ReapHook } from '../store/cluster/node-registry.js';
 
 /** The loops a node wakes: when work may have appeared that polling would find only later. */
 export interface ClusterWakeTargets {
@@ -68,10 +69,12 @@ export interface ClusterRuntimeOptions {
   wake: ClusterWakeTargets;
   logger: Logger;
   heartbeatMs?: number;
+  /** The registry's lease (NODE_LEASE_MS unless the registry was given another): past it unbeaten, /ready says so. */
+  leaseMs?: number;
   now?: () => number;
 }
 
-export class ClusterRuntime {
+export class ClusterRuntime implements ClusterReadiness {
   readonly membership: ClusterMembership;
   readonly slots: BindSlotKeeper;
   private readonly logger: Logger;
@@ -82,6 +85,10 @@ export class ClusterRuntime {
   private listener: WakeListener | undefined;
   private listenFailures: FailureLog;
   private liveNodes = 1;
+  private readonly now: () => number;
+  private readonly leaseMs: number;
+  /** When a beat last got through (the lease runs from there). */
+  private lastBeatAtMs: number | undefined;
   private stopped = false;
   private readonly counters = { beats: 0, failedBeats: 0, rejoins: 0, nodesTakenOver: 0, rowsRequeued: 0 };
   /** The last beat's report (diagnostics, tests). */
@@ -91,6 +98,8 @@ export class ClusterRuntime {
     this.logger = options.logger;
     this.heartbeatMs = options.heartbeatMs ?? NODE_HEARTBEAT_MS;
     const now = options.now ?? Date.now;
+    this.now = now;
+    this.leaseMs = options.leaseMs ?? NODE_LEASE_MS;
     this.membership = new ClusterMembership(options.registry, options.reapHooks);
     this.slots = new BindSlotKeeper({
       connect: (onLost) => options.connectSlots({ onLost, liveNodes: () => Promise.resolve(this.liveNodes) }),
@@ -103,6 +112,19 @@ export class ClusterRuntime {
 
   stats(): ClusterStats {
     return { nodeId: this.membership.nodeId(), liveNodes: this.liveNodes, ...this.counters, slotSessionOpen: this.slots.connected };
+  }
+
+  membershipProblem(): string | null {
+    if (this.lastBeatAtMs === undefined) return 'not a member of the cluster yet: no heartbeat has reached the database';
+    const sinceMs = this.now() - this.lastBeatAtMs;
+    if (sinceMs <= this.leaseMs) return null;
+    return `cluster heartbeat failing for ${sinceMs} ms (lease ${this.leaseMs} ms): this node's work may have been taken over`;
+  }
+
+  bindsHeldByPeers(transport: Transport): boolean {
+    // With its slot session open, a slotted transport holding no slot tried every free one at its
+    // last sync: the cluster's binds are all other nodes'.
+    return isSlottedTransport(transport) && this.slots.connected && transport.heldSlots().length === 0;
   }
 
   /** The id claims and fenced writes are stamped with; it changes when a fenced node rejoins. */
@@ -188,6 +210,7 @@ export class ClusterRuntime {
       return;
     }
     this.counters.beats++;
+    this.lastBeatAtMs = this.now();
     this.beatFailures.recovered();
     this.lastBeat = report;
     const { wake } = this.options;

@@ -48,6 +48,7 @@ export async function joinPgCluster(options: PgClusterOptions): Promise<ClusterR
     wake: options.wake,
     logger,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
 }
 

@@ -10,6 +10,7 @@
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { readiness } from '../../src/admin/readiness.js';
 import { CampaignProcessor } from '../../src/campaigns/campaign-processor.js';
 import type { ClusterRuntime, ClusterWakeTargets } from '../../src/cluster/cluster-runtime.js';
 import { joinPgCluster } from '../../src/cluster/pg-cluster.js';
@@ -159,6 +160,8 @@ describe('a database that goes away (a failover, a restart)', () => {
       // 15 beats at 100 ms: longer than the 1 s lease.
       await until(() => node.runtime.stats().failedBeats >= 15, '15 failed beats');
       expect(node.runtime.stats().slotSessionOpen).toBe(false);
+      // Past the lease unbeaten: /ready says this node may have been taken over.
+      expect(node.runtime.membershipProblem()).toMatch(/^cluster heartbeat failing for \d+ ms \(lease 1000 ms\)/);
     } finally {
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
     }
@@ -169,36 +172,41 @@ describe('a database that goes away (a failover, a restart)', () => {
     expect(node.runtime.node.nodeId()).not.toBe(formerId);
     expect(node.logs.some((l) => String(l['msg']).startsWith('the cluster heartbeat (database unreachable?) works again'))).toBe(true);
     await until(() => node.runtime.stats().slotSessionOpen, 'the slot session is open again');
+    expect(node.runtime.membershipProblem()).toBeNull();
     const beats = node.runtime.stats().beats;
     await until(() => node.runtime.stats().beats >= beats + 3, 'beats go on');
     expect(await nodeRows(pool!)).toEqual([node.runtime.node.nodeId()]);
   });
 });
 
+const CARRIER_BINDS = 3;
+
+function smppNodeWithOneBind(url: string, pool: PgPool, smsc: ClusterSmsc): Promise<{ node: TestNode; transport: SmppTransport }> {
+  return smppNode(url, pool, smsc, 1);
+}
+
+async function smppNode(url: string, pool: PgPool, smsc: ClusterSmsc, binds = CARRIER_BINDS): Promise<{ node: TestNode; transport: SmppTransport }> {
+  const node = await joinNode(pool, url);
+  const transport = new SmppTransport(
+    {
+      name: 'carrier', type: 'smpp', host: smsc.address.host, port: smsc.address.port, systemId: 'esme', password: 'secret',
+      bindMode: 'transceiver', binds, maxPerSecond: 300, responseTimeoutMs: 2_000, reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+    },
+    { slotGate: node.runtime.slotGate, logger: silentLogger() },
+  );
+  // As the gateway does: the runtime first, the transport's own start (its first sync), then the slot loop.
+  await node.runtime.start();
+  await transport.start();
+  node.runtime.beginSlotSync([transport]);
+  suite.afterThisTest(async () => {
+    await node.runtime.endSlotSync();
+    await transport.stop(0);
+    await node.runtime.stop();
+  });
+  return { node, transport };
+}
+
 describe('bind slots kept by the runtime (PostgreSQL, a carrier SMSC limiting binds to 3)', () => {
-  const CARRIER_BINDS = 3;
-
-  async function smppNode(url: string, pool: PgPool, smsc: ClusterSmsc): Promise<{ node: TestNode; transport: SmppTransport }> {
-    const node = await joinNode(pool, url);
-    const transport = new SmppTransport(
-      {
-        name: 'carrier', type: 'smpp', host: smsc.address.host, port: smsc.address.port, systemId: 'esme', password: 'secret',
-        bindMode: 'transceiver', binds: CARRIER_BINDS, maxPerSecond: 300, responseTimeoutMs: 2_000, reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
-      },
-      { slotGate: node.runtime.slotGate, logger: silentLogger() },
-    );
-    // As the gateway does: the runtime first, the transport's own start (its first sync), then the slot loop.
-    await node.runtime.start();
-    await transport.start();
-    node.runtime.beginSlotSync([transport]);
-    suite.afterThisTest(async () => {
-      await node.runtime.endSlotSync();
-      await transport.stop(0);
-      await node.runtime.stop();
-    });
-    return { node, transport };
-  }
-
   it('shares the slots fairly as nodes come, unbinds at once when its slot session is lost, and binds again after reconnecting', async () => {
     const { url, pools: [da, db] } = await database(2);
     const smsc = await ClusterSmsc.start({ maxBinds: CARRIER_BINDS });
@@ -227,6 +235,25 @@ describe('bind slots kept by the runtime (PostgreSQL, a carrier SMSC limiting bi
     expect(b.transport.heldSlots().length).toBeLessThanOrEqual(2);
     // Never a bind over the carrier's limit, so never one refused.
     expect(smsc.maxConcurrentBinds).toBeLessThanOrEqual(CARRIER_BINDS);
+    expect(smsc.bindsRefused).toBe(0);
+  });
+});
+
+describe('/ready on a node of a cluster', () => {
+  it('counts a transport whose one bind another node holds as up, and a node whose heartbeat fails past its lease as not ready', async () => {
+    const { url, pools: [pa, pb] } = await database(2);
+    const smsc = await ClusterSmsc.start({ maxBinds: 1 });
+    suite.afterThisTest(() => smsc.stop());
+    const holder = await smppNodeWithOneBind(url, pa!, smsc);
+    await until(() => smsc.boundCount === 1, 'the holder binds');
+    const other = await smppNodeWithOneBind(url, pb!, smsc);
+    await until(() => other.node.runtime.stats().liveNodes === 2, 'the other node sees two live nodes');
+
+    const status = createPgStores(pb!).status;
+    expect(await readiness(status, [other.transport], () => false, other.node.runtime))
+      .toEqual({ ready: true, database: 'writable', transportsUp: [], transportsHeldByPeers: ['carrier'], reasons: [] });
+    expect(await readiness(createPgStores(pa!).status, [holder.transport], () => false, holder.node.runtime))
+      .toEqual({ ready: true, database: 'writable', transportsUp: ['carrier'], transportsHeldByPeers: [], reasons: [] });
     expect(smsc.bindsRefused).toBe(0);
   });
 });
