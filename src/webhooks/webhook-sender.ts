@@ -128,6 +128,15 @@ const SECRET_CACHE_LIMIT = 1024;
  */
 const LEASE_MARGIN_MS = 5_000;
 
+/**
+ * A leasing outbox is asked for at most what the request slots send in this many rounds (4 x
+ * concurrency rows held, queued or in flight). Each claim is a database round trip, and claims run
+ * one at a time: bigger claims are fewer round trips (on this 2-core machine under load a claim took
+ * about 7 ms; claiming 2 rounds gave 2,100-2,500 webhooks/s, 4 rounds see bench/webhooks/pg-run.ts),
+ * smaller ones keep a lease short (see leaseMs).
+ */
+const CLAIM_ROUNDS = 4;
+
 /** How soon a results write the outbox refused to take (database unreachable) is tried again. */
 const WRITE_RETRY_MS = 1_000;
 
@@ -149,11 +158,12 @@ export class WebhookSender {
    * How long a leasing outbox (PostgreSQL) keeps a claimed event from other nodes. It must outlast
    * the longest a healthy node takes from the claim to the fenced write of the result, or another
    * node would take the event while its answer is on the way (a duplicate, allowed but avoidable):
-   * a claimed row waits in the queue at most one request (claims are bounded to what the free
-   * slots and one more round of them send), then its own request (timeoutMs), then the flush
-   * interval, then the write. So 2 x timeoutMs + flushIntervalMs + LEASE_MARGIN_MS: 25,025 ms with
-   * the defaults. A node that dies does not make its events wait that long: the reap of an expired
-   * node (about 5 s, src/store/pg/node-takeover.ts) releases its leases at once.
+   * a claimed row waits in the queue for at most CLAIM_ROUNDS - 1 rounds of requests ahead of it,
+   * then its own request, each round at most timeoutMs, then the flush interval, then the write.
+   * So CLAIM_ROUNDS x timeoutMs + flushIntervalMs + LEASE_MARGIN_MS: 45,025 ms with the defaults.
+   * Long, but it only matters for a node that is alive and stuck: a node that dies or stalls past
+   * its node lease (about 5 s) is reaped, and the reap releases its event leases at once
+   * (src/store/pg/node-takeover.ts).
    */
   private readonly leaseMs: number;
 
@@ -209,7 +219,7 @@ export class WebhookSender {
     this.flushBatchRows = options.flushBatchRows ?? 512;
     this.stopTimeoutMs = options.stopTimeoutMs ?? this.config.timeoutMs + 1000;
     this.readBatchRows = Math.max(256, this.config.concurrency * 8);
-    this.leaseMs = 2 * this.config.timeoutMs + this.flushIntervalMs + LEASE_MARGIN_MS;
+    this.leaseMs = CLAIM_ROUNDS * this.config.timeoutMs + this.flushIntervalMs + LEASE_MARGIN_MS;
     this.outage = new OutageLog(this.logger, this.now);
     this.breakers = new EndpointBreakers({
       failuresToOpen: this.config.breakerFailures,
@@ -349,6 +359,9 @@ export class WebhookSender {
       if (this.queue.length === 0 && !this.refill()) break;
       this.startAttempt(this.queue.shift() as DueOutboxRow);
     }
+    // A claim answering after a round trip is asked for before the queue runs dry, so the free slots
+    // do not wait for it.
+    if (this.outbox.leasesRows && this.queue.length < this.config.concurrency) this.refill();
     this.notifyIfIdle();
   }
 
@@ -372,11 +385,11 @@ export class WebhookSender {
    */
   private refill(): boolean {
     if (!this.outboxMayHaveNewRows || this.reading !== null) return false;
-    // A leasing outbox returns each row once: claim what the free slots and one more round of them
-    // send, so no row waits long under a lease (see leaseMs). An unleased one returns the rows this
-    // sender holds too, which it skips.
+    // A leasing outbox returns each row once: claim what the slots send in CLAIM_ROUNDS rounds, so
+    // no row waits long under its lease (see leaseMs). An unleased one returns the rows this sender
+    // holds too, which it skips.
     const maxRows = this.outbox.leasesRows
-      ? 2 * this.config.concurrency - this.inFlight - this.queue.length
+      ? CLAIM_ROUNDS * this.config.concurrency - this.inFlight - this.queue.length
       : this.claimed.size + this.readBatchRows;
     // Cleared before the read: a wake while it is under way sets it again.
     this.outboxMayHaveNewRows = false;
