@@ -131,9 +131,8 @@ const LEASE_MARGIN_MS = 5_000;
 /**
  * A leasing outbox is asked for at most what the request slots send in this many rounds (4 x
  * concurrency rows held, queued or in flight). Each claim is a database round trip, and claims run
- * one at a time: bigger claims are fewer round trips (on this 2-core machine under load a claim took
- * about 7 ms; claiming 2 rounds gave 2,100-2,500 webhooks/s, 4 rounds see bench/webhooks/pg-run.ts),
- * smaller ones keep a lease short (see leaseMs).
+ * one at a time: bigger claims are fewer round trips (5-7 ms each on the loaded 2-core machine),
+ * smaller ones keep a lease short (see leaseMs). README "Benchmarks", bench:webhooks:pg.
  */
 const CLAIM_ROUNDS = 4;
 
