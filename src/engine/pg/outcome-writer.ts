@@ -41,7 +41,7 @@ export class PgOutcomeWriter {
     const tally = await this.units.write((client) => {
       const store = new PgDispatchStore(client);
       return this.apply(store, new PgPartChanges(store, client, this.logger), result);
-    });
+    }, { first: true });
     this.counts.accepted += tally.counts.accepted;
     this.counts.retried += tally.counts.retried;
     this.counts.held += tally.counts.held;
