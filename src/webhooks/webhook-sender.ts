@@ -131,9 +131,8 @@ const LEASE_MARGIN_MS = 5_000;
 /**
  * A leasing outbox is asked for at most what the request slots send in this many rounds (4 x
  * concurrency rows held, queued or in flight). Each claim is a database round trip, and claims run
- * one at a time: bigger claims are fewer round trips (on this 2-core machine under load a claim took
- * about 7 ms; claiming 2 rounds gave 2,100-2,500 webhooks/s, 4 rounds see bench/webhooks/pg-run.ts),
- * smaller ones keep a lease short (see leaseMs).
+ * one at a time: bigger claims are fewer round trips (5-7 ms each on the loaded 2-core machine),
+ * smaller ones keep a lease short (see leaseMs). README "Benchmarks", bench:webhooks:pg.
  */
 const CLAIM_ROUNDS = 4;
 
@@ -176,6 +175,8 @@ export class WebhookSender {
   private inFlight = 0;
   /** An outbox read answering later (PostgreSQL): no second one starts meanwhile. */
   private reading: Promise<void> | null = null;
+  /** Outbox calls answering later (PostgreSQL), with what handles their answers: stop() waits for them. */
+  private readonly calls = new Set<Promise<void>>();
   private readonly idleWaiters = new Set<() => void>();
   private results: AttemptRecord[] = [];
   /** Result batches handed to options.writeResults and not yet written. */
@@ -307,7 +308,7 @@ export class WebhookSender {
     // pump() is synchronous, so no pass is running: the loop ends at once.
     const loopEnded = this.worker.stop();
     // A claim answering now finds the sender stopped and gives its rows back (refill).
-    await this.reading;
+    await this.callsSettled();
     const unsent = this.queue.splice(0);
     for (const row of unsent) this.claimed.delete(row.id);
     await this.giveBack(unsent);
@@ -324,12 +325,36 @@ export class WebhookSender {
     this.giveUpWritesAtMs = Date.now() + this.stopTimeoutMs;
     this.flush();
     while (this.writesInFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.add(resolve));
+    // Redrives the last results started: the caller may close the database once stop() resolves.
+    await this.callsSettled();
     this.closed = true;
     this.breakers.shutdown();
     if (this.ownsHttpClient) this.http.close();
     for (const resolve of this.idleWaiters) resolve();
     this.idleWaiters.clear();
     await loopEnded;
+  }
+
+  private async callsSettled(): Promise<void> {
+    while (this.calls.size > 0) await Promise.all([...this.calls]);
+  }
+
+  /**
+   * settle() for the sender's outbox calls: true when answered synchronously (SQLite); one answering
+   * later is kept in `calls` until its answer is handled.
+   */
+  private outboxCall<T>(call: () => T | Promise<T>, onValue: (value: T, deferred: boolean) => void, onError: (err: unknown, deferred: boolean) => void): boolean {
+    const later = settle(call, onValue, onError);
+    if (later === null) return true;
+    this.track(later);
+    return false;
+  }
+
+  private track(call: Promise<void>): void {
+    const tracked: Promise<void> = call
+      .catch((err: unknown) => this.logger.error({ err }, 'webhook sender failed handling an outbox answer'))
+      .finally(() => this.calls.delete(tracked));
+    this.calls.add(tracked);
   }
 
   /** Rows claimed that this sender will not send (it stops): a leasing outbox lets other nodes take them at once. */
@@ -394,7 +419,7 @@ export class WebhookSender {
     // Cleared before the read: a wake while it is under way sets it again.
     this.outboxMayHaveNewRows = false;
     let readDone = (): void => undefined;
-    const answered = settle(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
+    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
       (rows, deferred) => {
         this.outage.succeeded();
         // As many as asked for: more may be due. Fewer: every due row is now claimed, so until
@@ -403,8 +428,9 @@ export class WebhookSender {
         if (deferred) {
           this.reading = null;
           readDone();
+          // Stopping: shutdown() waits for the rows to be given back too.
           if (!this.running) {
-            void this.giveBack(rows);
+            this.track(this.giveBack(rows));
             return;
           }
         }
@@ -474,7 +500,7 @@ export class WebhookSender {
     const redrive = this.redrive;
     if (redrive === null) return;
     const nowMs = this.now();
-    settle(() => this.outbox.listRedriveEndpoints(nowMs - this.config.redriveWithinMs),
+    this.outboxCall(() => this.outbox.listRedriveEndpoints(nowMs - this.config.redriveWithinMs),
       (endpoints, deferred) => {
         for (const { clientId, url } of endpoints) redrive.track({ key: EndpointBreakers.keyFor(clientId, url), clientId, url }, nowMs);
         if (deferred && endpoints.length > 0) this.pumpSoon();
@@ -501,7 +527,7 @@ export class WebhookSender {
       // The next probe a window later, whatever this one finds: one answering later must not be asked for again meanwhile.
       redrive.reschedule(target.key, nowMs + this.config.breakerOpenMs);
       const filter = { clientId: target.clientId, url: target.url, cutoffMs: nowMs - this.config.redriveWithinMs };
-      settle(() => this.outbox.requeueProbe(filter, nowMs, this.leaseMs),
+      this.outboxCall(() => this.outbox.requeueProbe(filter, nowMs, this.leaseMs),
         (probe, deferred) => {
           this.outage.succeeded();
           this.probeRequeued(target, probe);
@@ -528,7 +554,7 @@ export class WebhookSender {
           this.take([probe.claimed]);
         } else {
           this.probes.delete(probe.id);
-          void this.giveBack([probe.claimed]);
+          this.track(this.giveBack([probe.claimed]));
         }
     }
   }
@@ -552,7 +578,7 @@ export class WebhookSender {
     const cutoffMs = nowMs - this.config.redriveWithinMs;
     for (const target of this.recovered.values()) {
       // On PostgreSQL one UPDATE takes each dead letter once: nodes redriving one endpoint together re-queue it once.
-      settle(() => this.outbox.redriveDeadLetters({ clientId: target.clientId, url: target.url, cutoffMs }, nowMs),
+      this.outboxCall(() => this.outbox.redriveDeadLetters({ clientId: target.clientId, url: target.url, cutoffMs }, nowMs),
         (redriven, deferred) => {
           redrive.redriven(target.key, nowMs);
           this.counters.redriven += redriven;
@@ -652,7 +678,7 @@ export class WebhookSender {
    * rows, still pending, are sent again.
    */
   private write(batch: readonly AttemptRecord[]): void {
-    const answered = settle(() => this.outbox.recordAttempts(batch),
+    const answered = this.outboxCall(() => this.outbox.recordAttempts(batch),
       (written, deferred) => {
         if (deferred) this.writesInFlight -= 1;
         this.outage.succeeded();

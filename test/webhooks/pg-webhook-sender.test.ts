@@ -163,6 +163,28 @@ describe('WebhookSender on PostgreSQL, one node', () => {
     expect(s.stats()).toMatchObject({ probes: 1, redriven: 4 });
     for (const row of rows) expect(row).toMatchObject({ leased_by: null, dead_url: null });
   });
+
+  it('gives back at stop the leases of events it claimed and did not send; the one still out keeps its lease', async () => {
+    const database = await suite.open();
+    const stores = createPgStores(database.pool);
+    const r = await receiver();
+    r.respondWith(() => ({ kind: 'hang' }));
+    await queueEvents(stores, r.url, 4);
+    const s = new WebhookSender({
+      outbox: new PgWebhookOutbox(stores.webhooks, node('node-a')), secretBox: box, logger: silentLogger(),
+      config: { ...FAST, concurrency: 1, timeoutMs: 60_000 }, pollIntervalMs: 50, flushIntervalMs: 5, stopTimeoutMs: 100,
+    });
+    senders.push(s);
+    s.start();
+    await r.waitForCount(1);
+    // Concurrency 1 claims 4 rounds: all four are node A's, one at the receiver.
+    expect((await outbox(database)).map((row) => row.leased_by)).toEqual(['node-a', 'node-a', 'node-a', 'node-a']);
+    await s.stop();
+    const rows = await outbox(database);
+    expect(rows.map((row) => row.state)).toEqual(['pending', 'pending', 'pending', 'pending']);
+    expect(rows.filter((row) => row.leased_by === 'node-a')).toHaveLength(1);
+    expect(rows.filter((row) => row.leased_by === null)).toHaveLength(3);
+  });
 });
 
 describe('WebhookSender on PostgreSQL, two nodes on one outbox', () => {
@@ -210,6 +232,28 @@ describe('WebhookSender on PostgreSQL, two nodes on one outbox', () => {
     expect(r.count).toBe(10);
     const seen = eventIdsSeen(r);
     for (const row of rows) expect(seen.filter((id) => id === row.event_id)).toHaveLength(2);
+  });
+
+  it('sends a dead letter replayed by the operator from the node that is running, with its event id', async () => {
+    const [a, b] = await suite.openNodes(2) as [PostgresDatabase, PostgresDatabase];
+    const storesA = createPgStores(a.pool);
+    const storesB = createPgStores(b.pool);
+    const r = await receiver();
+    r.respondWith(() => ({ kind: 'status', statusCode: 410 }));
+    const clientId = await queueEvents(storesA, r.url, 1);
+    const senderA = sender(storesA, node('node-a'));
+    senderA.start();
+    await vi.waitFor(async () => expect((await outbox(a))[0]?.state).toBe('dead'), WAIT);
+    await senderA.stop();
+    // `smsgate webhook replay --client acme` on PostgreSQL: re-queued; node B, running, sends it.
+    r.respondWith(undefined);
+    const senderB = sender(storesB, node('node-b'));
+    senderB.start();
+    expect(await storesB.webhooks.requeueDeadLetters({ clientId }, Date.now())).toHaveLength(1);
+    await vi.waitFor(async () => expect((await outbox(a))[0]).toMatchObject({ state: 'delivered', attempts: 1, leased_by: null }), WAIT);
+    const [row] = await outbox(a);
+    expect(eventIdsSeen(r)).toEqual([row!.event_id, row!.event_id]);
+    expect(senderB.stats().delivered).toBe(1);
   });
 
   it('redrives an endpoint two nodes track once: each dead letter is POSTed once after the outage', async () => {
