@@ -38,8 +38,21 @@ export interface PgWriteRetryOptions {
 
 export const PG_WRITE_RETRY_DEFAULTS = { retryBaseDelayMs: 100, retryMaxDelayMs: 2_000, maxDelayMs: 2, maxBatch: 32, maxConcurrent: 4 } as const;
 
+/**
+ * Units of one kind applied together: the items of a group queued next to each other in a batch go
+ * to one `apply` call inside its transaction (a few statements for many rows instead of several per
+ * item), which returns one result per item, in order. After a failure no retry cures, each item is
+ * applied alone.
+ */
+export interface PgWriteGroup<I, R> {
+  apply(client: PgClient, items: readonly I[]): Promise<R[]>;
+}
+
 interface Pending {
-  run: (client: PgClient) => Promise<unknown>;
+  /** A unit of its own; undefined for an item of a group. */
+  run: ((client: PgClient) => Promise<unknown>) | undefined;
+  group: PgWriteGroup<unknown, unknown> | undefined;
+  item: unknown;
   result: unknown;
   resolve: (result: unknown) => void;
   reject: (err: unknown) => void;
@@ -82,10 +95,27 @@ export class PgUnitRunner {
         reject(new GatewayError('STORE_CLOSED', 'stopped before the store accepted this write'));
         return;
       }
-      const pending: Pending = { run: unit, result: undefined, resolve: resolve as (result: unknown) => void, reject, first: options.first === true };
-      (pending.first ? this.pendingFirst : this.pending).push(pending);
-      this.schedule();
+      this.enqueue({ run: unit, group: undefined, item: undefined, result: undefined, resolve: resolve as (result: unknown) => void, reject, first: options.first === true });
     });
+  }
+
+  /** Queues one item of a group (see PgWriteGroup); resolves with its result once the transaction holding it committed. */
+  writeInGroup<I, R>(group: PgWriteGroup<I, R>, item: I, options: { first?: boolean } = {}): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      if (this.closed) {
+        reject(new GatewayError('STORE_CLOSED', 'stopped before the store accepted this write'));
+        return;
+      }
+      this.enqueue({
+        run: undefined, group: group as unknown as PgWriteGroup<unknown, unknown>, item, result: undefined, resolve: resolve as (result: unknown) => void, reject,
+        first: options.first === true,
+      });
+    });
+  }
+
+  private enqueue(pending: Pending): void {
+    (pending.first ? this.pendingFirst : this.pending).push(pending);
+    this.schedule();
   }
 
   /** No new units; a batch waiting for its retry makes one last attempt now, and fails if refused. */
@@ -160,7 +190,24 @@ export class PgUnitRunner {
 
   private async runInOne(batch: readonly Pending[]): Promise<void> {
     await inTransaction(this.pool, async (client) => {
-      for (const p of batch) p.result = await p.run(client);
+      let i = 0;
+      while (i < batch.length) {
+        const p = batch[i] as Pending;
+        if (p.group === undefined) {
+          p.result = await p.run?.(client);
+          i++;
+          continue;
+        }
+        let end = i + 1;
+        while (end < batch.length && (batch[end] as Pending).group === p.group) end++;
+        const members = batch.slice(i, end);
+        const results = await p.group.apply(client, members.map((m) => m.item));
+        if (results.length !== members.length) throw new Error(`a write group returned ${results.length} results for ${members.length} items`);
+        members.forEach((m, k) => {
+          m.result = results[k];
+        });
+        i = end;
+      }
     });
   }
 
