@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { BackgroundWorker, type PassCause, type PassResult } from '../src/background-worker.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BackgroundWorker, type BackgroundWorkerOptions, type PassCause, type PassResult } from '../src/background-worker.js';
 import { ManualClock } from './support/manual-clock.js';
 
 /** Lets the worker's promise chain (and one setImmediate turn) run; the manual clock does not move. */
@@ -12,13 +12,46 @@ function counting(results: PassResult[] = []): { passes: () => number; pass: () 
   return { passes: () => n, pass: () => results[n++] };
 }
 
+/** Pass causes in order, for the tests that look at why each pass ran. */
+function recording(): { causes: PassCause[]; pass: (cause: PassCause) => void } {
+  const causes: PassCause[] = [];
+  return { causes, pass: (cause) => void causes.push(cause) };
+}
+
+/** A pass whose `blockedPass`-th run waits until release() (each test says which run blocks). */
+function gated(blockedPass: number | 'every'): { passes: () => number; release: () => void; pass: () => Promise<void> } {
+  let n = 0;
+  let release: () => void = () => undefined;
+  return {
+    passes: () => n,
+    release: () => release(),
+    pass: async () => {
+      n++;
+      if (blockedPass === 'every' || n === blockedPass) await new Promise<void>((resolve) => (release = resolve));
+    },
+  };
+}
+
+const running = new Set<BackgroundWorker>();
+afterEach(async () => {
+  await Promise.all([...running].map((worker) => worker.stop()));
+  running.clear();
+});
+
+/** A worker on a manual clock at 0, started, its first pass settled; stopped after the test. */
+async function startedWorker(options: Omit<BackgroundWorkerOptions, 'clock'>): Promise<{ clock: ManualClock; worker: BackgroundWorker }> {
+  const clock = new ManualClock(0);
+  const worker = new BackgroundWorker({ ...options, clock });
+  running.add(worker);
+  worker.start();
+  await settle();
+  return { clock, worker };
+}
+
 describe('BackgroundWorker', () => {
   it('runs one pass at start, then nothing until the clock passes intervalMs', async () => {
-    const clock = new ManualClock(0);
     const work = counting();
-    const worker = new BackgroundWorker({ pass: work.pass, intervalMs: 1_000, clock });
-    worker.start();
-    await settle();
+    const { clock } = await startedWorker({ pass: work.pass, intervalMs: 1_000 });
     expect(work.passes()).toBe(1);
     clock.advanceTo(999);
     await settle();
@@ -26,15 +59,11 @@ describe('BackgroundWorker', () => {
     clock.advanceTo(1_000);
     await settle();
     expect(work.passes()).toBe(2);
-    await worker.stop();
   });
 
   it('wake() ends the sleep at once, without the clock moving', async () => {
-    const clock = new ManualClock(0);
     const work = counting();
-    const worker = new BackgroundWorker({ pass: work.pass, intervalMs: 60_000, clock });
-    worker.start();
-    await settle();
+    const { clock, worker } = await startedWorker({ pass: work.pass, intervalMs: 60_000 });
     worker.wake();
     await settle();
     expect(work.passes()).toBe(2);
@@ -44,55 +73,33 @@ describe('BackgroundWorker', () => {
   });
 
   it('remembers a wake() that came during a pass', async () => {
-    const clock = new ManualClock(0);
-    let release: () => void = () => undefined;
-    let passes = 0;
-    const worker = new BackgroundWorker({
-      clock,
-      intervalMs: 60_000,
-      pass: async () => {
-        passes++;
-        if (passes === 1) await new Promise<void>((resolve) => (release = resolve));
-      },
-    });
-    worker.start();
-    await settle();
+    const work = gated(1);
+    const { worker } = await startedWorker({ pass: work.pass, intervalMs: 60_000 });
     worker.wake();
-    release();
+    work.release();
     await settle();
-    expect(passes).toBe(2);
-    await worker.stop();
+    expect(work.passes()).toBe(2);
   });
 
   it("runs again without sleeping after a 'more' pass", async () => {
-    const clock = new ManualClock(0);
     const work = counting(['more', 'more', 'idle']);
-    const worker = new BackgroundWorker({ pass: work.pass, intervalMs: 60_000, clock });
-    worker.start();
-    await settle();
+    await startedWorker({ pass: work.pass, intervalMs: 60_000 });
     expect(work.passes()).toBe(3);
-    await worker.stop();
   });
 
   it('reads intervalMs before each sleep (a growing backoff)', async () => {
-    const clock = new ManualClock(0);
     const work = counting();
-    const worker = new BackgroundWorker({ pass: work.pass, intervalMs: () => 1_000 * work.passes(), clock });
-    worker.start();
-    await settle();
+    const { clock } = await startedWorker({ pass: work.pass, intervalMs: () => 1_000 * work.passes() });
     expect(clock.nextTimerAtMs()).toBe(1_000);
     clock.advanceTo(1_000);
     await settle();
     expect(clock.nextTimerAtMs()).toBe(3_000);
-    await worker.stop();
   });
 
   it('hands a failing pass to onError and keeps looping', async () => {
-    const clock = new ManualClock(0);
     const errors: unknown[] = [];
     let passes = 0;
-    const worker = new BackgroundWorker({
-      clock,
+    const { clock } = await startedWorker({
       intervalMs: 10,
       onError: (err) => errors.push(err),
       pass: () => {
@@ -100,43 +107,33 @@ describe('BackgroundWorker', () => {
         if (passes === 1) throw new Error('boom');
       },
     });
-    worker.start();
-    await settle();
     expect(errors).toHaveLength(1);
     clock.advanceTo(10);
     await settle();
     expect(passes).toBe(2);
-    await worker.stop();
   });
 
   it('stop() waits for the running pass and no pass starts after it', async () => {
-    const clock = new ManualClock(0);
-    let release: () => void = () => undefined;
-    let passes = 0;
+    const work = gated('every');
     let finished = false;
-    const worker = new BackgroundWorker({
-      clock,
+    const { clock, worker } = await startedWorker({
       intervalMs: 10,
       pass: async () => {
-        passes++;
-        await new Promise<void>((resolve) => (release = resolve));
+        await work.pass();
         finished = true;
       },
     });
-    worker.start();
-    await settle();
     const stopping = worker.stop();
     let stopped = false;
     void stopping.then(() => (stopped = true));
     await settle();
     expect(stopped).toBe(false);
-    release();
+    work.release();
     await stopping;
     expect(finished).toBe(true);
     clock.advanceTo(1_000);
     await settle();
-    expect(passes).toBe(1);
-    await worker.stop();
+    expect(work.passes()).toBe(1);
   });
 
   it('stop() before start() settles and start() after it runs nothing', async () => {
@@ -150,11 +147,8 @@ describe('BackgroundWorker', () => {
 
   describe('wakeAt', () => {
     it('shortens a running sleep to end at that clock time, and never lengthens it', async () => {
-      const clock = new ManualClock(0);
-      const causes: PassCause[] = [];
-      const worker = new BackgroundWorker({ pass: (cause) => void causes.push(cause), intervalMs: 60_000, clock });
-      worker.start();
-      await settle();
+      const work = recording();
+      const { clock, worker } = await startedWorker({ pass: work.pass, intervalMs: 60_000 });
       expect(clock.nextTimerAtMs()).toBe(60_000);
       worker.wakeAt(2_000);
       expect(clock.nextTimerAtMs()).toBe(2_000);
@@ -163,66 +157,46 @@ describe('BackgroundWorker', () => {
       expect(clock.nextTimerAtMs()).toBe(2_000);
       clock.advanceTo(1_999);
       await settle();
-      expect(causes).toEqual(['start']);
+      expect(work.causes).toEqual(['start']);
       clock.advanceTo(2_000);
       await settle();
-      expect(causes).toEqual(['start', 'due']);
+      expect(work.causes).toEqual(['start', 'due']);
       // Answered: the next sleep is the plain interval again.
       expect(clock.nextTimerAtMs()).toBe(62_000);
-      await worker.stop();
     });
 
     it('asked during a pass, it bounds the next sleep', async () => {
-      const clock = new ManualClock(0);
-      let release: () => void = () => undefined;
-      let passes = 0;
-      const worker = new BackgroundWorker({
-        clock,
-        intervalMs: 60_000,
-        pass: async () => {
-          passes++;
-          if (passes === 1) await new Promise<void>((resolve) => (release = resolve));
-        },
-      });
-      worker.start();
-      await settle();
+      const work = gated(1);
+      const { clock, worker } = await startedWorker({ pass: work.pass, intervalMs: 60_000 });
       worker.wakeAt(8_000);
-      release();
+      work.release();
       await settle();
-      expect(passes).toBe(1);
+      expect(work.passes()).toBe(1);
       expect(clock.nextTimerAtMs()).toBe(8_000);
       clock.advanceTo(8_000);
       await settle();
-      expect(passes).toBe(2);
-      await worker.stop();
+      expect(work.passes()).toBe(2);
     });
 
     it('outlives a wake() that comes before it is due', async () => {
-      const clock = new ManualClock(0);
-      const causes: PassCause[] = [];
-      const worker = new BackgroundWorker({ pass: (cause) => void causes.push(cause), intervalMs: 60_000, clock });
-      worker.start();
-      await settle();
+      const work = recording();
+      const { clock, worker } = await startedWorker({ pass: work.pass, intervalMs: 60_000 });
       worker.wakeAt(4_000);
       clock.advanceTo(1_000);
       worker.wake();
       await settle();
-      expect(causes).toEqual(['start', 'woken']);
+      expect(work.causes).toEqual(['start', 'woken']);
       expect(clock.nextTimerAtMs()).toBe(4_000);
       clock.advanceTo(4_000);
       await settle();
-      expect(causes).toEqual(['start', 'woken', 'due']);
-      await worker.stop();
+      expect(work.causes).toEqual(['start', 'woken', 'due']);
     });
   });
 
   describe('keepScheduleOnWake', () => {
     it('wakes more often than intervalMs do not postpone the timed pass', async () => {
-      const clock = new ManualClock(0);
-      const causes: PassCause[] = [];
-      const worker = new BackgroundWorker({ pass: (cause) => void causes.push(cause), intervalMs: 200, clock, keepScheduleOnWake: true });
-      worker.start();
-      await settle();
+      const work = recording();
+      const { clock, worker } = await startedWorker({ pass: work.pass, intervalMs: 200, keepScheduleOnWake: true });
       for (const atMs of [100, 150, 199]) {
         clock.advanceTo(atMs);
         worker.wake();
@@ -231,91 +205,63 @@ describe('BackgroundWorker', () => {
       }
       clock.advanceTo(200);
       await settle();
-      expect(causes).toEqual(['start', 'woken', 'woken', 'woken', 'due']);
+      expect(work.causes).toEqual(['start', 'woken', 'woken', 'woken', 'due']);
       expect(clock.nextTimerAtMs()).toBe(400);
-      await worker.stop();
     });
 
     it('without it, each wake restarts the interval (the other loops)', async () => {
-      const clock = new ManualClock(0);
-      const work = counting();
-      const worker = new BackgroundWorker({ pass: work.pass, intervalMs: 200, clock });
-      worker.start();
-      await settle();
+      const { clock, worker } = await startedWorker({ pass: counting().pass, intervalMs: 200 });
       clock.advanceTo(150);
       worker.wake();
       await settle();
       expect(clock.nextTimerAtMs()).toBe(350);
-      await worker.stop();
     });
 
     it('an earlier interval (a redrive probe falling due) still wins', async () => {
-      const clock = new ManualClock(0);
       let intervalMs = 200;
-      const worker = new BackgroundWorker({ pass: () => undefined, intervalMs: () => intervalMs, clock, keepScheduleOnWake: true });
-      worker.start();
-      await settle();
+      const { clock, worker } = await startedWorker({ pass: () => undefined, intervalMs: () => intervalMs, keepScheduleOnWake: true });
       clock.advanceTo(10);
       intervalMs = 50;
       worker.wake();
       await settle();
       expect(clock.nextTimerAtMs()).toBe(60);
-      await worker.stop();
     });
   });
 
   describe('duePassInTimer', () => {
     it('runs a synchronous due pass inside the timer and sets the next timer before it returns', async () => {
-      const clock = new ManualClock(0);
-      const causes: PassCause[] = [];
-      const worker = new BackgroundWorker({ pass: (cause) => void causes.push(cause), intervalMs: 20, clock, duePassInTimer: true });
-      worker.start();
-      await settle();
+      const work = recording();
+      const { clock, worker } = await startedWorker({ pass: work.pass, intervalMs: 20, duePassInTimer: true });
       // No settle() between steps: each pass and the next timer happen within advanceToNextTimer.
       expect(clock.advanceToNextTimer()).toBe(20);
-      expect(causes).toEqual(['start', 'due']);
+      expect(work.causes).toEqual(['start', 'due']);
       expect(clock.advanceToNextTimer()).toBe(40);
-      expect(causes).toEqual(['start', 'due', 'due']);
+      expect(work.causes).toEqual(['start', 'due', 'due']);
       await worker.stop();
       expect(clock.nextTimerAtMs()).toBeNull();
     });
 
     it('without it, the due pass waits for the microtasks after the timer', async () => {
-      const clock = new ManualClock(0);
       const work = counting();
-      const worker = new BackgroundWorker({ pass: work.pass, intervalMs: 20, clock });
-      worker.start();
-      await settle();
+      const { clock } = await startedWorker({ pass: work.pass, intervalMs: 20 });
       clock.advanceToNextTimer();
       expect(work.passes()).toBe(1);
       expect(clock.nextTimerAtMs()).toBeNull();
       await settle();
       expect(work.passes()).toBe(2);
       expect(clock.nextTimerAtMs()).toBe(40);
-      await worker.stop();
     });
 
     it('an async due pass is awaited before the next sleep', async () => {
-      const clock = new ManualClock(0);
-      let release: () => void = () => undefined;
-      let passes = 0;
-      const worker = new BackgroundWorker({
-        clock, intervalMs: 20, duePassInTimer: true,
-        pass: async () => {
-          passes++;
-          if (passes === 2) await new Promise<void>((resolve) => (release = resolve));
-        },
-      });
-      worker.start();
-      await settle();
+      const work = gated(2);
+      const { clock } = await startedWorker({ pass: work.pass, intervalMs: 20, duePassInTimer: true });
       clock.advanceTo(20);
-      expect(passes).toBe(2);
+      expect(work.passes()).toBe(2);
       await settle();
       expect(clock.nextTimerAtMs()).toBeNull();
-      release();
+      work.release();
       await settle();
       expect(clock.nextTimerAtMs()).toBe(40);
-      await worker.stop();
     });
   });
 });

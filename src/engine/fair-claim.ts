@@ -8,7 +8,9 @@
  * When there are more campaigns than one claim holds, the next claim starts after the last
  * campaign served (a cursor over campaign ids), so none waits more than a few claims.
  */
+import type { NodeIdSource } from '../cluster/node-id.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
+import type { PgDispatchStore } from '../store/pg/dispatch-store.js';
 
 export class FairClaimer {
   /** The last campaign served by the previous claim: the next one starts after it. */
@@ -64,6 +66,56 @@ export class FairClaimer {
     // One statement marks the claim (issue 12); a part no longer 'queued' is left out.
     const marked = this.store.markManySubmitting(due.map((p) => p.id), nowMs);
     return due.filter((p) => marked.has(p.id));
+  }
+}
+
+/**
+ * FairClaimer on PostgreSQL (issue 11 item 2): the same rounds and cursor, each campaign's share
+ * taken by one claimParts statement (FOR UPDATE SKIP LOCKED, stamped with the node id asked at the
+ * claim), so nodes claiming at once never get the same part and never wait for each other.
+ */
+export class PgFairClaimer {
+  private cursor = '';
+
+  constructor(
+    private readonly store: PgDispatchStore,
+    private readonly transport: string,
+    private readonly node: NodeIdSource,
+  ) {}
+
+  async claim(nowMs: number, limit: number): Promise<ClaimablePart[][]> {
+    const campaigns = await this.campaigns(limit);
+    if (campaigns.length === 0) return [];
+    const nodeId = this.node.nodeId();
+    const claimed = new Map<string, ClaimablePart[]>();
+    let room = limit;
+    let open = campaigns;
+    while (room > 0 && open.length > 0) {
+      const share = Math.max(1, Math.floor(room / open.length));
+      const filled: string[] = [];
+      for (const campaignId of open) {
+        if (room <= 0) break;
+        const want = Math.min(share, room);
+        const parts = await this.store.claimParts(this.transport, campaignId, nowMs, want, nodeId);
+        if (parts.length === 0) continue;
+        room -= parts.length;
+        const list = claimed.get(campaignId);
+        if (list === undefined) claimed.set(campaignId, parts);
+        else list.push(...parts);
+        if (open === campaigns) this.cursor = campaignId;
+        if (parts.length === want) filled.push(campaignId);
+      }
+      open = filled;
+    }
+    return interleave([...claimed.values()].map(messagesOf));
+  }
+
+  private async campaigns(limit: number): Promise<string[]> {
+    const after = await this.store.queuedCampaigns(this.transport, this.cursor, limit);
+    if (after.length >= limit || this.cursor === '') return after;
+    const seen = new Set(after);
+    const wrapped = (await this.store.queuedCampaigns(this.transport, '', limit - after.length)).filter((id) => !seen.has(id));
+    return [...after, ...wrapped];
   }
 }
 

@@ -4,18 +4,17 @@
  * temporary -> back to 'queued' for a later attempt (nextRetryAt), or 'undelivered' with the last
  * status once engine.maxAttempts attempts failed; permanent -> 'undelivered'. not-sent (the
  * transport was down or stopping), and any temporary failure while the engine is stopping, holds
- * the part without spending an attempt. This is the only place attempts are counted (the
- * contract is on PartOutcome in src/transports/transport.ts).
+ * the part without spending an attempt. What each answer means is decided in outcome-decision.ts,
+ * shared with the PostgreSQL writer (the contract is on PartOutcome in src/transports/transport.ts).
  */
 import type { Logger } from '../log.js';
-import { fitStatus } from '../receipts/index.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { PartOutcome } from '../transports/transport.js';
 import type { EngineConfig } from './config.js';
+import { decidePartAction, missingOutcome } from './outcome-decision.js';
 import type { WriteBatcher, WriteGroup } from './write-batcher.js';
 import type { ReceiptApplier } from './receipt-applier.js';
 import type { RecipientUpdates } from './recipient-updates.js';
-import { attemptsExhausted, nextRetryAt } from './retry-policy.js';
 
 export interface SubmitResult {
   transport: string;
@@ -111,68 +110,33 @@ export class OutcomeWriter {
   }
 
   private applyOutcome(part: ClaimablePart, outcome: PartOutcome, nowMs: number, tally: Tally, accepted: Map<string, ClaimablePart>): void {
-    switch (outcome.kind) {
-      case 'accepted': {
-        if (!this.store.markSubmitted(part.id, outcome.messageId, nowMs)) return;
+    const { action, overlongStatus } = decidePartAction(part, outcome, { config: this.config, stopping: this.stopping, nowMs });
+    if (overlongStatus !== undefined) {
+      tally.logs.push(() => this.logger.warn({ partId: part.id, ...overlongStatus }, 'transport status longer than 30 characters: first 30 kept'));
+    }
+    switch (action.kind) {
+      case 'submitted': {
+        if (!this.store.markSubmitted(part.id, action.messageId, nowMs)) return;
         tally.counts.accepted++;
         // Message ids are unique per SMSC; were one reused within a batch, its last part here gets the early receipt.
-        accepted.set(outcome.messageId, part);
+        accepted.set(action.messageId, part);
         return;
       }
-      case 'not-sent': {
-        this.hold(part, outcome.reason, null, nowMs, tally);
+      case 'requeue': {
+        tally.counts[action.counted]++;
+        this.store.requeue(part.id, action.attempts, action.dueAtMs, action.status, action.errorCode, nowMs);
         return;
       }
-      case 'temporary': {
-        const status = this.fit(outcome.status, part, tally);
-        const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
-        if (this.stopping) {
-          this.hold(part, status, errorCode, nowMs, tally);
-          return;
+      case 'fail': {
+        const { attempts, status } = action;
+        if (action.exhausted) {
+          tally.logs.push(() => this.logger.info({ partId: part.id, recipientId: part.recipient_id, attempts, status }, 'temporary failures exhausted the attempts: part undelivered'));
         }
-        const attempts = part.attempts + 1;
-        if (!attemptsExhausted(attempts, this.config)) {
-          tally.counts.retried++;
-          const dueAt = nextRetryAt(attempts, nowMs, this.config, outcome.retryAfterMs ?? 0);
-          this.store.requeue(part.id, attempts, dueAt, status, errorCode, nowMs);
-          return;
-        }
-        tally.logs.push(() => this.logger.info({ partId: part.id, recipientId: part.recipient_id, attempts, status }, 'temporary failures exhausted the attempts: part undelivered'));
-        this.fail(part, attempts, status, errorCode, nowMs, tally);
-        return;
-      }
-      case 'permanent': {
-        const errorCode = outcome.errorCode === undefined ? null : String(outcome.errorCode);
-        this.fail(part, part.attempts + 1, this.fit(outcome.status, part, tally), errorCode, nowMs, tally);
+        if (!this.store.failPart(part.id, attempts, status, action.errorCode, nowMs)) return;
+        tally.counts.failed++;
+        if (this.recipients.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) this.noteWebhook();
         return;
       }
     }
   }
-
-  /** Back to the queue after the poll interval, attempts unchanged: nothing was spent. */
-  private hold(part: ClaimablePart, status: string, errorCode: string | null, nowMs: number, tally: Tally): void {
-    tally.counts.held++;
-    this.store.requeue(part.id, part.attempts, nowMs + this.config.pollIntervalMs, status, errorCode, nowMs);
-  }
-
-  private fail(part: ClaimablePart, attempts: number, status: string, errorCode: string | null, nowMs: number, tally: Tally): void {
-    if (!this.store.failPart(part.id, attempts, status, errorCode, nowMs)) return;
-    tally.counts.failed++;
-    if (this.recipients.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) this.noteWebhook();
-  }
-
-  private fit(status: string, part: ClaimablePart, tally: Tally): string {
-    const fitted = fitStatus(status);
-    const chars = fitted.truncatedFromChars;
-    if (chars !== undefined) {
-      tally.logs.push(() => this.logger.warn({ partId: part.id, status, chars }, 'transport status longer than 30 characters: first 30 kept'));
-    }
-    return fitted.status;
-  }
-
-}
-
-/** Transport contract: every requested part gets one outcome. A missing one is treated as a lost response. */
-function missingOutcome(part: ClaimablePart): PartOutcome {
-  return { part: part.part_number, kind: 'temporary', status: 'NO_OUTCOME' };
 }

@@ -99,7 +99,7 @@ export class ReceiptApplier {
     const nowMs = this.now();
     const usable = items.map((item) => {
       const logs: (() => void)[] = [];
-      return { transport: item.transport, receipt: this.usableStatus(item.transport, item.receipt, logs), logs };
+      return { transport: item.transport, receipt: usableReceipt(item.transport, item.receipt, this.logger, logs), logs };
     });
     const targets = new Map<string, Map<string, ReceiptTarget>>();
     for (const transport of new Set(usable.map((u) => u.transport))) {
@@ -175,20 +175,20 @@ export class ReceiptApplier {
       clientReference: target.client_reference,
     });
   }
+}
 
-  /**
-   * The webhook needs a status of 1 to 30 characters (SPEC "Limits"). Transports fit it already;
-   * an empty one becomes UNKNOWN and a longer one keeps its first 30 characters, both logged.
-   */
-  private usableStatus(transport: string, receipt: TransportReceipt, logs: (() => void)[]): TransportReceipt {
-    if (receipt.status.trim() === '') {
-      logs.push(() => this.logger.warn({ transport, messageId: receipt.messageId }, 'receipt without a status: recorded as UNKNOWN'));
-      return { ...receipt, status: 'UNKNOWN' };
-    }
-    const fitted = fitStatus(receipt.status);
-    if (fitted.truncatedFromChars === undefined) return receipt;
-    logs.push(() => this.logger.warn({ transport, messageId: receipt.messageId, status: receipt.status }, 'receipt status longer than 30 characters: first 30 kept'));
-    return { ...receipt, status: fitted.status };
+/**
+ * The webhook needs a status of 1 to 30 characters (SPEC "Limits"). Transports fit it already;
+ * an empty one becomes UNKNOWN and a longer one keeps its first 30 characters, both logged (the
+ * log lines are pushed to `logs`, written once the receipt committed).
+ */
+export function usableReceipt(transport: string, receipt: TransportReceipt, logger: Logger, logs: (() => void)[]): TransportReceipt {
+  if (receipt.status.trim() === '') {
+    logs.push(() => logger.warn({ transport, messageId: receipt.messageId }, 'receipt without a status: recorded as UNKNOWN'));
+    return { ...receipt, status: 'UNKNOWN' };
   }
-
+  const fitted = fitStatus(receipt.status);
+  if (fitted.truncatedFromChars === undefined) return receipt;
+  logs.push(() => logger.warn({ transport, messageId: receipt.messageId, status: receipt.status }, 'receipt status longer than 30 characters: first 30 kept'));
+  return { ...receipt, status: fitted.status };
 }

@@ -5,7 +5,7 @@
  * and marks the recipient dispatched, so a crash leaves either both or neither.
  */
 import type { Logger } from '../log.js';
-import type { DispatchStore, DueCampaign, NewPart } from '../store/dispatch-store.js';
+import type { DispatchStore, DueCampaign, NewPart, WaitingRecipient } from '../store/dispatch-store.js';
 import type { CampaignPlans } from './campaign-plans.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 import type { RouteTable } from './routing.js';
@@ -30,17 +30,17 @@ export interface MaterializeResult {
 }
 
 export class Scheduler {
-  /** Campaigns already warned about NO_ROUTE: one warning per campaign, not per recipient. */
-  private readonly warnedNoRoute = new Set<string>();
+  private readonly noRoute: NoRouteWarnings;
 
   constructor(
     private readonly store: DispatchStore,
-    private readonly routes: RouteTable,
-    private readonly knownTransports: ReadonlySet<string>,
+    private readonly routing: Routing,
     private readonly plans: CampaignPlans,
     private readonly recipients: RecipientUpdates,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.noRoute = new NoRouteWarnings(logger);
+  }
 
   /**
    * Materialises up to batchSize due recipients in one transaction, shared evenly among the due
@@ -67,38 +67,14 @@ export class Scheduler {
 
   /** Returns the recipients materialised (fewer than `limit`: the campaign has none waiting now). */
   private materializeCampaign(campaign: DueCampaign, limit: number, nowMs: number, result: MaterializeResult): number {
-    const plan = this.plans.planFor(campaign);
-    const partsTotal = plan.segments.length;
     const waiting = this.store.waitingRecipients(campaign.id, limit);
     // The batch's parts and dispatch marks go in with a few multi-row statements (issue 12);
     // recipients no route matches are finished after their parts exist.
-    const parts: NewPart[] = [];
-    const unrouted: { id: number; msisdn: string; routed: string | undefined }[] = [];
-    for (const recipient of waiting) {
-      const routed = this.routes.transportFor(recipient.msisdn);
-      const transport = routed !== undefined && this.knownTransports.has(routed) ? routed : undefined;
-      const concatReference = concatReferenceFor(recipient.id);
-      for (let partNumber = 1; partNumber <= partsTotal; partNumber++) {
-        parts.push({
-          recipientId: recipient.id,
-          campaignId: campaign.id,
-          partNumber,
-          partsTotal,
-          concatReference,
-          transport: transport ?? null,
-          state: transport === undefined ? 'undelivered' : 'queued',
-          lastStatus: transport === undefined ? NO_ROUTE_STATUS : null,
-          nextAttemptAt: nowMs,
-          finalAt: transport === undefined ? nowMs : null,
-        });
-      }
-      if (transport === undefined) unrouted.push({ id: recipient.id, msisdn: recipient.msisdn, routed });
-      else result.queuedByTransport.set(transport, (result.queuedByTransport.get(transport) ?? 0) + partsTotal);
-    }
+    const { parts, unrouted } = routeRecipients(campaign.id, this.plans.planFor(campaign).segments.length, waiting, this.routing, nowMs, result);
     this.store.insertParts(parts, nowMs);
     this.store.markRecipientsDispatched(waiting.map((r) => r.id), nowMs);
     for (const recipient of unrouted) {
-      this.warnNoRoute(campaign.id, recipient.msisdn, recipient.routed);
+      this.noRoute.warn(campaign.id, recipient.msisdn, recipient.routed);
       if (this.recipients.afterPartChange(recipient.id, { status: NO_ROUTE_STATUS, final: true }, nowMs)) {
         result.webhooksEnqueued = true;
       }
@@ -109,12 +85,71 @@ export class Scheduler {
     }
     return waiting.length;
   }
+}
 
-  private warnNoRoute(campaignId: string, msisdn: string, routed: string | undefined): void {
-    if (this.warnedNoRoute.has(campaignId)) return;
+/** Where recipients go: the route table, and the transports this engine runs. */
+export interface Routing {
+  routes: RouteTable;
+  knownTransports: ReadonlySet<string>;
+}
+
+export interface UnroutedRecipient {
+  id: number;
+  msisdn: string;
+  /** The transport the route named that is not running, or undefined when no route matched. */
+  routed: string | undefined;
+}
+
+/**
+ * A batch of one campaign's waiting recipients as parts: 'queued' on their route's transport, or
+ * 'undelivered' with NO_ROUTE when no running transport matches (those are returned as unrouted,
+ * to be finished once their parts exist). Counts the queued parts per transport into `result`.
+ */
+export function routeRecipients(
+  campaignId: string,
+  partsTotal: number,
+  waiting: readonly WaitingRecipient[],
+  routing: Routing,
+  nowMs: number,
+  result: MaterializeResult,
+): { parts: NewPart[]; unrouted: UnroutedRecipient[] } {
+  const parts: NewPart[] = [];
+  const unrouted: UnroutedRecipient[] = [];
+  for (const recipient of waiting) {
+    const routed = routing.routes.transportFor(recipient.msisdn);
+    const transport = routed !== undefined && routing.knownTransports.has(routed) ? routed : undefined;
+    const concatReference = concatReferenceFor(recipient.id);
+    for (let partNumber = 1; partNumber <= partsTotal; partNumber++) {
+      parts.push({
+        recipientId: recipient.id,
+        campaignId,
+        partNumber,
+        partsTotal,
+        concatReference,
+        transport: transport ?? null,
+        state: transport === undefined ? 'undelivered' : 'queued',
+        lastStatus: transport === undefined ? NO_ROUTE_STATUS : null,
+        nextAttemptAt: nowMs,
+        finalAt: transport === undefined ? nowMs : null,
+      });
+    }
+    if (transport === undefined) unrouted.push({ id: recipient.id, msisdn: recipient.msisdn, routed });
+    else result.queuedByTransport.set(transport, (result.queuedByTransport.get(transport) ?? 0) + partsTotal);
+  }
+  return { parts, unrouted };
+}
+
+/** One NO_ROUTE warning per campaign, not per recipient. */
+export class NoRouteWarnings {
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly logger: Logger) {}
+
+  warn(campaignId: string, msisdn: string, routed: string | undefined): void {
+    if (this.warned.has(campaignId)) return;
     // Bounded: forgetting old campaigns only means one more warning if they ever come back.
-    if (this.warnedNoRoute.size >= 10_000) this.warnedNoRoute.clear();
-    this.warnedNoRoute.add(campaignId);
+    if (this.warned.size >= 10_000) this.warned.clear();
+    this.warned.add(campaignId);
     this.logger.warn(
       { campaignId, example: msisdn, transport: routed },
       routed === undefined

@@ -18,20 +18,19 @@ import { BackgroundWorker, type PassResult } from '../background-worker.js';
 import type { Clock } from '../clock.js';
 import type { GatewayObserver, PartOutcomeKind } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
-import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
+import type { ClaimablePart } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
 import type { CampaignPlan, CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
 import { FailureLog } from './failure-log.js';
-import { FairClaimer } from './fair-claim.js';
-import type { OutcomeWriter } from './outcome-writer.js';
+import type { EngineBackend, LaneClaimer } from './engine-backend.js';
 import { PartWindow } from './part-window.js';
 
 export interface LaneDeps {
   transport: Transport;
-  store: DispatchStore;
+  /** Claims, campaign texts and outcome writes (SQLite or PostgreSQL: engine-backend.ts). */
+  backend: EngineBackend;
   plans: CampaignPlans;
-  outcomes: OutcomeWriter;
   config: EngineConfig;
   logger: Logger;
   now: () => number;
@@ -73,7 +72,7 @@ export class TransportLane {
   private readonly lowWaterMessages: number;
   private readonly claimMessages: number;
   private readonly claimFailures: FailureLog;
-  private readonly claimer: FairClaimer;
+  private readonly claimer: LaneClaimer;
   private started = false;
   /** Submits handed to the transport since start. */
   submits = 0;
@@ -90,7 +89,7 @@ export class TransportLane {
     this.lowWaterMessages = sizes.lowWaterMessages;
     this.claimMessages = sizes.claimMessages;
     this.claimFailures = new FailureLog(deps.logger, 'claiming parts');
-    this.claimer = new FairClaimer(deps.store, transport.name);
+    this.claimer = deps.backend.claimerFor(transport.name);
     this.feeder = new BackgroundWorker({
       intervalMs: deps.config.pollIntervalMs,
       pass: () => this.feedPass(),
@@ -129,10 +128,10 @@ export class TransportLane {
 
   /** One claim pass: 'idle' sleeps the poll interval (or until wake()), 'more' claims again soon. */
   private async feedPass(): Promise<PassResult> {
-    const { transport, outcomes } = this.deps;
-    // The store refuses writes (disk full): outcomes in flight are being retried and hold their
-    // window slots; claiming more would only add parts whose outcomes cannot be written either.
-    if (transport.currentState().state !== 'bound' || outcomes.stalled) return 'idle';
+    const { transport, backend } = this.deps;
+    // The store refuses writes (disk full, database failover): outcomes in flight are being retried and
+    // hold their window slots; claiming more would only add parts whose outcomes cannot be written either.
+    if (transport.currentState().state !== 'bound' || backend.stalled) return 'idle';
     if (this.queue.size >= this.lowWaterMessages) {
       // Not raced with a timer: each abandoned onSizeLessThan would leave a listener behind.
       // stopFeeding() clears the queue, which resolves this wait.
@@ -140,7 +139,7 @@ export class TransportLane {
       return 'more';
     }
     // A claim that throws goes to onError (claimFailures) and the worker sleeps the poll interval.
-    const messages = this.claim(this.claimMessages);
+    const messages = await this.claimer.claim(this.deps.now(), this.claimMessages);
     this.claimFailures.recovered();
     if (messages.length === 0) return 'idle';
     for (const parts of messages) void this.queue.add(() => this.send(parts));
@@ -148,17 +147,10 @@ export class TransportLane {
     return 'more';
   }
 
-  /** Claims up to limit due parts in one transaction, fairly across campaigns, as messages per recipient. */
-  private claim(limit: number): ClaimablePart[][] {
-    const { store, now } = this.deps;
-    const nowMs = now();
-    return store.db.transaction(() => this.claimer.claim(nowMs, limit))();
-  }
-
   private async send(parts: ClaimablePart[]): Promise<void> {
     const first = parts[0];
     if (first === undefined) return;
-    const plan = this.planFor(first.campaign_id);
+    const plan = this.deps.plans.cached(first.campaign_id) ?? (await this.loadPlan(first.campaign_id));
     const sender = plan?.sender;
     if (plan === undefined || sender === undefined) {
       const status = plan === undefined ? 'CAMPAIGN_MISSING' : 'INVALID_SENDER';
@@ -191,9 +183,9 @@ export class TransportLane {
   }
 
   private async writeOutcomes(parts: readonly ClaimablePart[], results: readonly PartOutcome[]): Promise<void> {
-    const { transport, outcomes, logger } = this.deps;
+    const { transport, backend, logger } = this.deps;
     try {
-      await outcomes.write({ transport: transport.name, parts, outcomes: results });
+      await backend.writeOutcomes({ transport: transport.name, parts, outcomes: results });
     } catch (err) {
       // Only a write no retry can cure (or one still queued at stop) gets here: a store refusing
       // for a passing reason is retried by the WriteBatcher and this waits, holding the window
@@ -202,12 +194,10 @@ export class TransportLane {
     }
   }
 
-  private planFor(campaignId: string): CampaignPlan | undefined {
-    const { plans, store } = this.deps;
-    const cached = plans.cached(campaignId);
-    if (cached !== undefined) return cached;
-    const campaign = store.campaignTexts(campaignId);
-    return campaign === undefined ? undefined : plans.planFor(campaign);
+  /** A plan not cached yet: the campaign's texts from the store (undefined when the campaign is gone). */
+  private async loadPlan(campaignId: string): Promise<CampaignPlan | undefined> {
+    const campaign = await this.deps.backend.campaignTexts(campaignId);
+    return campaign === undefined ? undefined : this.deps.plans.planFor(campaign);
   }
 
   private messageFor(parts: readonly ClaimablePart[], first: ClaimablePart, plan: CampaignPlan, sender: OutboundSender): OutboundMessage {

@@ -19,18 +19,25 @@
  * while wakes keep coming (rows queued by another process, such as `smsgate webhook replay`). A retry
  * written back asks for a pass at its due time (wakeAt), which shortens a sleep already running; the
  * next redrive probe bounds every sleep.
+ *
+ * The outbox is a port (outbox.ts, issue 11 item 5): the SQLite file of one gateway (the default,
+ * `store`, answering synchronously as it always did) or a cluster node's share of a PostgreSQL
+ * outbox (`outbox: new PgWebhookOutbox(...)`): rows leased to this node, results fenced on the
+ * lease (a refused one is counted in fencedResults and changes nothing), results kept and written
+ * again while the database is unreachable.
  */
 import { BackgroundWorker, type PassCause } from '../background-worker.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SqliteDatabase } from '../store/database.js';
-import {
-  assignEventId, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe, selectDueOutboxRows, type AttemptRecord, type DueOutboxRow,
-} from '../store/webhook-store.js';
+import type { AttemptRecord, DueOutboxRow } from '../store/webhook-store.js';
 import { systemWebhookClock, type WebhookClock } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
+import { OutageLog } from './outage-log.js';
+import { NOTHING_REFUSED, settle, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from './outbox.js';
+import { SqliteWebhookOutbox } from './sqlite-outbox.js';
 import type { WebhookHttpClient, WebhookResponse } from './http-client.js';
 import { createUndiciHttpClient } from './undici-http-client.js';
 import { classifyHttpStatus, nextWebhookAttemptAt, type AttemptVerdict } from './retry-policy.js';
@@ -56,8 +63,16 @@ export const WEBHOOK_ERROR = {
   invalidUrl: 'INVALID_URL',
 } as const;
 
-export interface WebhookSenderOptions {
-  store: { readonly db: SqliteDatabase };
+/**
+ * Where the events are: `store`, the gateway's SQLite file (the default), or `outbox`, any
+ * WebhookOutbox (a cluster node's PgWebhookOutbox on PostgreSQL).
+ */
+export type WebhookSenderOptions = WebhookSenderCommonOptions & (
+  | { store: { readonly db: SqliteDatabase }; outbox?: undefined }
+  | { outbox: WebhookOutbox; store?: undefined }
+);
+
+export interface WebhookSenderCommonOptions {
   secretBox: SecretBox;
   logger: Logger;
   config?: Partial<WebhookSenderConfig>;
@@ -80,9 +95,9 @@ export interface WebhookSenderOptions {
   /** Metrics hooks (src/admin); none by default. */
   observer?: GatewayObserver;
   /**
-   * Writes attempt results somewhere else than `store.db` (the sender thread hands them to the
-   * gateway's own connection, so the database keeps one hot writer); the rows stay claimed until
-   * it resolves. Default: recordAttempts on `store.db`, synchronously.
+   * Writes attempt results somewhere else than the outbox (the sender thread hands them to the
+   * gateway's own SQLite connection, so the database keeps one hot writer); the rows stay claimed
+   * until it resolves. Default: the outbox's recordAttempts (on SQLite `store.db`, synchronously).
    */
   writeResults?: (records: readonly AttemptRecord[]) => Promise<void>;
 }
@@ -97,12 +112,27 @@ export interface WebhookSenderStats {
   redriven: number;
   /** Probes sent: dead letters re-sent alone to see whether their endpoint is back. */
   probes: number;
+  /**
+   * Results the outbox refused because this sender no longer held the row's lease (PostgreSQL: the
+   * node expired and was reaped, or the lease lapsed and another node took the row). Each changed
+   * nothing; the node holding the row sends it (same X-Event-Id). Always 0 on SQLite.
+   */
+  fencedResults: number;
 }
 
 const SECRET_CACHE_LIMIT = 1024;
 
+/**
+ * Added to a lease beyond the longest an event can take here (see leaseMs): a results write's round
+ * trip, and a wait for a pooled connection under load.
+ */
+const LEASE_MARGIN_MS = 5_000;
+
+/** How soon a results write the outbox refused to take (database unreachable) is tried again. */
+const WRITE_RETRY_MS = 1_000;
+
 export class WebhookSender {
-  private readonly db: SqliteDatabase;
+  private readonly outbox: WebhookOutbox;
   private readonly config: WebhookSenderConfig;
   private readonly clock: WebhookClock;
   private readonly now: () => number;
@@ -115,6 +145,17 @@ export class WebhookSender {
   private readonly flushBatchRows: number;
   private readonly stopTimeoutMs: number;
   private readonly readBatchRows: number;
+  /**
+   * How long a leasing outbox (PostgreSQL) keeps a claimed event from other nodes. It must outlast
+   * the longest a healthy node takes from the claim to the fenced write of the result, or another
+   * node would take the event while its answer is on the way (a duplicate, allowed but avoidable):
+   * a claimed row waits in the queue at most one request (claims are bounded to what the free
+   * slots and one more round of them send), then its own request (timeoutMs), then the flush
+   * interval, then the write. So 2 x timeoutMs + flushIntervalMs + LEASE_MARGIN_MS: 25,025 ms with
+   * the defaults. A node that dies does not make its events wait that long: the reap of an expired
+   * node (about 5 s, src/store/pg/node-takeover.ts) releases its leases at once.
+   */
+  private readonly leaseMs: number;
 
   private running = false;
   private closed = false;
@@ -123,6 +164,8 @@ export class WebhookSender {
   private readonly claimed = new Set<number>();
   private readonly queue: DueOutboxRow[] = [];
   private inFlight = 0;
+  /** An outbox read answering later (PostgreSQL): no second one starts meanwhile. */
+  private reading: Promise<void> | null = null;
   private readonly idleWaiters = new Set<() => void>();
   private results: AttemptRecord[] = [];
   /** Result batches handed to options.writeResults and not yet written. */
@@ -140,8 +183,11 @@ export class WebhookSender {
   private outboxMayHaveNewRows = true;
   private readonly secrets = new Map<string, string>();
   private readonly counters: WebhookSenderStats = {
-    requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0, redriven: 0, probes: 0,
+    requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0, redriven: 0, probes: 0, fencedResults: 0,
   };
+  private readonly outage: OutageLog;
+  /** Set by stop(): a results write still failing after this (by the system clock) is given up. */
+  private giveUpWritesAtMs = Number.POSITIVE_INFINITY;
   /** Endpoints with dead letters to redrive; null when redrive is off (redriveWithinMs 0). */
   private readonly redrive: RedriveSchedule | null;
   /** Rows re-queued as probes, by id, with the endpoint they stand for (its URL may have changed since). */
@@ -150,7 +196,7 @@ export class WebhookSender {
   private readonly recovered = new Map<string, RedriveTarget>();
 
   constructor(private readonly options: WebhookSenderOptions) {
-    this.db = options.store.db;
+    this.outbox = options.outbox ?? new SqliteWebhookOutbox(options.store.db);
     this.config = { ...DEFAULT_WEBHOOK_CONFIG, ...options.config };
     this.clock = options.clock ?? systemWebhookClock(options.now ?? Date.now);
     this.now = () => this.clock.now();
@@ -163,6 +209,8 @@ export class WebhookSender {
     this.flushBatchRows = options.flushBatchRows ?? 512;
     this.stopTimeoutMs = options.stopTimeoutMs ?? this.config.timeoutMs + 1000;
     this.readBatchRows = Math.max(256, this.config.concurrency * 8);
+    this.leaseMs = 2 * this.config.timeoutMs + this.flushIntervalMs + LEASE_MARGIN_MS;
+    this.outage = new OutageLog(this.logger, this.now);
     this.breakers = new EndpointBreakers({
       failuresToOpen: this.config.breakerFailures,
       openMs: this.config.breakerOpenMs,
@@ -248,7 +296,11 @@ export class WebhookSender {
     this.running = false;
     // pump() is synchronous, so no pass is running: the loop ends at once.
     const loopEnded = this.worker.stop();
-    this.queue.length = 0;
+    // A claim answering now finds the sender stopped and gives its rows back (refill).
+    await this.reading;
+    const unsent = this.queue.splice(0);
+    for (const row of unsent) this.claimed.delete(row.id);
+    await this.giveBack(unsent);
     if (this.inFlight > 0) {
       let bound: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -258,6 +310,8 @@ export class WebhookSender {
       clearTimeout(bound);
       if (this.inFlight > 0) this.logger.warn({ inFlight: this.inFlight }, 'webhook requests still in flight at stop; they stay pending and are sent again on start');
     }
+    // Results the outbox cannot take are tried again for at most this long, then left to be sent again.
+    this.giveUpWritesAtMs = Date.now() + this.stopTimeoutMs;
     this.flush();
     while (this.writesInFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.add(resolve));
     this.closed = true;
@@ -268,8 +322,18 @@ export class WebhookSender {
     await loopEnded;
   }
 
+  /** Rows claimed that this sender will not send (it stops): a leasing outbox lets other nodes take them at once. */
+  private async giveBack(rows: readonly DueOutboxRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    try {
+      await this.outbox.release(rows.map((r) => r.id));
+    } catch (err) {
+      this.logger.warn({ err, rows: rows.length }, 'giving back unsent webhook events failed; another node takes them when their lease ends');
+    }
+  }
+
   private isIdle(): boolean {
-    return this.queue.length === 0 && this.inFlight === 0 && this.results.length === 0 && this.writesInFlight === 0;
+    return this.queue.length === 0 && this.inFlight === 0 && this.results.length === 0 && this.writesInFlight === 0 && this.reading === null;
   }
 
   private notifyIfIdle(): void {
@@ -280,42 +344,80 @@ export class WebhookSender {
 
   private pump(): void {
     if (!this.running) return;
-    try {
-      this.sendDueProbes();
-      while (this.inFlight < this.config.concurrency) {
-        if (this.queue.length === 0 && !this.refill()) break;
-        const row = this.queue.shift() as DueOutboxRow;
-        this.inFlight += 1;
-        void this.attempt(row).catch((err: unknown) => {
-          // Not expected (every outcome is recorded); the row stays pending and the next poll tries it again.
-          this.logger.error({ err, outboxId: row.id }, 'webhook attempt failed unexpectedly');
-          this.claimed.delete(row.id);
-          this.outboxMayHaveNewRows = true;
-        }).finally(() => {
-          this.inFlight -= 1;
-          this.notifyIfIdle();
-          this.pumpSoon();
-        });
-      }
-    } catch (err) {
-      this.logger.error({ err }, 'webhook outbox read failed; retrying at the next poll');
+    this.sendDueProbes();
+    while (this.inFlight < this.config.concurrency) {
+      if (this.queue.length === 0 && !this.refill()) break;
+      this.startAttempt(this.queue.shift() as DueOutboxRow);
     }
     this.notifyIfIdle();
   }
 
-  /** Reads due rows not already claimed; false when none is due. */
+  private startAttempt(row: DueOutboxRow): void {
+    this.inFlight += 1;
+    void this.attempt(row).catch((err: unknown) => {
+      // Not expected (every outcome is recorded); the row stays pending and the next poll tries it again.
+      this.logger.error({ err, outboxId: row.id }, 'webhook attempt failed unexpectedly');
+      this.claimed.delete(row.id);
+      this.outboxMayHaveNewRows = true;
+    }).finally(() => {
+      this.inFlight -= 1;
+      this.notifyIfIdle();
+      this.pumpSoon();
+    });
+  }
+
+  /**
+   * Reads due rows not already claimed into the queue; false when none is there to send now. A read
+   * answering later (PostgreSQL) fills the queue and pumps again when it does.
+   */
   private refill(): boolean {
-    if (!this.outboxMayHaveNewRows) return false;
-    const maxRows = this.claimed.size + this.readBatchRows;
-    const rows = selectDueOutboxRows(this.db, this.now(), maxRows);
-    // Fewer than asked for: every due row is now claimed, so until something changes there is nothing to read.
-    if (rows.length < maxRows) this.outboxMayHaveNewRows = false;
+    if (!this.outboxMayHaveNewRows || this.reading !== null) return false;
+    // A leasing outbox returns each row once: claim what the free slots and one more round of them
+    // send, so no row waits long under a lease (see leaseMs). An unleased one returns the rows this
+    // sender holds too, which it skips.
+    const maxRows = this.outbox.leasesRows
+      ? 2 * this.config.concurrency - this.inFlight - this.queue.length
+      : this.claimed.size + this.readBatchRows;
+    // Cleared before the read: a wake while it is under way sets it again.
+    this.outboxMayHaveNewRows = false;
+    let readDone = (): void => undefined;
+    const answered = settle(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
+      (rows, deferred) => {
+        this.outage.succeeded();
+        // As many as asked for: more may be due. Fewer: every due row is now claimed, so until
+        // something changes there is nothing to read.
+        if (rows.length >= maxRows) this.outboxMayHaveNewRows = true;
+        if (deferred) {
+          this.reading = null;
+          readDone();
+          if (!this.running) {
+            void this.giveBack(rows);
+            return;
+          }
+        }
+        this.take(rows);
+        if (deferred) this.pump();
+      },
+      (err, deferred) => {
+        this.outboxMayHaveNewRows = true;
+        this.outage.failed(err, 'reading due events');
+        if (deferred) {
+          this.reading = null;
+          readDone();
+          this.notifyIfIdle();
+        }
+      });
+    if (!answered) this.reading = new Promise<void>((resolve) => { readDone = resolve; });
+    return this.queue.length > 0;
+  }
+
+  /** Claimed rows into the queue, each once. */
+  private take(rows: readonly DueOutboxRow[]): void {
     for (const row of rows) {
       if (this.claimed.has(row.id)) continue;
       this.claimed.add(row.id);
       this.queue.push(row);
     }
-    return this.queue.length > 0;
   }
 
   private async attempt(row: DueOutboxRow): Promise<void> {
@@ -329,7 +431,8 @@ export class WebhookSender {
     const headers: Record<string, string> = {
       'Content-Type': WEBHOOK_CONTENT_TYPE,
       'User-Agent': row.kind === 'inbound' ? INBOUND_WEBHOOK_USER_AGENT : WEBHOOK_USER_AGENT,
-      [EVENT_ID_HEADER]: row.eventId ?? assignEventId(this.db, row.id),
+      // Awaited only for a row without one (rare): the common path starts its request in this turn.
+      [EVENT_ID_HEADER]: row.eventId ?? (await this.outbox.assignEventId(row.id)),
     };
     if (row.webhookSecretEnc !== null) {
       const secret = this.openSecret(row.webhookSecretEnc);
@@ -355,15 +458,15 @@ export class WebhookSender {
 
   /** Endpoints with redrivable dead letters from before this start are probed at once. */
   private trackDeadLettersFromEarlierRuns(): void {
-    if (this.redrive === null) return;
+    const redrive = this.redrive;
+    if (redrive === null) return;
     const nowMs = this.now();
-    try {
-      for (const { clientId, url } of listRedriveEndpoints(this.db, nowMs - this.config.redriveWithinMs)) {
-        this.redrive.track({ key: EndpointBreakers.keyFor(clientId, url), clientId, url }, nowMs);
-      }
-    } catch (err) {
-      this.logger.error({ err }, 'reading webhook dead letters to redrive failed; they are redriven when their endpoints next answer 2xx');
-    }
+    settle(() => this.outbox.listRedriveEndpoints(nowMs - this.config.redriveWithinMs),
+      (endpoints, deferred) => {
+        for (const { clientId, url } of endpoints) redrive.track({ key: EndpointBreakers.keyFor(clientId, url), clientId, url }, nowMs);
+        if (deferred && endpoints.length > 0) this.pumpSoon();
+      },
+      (err) => this.logger.error({ err }, 'reading webhook dead letters to redrive failed; they are redriven when their endpoints next answer 2xx'));
   }
 
   /**
@@ -382,15 +485,38 @@ export class WebhookSender {
         redrive.reschedule(target.key, halfOpensAt);
         continue;
       }
-      const id = requeueProbe(this.db, { clientId: target.clientId, url: target.url, cutoffMs: nowMs - this.config.redriveWithinMs }, nowMs);
-      if (id === null) {
-        redrive.forget(target.key);
-        continue;
-      }
-      this.probes.set(id, target);
-      this.counters.probes += 1;
+      // The next probe a window later, whatever this one finds: one answering later must not be asked for again meanwhile.
       redrive.reschedule(target.key, nowMs + this.config.breakerOpenMs);
-      this.outboxMayHaveNewRows = true;
+      const filter = { clientId: target.clientId, url: target.url, cutoffMs: nowMs - this.config.redriveWithinMs };
+      settle(() => this.outbox.requeueProbe(filter, nowMs, this.leaseMs),
+        (probe, deferred) => {
+          this.outage.succeeded();
+          this.probeRequeued(target, probe);
+          if (deferred) this.pump();
+        },
+        (err) => this.outage.failed(err, 'requeueing a redrive probe', { clientId: target.clientId }));
+    }
+  }
+
+  private probeRequeued(target: RedriveTarget, probe: ProbeOutcome): void {
+    switch (probe.kind) {
+      case 'none-left':
+        this.redrive?.forget(target.key);
+        return;
+      case 'in-flight':
+        // Another node's probe of the endpoint is out: this one's comes a window later (sendDueProbes).
+        return;
+      case 'requeued':
+        this.probes.set(probe.id, target);
+        this.counters.probes += 1;
+        if (probe.claimed === null) {
+          this.outboxMayHaveNewRows = true;
+        } else if (this.running) {
+          this.take([probe.claimed]);
+        } else {
+          this.probes.delete(probe.id);
+          void this.giveBack([probe.claimed]);
+        }
     }
   }
 
@@ -407,20 +533,22 @@ export class WebhookSender {
   }
 
   private redriveRecovered(): void {
-    if (this.redrive === null || this.recovered.size === 0) return;
+    const redrive = this.redrive;
+    if (redrive === null || this.recovered.size === 0) return;
     const nowMs = this.now();
     const cutoffMs = nowMs - this.config.redriveWithinMs;
     for (const target of this.recovered.values()) {
-      try {
-        const redriven = redriveDeadLetters(this.db, { clientId: target.clientId, url: target.url, cutoffMs }, nowMs);
-        this.redrive.redriven(target.key, nowMs);
-        this.counters.redriven += redriven;
-        // The URL is not logged: it may carry credentials (user:password@).
-        if (redriven > 0) this.logger.info({ clientId: target.clientId, redriven }, 'webhook endpoint answers again; its dead letters are re-queued');
-      } catch (err) {
+      // On PostgreSQL one UPDATE takes each dead letter once: nodes redriving one endpoint together re-queue it once.
+      settle(() => this.outbox.redriveDeadLetters({ clientId: target.clientId, url: target.url, cutoffMs }, nowMs),
+        (redriven, deferred) => {
+          redrive.redriven(target.key, nowMs);
+          this.counters.redriven += redriven;
+          // The URL is not logged: it may carry credentials (user:password@).
+          if (redriven > 0) this.logger.info({ clientId: target.clientId, redriven }, 'webhook endpoint answers again; its dead letters are re-queued');
+          if (deferred && redriven > 0) this.wake();
+        },
         // It stays tracked: the next probe, a window later, tries again.
-        this.logger.error({ err, clientId: target.clientId }, 'redriving webhook dead letters failed');
-      }
+        (err) => this.logger.error({ err, clientId: target.clientId }, 'redriving webhook dead letters failed'));
     }
     this.recovered.clear();
     this.outboxMayHaveNewRows = true;
@@ -492,12 +620,7 @@ export class WebhookSender {
     this.results = [];
     const writeResults = this.options.writeResults;
     if (writeResults === undefined) {
-      try {
-        recordAttempts(this.db, batch);
-      } catch (err) {
-        this.writeFailed(err, batch.length);
-      }
-      this.afterWrite(batch);
+      this.write(batch);
       return;
     }
     this.writesInFlight += 1;
@@ -505,8 +628,38 @@ export class WebhookSender {
       .catch((err: unknown) => this.writeFailed(err, batch.length))
       .finally(() => {
         this.writesInFlight -= 1;
-        this.afterWrite(batch);
+        this.afterWrite(batch, NOTHING_REFUSED);
       });
+  }
+
+  /**
+   * Writes a batch of results to the outbox. An outbox that keeps failed writes (PostgreSQL: a
+   * failover drops connections) has it tried again every WRITE_RETRY_MS, its rows still claimed here
+   * and leased to this node, until it is written or stop() gives up; otherwise it is dropped and its
+   * rows, still pending, are sent again.
+   */
+  private write(batch: readonly AttemptRecord[]): void {
+    const answered = settle(() => this.outbox.recordAttempts(batch),
+      (written, deferred) => {
+        if (deferred) this.writesInFlight -= 1;
+        this.outage.succeeded();
+        this.afterWrite(batch, written);
+      },
+      (err, deferred) => {
+        if (deferred) this.writesInFlight -= 1;
+        if (this.outbox.retriesFailedWrites && Date.now() < this.giveUpWritesAtMs) {
+          this.outage.failed(err, 'writing results', { rows: batch.length });
+          this.writesInFlight += 1;
+          setTimeout(() => {
+            this.writesInFlight -= 1;
+            this.write(batch);
+          }, WRITE_RETRY_MS);
+          return;
+        }
+        this.writeFailed(err, batch.length);
+        this.afterWrite(batch, NOTHING_REFUSED);
+      });
+    if (!answered) this.writesInFlight += 1;
   }
 
   private writeFailed(err: unknown, rows: number): void {
@@ -515,7 +668,12 @@ export class WebhookSender {
   }
 
   /** Once a batch of results is written (or failed to be): its rows may be read again. */
-  private afterWrite(batch: readonly AttemptRecord[]): void {
+  private afterWrite(batch: readonly AttemptRecord[], written: ResultsWritten): void {
+    if (written.refusedIds.length > 0) {
+      this.counters.fencedResults += written.refusedIds.length;
+      this.logger.warn({ rows: written.refusedIds.length },
+        'webhook results refused: this node no longer holds their leases, so they changed nothing (the node holding them sends those events)');
+    }
     // After the batch is written, so dead letters recorded in it are redriven too.
     this.redriveRecovered();
     for (const r of batch) {

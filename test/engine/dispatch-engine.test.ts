@@ -220,9 +220,9 @@ describe('dispatch engine with the simulator', () => {
     harness = await startEngineHarness({ transports: [sim], engine: { unmatchedReceiptTtlMs: 60_000 } });
     await sim.reportReceipt({ messageId: 'no-such-id', status: 'DELIVRD' });
     expect(harness.receipts()).toMatchObject([{ message_id: 'no-such-id', match_state: 'pending', part_id: null }]);
-    expect(harness.engine.expireUnmatchedReceipts()).toBe(0);
+    expect(await harness.engine.expireUnmatchedReceipts()).toBe(0);
     harness.clockSkewMs = 60_001;
-    expect(harness.engine.expireUnmatchedReceipts()).toBe(1);
+    expect(await harness.engine.expireUnmatchedReceipts()).toBe(1);
     expect(harness.receipts()[0]?.match_state).toBe('expired');
   });
 });
@@ -354,7 +354,8 @@ describe('dispatch engine orderings', () => {
     const before = simulator({ receiptDelayMs: 3_600_000, outcomes: [{ suffix: '9', status: 'UNDELIV' }] });
     harness = await startEngineHarness({ transports: [before], engine: { drainTimeoutMs: 0 } });
     const campaignId = harness.seedCampaign({ clientId: harness.seedClient(), msisdns: ['353871234560', '353871234569'] });
-    await waitFor(() => harness!.parts(campaignId), (parts) => parts.every((p) => p.state === 'submitted'));
+    // Both parts exist and are submitted (an empty list would pass `every` before the scheduler ran).
+    await waitFor(() => harness!.parts(campaignId), (parts) => parts.length === 2 && parts.every((p) => p.state === 'submitted'));
     await harness.engine.stop();
     expect(harness.recipients(campaignId).map((r) => r.status)).toEqual(['pending', 'pending']);
 

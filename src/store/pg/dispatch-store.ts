@@ -23,7 +23,7 @@ import type {
 } from '../dispatch-store.js';
 import type { RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
-import { changes, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
+import { changes, inTransaction, row, rows, type PgClient, type PgQueryable, type PgRunner } from './pool.js';
 
 const QUEUED_CAMPAIGNS = `WITH RECURSIVE next(campaign_id, n) AS (
     SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = $1 AND state = 'queued' AND campaign_id > $2), 1
@@ -66,7 +66,29 @@ async function lockMessageId(client: PgClient, transport: string, messageId: str
 }
 
 export class PgDispatchStore implements Async<DispatchStore> {
-  constructor(private readonly pool: PgPool) {}
+  /** On the pool each method is its own unit; on a connection inside a transaction they all join it (pool.ts PgRunner). */
+  constructor(private readonly pool: PgRunner) {}
+
+  /**
+   * Up to `limit` waiting recipients of a campaign, locked FOR UPDATE SKIP LOCKED for the caller's
+   * transaction (issue 11 item 2): recipients another node is materialising right now are passed
+   * over, so no recipient is materialised twice. Only inside a transaction (a connection).
+   */
+  takeWaitingRecipients(campaignId: string, limit: number): Promise<WaitingRecipient[]> {
+    return rows<WaitingRecipient>(this.pool,
+      `SELECT id, msisdn FROM recipients WHERE campaign_id = $1 AND dispatch_state = 'waiting' ORDER BY id LIMIT $2
+       FOR UPDATE SKIP LOCKED`, [campaignId, limit]);
+  }
+
+  /**
+   * Requeues the parts left 'submitting' under one claim stamp (no attempt spent): a node's own at
+   * its clean stop, or a single gateway's (null) at start. Never another live node's.
+   */
+  requeueSubmittingOf(nodeId: string | null, nowMs: number): Promise<number> {
+    return changes(this.pool,
+      `UPDATE message_parts SET state = 'queued', claimed_by = NULL, updated_at = $1 WHERE state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $2`,
+      [nowMs, nodeId]);
+  }
 
   dueCampaigns(nowMs: number, limit: number): Promise<DueCampaign[]> {
     return rows<DueCampaign>(this.pool,
@@ -335,6 +357,18 @@ export class PgDispatchStore implements Async<DispatchStore> {
       `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
        FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
        WHERE r.id = $1`, [recipientId]);
+  }
+
+  /**
+   * recipientContext with the recipient row locked for the caller's transaction: two nodes
+   * changing parts of one recipient at once (a multi-part message's receipts on two binds) then
+   * compute its status one after the other, the second seeing the first's part committed.
+   */
+  lockRecipientContext(recipientId: number): Promise<RecipientContext | undefined> {
+    return row<RecipientContext>(this.pool,
+      `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+       FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+       WHERE r.id = $1 FOR UPDATE OF r`, [recipientId]);
   }
 
   partsOfRecipient(recipientId: number): Promise<PartStatusRow[]> {

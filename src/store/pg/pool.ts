@@ -49,22 +49,44 @@ export type PgClient = pg.PoolClient;
 export type PgQueryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
 /**
+ * What a store runs on: the pool (each method its own unit), or a connection inside a transaction
+ * its caller opened with inTransaction, so several store methods form one unit (the engine's
+ * materialise, outcome and receipt units: issue 11 item 2).
+ */
+export type PgRunner = PgPool | PgClient;
+
+/**
  * Runs `body` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when
  * it throws. One store method is one such unit (src/store/ports.ts); callers never hold it across
- * their own awaits.
+ * their own awaits. Given a connection instead of the pool, `body` joins the transaction already
+ * open on it (the caller's BEGIN and COMMIT enclose it).
  */
-export async function inTransaction<T>(pool: PgPool, body: (client: PgClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: PgRunner, body: (client: PgClient) => Promise<T>): Promise<T> {
+  if (!(db instanceof pg.Pool)) return body(db);
+  const pool = db;
   const client = await pool.connect();
+  // A connection whose ROLLBACK fails is broken (the server went away): it is destroyed, not
+  // handed back to the pool for the next unit to fail on.
+  let broken: Error | undefined;
+  // A checked-out connection reports its loss (a server shutdown, pg_terminate_backend) as an
+  // 'error' event besides failing the query in flight; unheard, that event would crash the process.
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await body(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+    });
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken);
   }
 }
 

@@ -33,6 +33,12 @@ function fenced(params: (string | number | null)[], nodeId: string | undefined):
   return nodeId === undefined ? params : [...params, nodeId];
 }
 
+/** What claimProbe did: leased the probe to the caller, found none to send, or found one already out. */
+export type ProbeClaim = { kind: 'claimed'; row: DueOutboxRow } | { kind: 'none-left' } | { kind: 'in-flight' };
+
+/** pg_advisory_xact_lock's first key for a redrive probe's endpoint lock (the second is the endpoint's hash): "smsw". */
+const REDRIVE_LOCK_SPACE = 0x736d7377;
+
 /** The redrivable dead letters of one endpoint: $2 client, $3 url, $4 cutoff. */
 const REDRIVABLE = `state = 'dead' AND dead_reason = 'transient' AND client_id = $2 AND dead_url = $3 AND created_at >= $4 AND dead_at >= $4`;
 
@@ -139,6 +145,77 @@ export class PgWebhookStore implements WebhookStorePort {
         }
       }
     });
+  }
+
+  /**
+   * The sender's fenced write (issue 11 item 5): recordAttempts with a node id, as one statement for
+   * the whole batch (a round trip per result would bound a node's webhooks/s by the database's
+   * latency). Returns the ids whose result was refused because the row is no longer leased to
+   * nodeId (reaped when the node expired, or taken by another node after the lease lapsed) or no
+   * longer pending: those rows are left exactly as they were. A written result also clears dead_url
+   * unless it is a dead letter's (the probe marker, see claimProbe).
+   */
+  async recordLeasedAttempts(records: readonly AttemptRecord[], nodeId: string): Promise<number[]> {
+    if (records.length === 0) return [];
+    const written = await inTransaction(this.pool, async (client) => {
+      // A result lost with an asynchronous commit leaves its row pending: sent again, as the spec allows.
+      await client.query('SET LOCAL synchronous_commit = off');
+      return rows<{ id: number }>(client,
+        `UPDATE webhook_outbox o SET
+           state = r.state, attempts = r.attempts,
+           delivered_at = CASE WHEN r.state = 'delivered' THEN r.at ELSE o.delivered_at END,
+           next_attempt_at = COALESCE(r.next_at, o.next_attempt_at),
+           last_error = CASE WHEN r.state = 'delivered' THEN o.last_error ELSE r.last_error END,
+           dead_at = CASE WHEN r.state = 'dead' THEN r.at ELSE o.dead_at END,
+           dead_reason = CASE WHEN r.state = 'dead' THEN r.reason ELSE o.dead_reason END,
+           dead_url = CASE WHEN r.state = 'dead' THEN r.url ELSE NULL END,
+           ${RELEASE}
+         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])
+           AS r(id, state, attempts, at, next_at, last_error, reason, url)
+         WHERE o.id = r.id AND o.state = 'pending' AND o.leased_by = $9
+         RETURNING o.id`,
+        [records.map((r) => r.id),
+          records.map((r) => (r.kind === 'retry' ? 'pending' : r.kind)),
+          records.map((r) => r.attempts),
+          records.map((r) => (r.kind === 'retry' ? null : r.atMs)),
+          records.map((r) => (r.kind === 'retry' ? r.nextAttemptAt : null)),
+          records.map((r) => (r.kind === 'delivered' ? null : r.lastError)),
+          records.map((r) => (r.kind === 'dead' ? r.reason : null)),
+          records.map((r) => (r.kind === 'dead' ? r.url : null)),
+          nodeId]);
+    });
+    const writtenIds = new Set(written.map((r) => r.id));
+    return records.filter((r) => !writtenIds.has(r.id)).map((r) => r.id);
+  }
+
+  /**
+   * The redrive probe of one endpoint, cluster-wide (issue 11 item 5): re-queues the endpoint's
+   * oldest redrivable dead letter and leases it to nodeId in the same unit, so the node that probes
+   * is the node that sends it and learns the answer. The probe row keeps its dead_url while pending
+   * (the marker; its result clears it): while one is out, another node's probe of the endpoint
+   * answers 'in-flight' instead of sending a second. An advisory transaction lock on the endpoint
+   * makes the check and the requeue one step for nodes probing at the same moment.
+   */
+  async claimProbe(filter: RedriveFilter, nowMs: number, leaseMs: number, nodeId: string): Promise<ProbeClaim> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(${REDRIVE_LOCK_SPACE}, hashtext($1::bigint || ' ' || $2::text))`, [filter.clientId, filter.url]);
+      const out = await row<{ id: number }>(client,
+        `SELECT id FROM webhook_outbox WHERE state = 'pending' AND client_id = $1 AND dead_url = $2 LIMIT 1`, [filter.clientId, filter.url]);
+      if (out !== undefined) return { kind: 'in-flight' };
+      const probed = await row<DueOutboxRow>(client,
+        `UPDATE webhook_outbox o SET state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL,
+           leased_by = $6, lease_until = $5
+         FROM clients c
+         WHERE c.id = o.client_id AND o.id = (SELECT id FROM webhook_outbox WHERE ${REDRIVABLE} ORDER BY id LIMIT 1 FOR UPDATE)
+         RETURNING ${DUE_COLUMNS}`, [nowMs, filter.clientId, filter.url, filter.cutoffMs, nowMs + leaseMs, nodeId]);
+      return probed === undefined ? { kind: 'none-left' } : { kind: 'claimed', row: probed };
+    });
+  }
+
+  /** Ends nodeId's leases of rows it claimed and will not send (it is stopping): any node may take them at once. */
+  async releaseLeases(ids: readonly number[], nodeId: string): Promise<void> {
+    if (ids.length === 0) return;
+    await changes(this.pool, `UPDATE webhook_outbox SET ${RELEASE} WHERE id = ANY($1::bigint[]) AND state = 'pending' AND leased_by = $2`, [ids, nodeId]);
   }
 
   /** Gives a row without an event id a new one, once (a second call keeps the first); returns it. */

@@ -1,0 +1,72 @@
+/**
+ * The engine's backend seam (issue 11 items 2 and 4): what DispatchEngine and its lanes ask of the
+ * database, in coarse units. SQLite answers with the synchronous code it always had (group-committed
+ * WriteBatcher, FairClaimer inside db.transaction: sqlite-backend.ts); PostgreSQL runs each unit as
+ * one transaction on one pooled connection, fenced on the node id (pg/backend.ts). Which one the
+ * engine uses follows from the store it is given (DispatchEngineDeps.store).
+ */
+import type { NodeIdSource } from '../cluster/node-id.js';
+import type { Store } from '../store/database.js';
+import type { ClaimablePart, DueCampaign } from '../store/dispatch-store.js';
+import type { InboundStore } from '../store/inbound-store.js';
+import type { PgPool } from '../store/pg/pool.js';
+import type { Async } from '../store/ports.js';
+import type { UndecodablePduStore } from '../store/undecodable-pdu-store.js';
+import type { TransportReceipt } from '../transports/transport.js';
+import type { OutcomeCounts, SubmitResult } from './outcome-writer.js';
+import type { MaterializeResult } from './scheduler.js';
+
+/** The engine on PostgreSQL: the node's pool and the id its claims and fenced writes carry. */
+export interface PostgresEngineStore {
+  readonly kind: 'postgres';
+  readonly pool: PgPool;
+  readonly node: NodeIdSource;
+}
+
+/** What DispatchEngine runs on: a SQLite Store (the default gateway), or PostgreSQL. */
+export type EngineStore = Store | PostgresEngineStore;
+
+export function isPostgresEngineStore(store: EngineStore): store is PostgresEngineStore {
+  return 'kind' in store && store.kind === 'postgres';
+}
+
+/** One lane's claims, fair across campaigns (FairClaimer). */
+export interface LaneClaimer {
+  /** Claims up to `limit` due parts ('queued' -> 'submitting') as messages (a recipient's parts), interleaved across campaigns. */
+  claim(nowMs: number, limit: number): Promise<ClaimablePart[][]>;
+}
+
+export interface BackendStats {
+  outcomes: OutcomeCounts;
+  receiptsMatched: number;
+  receiptsParked: number;
+  commits: number;
+  failedCommits: number;
+  fencedWrites: number;
+}
+
+export interface EngineBackend {
+  /** Crash recovery before the transports start (what a start may requeue depends on the backend). */
+  recover(nowMs: number): Promise<{ requeued: number; reopened: number }>;
+  /** Due recipients -> durable parts, up to batchSize recipients in one unit. */
+  materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult>;
+  claimerFor(transport: string): LaneClaimer;
+  campaignTexts(campaignId: string): Promise<DueCampaign | undefined>;
+  /** Resolves once the outcomes are committed (retried while the store refuses them for a passing reason). */
+  writeOutcomes(result: SubmitResult): Promise<void>;
+  /** Stores and applies one receipt; resolves after the commit (then the transport acknowledges it). */
+  acceptReceipt(transport: string, receipt: TransportReceipt): Promise<void>;
+  /** The periodic receipt housekeeping: parked receipts whose part exists by now are applied, old ones expired. Returns the expired. */
+  sweepReceipts(ttlMs: number): Promise<number>;
+  isSubmittedMessageId(transport: string, messageId: string): Promise<boolean>;
+  messageIdsAwaitingReceipt(transport: string): Promise<string[]>;
+  readonly undecodable: Async<UndecodablePduStore>;
+  readonly inbound: Async<InboundStore>;
+  /** True while outcome or receipt writes are being retried: claim nothing new meanwhile. */
+  readonly stalled: boolean;
+  /** The engine is stopping: temporary failures hold their part instead of spending an attempt. */
+  beginStop(): void;
+  /** After the drain: a last try for queued writes, then none; requeues this engine's parts still 'submitting'. */
+  finishStop(nowMs: number): Promise<number>;
+  stats(): BackendStats;
+}
