@@ -47,6 +47,8 @@ export interface ColumnFigures {
 }
 
 const SECRET = 'bench-cluster-webhook-secret';
+/** A column whose webhooks stop coming for this long has stalled: it fails with the nodes' warnings. */
+const STALL_MS = 60_000;
 
 export function columnLabel(backend: Backend, nodes: number): string {
   return backend === 'sqlite' ? 'SQLite x1' : `PostgreSQL x${nodes}`;
@@ -104,7 +106,7 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     await response.arrayBuffer();
 
     const sinkProcesses = [smsc, receiver];
-    await waitForCount(() => receiver!.progress.webhooksAcknowledged, options.recipients, {
+    await waitForCount(stallGuard(() => receiver!.progress.webhooksAcknowledged, nodes, () => `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged}`), options.recipients, {
       label,
       sinks: sinkProcesses,
       startedAtMs,
@@ -179,6 +181,37 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     await Promise.all([smsc?.stop(), receiver?.stop()]);
     removeTempDir(dir);
   }
+}
+
+/**
+ * Wraps a progress counter: throws once it has not moved for STALL_MS, with every node's last
+ * warnings and errors (pino levels 40 and up), so a stalled column says why instead of waiting out
+ * bench:e2e's 30-minute limit.
+ */
+function stallGuard(count: () => number, nodes: readonly ClusterNode[], where: () => string): () => number {
+  let last = -1;
+  let movedAtMs = monoMs();
+  return () => {
+    const value = count();
+    if (value !== last) {
+      last = value;
+      movedAtMs = monoMs();
+    } else if (monoMs() - movedAtMs > STALL_MS) {
+      const warnings = nodes.map((node) => `node ${node.index}:\n${warningsOf(node).slice(-15).join('\n')}`).join('\n');
+      throw new Error(`no progress for ${STALL_MS / 1_000} s at ${value} webhooks (${where()}); the nodes' last warnings:\n${warnings}`);
+    }
+    return value;
+  };
+}
+
+function warningsOf(node: ClusterNode): string[] {
+  return node.logLines.filter((line) => {
+    try {
+      return ((JSON.parse(line) as { level?: unknown }).level as number) >= 40;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function requirePostgres(options: ColumnOptions): PostgresServer {
