@@ -4,10 +4,7 @@
  * webhook sender into one object that starts and stops as a unit. `smsgate serve` is this plus
  * signal handling. The pure core is exported beside it for programs that embed only that.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type Koa from 'koa';
-import { createAdminListener, type AdminListener } from './admin/admin-listener.js';
+import { createAdminListener } from './admin/admin-listener.js';
 import { createApiApp } from './api/app.js';
 import { AuthService } from './auth/index.js';
 import { CampaignProcessor, CampaignService } from './campaigns/index.js';
@@ -15,44 +12,19 @@ import type { SmsGateConfig } from './gateway-config.js';
 import { resolveEngineConfig, type EngineConfig } from './engine/config.js';
 import { DispatchEngine } from './engine/dispatch-engine.js';
 import { createTransports } from './engine/transport-factory.js';
-import { silentLogger, type Logger } from './log.js';
+import { silentLogger } from './log.js';
 import { numberingPlanFor } from './sms/numbering.js';
-import { GatewayError } from './errors.js';
+import { createClusterNode } from './cluster/cluster-node.js';
+import { RunningGateway, type Gateway, type GatewayBackend, type GatewayOptions } from './running-gateway.js';
 import { openStore, type Store } from './store/database.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
-import { sqliteStorePorts, type ServeGuard, type StorePorts } from './store/store-ports.js';
+import { sqliteStorePorts, type ServeGuard } from './store/store-ports.js';
 import { InboundService } from './inbound/inbound-service.js';
-import type { Transport } from './transports/transport.js';
 import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, WebhookSender } from './webhooks/index.js';
 import { WebhookSenderThread } from './webhooks/sender-thread.js';
 
-export interface GatewayOptions {
-  logger?: Logger;
-  /** Transports to use instead of building them from config.transports (tests, embedding). Names must match the routes. */
-  transports?: Transport[];
-  /** Clock for the engine and the background workers; defaults to Date.now. */
-  now?: () => number;
-}
-
-export interface Gateway {
-  readonly app: Koa;
-  readonly store: Store;
-  /** The async store ports everything outside the engine and the webhook sender uses (issue 11). */
-  readonly ports: StorePorts;
-  readonly engine: DispatchEngine;
-  readonly campaigns: CampaignService;
-  readonly auth: AuthService;
-  readonly transports: readonly Transport[];
-  /** The admin listener (metrics, status page, readiness) when config.admin is set. */
-  readonly admin: AdminListener | undefined;
-  /** Starts the background workers and the transports, then listens on api.host:api.port (port 0 picks one). */
-  start(): Promise<void>;
-  /** Stops listening, drains the engine (bounded by engine.drainTimeoutMs), stops transports and workers, closes the store. */
-  stop(): Promise<void>;
-  /** Where the API listens once started. */
-  address(): { host: string; port: number } | undefined;
-}
+export type { Gateway, GatewayOptions } from './running-gateway.js';
 
 /**
  * Builds a gateway. Async because opening the store applies pending migrations and auth loads (or
@@ -62,14 +34,8 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
   const engineConfig: EngineConfig = resolveEngineConfig(config.engine);
-  if (config.database.url !== undefined) {
-    // Issue 11 is under way: the admin commands and migrate run on PostgreSQL, the dispatch engine
-    // and the webhook sender not yet. Refused plainly rather than quietly serving a SQLite file.
-    throw new GatewayError(
-      'BACKEND_UNSUPPORTED',
-      'database.url: smsgate serve runs on SQLite (database.path) in this version; PostgreSQL (database.url) serves migrate and the admin commands, the nodes of a cluster come in a later version',
-    );
-  }
+  // Issue 11: database.url makes this gateway a node of a cluster on PostgreSQL.
+  if (config.database.url !== undefined) return createClusterNode(config, options, { logger, now, engineConfig });
   // One gateway per SQLite file (README "serve"): refused at once, before the database is touched.
   const lock: ServeGuard = ServeLock.acquire(config.database.path, now);
   let store: Store;
@@ -141,112 +107,23 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     });
     const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
     const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
-    return new RunningGateway({ app, store, ports, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, lock, admin });
+    const backend: GatewayBackend = {
+      store,
+      cluster: undefined,
+      start: () => Promise.resolve(),
+      engineStarted: () => undefined,
+      engineStopping: () => Promise.resolve(),
+      async close() {
+        await store.close();
+        lock.release();
+      },
+    };
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, admin });
   } catch (err) {
     await store.close();
     lock.release();
     throw err;
   }
-}
-
-interface GatewayParts {
-  app: Koa;
-  store: Store;
-  ports: StorePorts;
-  engine: DispatchEngine;
-  campaigns: CampaignService;
-  auth: AuthService;
-  transports: readonly Transport[];
-  processor: CampaignProcessor;
-  webhooks: WebhookSender | WebhookSenderThread;
-  config: SmsGateConfig;
-  logger: Logger;
-  engineConfig: EngineConfig;
-  lock: ServeGuard;
-  admin: AdminListener | undefined;
-}
-
-class RunningGateway implements Gateway {
-  readonly app: Koa;
-  readonly store: Store;
-  readonly ports: StorePorts;
-  readonly engine: DispatchEngine;
-  readonly campaigns: CampaignService;
-  readonly auth: AuthService;
-  readonly transports: readonly Transport[];
-  readonly admin: AdminListener | undefined;
-  private server: Server | undefined;
-  private stopping: Promise<void> | undefined;
-
-  constructor(private readonly parts: GatewayParts) {
-    this.app = parts.app;
-    this.store = parts.store;
-    this.ports = parts.ports;
-    this.engine = parts.engine;
-    this.campaigns = parts.campaigns;
-    this.auth = parts.auth;
-    this.transports = parts.transports;
-    this.admin = parts.admin;
-  }
-
-  async start(): Promise<void> {
-    const { processor, webhooks, engine, config, logger } = this.parts;
-    // Order matters for crash recovery: the engine requeues parts left 'submitting' before any
-    // transport can report, the sender picks up pending webhooks, the processor redoes queued campaigns.
-    await engine.start();
-    webhooks.start();
-    processor.start();
-    try {
-      this.server = await listen(this.app, config.api.host, config.api.port);
-      await this.admin?.listen();
-    } catch (err) {
-      // E.g. the port is taken: undo the start so nothing (reconnect timers, pollers) keeps running.
-      logger.error({ err, host: config.api.host, port: config.api.port }, 'cannot listen');
-      await this.stop();
-      throw err;
-    }
-    const where = this.address();
-    logger.info({ host: where?.host, port: where?.port }, `smsgate listening on http://${where?.host}:${where?.port}`);
-  }
-
-  address(): { host: string; port: number } | undefined {
-    const info = this.server?.address();
-    if (info === null || info === undefined || typeof info === 'string') return undefined;
-    return { host: (info as AddressInfo).address, port: (info as AddressInfo).port };
-  }
-
-  stop(): Promise<void> {
-    this.stopping ??= this.stopOnce();
-    return this.stopping;
-  }
-
-  private async stopOnce(): Promise<void> {
-    const { processor, webhooks, engine, store, logger, lock } = this.parts;
-    if (this.server !== undefined) await closeServer(this.server);
-    await this.admin?.close();
-    await processor.stop();
-    await engine.stop();
-    await webhooks.stop();
-    await store.close();
-    lock.release();
-    logger.info('smsgate stopped');
-  }
-}
-
-function listen(app: Koa, host: string, port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
-    server.once('listening', () => resolve(server));
-    server.once('error', reject);
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // Keep-alive connections would hold close() open until their idle timeout.
-    server.closeIdleConnections();
-  });
 }
 
 export type { SmsGateConfig } from './gateway-config.js';

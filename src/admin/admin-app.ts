@@ -14,7 +14,7 @@ import { readFormBody } from '../auth/form-body.js';
 import type { Logger } from '../log.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
-import { readiness } from './readiness.js';
+import { readiness, type ClusterReadiness } from './readiness.js';
 import { liveStatusFacts, type LiveSources } from './status-facts.js';
 import { renderStatusPage } from './status-page.js';
 
@@ -28,6 +28,8 @@ export interface AdminAppDeps extends LiveSources {
   wakeWebhooks(): void;
   /** True while the engine's group commits are refused (disk full, I/O error) and retried: /ready is 503. */
   writesStalled?(): boolean;
+  /** A node of a cluster on PostgreSQL: its membership and bind slots in /ready. */
+  cluster?(): ClusterReadiness | undefined;
   logger: Logger;
 }
 
@@ -129,7 +131,7 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         return;
       }
       case 'GET /ready': {
-        const result = await readiness(deps.status, deps.transports, () => deps.writesStalled?.() ?? false);
+        const result = await readiness(deps.status, deps.transports, () => deps.writesStalled?.() ?? false, deps.cluster?.());
         ctx.status = result.ready ? 200 : 503;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = result;

@@ -12,10 +12,17 @@ import type { StorePorts } from '../store/store-ports.js';
 import type { Transport } from '../transports/transport.js';
 import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
+import type { ClusterStats } from '../cluster/cluster-runtime.js';
+import type { ClusterReadiness } from './readiness.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
 import { CampaignProgressCache } from './status-facts.js';
 import { TransportActivity } from './transport-activity.js';
+
+/** A cluster node's runtime as the admin listener reads it: /ready and the cluster metrics. */
+export interface AdminClusterView extends ClusterReadiness {
+  stats(): ClusterStats;
+}
 
 export interface AdminListenerDeps {
   config: AdminConfig;
@@ -29,7 +36,7 @@ export interface AdminListener {
   readonly metrics: GatewayMetrics;
   /** A logger like `logger` whose warn/error events also go to the status page's recent errors. */
   tapLogger(logger: Logger): Logger;
-  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void; writesStalled?(): boolean }): void;
+  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void; writesStalled?(): boolean; cluster?: AdminClusterView }): void;
   listen(): Promise<void>;
   close(): Promise<void>;
   /** Where it listens once listening. */
@@ -42,6 +49,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   let transports: readonly Transport[] = [];
   let wakeWebhooks = (): void => {};
   let writesStalled = (): boolean => false;
+  let cluster: ClusterReadiness | undefined;
   const metrics = new GatewayMetrics({ status: deps.ports.status, activity, transports: () => transports });
   let server: Server | undefined;
 
@@ -53,6 +61,11 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
       transports = parts.transports;
       wakeWebhooks = parts.wakeWebhooks;
       if (parts.writesStalled !== undefined) writesStalled = parts.writesStalled;
+      cluster = parts.cluster;
+      if (parts.cluster !== undefined) {
+        const view = parts.cluster;
+        metrics.watchCluster(() => view.stats());
+      }
       metrics.zeroSeriesFor(transports.map((t) => t.name));
     },
     async listen() {
@@ -70,6 +83,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         ...(deps.config.token === undefined ? {} : { token: deps.config.token }),
         wakeWebhooks: () => wakeWebhooks(),
         writesStalled: () => writesStalled(),
+        cluster: () => cluster,
         logger: deps.logger,
       });
       const { host, port } = deps.config;

@@ -5,6 +5,7 @@
  * radio) are read when scraped (collect), from the transports and the store.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ClusterStats } from '../cluster/cluster-runtime.js';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
 import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
 import type { Async } from '../store/ports.js';
@@ -166,6 +167,27 @@ export class GatewayMetrics implements GatewayObserver {
         }
       },
     });
+  }
+
+  /**
+   * A node of a cluster on PostgreSQL (issue 11): its membership and takeovers, read from the
+   * runtime's counters when scraped. Called once, when the gateway is a cluster node.
+   */
+  watchCluster(stats: () => ClusterStats): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, value: (s: ClusterStats) => number): void => {
+      const metric: Gauge = new Gauge({ name, help, registers, collect: (): void => metric.set(value(stats())) });
+    };
+    const counter = (name: string, help: string, value: (s: ClusterStats) => number): void => {
+      const metric: Counter = new Counter({ name, help, registers, collect: (): void => { metric.reset(); metric.inc(value(stats())); } });
+    };
+    gauge('smsgate_cluster_live_nodes', 'Nodes of the cluster whose lease has not run out, this one included, at its last heartbeat.', (s) => s.liveNodes);
+    gauge('smsgate_cluster_slot_session_up', '1 while this node\'s bind slot session to PostgreSQL is open (its SMPP binds may run), else 0.', (s) => (s.slotSessionOpen ? 1 : 0));
+    counter('smsgate_cluster_heartbeats_total', 'Heartbeats of this node that reached the database.', (s) => s.beats);
+    counter('smsgate_cluster_heartbeat_failures_total', 'Heartbeats of this node the database did not answer.', (s) => s.failedBeats);
+    counter('smsgate_cluster_rejoins_total', 'Times this node found itself fenced out (its lease had run out) and rejoined under a new id.', (s) => s.rejoins);
+    counter('smsgate_cluster_nodes_taken_over_total', 'Expired nodes whose work this node took over.', (s) => s.nodesTakenOver);
+    counter('smsgate_cluster_rows_requeued_total', 'Parts, outbox leases and campaigns this node moved back to the queues from expired nodes.', (s) => s.rowsRequeued);
   }
 
   /** Zero series for each transport from the start, so a rate() over the first scrapes is defined. */

@@ -9,6 +9,7 @@
  */
 import { BackgroundWorker } from '../background-worker.js';
 import type { Clock } from '../clock.js';
+import { SINGLE_GATEWAY, type NodeIdSource } from '../cluster/node-id.js';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { yieldToEventLoop } from '../loop-turns.js';
@@ -38,6 +39,12 @@ export interface CampaignProcessorOptions {
   numbering?: NumberingPlan;
   /** The zone sendAt is read in (config scheduling.timeZone); default Europe/Dublin (SPEC.md). */
   timeZone?: string;
+  /**
+   * The node this processor runs on (issue 11 item 5: each campaign is processed to ready by one
+   * node). Asked at every claim and write, because a node that was fenced out rejoins with a new
+   * id. Default SINGLE_GATEWAY: no id, every campaign is this process's (SQLite).
+   */
+  node?: NodeIdSource;
 }
 
 export const DEFAULT_PROCESSING_POLL_INTERVAL_MS = 200;
@@ -70,6 +77,7 @@ export class CampaignProcessor {
   private readonly numbering: NumberingPlan;
   private readonly timeZone: string;
   private readonly clock: Clock | undefined;
+  private readonly node: NodeIdSource;
   /** The polling loop while started; a new one per start() (a BackgroundWorker runs once). */
   private worker: BackgroundWorker | undefined;
   /** Set by stop(): the campaign being written is left in 'processing' and redone on the next start. */
@@ -86,6 +94,12 @@ export class CampaignProcessor {
     this.onReady = options.onReady ?? (() => undefined);
     this.numbering = options.numbering ?? numberingPlanFor(DEFAULT_NUMBERING_COUNTRY);
     this.timeZone = options.timeZone ?? SEND_AT_ZONE;
+    this.node = options.node ?? SINGLE_GATEWAY;
+  }
+
+  /** This node's id for the store's stamp and fence, or undefined for one gateway (src/cluster/node-id.ts). */
+  private nodeId(): string | undefined {
+    return this.node.nodeId() ?? undefined;
   }
 
   /** Processes everything left queued or processing (crash recovery), then keeps polling. */
@@ -144,7 +158,7 @@ export class CampaignProcessor {
     let readyCount = 0;
     const attempted = new Set<string>();
     for (;;) {
-      const ids = (await this.campaigns.unprocessedCampaignIds(CAMPAIGNS_PER_PASS)).filter((id) => !attempted.has(id));
+      const ids = (await this.campaigns.unprocessedCampaignIds(CAMPAIGNS_PER_PASS, this.nodeId())).filter((id) => !attempted.has(id));
       if (ids.length === 0) return readyCount;
       for (const id of ids) {
         if (this.stopRequested) return readyCount;
@@ -158,13 +172,17 @@ export class CampaignProcessor {
 
   /** Returns true when the campaign was marked ready by this call. */
   private async processCampaign(id: string): Promise<boolean> {
-    const campaign = await this.campaigns.claimForProcessing(id);
+    // The id the claim is stamped with fences every later write of this attempt: a node fenced out
+    // meanwhile (and rejoined under a new id) has its writes refused and leaves the campaign to the
+    // node that claims it next, so one node carries it to ready.
+    const nodeId = this.nodeId();
+    const campaign = await this.campaigns.claimForProcessing(id, nodeId);
     if (campaign === undefined) return false;
     const log = this.logger.child({ campaignId: id });
     try {
       const { recipients, ready } = await this.prepare(campaign);
-      if (!(await this.writeRecipients(id, recipients, ready.readyAtMs))) return false;
-      if (!(await this.campaigns.markReady(ready))) return false;
+      if (!(await this.writeRecipients(id, recipients, ready.readyAtMs, nodeId))) return false;
+      if (!(await this.campaigns.markReady(ready, nodeId))) return false;
       await this.dropRequestSlices(id);
       log.info({ totalSent: ready.totalSent, skipped: ready.skippedCount, sendAtMs: ready.sendAtMs }, 'campaign ready');
     } catch (err) {
@@ -175,7 +193,7 @@ export class CampaignProcessor {
       }
       const reason = isGatewayError(err) ? err.code : err instanceof Error ? err.message : String(err);
       log.error({ err }, 'campaign processing failed; campaign marked failed');
-      await this.campaigns.markFailed(id, reason);
+      await this.campaigns.markFailed(id, reason, nodeId);
       return false;
     }
     this.onReady(id);
@@ -187,9 +205,9 @@ export class CampaignProcessor {
    * False when the campaign left 'processing' meanwhile or a stop was requested; it then stays
    * 'processing' (or whatever moved it) and the next pass or start redoes it from the beginning.
    */
-  private async writeRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): Promise<boolean> {
+  private async writeRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number, nodeId: string | undefined): Promise<boolean> {
     for (;;) {
-      const deleted = await this.campaigns.deletePartialRecipients(campaignId, RECIPIENTS_PER_TRANSACTION);
+      const deleted = await this.campaigns.deletePartialRecipients(campaignId, RECIPIENTS_PER_TRANSACTION, nodeId);
       if (deleted === undefined) return false;
       if (deleted < RECIPIENTS_PER_TRANSACTION) break;
       await yieldToEventLoop();
@@ -198,7 +216,7 @@ export class CampaignProcessor {
       if (start > 0) await yieldToEventLoop();
       if (this.stopRequested) return false;
       const chunk = recipients.slice(start, start + RECIPIENTS_PER_TRANSACTION);
-      if (!(await this.campaigns.appendRecipients(campaignId, chunk, updatedAtMs))) return false;
+      if (!(await this.campaigns.appendRecipients(campaignId, chunk, updatedAtMs, nodeId))) return false;
     }
     return true;
   }

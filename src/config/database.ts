@@ -4,6 +4,7 @@
  * a file naming both is refused. A URL may carry a password: it is never printed, here or by any
  * caller that uses describeDatabase / redactDatabaseUrl.
  */
+import { GatewayError } from '../errors.js';
 import type { ConfigProblem, DatabaseConfig } from './types.js';
 
 export const DEFAULT_DATABASE_PATH = 'data/smsgate.sqlite';
@@ -61,4 +62,34 @@ export function databaseProblem(database: { path?: string; url?: string }): Conf
     return { key: 'database.url', what: `"${shown}" names no database (postgresql://user@host:port/database)` };
   }
   return null;
+}
+
+/**
+ * The database sections read from a file that selects PostgreSQL but names no keyFile, with that
+ * file's name. Such a section still gets the default keyFile (beside database.path), which is all
+ * `smsgate migrate` and the admin commands need on one machine; `serve` refuses it (serveKeyFileProblem).
+ */
+const keyFileNotGiven = new WeakMap<DatabaseConfig, string>();
+
+/** Called by the loader for a section with `url` and no `keyFile`, before the default is filled in. */
+export function noteKeyFileNotGiven(database: DatabaseConfig, sourceName: string): void {
+  keyFileNotGiven.set(database, sourceName);
+}
+
+/**
+ * The nodes of a cluster must share one secret key (webhook secrets, signing keys are encrypted
+ * with it, and any node may read what another wrote), so `serve` on PostgreSQL needs
+ * `database.keyFile` given explicitly: a default beside a per-machine SQLite path would give every
+ * node its own key. A CONFIG_INVALID naming the key and the file, or null.
+ */
+export function serveKeyFileProblem(database: DatabaseConfig): GatewayError | null {
+  if (database.url === undefined) return null;
+  const source = keyFileNotGiven.get(database);
+  if (source === undefined) return null;
+  return new GatewayError(
+    'CONFIG_INVALID',
+    `${source}: database.keyFile: required with database.url: every node of a cluster must use the same key file (copy it to each node); ` +
+      'e.g. "keyFile": "/etc/smsgate/smsgate.key"',
+    { details: { path: 'database.keyFile' } },
+  );
 }

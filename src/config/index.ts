@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
-import { databaseProblem, DEFAULT_DATABASE_PATH } from './database.js';
+import { databaseProblem, DEFAULT_DATABASE_PATH, noteKeyFileNotGiven } from './database.js';
 import { interpolateEnv, type Environment } from './interpolate.js';
 import { formatJsonPath, parseInstancePath, type JsonPath } from './json-path.js';
 import { buildConfigSchema, type ConfigSchemaParts } from './schema.js';
@@ -67,6 +67,9 @@ export function createConfigLoader<Config extends ConfigCore>(spec: ConfigSpec<C
       const problem = check(resolved);
       if (problem !== null) throw new GatewayError('CONFIG_INVALID', `${sourceName}: ${problem.key}: ${problem.what}`, { details: { path: problem.key } });
     }
+    // keyFile is still as the file gave it: complete() fills in its default.
+    const { database } = resolved;
+    if (database.url !== undefined && (database.keyFile as string | undefined) === undefined) noteKeyFileNotGiven(database, sourceName);
     spec.complete(resolved);
     return resolved;
   }

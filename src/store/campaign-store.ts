@@ -86,6 +86,12 @@ interface CachedCounts {
 const RECIPIENT_ROWS_PER_INSERT = 100;
 const RECIPIENT_COLUMNS = 6;
 
+/**
+ * The campaigns of one gateway's SQLite file. The processing methods take a trailing `nodeId` that
+ * this store ignores: one gateway owns every claim (src/cluster/node-id.ts SINGLE_GATEWAY). It is
+ * there so `Async<CampaignStore>` carries it to PostgreSQL's PgCampaignStore, where it stamps and
+ * fences each campaign's processing to one node (issue 11 item 5).
+ */
 export class CampaignStore {
   private readonly insertCampaignStmt: Statement;
   private readonly findCampaignStmt: Statement;
@@ -159,12 +165,12 @@ export class CampaignStore {
   }
 
   /** Campaigns still to process, oldest first: 'processing' ones were interrupted by a crash. */
-  unprocessedCampaignIds(maxCampaigns: number): string[] {
+  unprocessedCampaignIds(maxCampaigns: number, _nodeId?: string): string[] {
     return (this.unprocessedStmt.all(maxCampaigns) as Array<{ id: string }>).map((row) => row.id);
   }
 
   /** Claims a campaign for processing; undefined when it is no longer queued (e.g. already ready). */
-  claimForProcessing(id: string): CampaignToProcess | undefined {
+  claimForProcessing(id: string, _nodeId?: string): CampaignToProcess | undefined {
     return this.markProcessingStmt.get(id) as CampaignToProcess | undefined;
   }
 
@@ -173,7 +179,7 @@ export class CampaignStore {
    * attempt wrote). Returns how many were deleted, or undefined when the campaign is no longer
    * 'processing' (nothing is deleted then). Bounded so one call never holds the writer for long.
    */
-  deletePartialRecipients(campaignId: string, maxRows: number): number | undefined {
+  deletePartialRecipients(campaignId: string, maxRows: number, _nodeId?: string): number | undefined {
     return this.db.transaction((): number | undefined => {
       if (!this.isProcessing(campaignId)) return undefined;
       return this.deleteRecipientsChunkStmt.run(campaignId, maxRows).changes;
@@ -185,7 +191,7 @@ export class CampaignStore {
    * one transaction. Returns false when the campaign is no longer 'processing' (nothing is written).
    * The engine reads only 'ready' campaigns, so rows written here stay invisible until markReady.
    */
-  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number): boolean {
+  appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number, _nodeId?: string): boolean {
     return this.db.transaction((): boolean => {
       if (!this.isProcessing(campaignId)) return false;
       const fullBatches = Math.floor(recipients.length / RECIPIENT_ROWS_PER_INSERT);
@@ -215,7 +221,7 @@ export class CampaignStore {
    * Marks a campaign in 'processing' ready once all its recipients are written (appendRecipients).
    * Returns false when it was no longer 'processing'.
    */
-  markReady(ready: ReadyCampaign): boolean {
+  markReady(ready: ReadyCampaign, _nodeId?: string): boolean {
     const result = this.markReadyStmt.run({
       campaignId: ready.campaignId,
       textSent: ready.textSent,
@@ -230,7 +236,7 @@ export class CampaignStore {
   }
 
   /** Marks a campaign failed and drops any recipients an attempt wrote (a failed campaign is never sent). */
-  markFailed(id: string, reason: string): void {
+  markFailed(id: string, reason: string, _nodeId?: string): void {
     this.db.transaction((): void => {
       const result = this.markFailedStmt.run(reason, id);
       if (result.changes === 1) this.deleteRecipientsStmt.run(id);

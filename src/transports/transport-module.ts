@@ -5,10 +5,13 @@
  * and that one list.
  */
 import type { Logger } from '../log.js';
+import type { BindSlotGate } from './smpp/smpp-transport.js';
 import type { Transport } from './transport.js';
 
 export interface TransportModuleDeps {
   logger: Logger;
+  /** Cluster (issue 11 item 3): the bind slots an SMPP transport may open; other types ignore it. */
+  slotGate?: BindSlotGate;
 }
 
 export interface TransportModule<Type extends string, Entry extends { name: string; type: Type }> {

@@ -64,25 +64,23 @@ export interface WebhookOutbox {
 }
 
 /**
- * Runs `call` and hands its outcome to onValue or onError: at once when it answered synchronously,
- * once it settles otherwise (`deferred` says which). Returns true when it answered synchronously.
+ * Runs `call` and hands its outcome to onValue or onError: at once when it answered synchronously
+ * (null is returned), once it settles otherwise (`deferred` says which; the promise returned
+ * resolves after the callback ran, and rejects only if the callback threw).
  */
 export function settle<T>(
   call: () => MaybePromise<T>,
   onValue: (value: T, deferred: boolean) => void,
   onError: (err: unknown, deferred: boolean) => void,
-): boolean {
+): Promise<void> | null {
   let answer: MaybePromise<T>;
   try {
     answer = call();
   } catch (err) {
     onError(err, false);
-    return true;
+    return null;
   }
-  if (answer instanceof Promise) {
-    answer.then((value) => onValue(value, true), (err: unknown) => onError(err, true));
-    return false;
-  }
+  if (answer instanceof Promise) return answer.then((value) => onValue(value, true), (err: unknown) => onError(err, true));
   onValue(answer, false);
-  return true;
+  return null;
 }

@@ -128,6 +128,14 @@ const SECRET_CACHE_LIMIT = 1024;
  */
 const LEASE_MARGIN_MS = 5_000;
 
+/**
+ * A leasing outbox is asked for at most what the request slots send in this many rounds (4 x
+ * concurrency rows held, queued or in flight). Each claim is a database round trip, and claims run
+ * one at a time: bigger claims are fewer round trips (5-7 ms each on the loaded 2-core machine),
+ * smaller ones keep a lease short (see leaseMs). README "Benchmarks", bench:webhooks:pg.
+ */
+const CLAIM_ROUNDS = 4;
+
 /** How soon a results write the outbox refused to take (database unreachable) is tried again. */
 const WRITE_RETRY_MS = 1_000;
 
@@ -149,11 +157,12 @@ export class WebhookSender {
    * How long a leasing outbox (PostgreSQL) keeps a claimed event from other nodes. It must outlast
    * the longest a healthy node takes from the claim to the fenced write of the result, or another
    * node would take the event while its answer is on the way (a duplicate, allowed but avoidable):
-   * a claimed row waits in the queue at most one request (claims are bounded to what the free
-   * slots and one more round of them send), then its own request (timeoutMs), then the flush
-   * interval, then the write. So 2 x timeoutMs + flushIntervalMs + LEASE_MARGIN_MS: 25,025 ms with
-   * the defaults. A node that dies does not make its events wait that long: the reap of an expired
-   * node (about 5 s, src/store/pg/node-takeover.ts) releases its leases at once.
+   * a claimed row waits in the queue for at most CLAIM_ROUNDS - 1 rounds of requests ahead of it,
+   * then its own request, each round at most timeoutMs, then the flush interval, then the write.
+   * So CLAIM_ROUNDS x timeoutMs + flushIntervalMs + LEASE_MARGIN_MS: 45,025 ms with the defaults.
+   * Long, but it only matters for a node that is alive and stuck: a node that dies or stalls past
+   * its node lease (about 5 s) is reaped, and the reap releases its event leases at once
+   * (src/store/pg/node-takeover.ts).
    */
   private readonly leaseMs: number;
 
@@ -166,6 +175,8 @@ export class WebhookSender {
   private inFlight = 0;
   /** An outbox read answering later (PostgreSQL): no second one starts meanwhile. */
   private reading: Promise<void> | null = null;
+  /** Outbox calls answering later (PostgreSQL), with what handles their answers: stop() waits for them. */
+  private readonly calls = new Set<Promise<void>>();
   private readonly idleWaiters = new Set<() => void>();
   private results: AttemptRecord[] = [];
   /** Result batches handed to options.writeResults and not yet written. */
@@ -209,7 +220,7 @@ export class WebhookSender {
     this.flushBatchRows = options.flushBatchRows ?? 512;
     this.stopTimeoutMs = options.stopTimeoutMs ?? this.config.timeoutMs + 1000;
     this.readBatchRows = Math.max(256, this.config.concurrency * 8);
-    this.leaseMs = 2 * this.config.timeoutMs + this.flushIntervalMs + LEASE_MARGIN_MS;
+    this.leaseMs = CLAIM_ROUNDS * this.config.timeoutMs + this.flushIntervalMs + LEASE_MARGIN_MS;
     this.outage = new OutageLog(this.logger, this.now);
     this.breakers = new EndpointBreakers({
       failuresToOpen: this.config.breakerFailures,
@@ -297,7 +308,7 @@ export class WebhookSender {
     // pump() is synchronous, so no pass is running: the loop ends at once.
     const loopEnded = this.worker.stop();
     // A claim answering now finds the sender stopped and gives its rows back (refill).
-    await this.reading;
+    await this.callsSettled();
     const unsent = this.queue.splice(0);
     for (const row of unsent) this.claimed.delete(row.id);
     await this.giveBack(unsent);
@@ -314,12 +325,36 @@ export class WebhookSender {
     this.giveUpWritesAtMs = Date.now() + this.stopTimeoutMs;
     this.flush();
     while (this.writesInFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.add(resolve));
+    // Redrives the last results started: the caller may close the database once stop() resolves.
+    await this.callsSettled();
     this.closed = true;
     this.breakers.shutdown();
     if (this.ownsHttpClient) this.http.close();
     for (const resolve of this.idleWaiters) resolve();
     this.idleWaiters.clear();
     await loopEnded;
+  }
+
+  private async callsSettled(): Promise<void> {
+    while (this.calls.size > 0) await Promise.all([...this.calls]);
+  }
+
+  /**
+   * settle() for the sender's outbox calls: true when answered synchronously (SQLite); one answering
+   * later is kept in `calls` until its answer is handled.
+   */
+  private outboxCall<T>(call: () => T | Promise<T>, onValue: (value: T, deferred: boolean) => void, onError: (err: unknown, deferred: boolean) => void): boolean {
+    const later = settle(call, onValue, onError);
+    if (later === null) return true;
+    this.track(later);
+    return false;
+  }
+
+  private track(call: Promise<void>): void {
+    const tracked: Promise<void> = call
+      .catch((err: unknown) => this.logger.error({ err }, 'webhook sender failed handling an outbox answer'))
+      .finally(() => this.calls.delete(tracked));
+    this.calls.add(tracked);
   }
 
   /** Rows claimed that this sender will not send (it stops): a leasing outbox lets other nodes take them at once. */
@@ -349,6 +384,9 @@ export class WebhookSender {
       if (this.queue.length === 0 && !this.refill()) break;
       this.startAttempt(this.queue.shift() as DueOutboxRow);
     }
+    // A claim answering after a round trip is asked for before the queue runs dry, so the free slots
+    // do not wait for it.
+    if (this.outbox.leasesRows && this.queue.length < this.config.concurrency) this.refill();
     this.notifyIfIdle();
   }
 
@@ -372,16 +410,16 @@ export class WebhookSender {
    */
   private refill(): boolean {
     if (!this.outboxMayHaveNewRows || this.reading !== null) return false;
-    // A leasing outbox returns each row once: claim what the free slots and one more round of them
-    // send, so no row waits long under a lease (see leaseMs). An unleased one returns the rows this
-    // sender holds too, which it skips.
+    // A leasing outbox returns each row once: claim what the slots send in CLAIM_ROUNDS rounds, so
+    // no row waits long under its lease (see leaseMs). An unleased one returns the rows this sender
+    // holds too, which it skips.
     const maxRows = this.outbox.leasesRows
-      ? 2 * this.config.concurrency - this.inFlight - this.queue.length
+      ? CLAIM_ROUNDS * this.config.concurrency - this.inFlight - this.queue.length
       : this.claimed.size + this.readBatchRows;
     // Cleared before the read: a wake while it is under way sets it again.
     this.outboxMayHaveNewRows = false;
     let readDone = (): void => undefined;
-    const answered = settle(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
+    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
       (rows, deferred) => {
         this.outage.succeeded();
         // As many as asked for: more may be due. Fewer: every due row is now claimed, so until
@@ -390,8 +428,9 @@ export class WebhookSender {
         if (deferred) {
           this.reading = null;
           readDone();
+          // Stopping: shutdown() waits for the rows to be given back too.
           if (!this.running) {
-            void this.giveBack(rows);
+            this.track(this.giveBack(rows));
             return;
           }
         }
@@ -461,7 +500,7 @@ export class WebhookSender {
     const redrive = this.redrive;
     if (redrive === null) return;
     const nowMs = this.now();
-    settle(() => this.outbox.listRedriveEndpoints(nowMs - this.config.redriveWithinMs),
+    this.outboxCall(() => this.outbox.listRedriveEndpoints(nowMs - this.config.redriveWithinMs),
       (endpoints, deferred) => {
         for (const { clientId, url } of endpoints) redrive.track({ key: EndpointBreakers.keyFor(clientId, url), clientId, url }, nowMs);
         if (deferred && endpoints.length > 0) this.pumpSoon();
@@ -488,7 +527,7 @@ export class WebhookSender {
       // The next probe a window later, whatever this one finds: one answering later must not be asked for again meanwhile.
       redrive.reschedule(target.key, nowMs + this.config.breakerOpenMs);
       const filter = { clientId: target.clientId, url: target.url, cutoffMs: nowMs - this.config.redriveWithinMs };
-      settle(() => this.outbox.requeueProbe(filter, nowMs, this.leaseMs),
+      this.outboxCall(() => this.outbox.requeueProbe(filter, nowMs, this.leaseMs),
         (probe, deferred) => {
           this.outage.succeeded();
           this.probeRequeued(target, probe);
@@ -515,7 +554,7 @@ export class WebhookSender {
           this.take([probe.claimed]);
         } else {
           this.probes.delete(probe.id);
-          void this.giveBack([probe.claimed]);
+          this.track(this.giveBack([probe.claimed]));
         }
     }
   }
@@ -539,7 +578,7 @@ export class WebhookSender {
     const cutoffMs = nowMs - this.config.redriveWithinMs;
     for (const target of this.recovered.values()) {
       // On PostgreSQL one UPDATE takes each dead letter once: nodes redriving one endpoint together re-queue it once.
-      settle(() => this.outbox.redriveDeadLetters({ clientId: target.clientId, url: target.url, cutoffMs }, nowMs),
+      this.outboxCall(() => this.outbox.redriveDeadLetters({ clientId: target.clientId, url: target.url, cutoffMs }, nowMs),
         (redriven, deferred) => {
           redrive.redriven(target.key, nowMs);
           this.counters.redriven += redriven;
@@ -639,7 +678,7 @@ export class WebhookSender {
    * rows, still pending, are sent again.
    */
   private write(batch: readonly AttemptRecord[]): void {
-    const answered = settle(() => this.outbox.recordAttempts(batch),
+    const answered = this.outboxCall(() => this.outbox.recordAttempts(batch),
       (written, deferred) => {
         if (deferred) this.writesInFlight -= 1;
         this.outage.succeeded();

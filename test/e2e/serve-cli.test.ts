@@ -1,15 +1,19 @@
 /**
  * `smsgate serve` as a real process: it applies migrations and listens on the configured
  * simulator default, stops cleanly on SIGTERM (exit 0), and fails fast with a clear message and
- * exit code when it cannot run (bad arguments 2, busy port or bad config 1).
+ * exit code when it cannot run (bad arguments 2, busy port or bad config 1). On PostgreSQL
+ * (database.url, issue 11) it is a node of a cluster: it joins, serves and leaves on SIGTERM; it
+ * refuses a url without database.keyFile, and a key file that does not open the cluster's secrets.
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, GatewayProcess, REPO_ROOT } from '../support/gateway-process.js';
 import { tempDir } from './e2e-setup.js';
 import { killPeer, spawnPeer } from '../support/peer-process.js';
+import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
 
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 let dir: string;
@@ -87,17 +91,63 @@ describe('smsgate serve', () => {
     expect(stderr).toContain('bad.json');
     expect(stderr).toContain('speed');
   });
+});
 
-  it('refuses database.url (PostgreSQL) with exit 1 and a message naming the key, serving nothing from a SQLite file', async () => {
-    const path = join(dir, 'pg.json');
-    // The default database.path, relative to the working directory: no SQLite file is opened instead.
+describe('smsgate serve on PostgreSQL (database.url)', () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  function postgresConfig(name: string, database: Record<string, unknown>): string {
+    const path = join(dir, `${name}.json`);
+    writeFileSync(path, JSON.stringify({ database, api: { host: '127.0.0.1', port: 0 }, transports: [{ name: 'sim', type: 'simulator' }], routes: [{ prefix: '', transport: 'sim' }] }));
+    return path;
+  }
+
+  async function nodeCount(url: string): Promise<number> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM cluster_nodes')).rows[0]!.n;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('serves as a node of the cluster: joins, answers /health, and leaves on SIGTERM with exit 0', async () => {
+    const url = await server.createDatabase();
+    const gateway = await GatewayProcess.spawn(postgresConfig('pg-ok', { url, keyFile: join(dir, 'pg-ok.key') }));
+    const response = await fetch(`${gateway.baseUrl}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('Healthy');
+    expect(await nodeCount(url)).toBe(1);
+    expect(await gateway.stop()).toBe(0);
+    expect(await nodeCount(url)).toBe(0);
+  });
+
+  it('exits 1 naming database.keyFile and the file when a url comes without a keyFile, touching no SQLite file', async () => {
+    const path = postgresConfig('pg-nokey', { url: await server.createDatabase() });
+    // The default database.path, relative to the working directory: nothing is created there.
     const sqlite = join(dir, 'data', 'smsgate.sqlite');
-    // Nothing listens there: serve must refuse before it connects anywhere.
-    writeFileSync(path, JSON.stringify({ database: { url: 'postgresql://smsgate@127.0.0.1:9/smsgate' }, transports: [{ name: 'sim', type: 'simulator' }], routes: [{ prefix: '', transport: 'sim' }] }));
     const { code, stderr } = await runCli(['serve'], { SMSGATE_CONFIG: path });
     expect(code).toBe(1);
-    expect(stderr).toContain('database.url');
-    expect(stderr).toContain('smsgate serve runs on SQLite (database.path) in this version');
+    expect(stderr).toContain(`${path}: database.keyFile: required with database.url`);
     expect(existsSync(sqlite)).toBe(false);
+    expect(existsSync(join(dir, 'data', 'smsgate.key'))).toBe(false);
+  });
+
+  it("exits 1 naming database.keyFile when its key does not open the cluster's secrets", async () => {
+    const url = await server.createDatabase();
+    const first = await GatewayProcess.spawn(postgresConfig('pg-key-a', { url, keyFile: join(dir, 'pg-key-a.key') }));
+    expect(await first.stop()).toBe(0);
+    const { code, stderr } = await runCli(['serve', '--config', postgresConfig('pg-key-b', { url, keyFile: join(dir, 'pg-key-b.key') })]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('database.keyFile');
+    expect(stderr).toContain('every node of a cluster must use the same key file');
+    expect(await nodeCount(url)).toBe(0);
   });
 });

@@ -68,6 +68,8 @@ export interface SeedCampaign {
   text?: string;
   sender?: string;
   msisdns: readonly string[];
+  /** Default 'ready' (due now); another state keeps the engine from materialising it. */
+  state?: 'ready' | 'queued';
 }
 
 /** A ready campaign due now with its recipients waiting, as the campaign processor leaves it. */
@@ -78,8 +80,8 @@ export async function seedCampaign(pool: PgPool, seed: SeedCampaign): Promise<st
   const nowMs = Date.now();
   await pool.query(
     `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at)
-     VALUES ($1, $2, 'ready', 'test', $3, $4, $5, $6, $7, $8, $9, 0, $5, $5)`,
-    [id, seed.clientId, seed.sender ?? 'Acme', text, nowMs, plan.text, plan.encoding, plan.parts, seed.msisdns.length]);
+     VALUES ($1, $2, $10, 'test', $3, $4, $5, $6, $7, $8, $9, 0, $5, $5)`,
+    [id, seed.clientId, seed.sender ?? 'Acme', text, nowMs, plan.text, plan.encoding, plan.parts, seed.msisdns.length, seed.state ?? 'ready']);
   await pool.query(`INSERT INTO recipients (campaign_id, msisdn) SELECT $1, m FROM unnest($2::text[]) WITH ORDINALITY AS t(m, n) ORDER BY n`, [id, seed.msisdns]);
   return id;
 }

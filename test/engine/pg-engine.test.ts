@@ -173,8 +173,8 @@ it('requeues at stop only the parts this node still holds, never another node\'s
   const mine = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(3) });
   started.engine.wake();
   await until(() => partsOf(pool, mine), (parts) => parts.length === 3 && parts.every((p) => p.state === 'submitting' && p.claimed_by === 'node-a'));
-  // A live peer's claim on a part of its own.
-  const theirs = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(1, '35385') });
+  // A live peer's claim on a part of its own (the campaign not 'ready': this engine leaves it alone).
+  const theirs = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(1, '35385'), state: 'queued' });
   await pool.query(`UPDATE recipients SET dispatch_state = 'dispatched' WHERE campaign_id = $1`, [theirs]);
   await pool.query(
     `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, next_attempt_at, updated_at, claimed_by)

@@ -8,6 +8,7 @@
  * unbind at once, because another node may already hold its slots.
  */
 import pg from 'pg';
+import { CONNECT_TIMEOUT_MS } from '../pg/pool.js';
 
 /** A stable signed 32-bit key for a transport name (FNV-1a), the first half of each slot's lock. */
 export function transportLockKey(transport: string): number {
@@ -62,7 +63,9 @@ export class BindSlotLocks {
 
   /** Opens the dedicated connection the locks live on. */
   static async connect(connectionString: string, options: BindSlotLocksOptions): Promise<BindSlotLocks> {
-    const client = new pg.Client({ connectionString, application_name: 'smsgate bind slots' });
+    // Bounded connect (a server that is gone fails the attempt, the keeper retries with backoff) and
+    // TCP keepalive (a peer that vanished without a FIN is noticed, and the binds dropped).
+    const client = new pg.Client({ connectionString, application_name: 'smsgate bind slots', connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     await client.connect();
     return new BindSlotLocks(client, options);
   }

@@ -20,6 +20,11 @@ import {
 import type { CampaignRow, CampaignState, RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool } from './pool.js';
+import type { WakeChannel } from './wakeups.js';
+
+/** The wake-up channels (src/store/pg/wakeups.ts), inlined into the statements that notify them. */
+const CAMPAIGNS_CHANNEL: WakeChannel = 'smsgate_campaigns';
+const PARTS_CHANNEL: WakeChannel = 'smsgate_parts';
 
 const CLAIMED_COLUMNS = 'id, client_id, state, sender, text, send_at_local, request_recipients, created_at';
 
@@ -39,11 +44,18 @@ export class PgCampaignStore implements Async<CampaignStore> {
     this.summaryCache = { ...SUMMARY_CACHE_DEFAULTS, now: () => performance.now(), ...summaryCache };
   }
 
+  /**
+   * One statement: the row, and a wake-up of every node's campaign processor (issue 11 item 2:
+   * LISTEN/NOTIFY wakes nodes) delivered when it commits, so whichever node is free claims it.
+   */
   async insertCampaign(c: NewCampaign): Promise<void> {
     await changes(this.pool,
-      `INSERT INTO campaigns (id, client_id, user_id, state, name, sender, text, send_at_local, create_as_draft, should_save_list,
-         request_recipients, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      `WITH inserted AS (
+         INSERT INTO campaigns (id, client_id, user_id, state, name, sender, text, send_at_local, create_as_draft, should_save_list,
+           request_recipients, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         RETURNING id, state)
+       SELECT pg_notify('${CAMPAIGNS_CHANNEL}', id) FROM inserted WHERE state = 'queued'`,
       [c.id, c.clientId, c.userId, c.state, c.name, c.sender, c.text, c.sendAtLocal, c.createAsDraft ? 1 : 0, c.shouldSaveList ? 1 : 0,
         c.requestRecipientsJson, c.createdAtMs]);
   }
@@ -97,15 +109,20 @@ export class PgCampaignStore implements Async<CampaignStore> {
     });
   }
 
-  /** With a node id: only while that node's claim stands (processing_by), which it then clears. */
+  /**
+   * With a node id: only while that node's claim stands (processing_by), which it then clears.
+   * The same statement wakes every node's engine (at commit): the campaign's recipients are theirs
+   * to materialise and send now.
+   */
   async markReady(ready: ReadyCampaign, nodeId?: string): Promise<boolean> {
     const params = [ready.campaignId, ready.textSent, ready.encoding, ready.partsPerMessage, ready.totalSent, ready.skippedCount, ready.sendAtMs,
       ready.readyAtMs];
     const set = `state = 'ready', request_recipients = NULL, text_sent = $2, encoding = $3, parts_per_message = $4,
          total_sent = $5, skipped_count = $6, send_at = $7, ready_at = $8`;
+    const wake = (update: string): string => `WITH marked AS (${update} RETURNING id) SELECT pg_notify('${PARTS_CHANNEL}', id) FROM marked`;
     const marked = nodeId === undefined
-      ? await changes(this.pool, `UPDATE campaigns SET ${set} WHERE id = $1 AND state = 'processing'`, params)
-      : await changes(this.pool, `UPDATE campaigns SET ${set}, processing_by = NULL WHERE id = $1 AND state = 'processing' AND processing_by = $9`,
+      ? await changes(this.pool, wake(`UPDATE campaigns SET ${set} WHERE id = $1 AND state = 'processing'`), params)
+      : await changes(this.pool, wake(`UPDATE campaigns SET ${set}, processing_by = NULL WHERE id = $1 AND state = 'processing' AND processing_by = $9`),
         [...params, nodeId]);
     return marked === 1;
   }

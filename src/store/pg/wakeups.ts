@@ -11,7 +11,7 @@
  * leans on polling meanwhile. Nothing is lost by a gap but latency: polling finds the work.
  */
 import pg from 'pg';
-import { PG_TYPES } from './pool.js';
+import { CONNECT_TIMEOUT_MS, PG_TYPES } from './pool.js';
 import type { PgQueryable } from './pool.js';
 
 /** The channels of smsgate's wake-ups: one per kind of work a loop waits for. */
@@ -57,7 +57,7 @@ export class PgWakeups {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url, types: PG_TYPES });
+    const client = new pg.Client({ connectionString: this.options.url, types: PG_TYPES, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     const known = new Set<string>(this.options.channels);
     client.on('notification', (message) => {
       if (known.has(message.channel)) this.options.onWake(message.channel as WakeChannel, message.payload ?? '');

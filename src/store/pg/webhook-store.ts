@@ -4,6 +4,7 @@
  * on the stamp columns webhook_outbox.leased_by / lease_until when the caller passes its node id.
  */
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type {
   AttemptRecord, DeadLetterFilter, DeadLetterRow, DueOutboxRow, NewOutboxRow, OutboxState, RedriveEndpoint, RedriveFilter,
 } from '../webhook-store.js';
@@ -41,6 +42,11 @@ const REDRIVE_LOCK_SPACE = 0x736d7377;
 
 /** The redrivable dead letters of one endpoint: $2 client, $3 url, $4 cutoff. */
 const REDRIVABLE = `state = 'dead' AND dead_reason = 'transient' AND client_id = $2 AND dead_url = $3 AND created_at >= $4 AND dead_at >= $4`;
+
+/** The rows of a named (prepared once per connection) statement: the sender's hot statements. */
+async function named<Row extends pg.QueryResultRow>(db: PgQueryable, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+  return (await db.query<Row>({ name, text, values: values as unknown[] })).rows;
+}
 
 function deadLetterWhere(filter: DeadLetterFilter, firstParam: number): { where: string; params: number[] } {
   const clauses = [`o.state = 'dead'`];
@@ -101,7 +107,9 @@ export class PgWebhookStore implements WebhookStorePort {
    */
   async claimDueOutboxRows(nowMs: number, maxRows: number, leaseMs: number, nodeId?: string): Promise<DueOutboxRow[]> {
     const set = nodeId === undefined ? 'next_attempt_at = $3' : 'leased_by = $4, lease_until = $3';
-    const claimed = await rows<DueOutboxRow & { due: number }>(this.pool,
+    // A named statement: planned once per connection, not at every claim (planning took longer than
+    // running it, 2 ms against 1.4 ms for 64 rows; the sender claims every few ms under load).
+    const claimed = await named<DueOutboxRow & { due: number }>(this.pool, nodeId === undefined ? 'smsgate_outbox_claim' : 'smsgate_outbox_claim_leased',
       `WITH picked AS (
          SELECT id, next_attempt_at FROM webhook_outbox WHERE ${DUE_NOW}
          ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
@@ -157,33 +165,33 @@ export class PgWebhookStore implements WebhookStorePort {
    */
   async recordLeasedAttempts(records: readonly AttemptRecord[], nodeId: string): Promise<number[]> {
     if (records.length === 0) return [];
-    const written = await inTransaction(this.pool, async (client) => {
-      // A result lost with an asynchronous commit leaves its row pending: sent again, as the spec allows.
-      await client.query('SET LOCAL synchronous_commit = off');
-      return rows<{ id: number }>(client,
-        `UPDATE webhook_outbox o SET
-           state = r.state, attempts = r.attempts,
-           delivered_at = CASE WHEN r.state = 'delivered' THEN r.at ELSE o.delivered_at END,
-           next_attempt_at = COALESCE(r.next_at, o.next_attempt_at),
-           last_error = CASE WHEN r.state = 'delivered' THEN o.last_error ELSE r.last_error END,
-           dead_at = CASE WHEN r.state = 'dead' THEN r.at ELSE o.dead_at END,
-           dead_reason = CASE WHEN r.state = 'dead' THEN r.reason ELSE o.dead_reason END,
-           dead_url = CASE WHEN r.state = 'dead' THEN r.url ELSE NULL END,
-           ${RELEASE}
-         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-           AS r(id, state, attempts, at, next_at, last_error, reason, url)
-         WHERE o.id = r.id AND o.state = 'pending' AND o.leased_by = $9
-         RETURNING o.id`,
-        [records.map((r) => r.id),
-          records.map((r) => (r.kind === 'retry' ? 'pending' : r.kind)),
-          records.map((r) => r.attempts),
-          records.map((r) => (r.kind === 'retry' ? null : r.atMs)),
-          records.map((r) => (r.kind === 'retry' ? r.nextAttemptAt : null)),
-          records.map((r) => (r.kind === 'delivered' ? null : r.lastError)),
-          records.map((r) => (r.kind === 'dead' ? r.reason : null)),
-          records.map((r) => (r.kind === 'dead' ? r.url : null)),
-          nodeId]);
-    });
+    // One statement, one round trip, named so it is planned once per connection. A result lost with
+    // an asynchronous commit leaves its row pending: sent again, as the spec allows; set_config(...,
+    // true) is SET LOCAL for the statement's own transaction.
+    const written = await named<{ id: number }>(this.pool, 'smsgate_outbox_record_leased',
+      `WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
+       UPDATE webhook_outbox o SET
+         state = r.state, attempts = r.attempts,
+         delivered_at = CASE WHEN r.state = 'delivered' THEN r.at ELSE o.delivered_at END,
+         next_attempt_at = COALESCE(r.next_at, o.next_attempt_at),
+         last_error = CASE WHEN r.state = 'delivered' THEN o.last_error ELSE r.last_error END,
+         dead_at = CASE WHEN r.state = 'dead' THEN r.at ELSE o.dead_at END,
+         dead_reason = CASE WHEN r.state = 'dead' THEN r.reason ELSE o.dead_reason END,
+         dead_url = CASE WHEN r.state = 'dead' THEN r.url ELSE NULL END,
+         ${RELEASE}
+       FROM async_commit, unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])
+         AS r(id, state, attempts, at, next_at, last_error, reason, url)
+       WHERE o.id = r.id AND o.state = 'pending' AND o.leased_by = $9
+       RETURNING o.id`,
+      [records.map((r) => r.id),
+        records.map((r) => (r.kind === 'retry' ? 'pending' : r.kind)),
+        records.map((r) => r.attempts),
+        records.map((r) => (r.kind === 'retry' ? null : r.atMs)),
+        records.map((r) => (r.kind === 'retry' ? r.nextAttemptAt : null)),
+        records.map((r) => (r.kind === 'delivered' ? null : r.lastError)),
+        records.map((r) => (r.kind === 'dead' ? r.reason : null)),
+        records.map((r) => (r.kind === 'dead' ? r.url : null)),
+        nodeId]);
     const writtenIds = new Set(written.map((r) => r.id));
     return records.filter((r) => !writtenIds.has(r.id)).map((r) => r.id);
   }

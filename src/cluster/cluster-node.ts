@@ -1,0 +1,145 @@
+/**
+ * The composition root of a node of a cluster on PostgreSQL (issue 11): what createGateway
+ * (src/index.ts) builds when `database.url` is set.
+ */
+import { createAdminListener } from '../admin/admin-listener.js';
+import { createApiApp } from '../api/app.js';
+import { AuthService } from '../auth/index.js';
+import { CampaignProcessor, CampaignService } from '../campaigns/index.js';
+import { serveKeyFileProblem } from '../config/database.js';
+import type { EngineConfig } from '../engine/config.js';
+import { DispatchEngine } from '../engine/dispatch-engine.js';
+import { createTransports } from '../engine/transport-factory.js';
+import { GatewayError } from '../errors.js';
+import type { SmsGateConfig } from '../gateway-config.js';
+import { InboundService } from '../inbound/inbound-service.js';
+import type { Logger } from '../log.js';
+import { RunningGateway, type Gateway, type GatewayBackend, type GatewayOptions } from '../running-gateway.js';
+import { numberingPlanFor } from '../sms/numbering.js';
+import { openDatabase, type Store } from '../store/database.js';
+import { createPgStores } from '../store/pg/stores.js';
+import { PgWebhookStore } from '../store/pg/webhook-store.js';
+import { SecretBox } from '../store/secret-box.js';
+import type { StorePorts } from '../store/store-ports.js';
+import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, PgWebhookOutbox, WebhookSender } from '../webhooks/index.js';
+import type { ClusterRuntime } from './cluster-runtime.js';
+import { joinPgCluster } from './pg-cluster.js';
+
+/**
+ * A node of a cluster on PostgreSQL (issue 11): the same API, processor, engine and sender as a
+ * single gateway, on the PostgreSQL stores, with the node's cluster runtime (membership, takeover,
+ * bind slots, wake-ups: src/cluster). No ServeLock: every `serve` on the database is a node.
+ */
+export async function createClusterNode(
+  config: SmsGateConfig,
+  options: GatewayOptions,
+  { logger, now, engineConfig }: { logger: Logger; now: () => number; engineConfig: EngineConfig },
+): Promise<Gateway> {
+  const keyFileProblem = serveKeyFileProblem(config.database);
+  if (keyFileProblem !== null) throw keyFileProblem;
+  const database = await openDatabase(config.database);
+  if (database.kind !== 'postgres') throw new GatewayError('BACKEND_UNSUPPORTED', 'database.url: expected a PostgreSQL database');
+  let cluster: ClusterRuntime | undefined;
+  try {
+    const url = config.database.url as string;
+    const secretBox = SecretBox.fromKeyFile(config.database.keyFile);
+    const ports: StorePorts = createPgStores(database.pool);
+    await checkSharedKey(ports, secretBox, config.database.keyFile, database.describe);
+    const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
+    const observed = admin?.tapLogger(logger) ?? logger;
+    // The loops exist only after the runtime (they take its node id and slot gate); its wake-ups reach them once built.
+    const loops: { engine?: DispatchEngine; webhooks?: WebhookSender; processor?: CampaignProcessor } = {};
+    cluster = await joinPgCluster({
+      pool: database.pool,
+      url,
+      apiPort: config.api.port === 0 ? null : config.api.port,
+      logger: observed,
+      wake: { parts: () => loops.engine?.wake(), outbox: () => loops.webhooks?.wake(), campaigns: () => loops.processor?.wake() },
+    });
+    const node = cluster.node;
+    const auth = await AuthService.create(ports.auth, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
+    const webhooks = new WebhookSender({
+      outbox: new PgWebhookOutbox(new PgWebhookStore(database.pool), node),
+      secretBox,
+      logger: observed.child({ part: 'webhooks' }),
+      config: config.webhooks,
+      now,
+      ...(admin === undefined ? {} : { observer: admin.observer }),
+    });
+    loops.webhooks = webhooks;
+    const transports = options.transports ?? (await createTransports(config.transports, observed, { slotGate: cluster.slotGate }));
+    const inbound = new InboundService({
+      store: ports.inbound,
+      logger: observed.child({ part: 'engine' }).child({ part: 'inbound' }),
+      now,
+      wakeWebhooks: () => webhooks.wake(),
+      numbering: numberingPlanFor(config.numbering.country),
+    });
+    const engine = new DispatchEngine({
+      store: { kind: 'postgres', pool: database.pool, node },
+      transports,
+      routes: config.routes,
+      config: engineConfig,
+      logger: observed.child({ part: 'engine' }),
+      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
+      now,
+      numbering: numberingPlanFor(config.numbering.country),
+      inbound,
+      ...(admin === undefined ? {} : { observer: admin.observer }),
+    });
+    loops.engine = engine;
+    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled, cluster });
+    const processor = new CampaignProcessor({
+      store: ports,
+      logger,
+      now,
+      pollIntervalMs: config.processing.pollIntervalMs,
+      onReady: () => engine.wake(),
+      numbering: numberingPlanFor(config.numbering.country),
+      timeZone: config.scheduling.timeZone,
+      node,
+    });
+    loops.processor = processor;
+    const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
+    const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
+    const runtime = cluster;
+    const backend: GatewayBackend = {
+      get store(): Store {
+        throw new GatewayError('BACKEND_UNSUPPORTED', `gateway.store: this node runs on PostgreSQL (${database.describe}); use gateway.ports`);
+      },
+      cluster: runtime,
+      start: () => runtime.start(),
+      engineStarted: (started) => runtime.beginSlotSync(started),
+      engineStopping: () => runtime.endSlotSync(),
+      async close() {
+        // After the engine drained (it requeued its own claims) and the sender stopped.
+        await runtime.stop();
+        await database.close();
+      },
+    };
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks, config, logger, engineConfig, admin });
+  } catch (err) {
+    await cluster?.stop().catch(() => undefined);
+    await database.close();
+    throw err;
+  }
+}
+
+/**
+ * Every node must hold the key the cluster's secrets were sealed with (README "Running a
+ * cluster"): a node started with another key file would create one of its own and then fail to
+ * open webhook secrets and signing keys written by the others. Refused at start, naming the file.
+ */
+async function checkSharedKey(ports: StorePorts, secretBox: SecretBox, keyFile: string, databaseName: string): Promise<void> {
+  const sealed = (await ports.auth.signingKeys()).find((key) => key.retired_at === null);
+  if (sealed === undefined) return;
+  try {
+    secretBox.open(sealed.private_jwk_enc);
+  } catch (cause) {
+    throw new GatewayError(
+      'SECRET_KEY_INVALID',
+      `database.keyFile: ${keyFile} does not open the secrets stored in ${databaseName}: every node of a cluster must use the same key file (copy it from a node that served this database)`,
+      { cause },
+    );
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * This node's membership of the cluster, one beat at a time (issue 11 item 2): renew the lease,
+ * and when it had run out (the node stalled, or lost the database, for longer than the lease),
+ * rejoin under a new id; then take over whatever expired nodes held, and count the live nodes.
+ * It is the NodeIdSource every claim and fenced write asks (src/cluster/node-id.ts): the id it
+ * answers changes at a rejoin, so work claimed under the old id is refused by the stores' fences
+ * and done by whoever claims it next (at-least-once).
+ */
+import type { NodeIdSource } from './node-id.js';
+import type { HeartbeatOutcome, NodeIdentity, ReapHook } from '../store/cluster/node-registry.js';
+
+/** The registry as a beat uses it (NodeRegistry, src/store/cluster/node-registry.ts). */
+export interface MembershipRegistry {
+  readonly identity: NodeIdentity;
+  heartbeat(): Promise<HeartbeatOutcome>;
+  rejoin(): Promise<NodeIdentity>;
+  reapExpired(hooks: readonly ReapHook[]): Promise<{ nodeIds: string[]; requeued: number[] }>;
+  liveNodes(): Promise<number>;
+  leave(): Promise<void>;
+}
+
+/** What one beat found; every field is about this beat only. */
+export interface BeatReport {
+  /** Set when the lease had run out: the id work was stamped with until now, and the new one. */
+  fenced: { formerId: string; newId: string } | undefined;
+  /** The expired nodes this beat took over (their rows deleted), and the rows it moved back to the queues. */
+  tookOver: { nodeIds: string[]; rowsRequeued: number };
+  /** Nodes whose lease has not run out, this one included. */
+  liveNodes: number;
+}
+
+export class ClusterMembership implements NodeIdSource {
+  constructor(
+    private readonly registry: MembershipRegistry,
+    /** Run inside the reaper's transaction (src/store/pg/node-takeover.ts requeueExpiredNodes). */
+    private readonly reapHooks: readonly ReapHook[],
+  ) {}
+
+  nodeId(): string {
+    return this.registry.identity.id;
+  }
+
+  get identity(): NodeIdentity {
+    return this.registry.identity;
+  }
+
+  /**
+   * One heartbeat. Throws when the database does not answer (the caller logs and beats again): the
+   * lease then runs on, and if it runs out before a beat gets through, that beat answers fenced.
+   */
+  async beat(): Promise<BeatReport> {
+    let fenced: BeatReport['fenced'];
+    if ((await this.registry.heartbeat()) === 'fenced') {
+      const formerId = this.registry.identity.id;
+      fenced = { formerId, newId: (await this.registry.rejoin()).id };
+    }
+    const reaped = await this.registry.reapExpired(this.reapHooks);
+    const rowsRequeued = reaped.requeued.reduce((sum, n) => sum + n, 0);
+    const liveNodes = await this.registry.liveNodes();
+    return { fenced, tookOver: { nodeIds: reaped.nodeIds, rowsRequeued }, liveNodes };
+  }
+
+  /** Leaves the cluster (a graceful stop, once this node's work was handed back). */
+  leave(): Promise<void> {
+    return this.registry.leave();
+  }
+}

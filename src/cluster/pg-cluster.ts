@@ -1,0 +1,67 @@
+/**
+ * The cluster runtime of a node on PostgreSQL (issue 11): the registry row, the bind slot lock
+ * session and the LISTEN session, each on the database the config names. The pool is the node's
+ * (its registry statements are short); the slot locks and the listener have a connection each,
+ * because advisory session locks and LISTEN belong to one session (src/store/cluster/bind-slots.ts,
+ * src/store/pg/wakeups.ts).
+ */
+import type { Logger } from '../log.js';
+import { BindSlotLocks } from '../store/cluster/bind-slots.js';
+import { NodeRegistry } from '../store/cluster/node-registry.js';
+import { requeueExpiredNodes } from '../store/pg/node-takeover.js';
+import type { PgPool } from '../store/pg/pool.js';
+import { PgWakeups, type WakeChannel } from '../store/pg/wakeups.js';
+import { ClusterRuntime, type ClusterWakeTargets } from './cluster-runtime.js';
+
+export interface PgClusterOptions {
+  pool: PgPool;
+  /** The database's URL, for the slot lock and LISTEN sessions. */
+  url: string;
+  /** Recorded in the node's row, for operators looking at cluster_nodes. */
+  apiPort: number | null;
+  wake: ClusterWakeTargets;
+  logger: Logger;
+  heartbeatMs?: number;
+  leaseMs?: number;
+}
+
+/** Joins the cluster now (a row with a fresh id and a lease); start() the runtime to keep it. */
+export async function joinPgCluster(options: PgClusterOptions): Promise<ClusterRuntime> {
+  const registry = await NodeRegistry.join(options.pool, {
+    apiPort: options.apiPort,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+  const logger = options.logger.child({ part: 'cluster' });
+  return new ClusterRuntime({
+    registry,
+    reapHooks: [requeueExpiredNodes],
+    connectSlots: (slotOptions) => BindSlotLocks.connect(options.url, slotOptions),
+    listen: (targets) => PgWakeups.start({
+      url: options.url,
+      channels: ['smsgate_parts', 'smsgate_outbox', 'smsgate_campaigns'],
+      onWake: (channel: WakeChannel) => wakeFor(targets, channel),
+      onListening: (listening) => {
+        if (!listening) logger.warn('the wake-up listener lost its connection: polling until it is back');
+        else logger.debug('listening for wake-ups');
+      },
+    }),
+    wake: options.wake,
+    logger,
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+}
+
+function wakeFor(targets: ClusterWakeTargets, channel: WakeChannel): void {
+  switch (channel) {
+    case 'smsgate_parts':
+      targets.parts();
+      return;
+    case 'smsgate_outbox':
+      targets.outbox();
+      return;
+    case 'smsgate_campaigns':
+      targets.campaigns();
+      return;
+  }
+}

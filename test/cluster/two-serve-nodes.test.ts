@@ -1,0 +1,93 @@
+/**
+ * Two real `smsgate serve` nodes on one throwaway PostgreSQL and one carrier SMSC that allows 2
+ * binds per system_id and sends receipts on the other bind: a campaign accepted by one node is sent
+ * through both nodes' binds (one each: ceil(2 / 2)), never more than 2 binds open, every recipient
+ * submitted once and webhooked once, whichever node's bind the receipt arrived on.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthService } from '../../src/auth/index.js';
+import type { SmsGateConfig } from '../../src/gateway-config.js';
+import { silentLogger } from '../../src/log.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createPgStores } from '../../src/store/pg/stores.js';
+import { SecretBox } from '../../src/store/secret-box.js';
+import { ClusterSmsc } from '../support/cluster-smsc.js';
+import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
+import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
+
+const RECIPIENTS = 2_000;
+const CARRIER_BINDS = 2;
+const SECRET = 'two-nodes-secret';
+
+let dir: string;
+let server: PostgresServer;
+let smsc: ClusterSmsc;
+let receiver: WebhookReceiver;
+let configPath: string;
+let token: string;
+const gateways: GatewayProcess[] = [];
+
+async function seedAccount(config: SmsGateConfig): Promise<string> {
+  const database = await openDatabase(config.database);
+  if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
+  try {
+    const auth = await AuthService.create(createPgStores(database.pool).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
+    await auth.createClient({ name: 'acme', webhookUrl: receiver.url, webhookSecret: SECRET });
+    await auth.createUser({ clientName: 'acme', username: 'acme-admin', password: 'correct horse battery staple', isAdmin: true });
+    await auth.addSender({ clientName: 'acme', sender: 'Shop', type: 0 });
+    return await auth.createPersonalAccessToken('acme-admin');
+  } finally {
+    await database.close();
+  }
+}
+
+beforeAll(async () => {
+  dir = tempDir('two-nodes');
+  server = await startPostgres();
+  smsc = await ClusterSmsc.start({ maxBinds: CARRIER_BINDS });
+  receiver = await WebhookReceiver.start({ secret: SECRET });
+  const raw = gatewayConfig(dir, smsc.address, { window: 10, maxPerSecond: 2_000 });
+  raw['database'] = { url: await server.createDatabase(), keyFile: join(dir, 'cluster.key') };
+  (raw['transports'] as Record<string, unknown>[])[0]!['binds'] = CARRIER_BINDS;
+  const written = writeGatewayConfig(dir, raw);
+  configPath = written.path;
+  token = await seedAccount(written.config);
+}, 120_000);
+
+afterAll(async () => {
+  for (const gateway of gateways) gateway.kill('SIGKILL');
+  await Promise.all(gateways.map((gateway) => gateway.waitForExit()));
+  await receiver?.close();
+  await smsc?.stop();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('two serve nodes on one PostgreSQL', () => {
+  it('share the carrier binds and a campaign: each recipient submitted once and webhooked', async () => {
+    const a = await GatewayProcess.spawn(configPath);
+    gateways.push(a);
+    const b = await GatewayProcess.spawn(configPath);
+    gateways.push(b);
+    await until(() => smsc.boundCount, (n) => n === CARRIER_BINDS, 30_000, 'both binds open');
+    const msisdns = Array.from({ length: RECIPIENTS }, (_, i) => `35386${String(i).padStart(7, '0')}`);
+    const { status, id } = await postCampaign(a.baseUrl, token, { text: 'Two nodes', from: 'Shop', recipientInfo: msisdns.map((msisdn) => ({ msisdn })) });
+    expect(status).toBe(202);
+    // Summaries from the other node.
+    const summary = await until(() => getSummary(b.baseUrl, token, id), (s) => s !== undefined && s.pending === 0, 240_000, 'every recipient final');
+    expect(summary).toEqual({ totalSent: RECIPIENTS, delivered: RECIPIENTS, undelivered: 0, pending: 0 });
+    expect(smsc.submitsByDestination.size).toBe(RECIPIENTS);
+    expect(smsc.duplicates()).toEqual({ destinations: 0, extraSubmits: 0 });
+    expect(smsc.maxConcurrentBinds).toBeLessThanOrEqual(CARRIER_BINDS);
+    expect(smsc.bindsRefused).toBe(0);
+    expect(smsc.receiptsOnOtherBind).toBeGreaterThan(0);
+    await receiver.waitUntil(() => new Set(receiver.bodies().map((body) => (body as { To: string }).To)).size >= RECIPIENTS, 120_000, 'one webhook per recipient');
+    expect(receiver.signatureFailures).toBe(0);
+    expect(await a.stop()).toBe(0);
+    expect(await b.stop()).toBe(0);
+  }, 600_000);
+});

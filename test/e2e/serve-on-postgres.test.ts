@@ -1,0 +1,135 @@
+/**
+ * Issue 11: a real `smsgate serve` child on a real throwaway PostgreSQL (database.url), with the
+ * SMPP test SMSC and a real HTTP receiver: a campaign goes through to signed webhooks; `kill -9` in
+ * the middle and a restart lose nothing. The restarted process is a new node: it finds the killed
+ * node's row, and once that lease has run out its beat takes the killed node's in-flight parts
+ * over; the SMSC offers its unacknowledged receipts again on the new bind.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthService } from '../../src/auth/index.js';
+import type { SmsGateConfig } from '../../src/gateway-config.js';
+import { silentLogger } from '../../src/log.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createPgStores } from '../../src/store/pg/stores.js';
+import { SecretBox } from '../../src/store/secret-box.js';
+import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
+import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { ReceiptingSmsc } from '../support/receipting-smsc.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { gatewayConfig, getSummary, lastBodyByTo, postCampaign, tempDir, until } from './e2e-setup.js';
+
+const RECIPIENTS = 4_000;
+const WINDOW = 10;
+const SECRET = 'pg-crash-test-secret';
+const statusFor = (msisdn: string): string => (msisdn.endsWith('9') ? 'UNDELIV' : 'DELIVRD');
+
+let dir: string;
+let server: PostgresServer;
+let smsc: ReceiptingSmsc;
+let receiver: WebhookReceiver;
+let url: string;
+let configPath: string;
+let token: string;
+const gateways: GatewayProcess[] = [];
+
+/** A client with its webhook, an admin user, a sender and a PAT, written as `smsgate client/user/token` would on PostgreSQL. */
+async function seedAccount(config: SmsGateConfig): Promise<string> {
+  const database = await openDatabase(config.database);
+  if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
+  try {
+    const auth = await AuthService.create(createPgStores(database.pool).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
+    await auth.createClient({ name: 'acme', webhookUrl: receiver.url, webhookSecret: SECRET });
+    await auth.createUser({ clientName: 'acme', username: 'acme-admin', password: 'correct horse battery staple', isAdmin: true });
+    await auth.addSender({ clientName: 'acme', sender: 'Shop', type: 0 });
+    return await auth.createPersonalAccessToken('acme-admin');
+  } finally {
+    await database.close();
+  }
+}
+
+async function query<Row extends pg.QueryResultRow>(sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  dir = tempDir('serve-pg');
+  server = await startPostgres();
+  url = await server.createDatabase();
+  smsc = await ReceiptingSmsc.start({ statusFor });
+  receiver = await WebhookReceiver.start({ secret: SECRET });
+  const raw = gatewayConfig(dir, smsc.address, { window: WINDOW, maxPerSecond: 5_000 });
+  raw['database'] = { url, keyFile: join(dir, 'cluster.key') };
+  const written = writeGatewayConfig(dir, raw);
+  configPath = written.path;
+  token = await seedAccount(written.config);
+}, 120_000);
+
+afterAll(async () => {
+  for (const gateway of gateways) gateway.kill('SIGKILL');
+  await Promise.all(gateways.map((gateway) => gateway.waitForExit()));
+  await receiver?.close();
+  await smsc?.stop();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('smsgate serve on PostgreSQL (database.url)', () => {
+  it('sends a campaign through to webhooks, and loses nothing across kill -9 and a restart', async () => {
+    const msisdns = Array.from({ length: RECIPIENTS }, (_, i) => `35386${String(i).padStart(7, '0')}`);
+    const first = await GatewayProcess.spawn(configPath);
+    gateways.push(first);
+    expect(await query('SELECT count(*)::int AS n FROM cluster_nodes')).toEqual([{ n: 1 }]);
+    const { status, id } = await postCampaign(first.baseUrl, token, {
+      text: 'Flash sale today only',
+      from: 'Shop',
+      recipientInfo: msisdns.map((msisdn, i) => ({ msisdn, ClientReference: `c${i}` })),
+    });
+    expect(status).toBe(202);
+
+    await until(() => smsc.submitCount, (n) => n >= RECIPIENTS / 4, 120_000, 'a quarter of the submits');
+    first.kill('SIGKILL');
+    expect((await first.waitForExit()).signal).toBe('SIGKILL');
+    expect(smsc.submitCount).toBeLessThan(RECIPIENTS);
+
+    // The restart is a new node; the killed one's row stays until its lease runs out and is reaped.
+    const second = await GatewayProcess.spawn(configPath);
+    gateways.push(second);
+    const summary = await until(() => getSummary(second.baseUrl, token, id), (s) => s !== undefined && s.pending === 0, 240_000, 'every recipient final');
+    const undeliverable = msisdns.filter((m) => statusFor(m) === 'UNDELIV').length;
+    expect(summary).toEqual({ totalSent: RECIPIENTS, delivered: RECIPIENTS - undeliverable, undelivered: undeliverable, pending: 0 });
+    expect(second.logLines.some((line) => line.includes('took over from nodes whose lease ran out'))).toBe(true);
+
+    // Every recipient reached the SMSC; re-sent ones are bounded by binds (1) x window in flight at the kill.
+    expect(smsc.submitsByDestination.size).toBe(RECIPIENTS);
+    const duplicates = [...smsc.submitsByDestination.values()].reduce((sum, n) => sum + n - 1, 0);
+    expect(duplicates).toBeLessThanOrEqual(WINDOW);
+
+    // Every recipient's final receipt reached the receiver, signed (at-least-once: a duplicate may come too).
+    await receiver.waitUntil(() => new Set(receiver.requests.map((r) => r.rawBody.toString('utf8'))).size >= RECIPIENTS, 120_000, 'one webhook per recipient');
+    expect(receiver.signatureFailures).toBe(0);
+    const finalByTo = lastBodyByTo(receiver.bodies() as { To: string; Status: string; ClientReference: string | null }[]);
+    expect(finalByTo.size).toBe(RECIPIENTS);
+    msisdns.forEach((msisdn, i) => {
+      expect(finalByTo.get(msisdn)).toEqual({ To: msisdn, From: 'Shop', Status: statusFor(msisdn), ClientReference: `c${i}` });
+    });
+
+    // A clean SIGTERM exits 0 and the node leaves the cluster (its row deleted, not left to expire).
+    expect(await second.stop()).toBe(0);
+    expect(await query('SELECT count(*)::int AS n FROM cluster_nodes')).toEqual([{ n: 0 }]);
+    expect(await query(`SELECT state, count(*)::int AS n FROM message_parts GROUP BY state ORDER BY state`)).toEqual([
+      { state: 'delivered', n: RECIPIENTS - undeliverable },
+      { state: 'undelivered', n: undeliverable },
+    ]);
+    expect(await query(`SELECT count(*)::int AS n FROM message_parts WHERE claimed_by IS NOT NULL AND state = 'submitting'`)).toEqual([{ n: 0 }]);
+    expect(await query(`SELECT count(*)::int AS n FROM recipients WHERE dispatch_state <> 'dispatched'`)).toEqual([{ n: 0 }]);
+  }, 600_000);
+});
