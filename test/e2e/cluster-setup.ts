@@ -85,23 +85,34 @@ export async function expectNothingLost(run: {
   const { smsc, receiver, msisdns, bounds } = run;
   const recipients = msisdns.length;
   const undeliverable = msisdns.filter((m) => statusFor(m) === 'UNDELIV').length;
+  const unmatched = await readRows<{ message_id: string; match_state: string }>(run.database, `SELECT message_id, match_state FROM receipts WHERE match_state <> 'matched'`);
+  const figures: ClusterFigures = {
+    extraSubmits: smsc.duplicates().extraSubmits,
+    maxBindsAtOnce: smsc.maxConcurrentBinds,
+    bindsRefused: smsc.bindsRefused,
+    maxSubmitsInOneSecond: smsc.maxSubmitsWithin(1_000),
+    maxSubmitsInTenSeconds: smsc.maxSubmitsWithin(10_000),
+    receiptsOnOtherBind: smsc.receiptsOnOtherBind,
+    unmatchedReceipts: unmatched.length,
+    webhookRequests: receiver.count,
+  };
+  // Printed before the checks, so a failing run shows every figure, not only the first one off.
+  console.log(`cluster figures: ${JSON.stringify(figures)}`);
   expect(run.summary).toEqual({ totalSent: recipients, delivered: recipients - undeliverable, undelivered: undeliverable, pending: 0 });
 
   // Every recipient reached the carrier; re-sends are bounded by what the cluster had in flight.
   expect(smsc.submitsByDestination.size).toBe(recipients);
-  const { extraSubmits } = smsc.duplicates();
+  const { extraSubmits } = figures;
   expect(extraSubmits).toBeLessThanOrEqual(bounds.binds * bounds.window);
 
   // The carrier's limits held: never more binds than it allows (nor one it had to refuse), and
   // never more submits in any second than the cap plus one window.
   expect(smsc.maxConcurrentBinds).toBeLessThanOrEqual(bounds.binds);
   expect(smsc.bindsRefused).toBe(0);
-  const maxSubmitsInOneSecond = smsc.maxSubmitsWithin(1_000);
-  expect(maxSubmitsInOneSecond).toBeLessThanOrEqual(bounds.maxPerSecond + bounds.binds * bounds.window);
+  expect(figures.maxSubmitsInOneSecond).toBeLessThanOrEqual(bounds.maxPerSecond + bounds.binds * bounds.window);
   // The same bound over longer spans: one window of slack in all, not one per second, so a cap
   // overshot a little every second (a refilled bucket, say) shows too.
-  const maxSubmitsInTenSeconds = smsc.maxSubmitsWithin(10_000);
-  expect(maxSubmitsInTenSeconds).toBeLessThanOrEqual(10 * bounds.maxPerSecond + bounds.binds * bounds.window);
+  expect(figures.maxSubmitsInTenSeconds).toBeLessThanOrEqual(10 * bounds.maxPerSecond + bounds.binds * bounds.window);
   // Receipts came on other binds than their submits' (other nodes' binds, mostly) and were matched.
   expect(smsc.receiptsOnOtherBind).toBeGreaterThan(0);
 
@@ -125,7 +136,6 @@ export async function expectNothingLost(run: {
   // (its message id) died with the node that sent it, and was therefore sent again. Each such
   // receipt names an id the carrier gave to a destination it saw more than once, never the id the
   // destination's part holds now; there are at most as many as the extra submits.
-  const unmatched = await readRows<{ message_id: string; match_state: string }>(run.database, `SELECT message_id, match_state FROM receipts WHERE match_state <> 'matched'`);
   expect(unmatched.length).toBeLessThanOrEqual(extraSubmits);
   if (unmatched.length > 0) {
     const parts = await readRows<{ msisdn: string; message_id: string }>(
@@ -140,16 +150,7 @@ export async function expectNothingLost(run: {
       expect(idOfPart.get(destination as string)).not.toBe(receipt.message_id);
     }
   }
-  return {
-    extraSubmits,
-    maxBindsAtOnce: smsc.maxConcurrentBinds,
-    bindsRefused: smsc.bindsRefused,
-    maxSubmitsInOneSecond,
-    maxSubmitsInTenSeconds,
-    receiptsOnOtherBind: smsc.receiptsOnOtherBind,
-    unmatchedReceipts: unmatched.length,
-    webhookRequests: receiver.count,
-  };
+  return figures;
 }
 
 /** The nodes holding a bind to the carrier now (an established connection to its port). */

@@ -149,6 +149,11 @@ export class ClusterNode {
   connectionsTo(port: number): number {
     return establishedConnections(this.pid, port);
   }
+
+  /** The local ports of those connections (to tell its submits at the carrier from other nodes'). */
+  localPortsTo(port: number): number[] {
+    return localPortsTo(this.pid, port);
+  }
 }
 
 export class ClusterNodes {
@@ -237,12 +242,18 @@ function hasExited(pid: number): boolean {
   }
 }
 
-/**
- * Established TCP connections of process `pid` to 127.0.0.1:port: the socket inodes among its file
- * descriptors (/proc/PID/fd -> socket:[INODE]) matched against /proc/PID/net/tcp (proc(5): hex
- * local and remote address:port, state 01 = ESTABLISHED, inode in the tenth column).
- */
+/** Established TCP connections of process `pid` to 127.0.0.1:port. */
 export function establishedConnections(pid: number, port: number): number {
+  return localPortsTo(pid, port).length;
+}
+
+/**
+ * The local ports of process `pid`'s established TCP connections to 127.0.0.1:port: the socket
+ * inodes among its file descriptors (/proc/PID/fd -> socket:[INODE]) matched against
+ * /proc/PID/net/tcp (proc(5): hex local and remote address:port, state 01 = ESTABLISHED, inode in
+ * the tenth column).
+ */
+export function localPortsTo(pid: number, port: number): number[] {
   let inodes: Set<string>;
   let table: string;
   try {
@@ -259,15 +270,15 @@ export function establishedConnections(pid: number, port: number): number {
     );
     table = readFileSync(`/proc/${pid}/net/tcp`, 'utf8');
   } catch {
-    return 0;
+    return [];
   }
   const remote = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-  let count = 0;
+  const ports: number[] = [];
   for (const line of table.split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
-    if (fields[2] === remote && fields[3] === '01' && inodes.has(fields[9] ?? '')) count++;
+    if (fields[2] === remote && fields[3] === '01' && inodes.has(fields[9] ?? '')) ports.push(parseInt((fields[1] ?? '').split(':')[1] ?? '', 16));
   }
-  return count;
+  return ports;
 }
 
 /**

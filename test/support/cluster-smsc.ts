@@ -65,6 +65,8 @@ export class ClusterSmsc {
   receiptTimeouts = 0;
   /** The destination of every message id this SMSC gave out. */
   readonly destinationByMessageId = new Map<string, string>();
+  /** Every submit accepted: its destination, the client's TCP port (which process sent it), when. */
+  readonly submitLog: { destination: string; remotePort: number; atMs: number }[] = [];
   private readonly sessions = new Map<number, BoundSession>();
   /** Where the round of binds carrying receipts stands (a session id). */
   private lastReceiptSessionId = 0;
@@ -220,6 +222,7 @@ export class ClusterSmsc {
     this.submitsByDestination.set(destination, (this.submitsByDestination.get(destination) ?? 0) + 1);
     const messageId = String(this.nextMessageId++);
     this.destinationByMessageId.set(messageId, destination);
+    this.submitLog.push({ destination, remotePort: info.session.socket.remotePort ?? -1, atMs: now });
     info.session.send(pdu.response({ message_id: messageId }));
     this.receipts.push({ messageId, destination, stat: this.options.statusFor(destination), submittedOn: info.id, dueAt: now });
   }
