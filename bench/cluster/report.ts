@@ -58,11 +58,16 @@ export function boundNotes(columns: readonly ColumnFigures[]): string {
     const busy = coresBusy(column);
     const total = perMessageUs(column.nodesCpuMs + column.postgresCpuMs, column.run.messages);
     const parts = [`- ${column.run.label}: ${busy.toFixed(2)} of ${CORES} cores busy`];
+    const loadAtEnd = column.run.loadAverage.atEnd;
     if (busy >= 0.85 * CORES) parts.push('the machine is full, so CPU per message sets the rate');
-    else if (Math.max(...column.cpuMsByNode) / column.run.endToEndMs >= 0.85) {
-      parts.push(`the busiest node's process (event loop and webhook thread) used ${pct(Math.max(...column.cpuMsByNode), column.run.endToEndMs)} of a core: its event loop is the limit`);
+    else if (Math.max(column.run.loadAverage.atStart, loadAtEnd) >= CORES) {
+      parts.push(`the machine is shared (load average ${column.run.loadAverage.atStart.toFixed(1)}-${loadAtEnd.toFixed(1)} on ${CORES} cores): the run got what the others left, so its rates are lower bounds and CPU per message is the steadier figure`);
     }
-    else parts.push('the cores have room: waiting (database round trips, the stages handing over) bounds it');
+    if (busy < 0.85 * CORES && Math.max(...column.cpuMsByNode) / column.run.endToEndMs >= 0.85) {
+      parts.push(`the busiest node's process (event loop and webhook thread) used ${pct(Math.max(...column.cpuMsByNode), column.run.endToEndMs)} of a core: its event loop is the limit`);
+    } else if (busy < 0.85 * CORES && Math.max(column.run.loadAverage.atStart, loadAtEnd) < CORES) {
+      parts.push('the cores have room: waiting (database round trips, the stages handing over) bounds it');
+    }
     if (column.backend === 'postgres') {
       parts.push(`PostgreSQL takes ${pct(column.postgresCpuMs, column.nodesCpuMs + column.postgresCpuMs)} of the gateway's CPU`);
     }
