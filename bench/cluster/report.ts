@@ -68,6 +68,9 @@ export function boundNotes(columns: readonly ColumnFigures[]): string {
     } else if (busy < 0.85 * CORES && Math.max(column.run.loadAverage.atStart, loadAtEnd) < CORES) {
       parts.push('the cores have room: waiting (database round trips, the stages handing over) bounds it');
     }
+    const stages: [string, Stage][] = [['submits', column.run.stages.submitted], ['receipts stored', column.run.stages.receipts], ['webhooks 2xx', column.run.stages.webhooks]];
+    const [slowestName, slowest] = stages.reduce((a, b) => (stageRate(b[1]) < stageRate(a[1]) ? b : a));
+    parts.push(`its slowest stage is ${slowestName} at ${int(stageRate(slowest))} msg/s`);
     if (column.backend === 'postgres') {
       parts.push(`PostgreSQL takes ${pct(column.postgresCpuMs, column.nodesCpuMs + column.postgresCpuMs)} of the gateway's CPU`);
     }
