@@ -10,6 +10,7 @@
 import { BackgroundWorker } from '../background-worker.js';
 import type { Clock } from '../clock.js';
 import { SINGLE_GATEWAY, type NodeIdSource } from '../cluster/node-id.js';
+import { FailureLog } from '../engine/failure-log.js';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { yieldToEventLoop } from '../loop-turns.js';
@@ -78,6 +79,7 @@ export class CampaignProcessor {
   private readonly timeZone: string;
   private readonly clock: Clock | undefined;
   private readonly node: NodeIdSource;
+  private readonly passFailures: FailureLog;
   /** The polling loop while started; a new one per start() (a BackgroundWorker runs once). */
   private worker: BackgroundWorker | undefined;
   /** Set by stop(): the campaign being written is left in 'processing' and redone on the next start. */
@@ -95,6 +97,7 @@ export class CampaignProcessor {
     this.numbering = options.numbering ?? numberingPlanFor(DEFAULT_NUMBERING_COUNTRY);
     this.timeZone = options.timeZone ?? SEND_AT_ZONE;
     this.node = options.node ?? SINGLE_GATEWAY;
+    this.passFailures = new FailureLog(this.logger, 'campaign processing', undefined, this.now);
   }
 
   /** This node's id for the store's stamp and fence, or undefined for one gateway (src/cluster/node-id.ts). */
@@ -113,8 +116,11 @@ export class CampaignProcessor {
       pass: async () => {
         await leftovers;
         await this.processOnce();
+        this.passFailures.recovered();
       },
-      onError: (err) => this.logger.error({ err }, 'campaign processing pass failed'),
+      // A database that is gone fails every pass (five a second at the default poll): logged once,
+      // then at most every 30 s (issue 11: a PostgreSQL failover; issue 9 item 4: a full disk).
+      onError: (err) => this.passFailures.failed(err),
       ...(this.clock === undefined ? {} : { clock: this.clock }),
     });
     this.worker.start();

@@ -37,6 +37,8 @@ export function isSlottedTransport(transport: Transport): transport is Transport
 /** The lock session as the keeper uses it (BindSlotLocks). */
 export interface SlotSession extends BindSlotGate {
   readonly isLost: boolean;
+  /** Whether the session answers within timeoutMs; one that does not is given up (reported lost). */
+  ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -48,9 +50,17 @@ export interface BindSlotKeeperOptions {
   /** First wait before reconnecting a lost session; doubles per failure up to maxReconnectDelayMs. */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
+  /** See SLOT_PING_TIMEOUT_MS. */
+  pingTimeoutMs?: number;
 }
 
 export const SLOT_RECONNECT_DELAY_MS = 1_000;
+/**
+ * How long the slot session may take to answer the ping of each sync. A path to PostgreSQL gone
+ * silent raises no error until TCP gives up (minutes); the server, meanwhile, may have ended the
+ * session and released the slots, so a node that cannot hear its session unbinds within this.
+ */
+export const SLOT_PING_TIMEOUT_MS = 2_000;
 export const SLOT_MAX_RECONNECT_DELAY_MS = 30_000;
 
 export class BindSlotKeeper implements BindSlotGate {
@@ -62,6 +72,7 @@ export class BindSlotKeeper implements BindSlotGate {
   private readonly failures: FailureLog;
   private readonly firstDelayMs: number;
   private readonly maxDelayMs: number;
+  private readonly pingTimeoutMs: number;
   private delayMs: number;
   private nextConnectAtMs = 0;
 
@@ -70,6 +81,7 @@ export class BindSlotKeeper implements BindSlotGate {
     this.logger = options.logger;
     this.firstDelayMs = options.reconnectDelayMs ?? SLOT_RECONNECT_DELAY_MS;
     this.maxDelayMs = options.maxReconnectDelayMs ?? SLOT_MAX_RECONNECT_DELAY_MS;
+    this.pingTimeoutMs = options.pingTimeoutMs ?? SLOT_PING_TIMEOUT_MS;
     this.delayMs = this.firstDelayMs;
     this.failures = new FailureLog(options.logger, 'connecting the bind slot session', undefined, this.now);
   }
@@ -114,6 +126,8 @@ export class BindSlotKeeper implements BindSlotGate {
   async sync(): Promise<void> {
     if (!(await this.ensureSession())) return;
     const used = this.session;
+    // A silent session is reported lost by the ping (onLost drops every bind).
+    if (used === undefined || !(await used.ping(this.pingTimeoutMs))) return;
     for (const transport of this.transports) {
       if (used?.isLost !== false) break;
       await transport.syncSlots();

@@ -50,7 +50,6 @@ export async function createClusterNode(
     // The loops exist only after the runtime (they take its node id and slot gate); its wake-ups reach them once built.
     const loops: { engine?: DispatchEngine; webhooks?: WebhookSender; processor?: CampaignProcessor } = {};
     cluster = await joinPgCluster({
-      pool: database.pool,
       url,
       apiPort: config.api.port === 0 ? null : config.api.port,
       logger: observed,

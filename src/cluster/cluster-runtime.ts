@@ -65,6 +65,8 @@ export interface ClusterRuntimeOptions {
   connectSlots(options: { onLost: (err: Error) => void; liveNodes: () => Promise<number> }): Promise<SlotSession>;
   /** Starts listening for wake-ups; its own reconnects are its business. Optional: polling only. */
   listen?(targets: ClusterWakeTargets): Promise<WakeListener>;
+  /** Called last by stop() (the membership pool ends). */
+  close?(): Promise<void>;
   /** Set before start(): the loops exist only after the runtime (their node id, their gate). */
   wake: ClusterWakeTargets;
   logger: Logger;
@@ -198,6 +200,7 @@ export class ClusterRuntime implements ClusterReadiness {
     await this.slots.close().catch((err: unknown) => this.logger.warn({ err }, 'closing the bind slot session failed'));
     await this.listener?.close().catch(() => undefined);
     this.listener = undefined;
+    await this.options.close?.().catch((err: unknown) => this.logger.warn({ err }, 'closing the membership pool failed'));
   }
 
   private async beatOnce(): Promise<void> {

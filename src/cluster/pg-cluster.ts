@@ -1,21 +1,22 @@
 /**
  * The cluster runtime of a node on PostgreSQL (issue 11): the registry row, the bind slot lock
- * session and the LISTEN session, each on the database the config names. The pool is the node's
- * (its registry statements are short); the slot locks and the listener have a connection each,
- * because advisory session locks and LISTEN belong to one session (src/store/cluster/bind-slots.ts,
- * src/store/pg/wakeups.ts).
+ * session and the LISTEN session, each on the database the config names. Heartbeats and reaps run
+ * on a small pool of their own: on the node's pool they would queue behind the engine's units when
+ * it is busy, and a heartbeat late by a lease fences a healthy node out. The slot locks and the
+ * listener have a connection each, because advisory session locks and LISTEN belong to one session
+ * (src/store/cluster/bind-slots.ts, src/store/pg/wakeups.ts).
  */
+import pg from 'pg';
 import type { Logger } from '../log.js';
 import { BindSlotLocks } from '../store/cluster/bind-slots.js';
 import { NodeRegistry } from '../store/cluster/node-registry.js';
 import { requeueExpiredNodes } from '../store/pg/node-takeover.js';
-import type { PgPool } from '../store/pg/pool.js';
+import { MIN_POOL_SIZE, pgPoolConfig } from '../store/pg/pool.js';
 import { PgWakeups, type WakeChannel } from '../store/pg/wakeups.js';
 import { ClusterRuntime, type ClusterWakeTargets } from './cluster-runtime.js';
 
 export interface PgClusterOptions {
-  pool: PgPool;
-  /** The database's URL, for the slot lock and LISTEN sessions. */
+  /** The database's URL, for the membership pool and the slot lock and LISTEN sessions. */
   url: string;
   /** Recorded in the node's row, for operators looking at cluster_nodes. */
   apiPort: number | null;
@@ -27,12 +28,23 @@ export interface PgClusterOptions {
 
 /** Joins the cluster now (a row with a fresh id and a lease); start() the runtime to keep it. */
 export async function joinPgCluster(options: PgClusterOptions): Promise<ClusterRuntime> {
-  const registry = await NodeRegistry.join(options.pool, {
-    apiPort: options.apiPort,
-    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-  });
   const logger = options.logger.child({ part: 'cluster' });
+  const pool = new pg.Pool(pgPoolConfig(options.url, MIN_POOL_SIZE));
+  // An idle connection the server drops is reported here; unheard it would end the process. The
+  // next beat fails and is logged (FailureLog), so nothing more is said here.
+  pool.on('error', () => undefined);
+  let registry: NodeRegistry;
+  try {
+    registry = await NodeRegistry.join(pool, {
+      apiPort: options.apiPort,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    });
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
   return new ClusterRuntime({
+    close: () => pool.end(),
     registry,
     reapHooks: [requeueExpiredNodes],
     connectSlots: (slotOptions) => BindSlotLocks.connect(options.url, slotOptions),

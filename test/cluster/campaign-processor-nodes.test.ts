@@ -4,10 +4,12 @@
  * and a campaign whose claim was taken over while it was being written is not marked ready by the
  * node that lost it.
  */
+import { Writable } from 'node:stream';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CampaignProcessor } from '../../src/campaigns/campaign-processor.js';
 import type { NodeIdSource } from '../../src/cluster/node-id.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
 import type { PgPool } from '../../src/store/pg/pool.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
@@ -64,5 +66,40 @@ describe('the campaign processor on a cluster node (PostgreSQL)', () => {
     const fencedStores: PgStores = { ...stores, campaigns };
     expect(await processorOn(fencedStores, { nodeId: () => 'node-a' }).processOnce()).toBe(0);
     expect(await campaign(database!.pool, 'c-1')).toEqual({ state: 'processing', processing_by: 'node-b', recipients: 0 });
+  });
+
+  it('logs a database that is gone once, not at every poll, and says when it works again', async () => {
+    const [database] = await suite.openNodes(1);
+    const stores = createPgStores(database!.pool);
+    let lookups = 0;
+    const campaigns = new Proxy(stores.campaigns, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as unknown;
+        if (name !== 'unprocessedCampaignIds' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          lookups++;
+          return (value as (...a: unknown[]) => Promise<string[]>).apply(target, args);
+        };
+      },
+    });
+    const lines: { level: number; msg: string }[] = [];
+    const logger = createLogger({ level: 'info', destination: new Writable({ write(chunk: Buffer, _e, done) { lines.push(JSON.parse(chunk.toString('utf8')) as { level: number; msg: string }); done(); } }) });
+    const processor = new CampaignProcessor({ store: { ...stores, campaigns }, logger, pollIntervalMs: 20, node: { nodeId: () => 'node-a' } });
+    suite.afterThisTest(() => processor.stop());
+    const name = new URL(database!.describe).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: suite.server().urlFor('postgres') });
+    await admin.connect();
+    suite.afterThisTest(() => admin.end());
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    processor.start();
+    try {
+      await expect.poll(() => lookups, { timeout: 15_000 }).toBeGreaterThanOrEqual(20);
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    }
+    expect(lines.filter((l) => l.level === 50)).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 50)[0]!.msg).toMatch(/^campaign processing failed; retrying/);
+    await expect.poll(() => lines.some((l) => l.msg === 'campaign processing works again'), { timeout: 15_000 }).toBe(true);
   });
 });

@@ -55,7 +55,7 @@ async function joinNode(pool: PgPool, url: string, options: { leaseMs?: number; 
   const woken: WakeCounts = { parts: 0, outbox: 0, campaigns: 0 };
   const { logger, logs } = capturingLogger();
   const runtime = await joinPgCluster({
-    pool, url, apiPort: null, logger, heartbeatMs: HEARTBEAT_MS, leaseMs: options.leaseMs ?? LEASE_MS,
+    url, apiPort: null, logger, heartbeatMs: HEARTBEAT_MS, leaseMs: options.leaseMs ?? LEASE_MS,
     wake: {
       parts: () => { woken.parts++; options.wake?.parts?.(); },
       outbox: () => { woken.outbox++; options.wake?.outbox?.(); },

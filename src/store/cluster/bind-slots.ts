@@ -45,20 +45,42 @@ export class BindSlotLocks {
   private lost = false;
 
   private readonly liveNodes: () => Promise<number>;
+  private readonly lose: (err: Error) => void;
 
   private constructor(
     private readonly client: pg.Client,
     options: BindSlotLocksOptions,
   ) {
     this.liveNodes = options.liveNodes ?? (() => Promise.resolve(1));
-    const lose = (err: Error): void => {
+    this.lose = (err: Error): void => {
       if (this.lost) return;
       this.lost = true;
       this.held.clear();
       options.onLost(err);
     };
-    client.on('error', lose);
-    client.on('end', () => lose(new Error('the bind slot lock connection ended')));
+    client.on('error', this.lose);
+    client.on('end', () => this.lose(new Error('the bind slot lock connection ended')));
+  }
+
+  /**
+   * Asks the session to answer within timeoutMs. A session that does not (a network path gone
+   * silent: no reset, so no 'error' for as long as TCP keeps trying) is given up as lost, onLost
+   * included: the server may end it and release the slots at any moment, so this node must not
+   * keep binding them. False when the session is lost.
+   */
+  async ping(timeoutMs: number): Promise<boolean> {
+    if (this.lost) return false;
+    try {
+      // pg 8 honours a per-query query_timeout (lib/client.js); @types/pg lists it only for the client.
+      const probe: pg.QueryConfig & { query_timeout: number } = { text: 'SELECT 1', query_timeout: timeoutMs };
+      await this.client.query(probe);
+      return true;
+    } catch (err) {
+      this.lose(err instanceof Error ? err : new Error(String(err)));
+      // Not awaited: over a silent path the goodbye may never be acknowledged.
+      void this.client.end().catch(() => undefined);
+      return false;
+    }
   }
 
   /** Opens the dedicated connection the locks live on. */
