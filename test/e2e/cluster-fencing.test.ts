@@ -97,7 +97,17 @@ describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
     const submitsAtStop = carrier.submitCount;
 
     // Past its lease: a live node took it over (its row reaped) while the other bind carried on.
-    await until(async () => (await nodeIdsOf(victim)).includes(idBefore as string), (present) => !present, TAKEOVER_DEADLINE_MS, 'the frozen node reaped');
+    await until(async () => (await nodeIdsOf(victim)).includes(idBefore as string), (present) => !present, TAKEOVER_DEADLINE_MS, 'the frozen node reaped').catch(
+      async (err: Error) => {
+        // Say why: sessions left inside a transaction by the frozen node, and who waits on their locks.
+        const sessions = await readRows<{ state: string; wait: string | null; n: number }>(
+          database,
+          `SELECT state, wait_event_type || ':' || wait_event AS wait, CAST(COUNT(*) AS INTEGER) AS n FROM pg_stat_activity
+            WHERE backend_type = 'client backend' GROUP BY 1, 2 ORDER BY 1, 2`,
+        );
+        throw new Error(`${err.message}; database sessions: ${JSON.stringify(sessions)}`);
+      },
+    );
     await until(() => carrier.submitCount, (n) => n > submitsAtStop + BOUNDS.window, 30_000, 'the live nodes sending on');
     const continuedAtMs = Date.now();
     victim.kill('SIGCONT');
