@@ -175,7 +175,8 @@ export class SmppTransport implements Transport {
   private followSlotRate(): void {
     if (this.slotGate === undefined || this.binds.length === 0) return;
     const rate = this.currentRatePerSecond();
-    this.bucket = new TokenBucket(rate, TokenBucket.capacityFor(rate), Date.now());
+    // syncSlots runs every beat: the bucket changes only with the rate, keeping what it holds.
+    if (rate !== this.bucket.ratePerSecond) this.bucket = this.bucket.retuned(rate, Date.now());
   }
 
   /** Parts per second this process may send now: maxPerSecond, or its slots' share of it in a cluster. */
