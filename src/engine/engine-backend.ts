@@ -64,6 +64,12 @@ export interface EngineBackend {
   readonly inbound: Async<InboundStore>;
   /** True while outcome or receipt writes are being retried: claim nothing new meanwhile. */
   readonly stalled: boolean;
+  /**
+   * False while this node may have lost its claims (a cluster node whose last confirmed heartbeat is
+   * older than its lease allows: NodeIdSource.leaseHeld): the lanes neither claim nor submit meanwhile.
+   * Always true for a single gateway.
+   */
+  readonly leaseHeld: boolean;
   /** The engine is stopping: temporary failures hold their part instead of spending an attempt. */
   beginStop(): void;
   /** After the drain: a last try for queued writes, then none; requeues this engine's parts still 'submitting'. */

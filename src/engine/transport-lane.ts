@@ -46,6 +46,7 @@ export interface LaneDeps {
  */
 export const CLAIM_AHEAD_MS = 500;
 
+
 /**
  * How much one claim asks for (its limit counts parts: messages of one part, the common case) and
  * the queue length under which the lane claims again. Fast or unpaced transports keep the sizes
@@ -131,7 +132,8 @@ export class TransportLane {
     const { transport, backend } = this.deps;
     // The store refuses writes (disk full, database failover): outcomes in flight are being retried and
     // hold their window slots; claiming more would only add parts whose outcomes cannot be written either.
-    if (transport.currentState().state !== 'bound' || backend.stalled) return 'idle';
+    // A cluster node that may have lost its lease claims nothing: its claims would be void.
+    if (transport.currentState().state !== 'bound' || backend.stalled || !backend.leaseHeld) return 'idle';
     if (this.queue.size >= this.lowWaterMessages) {
       // Not raced with a timer: each abandoned onSizeLessThan would leave a listener behind.
       // stopFeeding() clears the queue, which resolves this wait.
@@ -160,6 +162,13 @@ export class TransportLane {
     const message = this.messageFor(parts, first, plan, sender);
     await this.window.acquire(parts.length);
     try {
+      // Claimed before this node froze past its lease (NodeIdSource.leaseHeld): a peer has requeued
+      // and sent these parts by now, so the carrier must not get them again. Not sent; the write is
+      // fenced (refused) if the claim was taken over, else the part is simply queued again.
+      if (!this.deps.backend.leaseHeld) {
+        await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'LEASE_LAPSED' })));
+        return;
+      }
       await this.writeOutcomes(parts, await this.submit(message, parts));
     } finally {
       this.window.release(parts.length);
