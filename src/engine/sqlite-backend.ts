@@ -76,6 +76,10 @@ export class SqliteEngineBackend implements EngineBackend {
     return true;
   }
 
+  claimantId(): null {
+    return null;
+  }
+
   /**
    * Parts left 'submitting' by a crash go back to 'queued' and are sent again (at-least-once:
    * duplicates are at most the submits that were in flight), recipients marked dispatched without
