@@ -161,15 +161,17 @@ export class TransportLane {
       await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'permanent', status })));
       return;
     }
-    const message = this.messageFor(parts, first, plan, sender);
+    // Claimed before this node froze past its lease (NodeIdSource.leaseHeld), or under the id it
+    // had before it was fenced and rejoined: a peer has requeued and sent these parts by now, so
+    // the carrier must not get them again. Not sent; the write is fenced (refused) if the claim
+    // was taken over, else the part is simply queued again. Asked here and, after any wait inside
+    // the transport, just before the wire (mayStillSend). A single gateway's claims are never void.
+    const { backend } = this.deps;
+    const stillOurs = claimedAs === null ? undefined : (): boolean => backend.leaseHeld && backend.claimantId() === claimedAs;
+    const message = this.messageFor(parts, first, plan, sender, stillOurs);
     await this.window.acquire(parts.length);
     try {
-      // Claimed before this node froze past its lease (NodeIdSource.leaseHeld), or under the id it
-      // had before it was fenced and rejoined: a peer has requeued and sent these parts by now, so
-      // the carrier must not get them again. Not sent; the write is fenced (refused) if the claim
-      // was taken over, else the part is simply queued again.
-      const { backend } = this.deps;
-      if (!backend.leaseHeld || backend.claimantId() !== claimedAs) {
+      if (stillOurs !== undefined && !stillOurs()) {
         await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'LEASE_LAPSED' })));
         return;
       }
@@ -213,9 +215,12 @@ export class TransportLane {
     return campaign === undefined ? undefined : this.deps.plans.planFor(campaign);
   }
 
-  private messageFor(parts: readonly ClaimablePart[], first: ClaimablePart, plan: CampaignPlan, sender: OutboundSender): OutboundMessage {
+  private messageFor(
+    parts: readonly ClaimablePart[], first: ClaimablePart, plan: CampaignPlan, sender: OutboundSender, mayStillSend: (() => boolean) | undefined,
+  ): OutboundMessage {
     const everyPart = parts.length === first.parts_total;
     return {
+      ...(mayStillSend === undefined ? {} : { mayStillSend }),
       messageKey: `${first.campaign_id}/${first.recipient_id}`,
       destination: first.msisdn,
       sender,

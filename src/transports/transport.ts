@@ -40,6 +40,13 @@ export interface OutboundMessage {
    * and the total so the handset still reassembles the whole.
    */
   partNumbers?: readonly number[];
+  /**
+   * Asked by a transport that had to wait (for a window slot, a rate token) just before a part
+   * goes on the wire: false means send nothing more of this message and answer its parts
+   * 'not-sent' (LEASE_LAPSED). The engine sets it on a cluster node, where a node frozen past its
+   * lease wakes with submits its peers have sent meanwhile (issue 11 item 7). Absent: always send.
+   */
+  mayStillSend?: () => boolean;
 }
 
 /**

@@ -231,17 +231,26 @@ export class SmppTransport implements Transport {
       const slot = this.acquireNow();
       if (slot !== null) return this.send(plan.submits[0]!, slot);
     }
-    return this.submitEach(plan.submits);
+    return this.submitEach(plan.submits, message.mayStillSend);
   }
 
-  /** Several PDUs, or waiting for a slot or a token: each PDU in order as binds allow. */
-  private async submitEach(submits: readonly PlannedSubmit[]): Promise<PartOutcome[]> {
+  /**
+   * Several PDUs, or waiting for a slot or a token: each PDU in order as binds allow. After a wait
+   * the engine is asked again whether the message may still go (OutboundMessage.mayStillSend: a
+   * cluster node frozen while its submits waited here must not send what its peers sent meanwhile).
+   */
+  private async submitEach(submits: readonly PlannedSubmit[], mayStillSend: (() => boolean) | undefined): Promise<PartOutcome[]> {
     const pending: Promise<PartOutcome[]>[] = [];
     for (const planned of submits) {
       const slot = this.acquireNow() ?? (await this.acquireSlot());
       if (slot === null) {
         const reason = this.stopping ? 'TRANSPORT_STOPPED' : 'TRANSPORT_DOWN';
         pending.push(Promise.resolve(planned.parts.map((part) => notSent(part, reason))));
+        continue;
+      }
+      if (mayStillSend !== undefined && !mayStillSend()) {
+        slot.bind.release(slot);
+        pending.push(Promise.resolve(planned.parts.map((part) => notSent(part, 'LEASE_LAPSED'))));
         continue;
       }
       pending.push(this.send(planned, slot));
