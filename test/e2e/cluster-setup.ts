@@ -135,8 +135,10 @@ export async function expectNothingLost(run: {
   // Every receipt matched, but for one kind that cannot be: the receipt of a submit whose answer
   // (its message id) died with the node that sent it, and was therefore sent again. Each such
   // receipt names an id the carrier gave to a destination it saw more than once, never the id the
-  // destination's part holds now; there are at most as many as the extra submits.
-  expect(unmatched.length).toBeLessThanOrEqual(extraSubmits);
+  // destination's part holds now; there are at most as many such ids as the extra submits. An id
+  // may be stored twice: a frozen node's unanswered deliver_sm is offered again on another bind,
+  // and the node, woken, reads the first offer too (each arrival is stored).
+  expect(new Set(unmatched.map((receipt) => receipt.message_id)).size).toBeLessThanOrEqual(extraSubmits);
   if (unmatched.length > 0) {
     const parts = await readRows<{ msisdn: string; message_id: string }>(
       run.database,
