@@ -228,6 +228,17 @@ export class PgDispatchStore implements Async<DispatchStore> {
   }
 
   /**
+   * The (transport, message id) locks of a batch of arriving receipts in one statement, held to the
+   * end of the caller's transaction (storeReceipt's lock: a submitter writing one of these ids on any
+   * node is waited for, or waits). Only inside a transaction (a connection).
+   */
+  async lockMessageIds(pairs: readonly { transport: string; messageId: string }[]): Promise<void> {
+    if (pairs.length === 0) return;
+    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtextextended(t || ':' || m, 0)) FROM unnest($1::text[], $2::text[]) AS u(t, m)`,
+      [pairs.map((p) => p.transport), pairs.map((p) => p.messageId)]);
+  }
+
+  /**
    * markSubmittedTakingReceipts for many parts in a few statements (the engine's batch of submit
    * outcomes): every (transport, message id) locked, the parts still 'submitting' under `nodeId`'s
    * claim marked 'submitted' with their ids (the others are left alone: fenced), and the receipts
@@ -238,10 +249,8 @@ export class PgDispatchStore implements Async<DispatchStore> {
   ): Promise<{ submitted: Set<number>; receipts: (PendingReceipt & { part_id: number })[] }> {
     if (parts.length === 0) return Promise.resolve({ submitted: new Set(), receipts: [] });
     return inTransaction(this.pool, async (client) => {
-      const transports = parts.map((p) => p.transport);
       const messageIds = parts.map((p) => p.messageId);
-      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended(t || ':' || m, 0)) FROM unnest($1::text[], $2::text[]) AS u(t, m)`,
-        [transports, messageIds]);
+      await new PgDispatchStore(client).lockMessageIds(parts);
       const marked = await rows<{ id: number }>(client,
         `UPDATE message_parts p SET state = 'submitted', message_id = u.message_id, attempts = p.attempts + 1, submitted_at = $1,
            last_error_code = NULL, claimed_by = NULL, updated_at = $1
