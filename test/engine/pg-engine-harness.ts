@@ -12,7 +12,7 @@ import type { Route } from '../../src/engine/routing.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { planMessage } from '../../src/sms/index.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../src/store/entities.js';
-import { rows, type PgPool } from '../../src/store/pg/pool.js';
+import { inTransaction, rows, type PgPool } from '../../src/store/pg/pool.js';
 import type { Transport } from '../../src/transports/transport.js';
 import { isTransientStoreFailure } from '../../src/store/write-failures.js';
 import type { PostgresSuite } from '../support/postgres-suite.js';
@@ -79,11 +79,14 @@ export async function seedCampaign(pool: PgPool, seed: SeedCampaign): Promise<st
   const text = seed.text ?? 'Hello from the engine test';
   const plan = planMessage(text);
   const nowMs = Date.now();
-  await pool.query(
-    `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at)
-     VALUES ($1, $2, $10, 'test', $3, $4, $5, $6, $7, $8, $9, 0, $5, $5)`,
-    [id, seed.clientId, seed.sender ?? 'Acme', text, nowMs, plan.text, plan.encoding, plan.parts, seed.msisdns.length, seed.state ?? 'ready']);
-  await pool.query(`INSERT INTO recipients (campaign_id, msisdn) SELECT $1, m FROM unnest($2::text[]) WITH ORDINALITY AS t(m, n) ORDER BY n`, [id, seed.msisdns]);
+  // One transaction: a ready campaign seen without its recipients would be marked dispatched at once.
+  await inTransaction(pool, async (client) => {
+    await client.query(
+      `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at)
+       VALUES ($1, $2, $10, 'test', $3, $4, $5, $6, $7, $8, $9, 0, $5, $5)`,
+      [id, seed.clientId, seed.sender ?? 'Acme', text, nowMs, plan.text, plan.encoding, plan.parts, seed.msisdns.length, seed.state ?? 'ready']);
+    await client.query(`INSERT INTO recipients (campaign_id, msisdn) SELECT $1, m FROM unnest($2::text[]) WITH ORDINALITY AS t(m, n) ORDER BY n`, [id, seed.msisdns]);
+  });
   return id;
 }
 

@@ -9,12 +9,14 @@
  */
 import type { NodeIdSource } from '../../cluster/node-id.js';
 import type { Logger } from '../../log.js';
+import type { ClaimablePart } from '../../store/dispatch-store.js';
 import { PgDispatchStore } from '../../store/pg/dispatch-store.js';
+import type { PgClient } from '../../store/pg/pool.js';
 import type { EngineConfig } from '../config.js';
 import { decidePartAction, missingOutcome } from '../outcome-decision.js';
 import type { OutcomeCounts, SubmitResult } from '../outcome-writer.js';
 import { PgPartChanges } from './part-changes.js';
-import type { PgUnitRunner } from './unit-runner.js';
+import type { PgUnitRunner, PgWriteGroup } from './unit-runner.js';
 
 interface Tally {
   counts: OutcomeCounts;
@@ -39,11 +41,12 @@ export class PgOutcomeWriter {
     private readonly wakeWebhooks: () => void,
   ) {}
 
+  /** The submit results queued for one transaction are applied by one call: see applyBatch. */
+  private readonly group: PgWriteGroup<SubmitResult, Tally> = { apply: (client, results) => this.applyBatch(client, results) };
+
+  /** Resolves once the outcomes are committed (retried while the database refuses them for a passing reason). */
   async write(result: SubmitResult): Promise<void> {
-    const tally = await this.units.write((client) => {
-      const store = new PgDispatchStore(client);
-      return this.apply(store, new PgPartChanges(store, client, this.logger), result);
-    }, { first: true });
+    const tally = await this.units.writeInGroup(this.group, result, { first: true });
     this.counts.accepted += tally.counts.accepted;
     this.counts.retried += tally.counts.retried;
     this.counts.held += tally.counts.held;
@@ -73,51 +76,70 @@ export class PgOutcomeWriter {
     });
   }
 
-  private async apply(store: PgDispatchStore, changes: PgPartChanges, result: SubmitResult): Promise<Tally> {
+  /**
+   * The outcomes of one transaction: requeues and failures part by part (with the recipient's
+   * status and webhook row for a failure), the accepted parts of the whole batch with one statement
+   * (markManySubmittedTakingReceipts), then the receipts that beat their response applied.
+   */
+  private async applyBatch(client: PgClient, results: readonly SubmitResult[]): Promise<Tally[]> {
     const nowMs = this.now();
     // Asked at the write: the id changes when a fenced node rejoins (src/cluster/node-id.ts).
     const nodeId = this.node.nodeId();
-    const tally: Tally = { counts: { accepted: 0, retried: 0, held: 0, failed: 0 }, fenced: 0, webhooks: false, logs: [] };
-    for (const part of result.parts) {
-      const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
-      const { action, overlongStatus } = decidePartAction(part, outcome, { config: this.config, stopping: this.stopping, nowMs });
-      if (overlongStatus !== undefined) {
-        tally.logs.push(() => this.logger.warn({ partId: part.id, ...overlongStatus }, 'transport status longer than 30 characters: first 30 kept'));
-      }
-      switch (action.kind) {
-        case 'submitted': {
-          const early = await store.markSubmittedTakingReceipts(part.id, result.transport, action.messageId, nowMs, nodeId);
-          if (early === undefined) {
-            tally.fenced++;
+    const store = new PgDispatchStore(client);
+    const changes = new PgPartChanges(store, client, this.logger);
+    const accepted: { tally: Tally; part: ClaimablePart; transport: string; messageId: string }[] = [];
+    const tallies: Tally[] = [];
+    for (const result of results) {
+      const tally: Tally = { counts: { accepted: 0, retried: 0, held: 0, failed: 0 }, fenced: 0, webhooks: false, logs: [] };
+      tallies.push(tally);
+      for (const part of result.parts) {
+        const outcome = result.outcomes.find((o) => o.part === part.part_number) ?? missingOutcome(part);
+        const { action, overlongStatus } = decidePartAction(part, outcome, { config: this.config, stopping: this.stopping, nowMs });
+        if (overlongStatus !== undefined) {
+          tally.logs.push(() => this.logger.warn({ partId: part.id, ...overlongStatus }, 'transport status longer than 30 characters: first 30 kept'));
+        }
+        switch (action.kind) {
+          case 'submitted':
+            accepted.push({ tally, part, transport: result.transport, messageId: action.messageId });
+            break;
+          case 'requeue':
+            if (await store.requeue(part.id, action.attempts, action.dueAtMs, action.status, action.errorCode, nowMs, nodeId)) tally.counts[action.counted]++;
+            else tally.fenced++;
+            break;
+          case 'fail': {
+            const { attempts, status } = action;
+            if (!(await store.failPart(part.id, attempts, status, action.errorCode, nowMs, nodeId))) {
+              tally.fenced++;
+              break;
+            }
+            if (action.exhausted) {
+              tally.logs.push(() => this.logger.info({ partId: part.id, recipientId: part.recipient_id, attempts, status }, 'temporary failures exhausted the attempts: part undelivered'));
+            }
+            tally.counts.failed++;
+            if (await changes.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) tally.webhooks = true;
             break;
           }
-          tally.counts.accepted++;
-          for (const receipt of early) {
-            const status = { status: receipt.status, final: receipt.final === 1, errorCode: receipt.error_code };
-            if (await changes.applyReceipt(part.id, part.recipient_id, status, nowMs)) tally.webhooks = true;
-          }
-          break;
-        }
-        case 'requeue': {
-          if (await store.requeue(part.id, action.attempts, action.dueAtMs, action.status, action.errorCode, nowMs, nodeId)) tally.counts[action.counted]++;
-          else tally.fenced++;
-          break;
-        }
-        case 'fail': {
-          const { attempts, status } = action;
-          if (!(await store.failPart(part.id, attempts, status, action.errorCode, nowMs, nodeId))) {
-            tally.fenced++;
-            break;
-          }
-          if (action.exhausted) {
-            tally.logs.push(() => this.logger.info({ partId: part.id, recipientId: part.recipient_id, attempts, status }, 'temporary failures exhausted the attempts: part undelivered'));
-          }
-          tally.counts.failed++;
-          if (await changes.afterPartChange(part.recipient_id, { status, final: true }, nowMs)) tally.webhooks = true;
-          break;
         }
       }
     }
-    return tally;
+    if (accepted.length === 0) return tallies;
+    const { submitted, receipts } = await store.markManySubmittedTakingReceipts(
+      accepted.map((a) => ({ id: a.part.id, transport: a.transport, messageId: a.messageId })), nowMs, nodeId);
+    const byPartId = new Map<number, (typeof accepted)[number]>();
+    for (const a of accepted) {
+      if (submitted.has(a.part.id)) {
+        a.tally.counts.accepted++;
+        byPartId.set(a.part.id, a);
+      } else {
+        a.tally.fenced++;
+      }
+    }
+    for (const receipt of receipts) {
+      const a = byPartId.get(receipt.part_id);
+      if (a === undefined) continue;
+      const status = { status: receipt.status, final: receipt.final === 1, errorCode: receipt.error_code };
+      if (await changes.applyReceipt(a.part.id, a.part.recipient_id, status, nowMs)) a.tally.webhooks = true;
+    }
+    return tallies;
   }
 }

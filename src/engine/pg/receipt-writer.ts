@@ -64,8 +64,7 @@ export class PgReceiptWriter {
     const nowMs = this.now();
     const store = new PgDispatchStore(client);
     const changes = new PgPartChanges(store, client, this.logger);
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended(t || ':' || m, 0)) FROM unnest($1::text[], $2::text[]) AS u(t, m)`,
-      [items.map((i) => i.transport), items.map((i) => i.receipt.messageId)]);
+    await store.lockMessageIds(items.map((i) => ({ transport: i.transport, messageId: i.receipt.messageId })));
     const targets = new Map<string, Map<string, ReceiptTarget>>();
     for (const transport of new Set(items.map((i) => i.transport))) {
       const ids = items.filter((i) => i.transport === transport).map((i) => i.receipt.messageId);

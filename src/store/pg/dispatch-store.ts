@@ -228,6 +228,49 @@ export class PgDispatchStore implements Async<DispatchStore> {
   }
 
   /**
+   * The (transport, message id) locks of a batch of arriving receipts in one statement, held to the
+   * end of the caller's transaction (storeReceipt's lock: a submitter writing one of these ids on any
+   * node is waited for, or waits). Only inside a transaction (a connection).
+   */
+  async lockMessageIds(pairs: readonly { transport: string; messageId: string }[]): Promise<void> {
+    if (pairs.length === 0) return;
+    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtextextended(t || ':' || m, 0)) FROM unnest($1::text[], $2::text[]) AS u(t, m)`,
+      [pairs.map((p) => p.transport), pairs.map((p) => p.messageId)]);
+  }
+
+  /**
+   * markSubmittedTakingReceipts for many parts in a few statements (the engine's batch of submit
+   * outcomes): every (transport, message id) locked, the parts still 'submitting' under `nodeId`'s
+   * claim marked 'submitted' with their ids (the others are left alone: fenced), and the receipts
+   * parked for the marked parts' ids taken as matched, oldest first. One transaction.
+   */
+  markManySubmittedTakingReceipts(
+    parts: readonly { id: number; transport: string; messageId: string }[], nowMs: number, nodeId: string | null = null,
+  ): Promise<{ submitted: Set<number>; receipts: (PendingReceipt & { part_id: number })[] }> {
+    if (parts.length === 0) return Promise.resolve({ submitted: new Set(), receipts: [] });
+    return inTransaction(this.pool, async (client) => {
+      const messageIds = parts.map((p) => p.messageId);
+      await new PgDispatchStore(client).lockMessageIds(parts);
+      const marked = await rows<{ id: number }>(client,
+        `UPDATE message_parts p SET state = 'submitted', message_id = u.message_id, attempts = p.attempts + 1, submitted_at = $1,
+           last_error_code = NULL, claimed_by = NULL, updated_at = $1
+         FROM unnest($2::bigint[], $3::text[]) AS u(id, message_id)
+         WHERE p.id = u.id AND p.state = 'submitting' AND p.claimed_by IS NOT DISTINCT FROM $4
+         RETURNING p.id`, [nowMs, parts.map((p) => p.id), messageIds, nodeId]);
+      const submitted = new Set(marked.map((r) => r.id));
+      const taken = parts.filter((p) => submitted.has(p.id));
+      if (taken.length === 0) return { submitted, receipts: [] };
+      const receipts = await rows<PendingReceipt & { part_id: number }>(client,
+        `UPDATE receipts r SET match_state = 'matched', part_id = u.id
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(transport, message_id, id)
+         WHERE r.match_state = 'pending' AND r.transport = u.transport AND r.message_id = u.message_id
+         RETURNING r.id, r.status, r.final, r.error_code, u.id AS part_id`,
+        [taken.map((p) => p.transport), taken.map((p) => p.messageId), taken.map((p) => p.id)]);
+      return { submitted, receipts: receipts.sort((a, b) => a.id - b.id) };
+    });
+  }
+
+  /**
    * Stores an arriving receipt, matched to its part when the part's message id is written, else
    * parked ('pending'), under the same lock as markSubmittedTakingReceipts.
    */
