@@ -11,7 +11,7 @@ import { databaseTarget, redactDatabaseUrl } from '../config/database.js';
 import type { DatabaseConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { MIGRATIONS } from './migrations.js';
-import { pgPoolConfig, type PgPool } from './pg/pool.js';
+import { connectListening, pgPoolConfig, type PgPool } from './pg/pool.js';
 
 export type SqliteDatabase = BetterSqlite3.Database;
 
@@ -151,7 +151,12 @@ const MIGRATION_LOCK_KEY = 0x736d_7367_6d69; // 'smsgmi'
 /** Applies pending migrations on either backend; returns the names applied (empty when up to date). */
 export async function applyDatabaseMigrations(database: Database): Promise<string[]> {
   if (database.kind === 'sqlite') return applyMigrations(database.store);
-  const client = await database.pool.connect();
+  // The lock's session sits idle while TypeORM migrates on another connection: its loss must be heard.
+  let lost: Error | undefined;
+  const onError = (err: Error): void => {
+    lost = err;
+  };
+  const client = await connectListening(database.pool, onError);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
@@ -161,6 +166,7 @@ export async function applyDatabaseMigrations(database: Database): Promise<strin
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(lost);
   }
 }

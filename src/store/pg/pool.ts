@@ -111,7 +111,13 @@ export async function inTransaction<T>(db: PgRunner, body: (client: PgClient) =>
  * form resolves a turn later, and a FATAL message read in the same chunk as the connection's
  * ReadyForQuery (a backend killed as it starts) would be emitted in between with nobody listening.
  */
-function connectListening(pool: PgPool, onError: (err: Error) => void): Promise<PgClient> {
+/**
+ * A pooled connection with `onError` listening from the moment it is handed out: a checked-out
+ * connection that the server ends while no query runs (a shutdown, pg_terminate_backend, the idle
+ * transaction timeout) reports it as an 'error' event, which unheard would crash the process. The
+ * caller removes the listener and releases the connection (with the error, so it is destroyed).
+ */
+export function connectListening(pool: PgPool, onError: (err: Error) => void): Promise<PgClient> {
   return new Promise((resolve, reject) => {
     pool.connect((err, client) => {
       if (err !== undefined && err !== null) {

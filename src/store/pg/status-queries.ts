@@ -4,7 +4,7 @@
  */
 import type { Async } from '../ports.js';
 import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, WriteProbe } from '../status-store.js';
-import { row, rows, type PgClient, type PgPool } from './pool.js';
+import { connectListening, row, rows, type PgClient, type PgPool } from './pool.js';
 
 export class PgStatusQueries implements Async<StatusQueries> {
   constructor(private readonly pool: PgPool) {}
@@ -86,7 +86,7 @@ export class PgStatusQueries implements Async<StatusQueries> {
       return { ok: false, reason: err instanceof Error ? err.message : String(err) };
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
-      client.release();
+      releaseProbe(client);
     }
   }
 }
@@ -103,10 +103,11 @@ function connectWithin(pool: PgPool, waitMs: number): Promise<PgClient> {
       late = true;
       reject(new Error(`no database connection within ${waitMs} ms`));
     }, waitMs);
-    pool.connect().then(
+    // Heard from the start: a server that ends the session between the probe's statements must not crash the process.
+    connectListening(pool, ignoreLoss).then(
       (client) => {
         clearTimeout(timer);
-        if (late) client.release();
+        if (late) releaseProbe(client);
         else resolve(client);
       },
       (err: unknown) => {
@@ -115,4 +116,12 @@ function connectWithin(pool: PgPool, waitMs: number): Promise<PgClient> {
       },
     );
   });
+}
+
+/** The probe's connection-loss listener: the probe's own statements report the failure. */
+function ignoreLoss(): void {}
+
+function releaseProbe(client: PgClient): void {
+  client.off('error', ignoreLoss);
+  client.release();
 }
