@@ -102,6 +102,11 @@ export interface WebhookSenderCommonOptions {
   writeResults?: (records: readonly AttemptRecord[]) => Promise<void>;
 }
 
+/**
+ * What this sender did since it was built. delivered, retriesScheduled and deadLetters count the
+ * results it made, when it made them: on PostgreSQL one of them may then be refused (fencedResults
+ * counts those), the node holding the event counting it again when it sends it.
+ */
 export interface WebhookSenderStats {
   requests: number;
   delivered: number;

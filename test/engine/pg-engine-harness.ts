@@ -14,6 +14,7 @@ import { planMessage } from '../../src/sms/index.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../src/store/entities.js';
 import { rows, type PgPool } from '../../src/store/pg/pool.js';
 import type { Transport } from '../../src/transports/transport.js';
+import { isTransientStoreFailure } from '../../src/store/write-failures.js';
 import type { PostgresSuite } from '../support/postgres-suite.js';
 
 export interface PgEngineOptions {
@@ -96,13 +97,24 @@ export const receiptsIn = (pool: PgPool): Promise<ReceiptRow[]> => rows<ReceiptR
 
 export const outboxIn = (pool: PgPool): Promise<WebhookOutboxRow[]> => rows<WebhookOutboxRow>(pool, 'SELECT * FROM webhook_outbox ORDER BY id');
 
-/** Polls until the check passes; fails with the last value after timeoutMs (never a timing assertion). */
+/**
+ * Polls until the check passes; fails with the last value after timeoutMs (never a timing
+ * assertion). A read the database refused for a passing reason (a test that kills connections
+ * kills the test's own too) counts as not yet.
+ */
 export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let last: unknown;
   for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2_000)}`);
+    try {
+      const value = await read();
+      if (done(value)) return value;
+      last = value;
+    } catch (err) {
+      if (!isTransientStoreFailure(err)) throw err;
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last).slice(0, 2_000)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -80,4 +80,41 @@ describe('ClusterSmsc (the carrier a cluster test runs against)', () => {
     expect(smsc.maxSubmitsWithin(1_000)).toBe(3);
     expect(smsc.maxSubmitsWithin(0)).toBe(0);
   });
+
+  it('offers a receipt again on another bind when the one it was sent on does not answer in time', async () => {
+    smsc = await ClusterSmsc.start({ maxBinds: 3, receiptResponseTimeoutMs: 300 });
+    const submitter = await connect(smsc.address.port);
+    const silent = await connect(smsc.address.port);
+    await bind(submitter);
+    await bind(silent);
+    // The silent bind takes the receipt and never answers: a node frozen by SIGSTOP.
+    const offeredToSilent = new Promise<void>((resolve) => silent.once('deliver_sm', () => resolve()));
+    const messageId = await submit(submitter, '353861234567');
+    await offeredToSilent;
+    const answering = await connect(smsc.address.port);
+    await bind(answering);
+    expect(await nextReceipt(answering)).toContain(`id:${messageId} `);
+    expect(smsc.receiptTimeouts).toBe(1);
+    await expect.poll(() => smsc?.receiptsAcknowledged).toBe(1);
+    expect(smsc.destinationByMessageId.get(messageId)).toBe('353861234567');
+  });
+
+  it('lets the binds other than the submitter take turns at carrying receipts', async () => {
+    smsc = await ClusterSmsc.start({ maxBinds: 3 });
+    const [a, b, c] = [await connect(smsc.address.port), await connect(smsc.address.port), await connect(smsc.address.port)] as [Session, Session, Session];
+    for (const s of [a, b, c]) await bind(s);
+    const carried = { b: 0, c: 0 };
+    b.on('deliver_sm', (pdu: PDU) => {
+      carried.b++;
+      b.send(pdu.response());
+    });
+    c.on('deliver_sm', (pdu: PDU) => {
+      carried.c++;
+      c.send(pdu.response());
+    });
+    for (let i = 0; i < 6; i++) await submit(a, `35386000000${i}`);
+    await expect.poll(() => smsc?.receiptsAcknowledged).toBe(6);
+    expect(carried).toEqual({ b: 3, c: 3 });
+    expect(smsc.receiptsOnOtherBind).toBe(6);
+  });
 });

@@ -2,9 +2,13 @@
  * An SMSC that behaves like a carrier towards a cluster of gateway nodes (issue 11 item 7): it
  * enforces a bind limit per system_id (a bind over the limit is refused with ESME_RBINDFAIL, as
  * carriers do), sends each receipt on a bound session OTHER than the one that submitted the
- * message (when there is one), keeps every receipt until a deliver_sm_resp with status 0
- * acknowledges it, and records what a cluster test asserts: the most binds open at once, submits
- * per destination (duplicates), and the most submits accepted within any one second.
+ * message (when there is one; the other binds take turns), keeps every receipt until a
+ * deliver_sm_resp with status 0 acknowledges it (a bind that does not answer within
+ * receiptResponseTimeoutMs gets it offered again, the binds taking turns; a node frozen by SIGSTOP
+ * keeps its TCP connection open, and a carrier does not wait for it forever), and records
+ * what a cluster test asserts: the most binds open at once, bind attempts refused, submits per
+ * destination (duplicates), the message id given to each submit, and the most submits accepted
+ * within any one second.
  */
 import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
@@ -24,12 +28,18 @@ export interface ClusterSmscOptions {
   statusFor?: (destination: string) => string;
   /** deliver_sm awaiting their response at once, over all sessions. */
   receiptWindow?: number;
+  /** deliver_sm awaiting their response at once on one bind (a carrier's window per bind). */
+  receiptWindowPerBind?: number;
+  /** A deliver_sm unanswered this long is given up on that bind and offered again. */
+  receiptResponseTimeoutMs?: number;
 }
 
 interface BoundSession {
   id: number;
   session: Session;
   bound: boolean;
+  /** deliver_sm sent on this bind awaiting their response. */
+  receiptsInFlight: number;
 }
 
 interface StoredReceipt {
@@ -51,7 +61,15 @@ export class ClusterSmsc {
   receiptsAcknowledged = 0;
   /** Receipts acknowledged on a session other than the submitting one. */
   receiptsOnOtherBind = 0;
+  /** deliver_sm given up on after receiptResponseTimeoutMs without a response. */
+  receiptTimeouts = 0;
+  /** The destination of every message id this SMSC gave out. */
+  readonly destinationByMessageId = new Map<string, string>();
+  /** Every submit accepted: its destination, the client's TCP port (which process sent it), when. */
+  readonly submitLog: { destination: string; remotePort: number; atMs: number }[] = [];
   private readonly sessions = new Map<number, BoundSession>();
+  /** Where the round of binds carrying receipts stands (a session id). */
+  private lastReceiptSessionId = 0;
   private nextSessionId = 1;
   private nextMessageId = 7_000_000;
   /** FIFO of receipts to offer; `head` avoids Array.shift's O(n). */
@@ -75,6 +93,8 @@ export class ClusterSmsc {
       maxBinds: options.maxBinds,
       statusFor: options.statusFor ?? (() => 'DELIVRD'),
       receiptWindow: options.receiptWindow ?? 128,
+      receiptWindowPerBind: options.receiptWindowPerBind ?? 64,
+      receiptResponseTimeoutMs: options.receiptResponseTimeoutMs ?? 10_000,
     };
     this.pump = setInterval(() => this.offer(), 2);
   }
@@ -123,6 +143,11 @@ export class ClusterSmsc {
     return best;
   }
 
+  /** The client-side (remote) TCP ports of the sessions bound now: which process holds a bind. */
+  boundRemotePorts(): number[] {
+    return [...this.sessions.values()].filter((s) => s.bound).map((s) => s.session.socket.remotePort ?? -1);
+  }
+
   /** Receipts not yet acknowledged. */
   get receiptsOutstanding(): number {
     return this.receipts.length - this.head + this.inFlight;
@@ -136,7 +161,7 @@ export class ClusterSmsc {
   }
 
   private onSession(session: Session): void {
-    const info: BoundSession = { id: this.nextSessionId++, session, bound: false };
+    const info: BoundSession = { id: this.nextSessionId++, session, bound: false, receiptsInFlight: 0 };
     this.sessions.set(info.id, info);
     session.socket.setNoDelay(true);
     // One close listener per deliver_sm in flight is expected, not a leak.
@@ -196,19 +221,23 @@ export class ClusterSmsc {
     const destination = String(pdu['destination_addr']);
     this.submitsByDestination.set(destination, (this.submitsByDestination.get(destination) ?? 0) + 1);
     const messageId = String(this.nextMessageId++);
+    this.destinationByMessageId.set(messageId, destination);
+    this.submitLog.push({ destination, remotePort: info.session.socket.remotePort ?? -1, atMs: now });
     info.session.send(pdu.response({ message_id: messageId }));
     this.receipts.push({ messageId, destination, stat: this.options.statusFor(destination), submittedOn: info.id, dueAt: now });
   }
 
-  /** The bound session to carry a receipt: another than the submitter's when one is bound. */
+  /**
+   * The bound session to carry a receipt: another than the submitter's when one with room in its
+   * window is bound, the binds taking turns (after the one that carried the last receipt).
+   */
   private sessionFor(receipt: StoredReceipt): BoundSession | undefined {
-    let fallback: BoundSession | undefined;
-    for (const s of this.sessions.values()) {
-      if (!s.bound) continue;
-      if (s.id !== receipt.submittedOn) return s;
-      fallback = s;
-    }
-    return fallback;
+    const open = [...this.sessions.values()].filter((s) => s.bound && s.receiptsInFlight < this.options.receiptWindowPerBind);
+    const after = open.filter((s) => s.id > this.lastReceiptSessionId);
+    const inTurn = [...after, ...open.filter((s) => s.id <= this.lastReceiptSessionId)];
+    const chosen = inTurn.find((s) => s.id !== receipt.submittedOn) ?? inTurn[0];
+    if (chosen !== undefined) this.lastReceiptSessionId = chosen.id;
+    return chosen;
   }
 
   private offer(): void {
@@ -230,6 +259,7 @@ export class ClusterSmsc {
 
   private send(target: BoundSession, receipt: StoredReceipt): void {
     this.inFlight++;
+    target.receiptsInFlight++;
     const stamp = '2611231200';
     const text = `id:${receipt.messageId} sub:001 dlvrd:001 submit date:${stamp} done date:${stamp} stat:${receipt.stat} err:000 text:`;
     const pdu = new smpp.PDU('deliver_sm', {
@@ -241,10 +271,13 @@ export class ClusterSmsc {
       short_message: Buffer.from(text, 'latin1'),
     });
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const settle = (acknowledged: boolean): void => {
       if (settled) return;
       settled = true;
       this.inFlight--;
+      target.receiptsInFlight--;
+      clearTimeout(timer);
       target.session.socket.off('close', onClose);
       if (acknowledged) {
         this.receiptsAcknowledged++;
@@ -256,6 +289,12 @@ export class ClusterSmsc {
     };
     const onClose = (): void => settle(false);
     target.session.socket.once('close', onClose);
+    // A late deliver_sm_resp after this is ignored (settled): the receipt is on offer again already.
+    timer = setTimeout(() => {
+      if (settled) return;
+      this.receiptTimeouts++;
+      settle(false);
+    }, this.options.receiptResponseTimeoutMs);
     const sent = target.session.send(pdu, (response: PDU) => settle(response.command_status === 0));
     if (!sent) settle(false);
   }

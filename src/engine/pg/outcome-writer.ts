@@ -27,6 +27,8 @@ export class PgOutcomeWriter {
   readonly counts: OutcomeCounts = { accepted: 0, retried: 0, held: 0, failed: 0 };
   fencedWrites = 0;
   stopping = false;
+  private readonly fencedSinceLog = new Map<string, number>();
+  private fencedLogPending = false;
 
   constructor(
     private readonly units: PgUnitRunner,
@@ -41,18 +43,34 @@ export class PgOutcomeWriter {
     const tally = await this.units.write((client) => {
       const store = new PgDispatchStore(client);
       return this.apply(store, new PgPartChanges(store, client, this.logger), result);
-    });
+    }, { first: true });
     this.counts.accepted += tally.counts.accepted;
     this.counts.retried += tally.counts.retried;
     this.counts.held += tally.counts.held;
     this.counts.failed += tally.counts.failed;
     if (tally.fenced > 0) {
       this.fencedWrites += tally.fenced;
-      this.logger.info({ transport: result.transport, refused: tally.fenced, partIds: result.parts.map((p) => p.id) },
-        'outcomes refused: the parts are no longer this node\'s claim (reaped while it stalled); nothing was changed');
+      this.noteFenced(result.transport, tally.fenced);
     }
     for (const log of tally.logs) log();
     if (tally.webhooks) this.wakeWebhooks();
+  }
+
+  /**
+   * One info line per committed batch, not per message: the units of a batch settle together, so
+   * refusals noted in the same turn of the event loop are logged as one.
+   */
+  private noteFenced(transport: string, refused: number): void {
+    this.fencedSinceLog.set(transport, (this.fencedSinceLog.get(transport) ?? 0) + refused);
+    if (this.fencedLogPending) return;
+    this.fencedLogPending = true;
+    setImmediate(() => {
+      this.fencedLogPending = false;
+      for (const [name, count] of this.fencedSinceLog) {
+        this.logger.info({ transport: name, refused: count }, 'outcomes refused: the parts are no longer this node\'s claim (reaped while it stalled); nothing was changed');
+      }
+      this.fencedSinceLog.clear();
+    });
   }
 
   private async apply(store: PgDispatchStore, changes: PgPartChanges, result: SubmitResult): Promise<Tally> {

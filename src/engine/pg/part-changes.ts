@@ -7,6 +7,7 @@
  */
 import type { Logger } from '../../log.js';
 import { isDeliveredStatus } from '../../receipts/index.js';
+import type { ReceiptTarget } from '../../store/dispatch-store.js';
 import type { PgDispatchStore } from '../../store/pg/dispatch-store.js';
 import type { PgClient } from '../../store/pg/pool.js';
 import { insertOutboxRow } from '../../store/pg/webhook-store.js';
@@ -31,6 +32,41 @@ export class PgPartChanges {
       : await this.store.notePartStatus(partId, receipt.status, nowMs);
     if (!changed) return false;
     return this.afterPartChange(recipientId, { status: receipt.status, final: receipt.final }, nowMs);
+  }
+
+  /**
+   * applyReceipt for a part read with its recipient context (receiptTargets), as ReceiptApplier
+   * does on SQLite: a single-part recipient's status is computed from the part just changed,
+   * without reading it back (its only part: receipts for it serialise on the message id's lock, so
+   * no recipient lock is needed); a recipient with more parts takes applyReceipt's path. The target
+   * is updated in place, so a second receipt for the same message in the batch sees the first.
+   */
+  async applyReceiptToTarget(target: ReceiptTarget, receipt: ReceiptStatus, nowMs: number): Promise<boolean> {
+    if (target.parts_total !== 1 || target.recipient_status === null) return this.applyReceipt(target.id, target.recipient_id, receipt, nowMs);
+    // A final part state is never overwritten (the statements' WHERE says the same).
+    if (target.state === 'delivered' || target.state === 'undelivered') return false;
+    if (receipt.final) {
+      const state = isDeliveredStatus(receipt.status) ? 'delivered' : 'undelivered';
+      if (!(await this.store.finishPart(target.id, state, receipt.status, receipt.errorCode, nowMs))) return false;
+      target.state = state;
+      target.final_at = nowMs;
+    } else if (!(await this.store.notePartStatus(target.id, receipt.status, nowMs))) {
+      return false;
+    }
+    target.part_last_status = receipt.status;
+    const next = nextRecipientStatus(
+      { status: target.recipient_status, lastStatus: target.recipient_last_status },
+      [{ partNumber: target.part_number, state: target.state, lastStatus: target.part_last_status, finalAt: target.final_at }],
+      { status: receipt.status, final: receipt.final },
+    );
+    if (next === undefined) return false;
+    await this.store.updateRecipient(target.recipient_id, next.status, next.lastStatus, nowMs);
+    target.recipient_status = next.status;
+    target.recipient_last_status = next.lastStatus;
+    if (target.webhook_url === null || target.webhook_url === '' || next.lastStatus === null) return false;
+    if (target.client_id === null || target.msisdn === null || target.sender === null) return false;
+    const body = serializeDeliveryReceipt({ to: target.msisdn, from: target.sender, status: next.lastStatus, clientReference: target.client_reference });
+    return insertOutboxRow(this.client, { clientId: target.client_id, recipientId: target.recipient_id, body, nowMs });
   }
 
   /** Returns true when a webhook was enqueued (the caller wakes the sender after commit). */

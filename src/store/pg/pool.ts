@@ -63,17 +63,15 @@ export type PgRunner = PgPool | PgClient;
  */
 export async function inTransaction<T>(db: PgRunner, body: (client: PgClient) => Promise<T>): Promise<T> {
   if (!(db instanceof pg.Pool)) return body(db);
-  const pool = db;
-  const client = await pool.connect();
-  // A connection whose ROLLBACK fails is broken (the server went away): it is destroyed, not
-  // handed back to the pool for the next unit to fail on.
+  // A connection whose ROLLBACK fails, or that reported an error, is broken (the server went
+  // away): it is destroyed, not handed back to the pool for the next unit to fail on.
   let broken: Error | undefined;
   // A checked-out connection reports its loss (a server shutdown, pg_terminate_backend) as an
-  // 'error' event besides failing the query in flight; unheard, that event would crash the process.
+  // 'error' event when no query is running; unheard, that event would crash the process.
   const onError = (err: Error): void => {
     broken = err;
   };
-  client.on('error', onError);
+  const client = await connectListening(db, onError);
   try {
     await client.query('BEGIN');
     const result = await body(client);
@@ -88,6 +86,28 @@ export async function inTransaction<T>(db: PgRunner, body: (client: PgClient) =>
     client.off('error', onError);
     client.release(broken);
   }
+}
+
+/**
+ * pool.connect() with an 'error' listener attached in pg-pool's callback, i.e. at once: the promise
+ * form resolves a turn later, and a FATAL message read in the same chunk as the connection's
+ * ReadyForQuery (a backend killed as it starts) would be emitted in between with nobody listening.
+ */
+function connectListening(pool: PgPool, onError: (err: Error) => void): Promise<PgClient> {
+  return new Promise((resolve, reject) => {
+    pool.connect((err, client) => {
+      if (err !== undefined && err !== null) {
+        reject(err);
+        return;
+      }
+      if (client === undefined) {
+        reject(new Error('pg-pool gave neither a client nor an error'));
+        return;
+      }
+      client.on('error', onError);
+      resolve(client);
+    });
+  });
 }
 
 /** The rows of one statement. */

@@ -81,8 +81,6 @@ export class SmppTransport implements Transport {
   /** The binds this process runs: every slot without a slot gate, the slots it holds with one. */
   private binds: SmppBind[];
   private bucket: TokenBucket;
-  /** The rate `bucket` runs at: kept when a sync leaves the slots' rate unchanged. */
-  private bucketRatePerSecond: number;
   private readonly slotGate: BindSlotGate | undefined;
   private readonly newBind: (slot: number) => SmppBind;
   private handlers: TransportHandlers | undefined;
@@ -97,7 +95,6 @@ export class SmppTransport implements Transport {
     this.maxPerSecond = this.config.maxPerSecond;
     this.logger = (options.logger ?? silentLogger()).child({ transport: this.name });
     this.bucket = new TokenBucket(this.maxPerSecond, TokenBucket.capacityFor(this.maxPerSecond), Date.now());
-    this.bucketRatePerSecond = this.maxPerSecond;
     const random = options.random ?? Math.random;
     this.newBind = (slot) =>
       new SmppBind(slot, this.config, {
@@ -178,11 +175,8 @@ export class SmppTransport implements Transport {
   private followSlotRate(): void {
     if (this.slotGate === undefined || this.binds.length === 0) return;
     const rate = this.currentRatePerSecond();
-    // A new bucket starts full: made at every sync (the cluster runtime syncs each second) it would
-    // hand out a burst beyond the cap each time, so it is made only when the rate changes.
-    if (rate === this.bucketRatePerSecond) return;
-    this.bucket = new TokenBucket(rate, TokenBucket.capacityFor(rate), Date.now());
-    this.bucketRatePerSecond = rate;
+    // syncSlots runs every beat: the bucket changes only with the rate, keeping what it holds.
+    if (rate !== this.bucket.ratePerSecond) this.bucket = this.bucket.retuned(rate, Date.now());
   }
 
   /** Parts per second this process may send now: maxPerSecond, or its slots' share of it in a cluster. */

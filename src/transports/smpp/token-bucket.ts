@@ -11,7 +11,7 @@ export class TokenBucket {
    * @param capacity most tokens held: the largest burst after idling
    */
   constructor(
-    private readonly ratePerSecond: number,
+    readonly ratePerSecond: number,
     private readonly capacity: number,
     nowMs: number,
   ) {
@@ -24,6 +24,19 @@ export class TokenBucket {
   /** Burst size for a rate: a tenth of a second's worth, at least 1. */
   static capacityFor(ratePerSecond: number): number {
     return Math.max(1, Math.ceil(ratePerSecond / 10));
+  }
+
+  /**
+   * The same bucket at another rate (a cluster node's share of the carrier's cap changed): the
+   * tokens it holds carry over, up to the new capacity, instead of a full burst. A fresh full bucket
+   * at every re-sync added a tenth of a second's sending each time, and nodes re-sync every beat:
+   * the cluster sent 10% over its cap (issue 11 item 3).
+   */
+  retuned(ratePerSecond: number, nowMs: number): TokenBucket {
+    this.refill(nowMs);
+    const bucket = new TokenBucket(ratePerSecond, TokenBucket.capacityFor(ratePerSecond), nowMs);
+    bucket.tokens = Math.min(bucket.capacity, this.tokens);
+    return bucket;
   }
 
   /** Takes one token: returns 0 if one was available, else the ms until one will be (nothing taken). */

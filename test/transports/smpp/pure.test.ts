@@ -53,6 +53,18 @@ describe('TokenBucket', () => {
     expect(TokenBucket.capacityFor(100)).toBe(10);
     expect(TokenBucket.capacityFor(1)).toBe(1);
   });
+
+  it('retuned to another rate keeps the tokens it holds (up to the new capacity) instead of refilling', () => {
+    const bucket = new TokenBucket(100, 10, 0);
+    for (let i = 0; i < 10; i++) expect(bucket.take(0)).toBe(0);
+    // Empty at 100/s; at 200/s it is still empty, and the next token comes after 1000/200 ms.
+    const faster = bucket.retuned(200, 0);
+    expect(faster.ratePerSecond).toBe(200);
+    expect(faster.take(0)).toBe(5);
+    // A full bucket moved to a lower rate keeps at most the new capacity: a burst of 5 at 50/s.
+    const slower = new TokenBucket(100, 10, 0).retuned(50, 0);
+    expect([1, 2, 3, 4, 5, 6].map(() => slower.take(0))).toEqual([0, 0, 0, 0, 0, 20]);
+  });
 });
 
 describe('BindThrottle', () => {

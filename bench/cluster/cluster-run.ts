@@ -1,0 +1,246 @@
+/**
+ * One column of bench:cluster: N `smsgate serve` nodes (test/support/cluster-nodes.ts) on one
+ * database, one campaign POSTed to node 0, SMPP to bench:e2e's receipting SMSC and signed webhooks
+ * to its receiver, each in a process of its own (bench/e2e/sinks.ts), stages timed where they
+ * happen on one monotonic clock and summed up by bench/e2e's figures code (sinkFigures), so every
+ * column is measured exactly as bench:e2e measures smsgate.
+ */
+import { join } from 'node:path';
+import { monoMs } from '../e2e/clock.js';
+import { SinkProcess } from '../e2e/sinks.js';
+import { cpuMsOf, loadAverage1m, peakRssBytesOf, percentile, sinkFigures, stageAt, type RunFigures } from '../e2e/stats.js';
+import type { SmscSinkConfig } from '../e2e/sink-protocol.js';
+import { makeTempDir, removeTempDir } from '../e2e/temp-dirs.js';
+import { waitForCount } from '../e2e/wait.js';
+import { ClusterNodes, type ClusterDatabase, type ClusterNode } from '../../test/support/cluster-nodes.js';
+import type { PostgresServer } from '../../test/support/postgres-server.js';
+import { postgresCpuMs } from './postgres-cpu.js';
+
+export type Backend = 'sqlite' | 'postgres';
+
+export interface ColumnOptions {
+  backend: Backend;
+  nodes: number;
+  recipients: number;
+  msisdnFor: (i: number) => string;
+  text: string;
+  sink: SmscSinkConfig;
+  carrier: { binds: number; window: number; maxPerSecond: number };
+  /** The bench's PostgreSQL (a fresh database per column); undefined for SQLite. */
+  postgres: PostgresServer | undefined;
+  progressEveryMs: number;
+}
+
+/** What bench:cluster adds to bench:e2e's figures: the database server's share and the whole machine's. */
+export interface ColumnFigures {
+  run: RunFigures;
+  backend: Backend;
+  nodes: number;
+  /** The nodes' CPU (every thread of every serve process) over the run. */
+  nodesCpuMs: number;
+  /** PostgreSQL's CPU (postmaster and backends) over the run; 0 on SQLite. */
+  postgresCpuMs: number;
+  /** Each node's CPU over the run, by node index: how evenly the work spread. */
+  cpuMsByNode: number[];
+  /** Recipient -> webhook 2xx after the POST was sent, per recipient: p50 / p99 / max. */
+  toWebhookMs: { p50: number; p99: number; max: number };
+}
+
+const SECRET = 'bench-cluster-webhook-secret';
+/** A column whose webhooks stop coming for this long has stalled: it fails with the nodes' warnings. */
+const STALL_MS = 60_000;
+
+export function columnLabel(backend: Backend, nodes: number): string {
+  return backend === 'sqlite' ? 'SQLite x1' : `PostgreSQL x${nodes}`;
+}
+
+export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> {
+  const label = columnLabel(options.backend, options.nodes);
+  const dir = makeTempDir('smsgate-bench-cluster-');
+  const notes: string[] = [];
+  let smsc: SinkProcess | undefined;
+  let receiver: SinkProcess | undefined;
+  let cluster: ClusterNodes | undefined;
+  try {
+    smsc = await SinkProcess.startSmsc(options.sink);
+    receiver = await SinkProcess.startReceiver({ secret: SECRET });
+    const database: ClusterDatabase =
+      options.backend === 'sqlite'
+        ? { kind: 'sqlite', path: join(dir, 'smsgate.sqlite') }
+        : { kind: 'postgres', url: await requirePostgres(options).createDatabase() };
+    cluster = await ClusterNodes.start({
+      dir,
+      database,
+      nodes: options.nodes,
+      carrier: { host: smsc.address.host, port: smsc.address.port, ...options.carrier },
+      account: { webhookUrl: receiver.address.url, webhookSecret: SECRET, sender: 'Bench' },
+      // bench:e2e's gateway settings, so the SQLite column is bench:e2e's smsgate run.
+      extraConfig: { webhooks: { concurrency: 64 } },
+    });
+    const nodes = cluster.nodes;
+    const running = cluster;
+    // The cluster's binds are all up (however the nodes share them) before the clock starts.
+    await waitForBinds(smsc, options.carrier.binds);
+
+    const body = JSON.stringify({
+      text: options.text,
+      from: 'Bench',
+      recipientInfo: Array.from({ length: options.recipients }, (_, i) => ({ msisdn: options.msisdnFor(i), ClientReference: `b${i}` })),
+    });
+    const loadAtStart = loadAverage1m();
+    const cpuAtStart = nodes.map((node) => cpuMsOf(node.pid));
+    const pgAtStart = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid);
+    const smscCpuAtStart = smsc.cpuMs();
+    const receiverCpuAtStart = receiver.cpuMs();
+    const driverCpuAtStart = process.cpuUsage();
+    const startedAtEpochMs = Date.now();
+    const startedAtMs = monoMs();
+    const entry = running.node(0);
+    const response = await fetch(`${entry.baseUrl}/v1/campaign`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${running.account.token}` },
+      body,
+    });
+    const acceptedAtMs = monoMs() - startedAtMs;
+    if (response.status !== 202) throw new Error(`POST /v1/campaign answered ${response.status}: ${await response.text()}`);
+    await response.arrayBuffer();
+
+    const sinkProcesses = [smsc, receiver];
+    await waitForCount(stallGuard(() => receiver!.progress.webhooksAcknowledged, nodes, () => `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged}`), options.recipients, {
+      label,
+      sinks: sinkProcesses,
+      startedAtMs,
+      progressEveryMs: options.progressEveryMs,
+      gatewayGone: () => {
+        const gone = nodes.find((node) => node.exited);
+        return gone === undefined ? undefined : `node ${gone.index} exited; its last log lines:\n${gone.logLines.slice(-10).join('\n')}`;
+      },
+      line: () => `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged} webhooks=${receiver!.progress.webhooksAcknowledged}`,
+    });
+    const finishedAtMs = monoMs();
+    const cpuMsByNode = nodes.map((node, i) => cpuMsOf(node.pid) - (cpuAtStart[i] as number));
+    const pgCpuMs = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid) - pgAtStart;
+    const smscCpuMs = smsc.cpuMs() - smscCpuAtStart;
+    const receiverCpuMs = receiver.cpuMs() - receiverCpuAtStart;
+    const driver = process.cpuUsage(driverCpuAtStart);
+    const loadAtEnd = loadAverage1m();
+    const peakRssBytes = nodes.reduce((sum, node) => sum + peakRssBytesOf(node.pid), 0);
+    const smscEvents = await smsc.collectSmsc();
+    const receiverEvents = await receiver.collectReceiver();
+    const sink = sinkFigures(smscEvents, receiverEvents, startedAtMs);
+    if (receiver.progress.signatureFailures > 0) notes.push(`${receiver.progress.signatureFailures} webhook signatures failed`);
+    if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} webhooks named no recipient`);
+    const toWebhook = receiverEvents.acknowledgedAtMs.map((t) => t - startedAtMs);
+
+    const exitCodes = await running.stopAll();
+    cluster = undefined;
+    exitCodes.forEach((code, i) => {
+      if (code !== 0) notes.push(`node ${i} exited ${code} on SIGTERM`);
+    });
+    const readyAtMs = readyTimeOf(nodes, startedAtEpochMs);
+    if (readyAtMs === undefined) notes.push('no "campaign ready" log line seen');
+    const nodesCpuMs = cpuMsByNode.reduce((a, b) => a + b, 0);
+    const run: RunFigures = {
+      label,
+      setup:
+        `${options.nodes} smsgate serve node${options.nodes === 1 ? '' : 's'} (own processes) on ${options.backend === 'sqlite' ? 'one SQLite file (synchronous=FULL)' : 'one PostgreSQL 15 (fsync=off, throwaway)'}, ` +
+        `SMPP binds ${options.carrier.binds} for the cluster x window ${options.carrier.window}, no rate cap, webhooks.concurrency 64 per node; one POST /v1/campaign to node 0. ` +
+        '"gateway CPU" = the nodes + PostgreSQL; "peak RSS" = the nodes\' VmHWM summed',
+      messages: options.recipients,
+      stages: {
+        accepted: stageAt(options.recipients, acceptedAtMs),
+        ready: readyAtMs === undefined ? undefined : stageAt(options.recipients, readyAtMs),
+        submitted: sink.submitted,
+        receipts: sink.receipts,
+        webhooks: sink.webhooks,
+      },
+      endToEndMs: finishedAtMs - startedAtMs,
+      lag: sink.lag,
+      gatewayCpuMs: nodesCpuMs + pgCpuMs,
+      mainThread: undefined,
+      eventLoop: undefined,
+      ownWebhookLag: undefined,
+      peakRssBytes,
+      harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
+      api: undefined,
+      profile: undefined,
+      loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
+      notes,
+    };
+    return {
+      run,
+      backend: options.backend,
+      nodes: options.nodes,
+      nodesCpuMs,
+      postgresCpuMs: pgCpuMs,
+      cpuMsByNode,
+      toWebhookMs: { p50: percentile(toWebhook, 50), p99: percentile(toWebhook, 99), max: percentile(toWebhook, 100) },
+    };
+  } finally {
+    await cluster?.stopAll();
+    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    removeTempDir(dir);
+  }
+}
+
+/**
+ * Wraps a progress counter: throws once it has not moved for STALL_MS, with every node's last
+ * warnings and errors (pino levels 40 and up), so a stalled column says why instead of waiting out
+ * bench:e2e's 30-minute limit.
+ */
+function stallGuard(count: () => number, nodes: readonly ClusterNode[], where: () => string): () => number {
+  let last = -1;
+  let movedAtMs = monoMs();
+  return () => {
+    const value = count();
+    if (value !== last) {
+      last = value;
+      movedAtMs = monoMs();
+    } else if (monoMs() - movedAtMs > STALL_MS) {
+      const warnings = nodes.map((node) => `node ${node.index}:\n${warningsOf(node).slice(-15).join('\n')}`).join('\n');
+      throw new Error(`no progress for ${STALL_MS / 1_000} s at ${value} webhooks (${where()}); the nodes' last warnings:\n${warnings}`);
+    }
+    return value;
+  };
+}
+
+function warningsOf(node: ClusterNode): string[] {
+  return node.logLines.filter((line) => {
+    try {
+      return ((JSON.parse(line) as { level?: unknown }).level as number) >= 40;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function requirePostgres(options: ColumnOptions): PostgresServer {
+  if (options.postgres === undefined) throw new Error('a PostgreSQL column needs the bench\'s server');
+  return options.postgres;
+}
+
+/** Polls the SMSC's bound sessions until `binds` are bound (the cluster's binds, however shared). */
+async function waitForBinds(smsc: SinkProcess, binds: number): Promise<void> {
+  const deadline = monoMs() + 60_000;
+  while (smsc.progress.boundSessions < binds) {
+    smsc.assertAlive();
+    if (monoMs() > deadline) throw new Error(`only ${smsc.progress.boundSessions} of ${binds} binds after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The first "campaign ready" log line of any node (the one that processed it), as ms after the POST was sent. */
+function readyTimeOf(nodes: readonly ClusterNode[], startedAtEpochMs: number): number | undefined {
+  for (const node of nodes) {
+    for (const line of node.logLines) {
+      if (!line.includes('"campaign ready"')) continue;
+      try {
+        const time = (JSON.parse(line) as { time?: unknown }).time;
+        if (typeof time === 'number') return time - startedAtEpochMs;
+      } catch {
+        // Not JSON: no time to read.
+      }
+    }
+  }
+  return undefined;
+}
