@@ -7,11 +7,13 @@
  * and done by whoever claims it next (at-least-once).
  */
 import type { NodeIdSource } from './node-id.js';
-import type { HeartbeatOutcome, NodeIdentity, ReapHook } from '../store/cluster/node-registry.js';
+import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type HeartbeatOutcome, type NodeIdentity, type ReapHook } from '../store/cluster/node-registry.js';
 
 /** The registry as a beat uses it (NodeRegistry, src/store/cluster/node-registry.ts). */
 export interface MembershipRegistry {
   readonly identity: NodeIdentity;
+  /** How long a renewed lease runs (NODE_LEASE_MS unless the registry was given another). */
+  readonly leaseMs?: number;
   heartbeat(): Promise<HeartbeatOutcome>;
   rejoin(): Promise<NodeIdentity>;
   reapExpired(hooks: readonly ReapHook[]): Promise<{ nodeIds: string[]; requeued: number[] }>;
@@ -30,14 +32,33 @@ export interface BeatReport {
 }
 
 export class ClusterMembership implements NodeIdSource {
+  /**
+   * When (performance.now(), monotonic) the last heartbeat or join that the database confirmed was
+   * SENT: the lease it renewed started later than that on the database's clock, so measuring from
+   * here never overestimates what is left of it.
+   */
+  private confirmedSentAtMs: number | undefined;
+
   constructor(
     private readonly registry: MembershipRegistry,
     /** Run inside the reaper's transaction (src/store/pg/node-takeover.ts requeueExpiredNodes). */
     private readonly reapHooks: readonly ReapHook[],
+    private readonly monotonicMs: () => number = () => performance.now(),
   ) {}
 
   nodeId(): string {
     return this.registry.identity.id;
+  }
+
+  /**
+   * See NodeIdSource.leaseHeld: true while the last confirmed beat was sent less than the lease
+   * minus one heartbeat ago (the heartbeat's worth of margin covers a submit already under way).
+   */
+  leaseHeld(): boolean {
+    // Before the first beat (the runtime beats once before the engine starts) nothing is confirmed.
+    if (this.confirmedSentAtMs === undefined) return false;
+    const leaseMs = this.registry.leaseMs ?? NODE_LEASE_MS;
+    return this.monotonicMs() - this.confirmedSentAtMs < leaseMs - Math.min(NODE_HEARTBEAT_MS, leaseMs / 2);
   }
 
   get identity(): NodeIdentity {
@@ -50,9 +71,14 @@ export class ClusterMembership implements NodeIdSource {
    */
   async beat(): Promise<BeatReport> {
     let fenced: BeatReport['fenced'];
+    const sentAtMs = this.monotonicMs();
     if ((await this.registry.heartbeat()) === 'fenced') {
       const formerId = this.registry.identity.id;
+      const rejoinSentAtMs = this.monotonicMs();
       fenced = { formerId, newId: (await this.registry.rejoin()).id };
+      this.confirmedSentAtMs = rejoinSentAtMs;
+    } else {
+      this.confirmedSentAtMs = sentAtMs;
     }
     const reaped = await this.registry.reapExpired(this.reapHooks);
     const rowsRequeued = reaped.requeued.reduce((sum, n) => sum + n, 0);

@@ -7,7 +7,16 @@
  */
 export interface NodeIdSource {
   nodeId(): string | null;
+  /**
+   * False while this node cannot be sure its lease still runs: the last heartbeat the database
+   * confirmed was sent longer ago than the lease allows (by this process's own monotonic clock).
+   * A node frozen past its lease (SIGSTOP, a paused VM) wakes with messages it claimed before the
+   * freeze still queued; its peers have requeued and sent those parts meanwhile. The stores refuse
+   * its late writes, but the carrier would still get the submits: so it submits nothing until a
+   * beat gets through again (issue 11 item 7's duplicate bound). Absent: always true.
+   */
+  leaseHeld?(): boolean;
 }
 
 /** One gateway on its own database: no node id, every claim is this process's. */
-export const SINGLE_GATEWAY: NodeIdSource = { nodeId: () => null };
+export const SINGLE_GATEWAY: NodeIdSource = { nodeId: () => null, leaseHeld: () => true };

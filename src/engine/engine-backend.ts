@@ -64,6 +64,17 @@ export interface EngineBackend {
   readonly inbound: Async<InboundStore>;
   /** True while outcome or receipt writes are being retried: claim nothing new meanwhile. */
   readonly stalled: boolean;
+  /**
+   * False while this node may have lost its claims (a cluster node whose last confirmed heartbeat is
+   * older than its lease allows: NodeIdSource.leaseHeld): the lanes neither claim nor submit meanwhile.
+   * Always true for a single gateway.
+   */
+  readonly leaseHeld: boolean;
+  /**
+   * The node id claims are stamped with now (null for a single gateway). A node that was fenced
+   * rejoins under a new id: messages it claimed under the old one are void, whatever the lease.
+   */
+  claimantId(): string | null;
   /** The engine is stopping: temporary failures hold their part instead of spending an attempt. */
   beginStop(): void;
   /** After the drain: a last try for queued writes, then none; requeues this engine's parts still 'submitting'. */

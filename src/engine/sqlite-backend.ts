@@ -71,6 +71,15 @@ export class SqliteEngineBackend implements EngineBackend {
     return this.batcher.stalled;
   }
 
+  /** One gateway on its own file: its claims are never anyone else's. */
+  get leaseHeld(): boolean {
+    return true;
+  }
+
+  claimantId(): null {
+    return null;
+  }
+
   /**
    * Parts left 'submitting' by a crash go back to 'queued' and are sent again (at-least-once:
    * duplicates are at most the submits that were in flight), recipients marked dispatched without

@@ -46,6 +46,7 @@ export interface LaneDeps {
  */
 export const CLAIM_AHEAD_MS = 500;
 
+
 /**
  * How much one claim asks for (its limit counts parts: messages of one part, the common case) and
  * the queue length under which the lane claims again. Fast or unpaced transports keep the sizes
@@ -131,7 +132,8 @@ export class TransportLane {
     const { transport, backend } = this.deps;
     // The store refuses writes (disk full, database failover): outcomes in flight are being retried and
     // hold their window slots; claiming more would only add parts whose outcomes cannot be written either.
-    if (transport.currentState().state !== 'bound' || backend.stalled) return 'idle';
+    // A cluster node that may have lost its lease claims nothing: its claims would be void.
+    if (transport.currentState().state !== 'bound' || backend.stalled || !backend.leaseHeld) return 'idle';
     if (this.queue.size >= this.lowWaterMessages) {
       // Not raced with a timer: each abandoned onSizeLessThan would leave a listener behind.
       // stopFeeding() clears the queue, which resolves this wait.
@@ -139,15 +141,17 @@ export class TransportLane {
       return 'more';
     }
     // A claim that throws goes to onError (claimFailures) and the worker sleeps the poll interval.
+    const claimedAs = backend.claimantId();
     const messages = await this.claimer.claim(this.deps.now(), this.claimMessages);
     this.claimFailures.recovered();
     if (messages.length === 0) return 'idle';
-    for (const parts of messages) void this.queue.add(() => this.send(parts));
+    for (const parts of messages) void this.queue.add(() => this.send(parts, claimedAs));
     // 'more': the worker lets submits start and outcomes commit (one event-loop turn) between claims.
     return 'more';
   }
 
-  private async send(parts: ClaimablePart[]): Promise<void> {
+  /** `claimedAs`: the node id the parts were claimed under (backend.claimantId(); null for a single gateway). */
+  private async send(parts: ClaimablePart[], claimedAs: string | null): Promise<void> {
     const first = parts[0];
     if (first === undefined) return;
     const plan = this.deps.plans.cached(first.campaign_id) ?? (await this.loadPlan(first.campaign_id));
@@ -160,6 +164,15 @@ export class TransportLane {
     const message = this.messageFor(parts, first, plan, sender);
     await this.window.acquire(parts.length);
     try {
+      // Claimed before this node froze past its lease (NodeIdSource.leaseHeld), or under the id it
+      // had before it was fenced and rejoined: a peer has requeued and sent these parts by now, so
+      // the carrier must not get them again. Not sent; the write is fenced (refused) if the claim
+      // was taken over, else the part is simply queued again.
+      const { backend } = this.deps;
+      if (!backend.leaseHeld || backend.claimantId() !== claimedAs) {
+        await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'LEASE_LAPSED' })));
+        return;
+      }
       await this.writeOutcomes(parts, await this.submit(message, parts));
     } finally {
       this.window.release(parts.length);

@@ -10,7 +10,8 @@
  * reset, the server shutting down or not yet accepting (57P01 admin_shutdown, 57P02 crash_shutdown,
  * 57P03 cannot_connect_now), any connection exception (class 08), insufficient resources (class 53:
  * too many connections, disk full), and a transaction the server aborted to resolve a conflict
- * (40001 serialization_failure, 40P01 deadlock_detected). pg reports a connection lost mid-query
+ * (40001 serialization_failure, 40P01 deadlock_detected), and a session the server ended because
+ * it sat in a transaction past IDLE_IN_TRANSACTION_TIMEOUT_MS (25P03: this process was frozen). pg reports a connection lost mid-query
  * without a code, so its messages for that are recognised too.
  *
  * Anything else (a constraint, a malformed statement) fails the same way every time and is the
@@ -19,7 +20,7 @@
 const TRANSIENT_SQLITE_CODE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|NOMEM|READONLY|CANTOPEN|PROTOCOL)(_|$)/;
 
 /** SQLSTATE codes (PostgreSQL Appendix A) and Node socket errors a retry can cure. */
-const TRANSIENT_PG_CODE = /^(57P0[123]|08[0-9A-Z]{3}|53[0-9A-Z]{3}|40001|40P01|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/;
+const TRANSIENT_PG_CODE = /^(57P0[123]|25P03|08[0-9A-Z]{3}|53[0-9A-Z]{3}|40001|40P01|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/;
 
 /** pg's errors for a connection that is gone or never came (they carry no code). */
 const LOST_CONNECTION_MESSAGE = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;

@@ -70,8 +70,11 @@ export type PartOutcome =
   | { part: number; kind: 'temporary'; status: string; errorCode?: number; retryAfterMs?: number }
   | { part: number; kind: 'permanent'; status: string; errorCode?: number };
 
-/** Why a part never reached the network. */
-export type NotSentReason = 'TRANSPORT_DOWN' | 'TRANSPORT_STOPPED';
+/**
+ * Why a part never reached the network. LEASE_LAPSED is the engine's own: a cluster node held the
+ * part back because its lease may have run out (NodeIdSource.leaseHeld), never a transport's.
+ */
+export type NotSentReason = 'TRANSPORT_DOWN' | 'TRANSPORT_STOPPED' | 'LEASE_LAPSED';
 
 export interface TransportReceipt {
   /** Normalised message id, in the same form the transport gave in the 'accepted' outcome. */

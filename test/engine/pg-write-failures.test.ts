@@ -8,7 +8,7 @@ import { isTransientStoreFailure } from '../../src/store/write-failures.js';
 const withCode = (code: string): Error => Object.assign(new Error(code), { code });
 
 it.each([
-  '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '53300', '53100', '40001', '40P01', 'ECONNREFUSED', 'ECONNRESET',
+  '57P01', '57P02', '57P03', '25P03', '08000', '08003', '08006', '08001', '53300', '53100', '40001', '40P01', 'ECONNREFUSED', 'ECONNRESET',
 ])('retries %s', (code) => {
   expect(isTransientStoreFailure(withCode(code))).toBe(true);
 });

@@ -69,6 +69,14 @@ export class PgEngineBackend implements EngineBackend {
     return this.units.stalled;
   }
 
+  get leaseHeld(): boolean {
+    return this.deps.node.leaseHeld?.() ?? true;
+  }
+
+  claimantId(): string | null {
+    return this.deps.node.nodeId();
+  }
+
   async recover(nowMs: number): Promise<{ requeued: number; reopened: number }> {
     const nodeId = this.deps.node.nodeId();
     const requeued = nodeId === null ? await this.store.requeueSubmittingOf(null, nowMs) : 0;

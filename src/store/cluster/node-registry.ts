@@ -43,7 +43,7 @@ export class NodeRegistry {
   private constructor(
     private readonly pool: PgPool,
     private current: NodeIdentity,
-    private readonly leaseMs: number,
+    readonly leaseMs: number,
   ) {}
 
   /** Registers this process as a node with a fresh id and a lease starting now. */

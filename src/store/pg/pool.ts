@@ -37,9 +37,27 @@ export const CONNECT_TIMEOUT_MS = 10_000;
  */
 export const MIN_POOL_SIZE = 2;
 
-/** The pool options for a URL: int8 as numbers (above), bounded waits for a connection. */
+/**
+ * How long the server lets one of our sessions sit inside a transaction waiting for us before it
+ * ends the session (PostgreSQL's idle_in_transaction_session_timeout). A node frozen mid-transaction
+ * (SIGSTOP, a VM paused, a swap storm) would otherwise hold its row and advisory locks for as long as
+ * it is frozen, and every other node's takeover of its work, and their own receipts for the same
+ * message ids, would wait on them: the cluster stalls behind one stopped process. Killed after this,
+ * its transaction rolls back (the frozen node's writes were not committed: at-least-once re-sends
+ * them) and the locks go with it, well inside the 5 s node lease (NODE_LEASE_MS). Our transactions
+ * never wait on their own client for more than a loop turn, so a live node is never hit by it.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 2_000;
+
+/** The pool options for a URL: int8 as numbers (above), bounded waits for a connection, no lock held by a frozen node. */
 export function pgPoolConfig(url: string, maxConnections = DEFAULT_POOL_SIZE): pg.PoolConfig {
-  return { connectionString: url, types: PG_TYPES, max: Math.max(MIN_POOL_SIZE, maxConnections), connectionTimeoutMillis: CONNECT_TIMEOUT_MS };
+  return {
+    connectionString: url,
+    types: PG_TYPES,
+    max: Math.max(MIN_POOL_SIZE, maxConnections),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
 }
 
 export type PgPool = pg.Pool;

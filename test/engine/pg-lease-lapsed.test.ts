@@ -1,0 +1,91 @@
+/**
+ * A cluster node that may have lost its lease sends nothing (issue 11 item 7: a node SIGSTOPped
+ * past its lease wakes with messages it claimed before the freeze still queued; its peers have sent
+ * those parts meanwhile). NodeIdSource.leaseHeld false: the lane claims nothing and a claimed
+ * message still waiting for its turn is not submitted but queued again, without spending an attempt;
+ * nor is one it claimed under the id it had before it was fenced and rejoined.
+ */
+import { afterEach, expect, it } from 'vitest';
+import type { NodeIdSource } from '../../src/cluster/node-id.js';
+import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
+import { SmppTransport } from '../../src/transports/smpp/index.js';
+import { usePostgresSuite } from '../support/postgres-suite.js';
+import { TestSmsc } from '../support/smsc/test-smsc.js';
+import { smppConfig } from '../transports/smpp/helpers.js';
+import { allFinal, msisdns, partsOf, recipientsOf, seedCampaign, seedClient, startPgEngine, until } from './pg-engine-harness.js';
+
+const suite = usePostgresSuite();
+let smsc: TestSmsc | undefined;
+
+afterEach(async () => {
+  await smsc?.stop();
+  smsc = undefined;
+});
+
+it('submits nothing while the lease may have lapsed: a queued message goes back unsent, and is sent once the lease is confirmed again', async () => {
+  const { pool } = await suite.open();
+  let held = true;
+  const node: NodeIdSource = { nodeId: () => 'node-a', leaseHeld: () => held };
+  // The first submit is never answered: the window of 1 is taken, the other messages wait in the lane's queue.
+  let submits = 0;
+  smsc = await TestSmsc.start({ autoReceipt: { stat: 'DELIVRD' }, onSubmit: () => (++submits === 1 ? { kind: 'never' } : { kind: 'ok' }) });
+  const transport = new SmppTransport(smppConfig(smsc, { window: 1, responseTimeoutMs: 1_000 }));
+  const { engine } = await startPgEngine(suite, { pool, node, transports: [transport] });
+  const campaign = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(3) });
+  engine.wake();
+  await until(() => Promise.resolve(smsc?.submits.length ?? 0), (n) => n === 1);
+
+  // The node freezes past its lease: when the first submit times out, the waiting messages find it lapsed.
+  held = false;
+  const heldBack = await until(() => partsOf(pool, campaign), (parts) => parts.filter((p) => p.last_status === 'LEASE_LAPSED' && p.state === 'queued').length === 2);
+  expect(smsc.submits).toHaveLength(1);
+  expect(heldBack.filter((p) => p.last_status === 'LEASE_LAPSED').map((p) => [p.attempts, p.claimed_by])).toEqual([[0, null], [0, null]]);
+  // Nor is anything claimed meanwhile, though all three parts are queued and due.
+  const timedOut = await until(() => partsOf(pool, campaign), (parts) => parts.every((p) => p.state === 'queued'));
+  expect(timedOut.map((p) => p.claimed_by)).toEqual([null, null, null]);
+  expect(smsc.submits).toHaveLength(1);
+
+  // A beat gets through: everything is sent, each held-back message once.
+  held = true;
+  engine.wake();
+  const recipients = await until(() => recipientsOf(pool, campaign), allFinal);
+  expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
+  const perDestination = new Map<string, number>();
+  for (const submit of smsc.submits) perDestination.set(submit.wire.destination_addr, (perDestination.get(submit.wire.destination_addr) ?? 0) + 1);
+  // The unanswered first one is sent again (it may have reached the carrier: at-least-once); the held-back ones once.
+  expect([...perDestination.values()].sort()).toEqual([1, 1, 2]);
+});
+
+it('submits nothing it claimed under the id it had before it was fenced and rejoined, even with its new lease held', async () => {
+  const { pool } = await suite.open();
+  let id = 'node-a';
+  const node: NodeIdSource = { nodeId: () => id, leaseHeld: () => true };
+  let submits = 0;
+  smsc = await TestSmsc.start({ autoReceipt: { stat: 'DELIVRD' }, onSubmit: () => (++submits === 1 ? { kind: 'never' } : { kind: 'ok' }) });
+  const transport = new SmppTransport(smppConfig(smsc, { window: 1, responseTimeoutMs: 1_000 }));
+  const { engine } = await startPgEngine(suite, { pool, node, transports: [transport] });
+  const campaign = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(3) });
+  engine.wake();
+  await until(() => Promise.resolve(smsc?.submits.length ?? 0), (n) => n === 1);
+
+  // Fenced and rejoined while its first submit is unanswered: the three claims are node-a's, void now.
+  id = 'node-b';
+  // Its writes under the new id are refused (fenced): every part stays node-a's claim until a reaper takes it over.
+  await until(() => Promise.resolve(engine.stats().fencedWrites), (n) => n >= 3);
+  expect((await partsOf(pool, campaign)).map((p) => [p.state, p.claimed_by])).toEqual(Array(3).fill(['submitting', 'node-a']));
+  expect(smsc.submits).toHaveLength(1);
+
+  // The reaper (a live node's beat) requeues node-a's parts; this node, as node-b, sends them.
+  const client = await pool.connect();
+  try {
+    await requeueExpiredNodes(client, ['node-a']);
+  } finally {
+    client.release();
+  }
+  engine.wake();
+  const recipients = await until(() => recipientsOf(pool, campaign), allFinal);
+  expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
+  const perDestination = new Map<string, number>();
+  for (const submit of smsc.submits) perDestination.set(submit.wire.destination_addr, (perDestination.get(submit.wire.destination_addr) ?? 0) + 1);
+  expect([...perDestination.values()].sort()).toEqual([1, 1, 2]);
+});
