@@ -2,6 +2,7 @@
  * The composition root of a node of a cluster on PostgreSQL (issue 11): what createGateway
  * (src/index.ts) builds when `database.url` is set.
  */
+import { existsSync } from 'node:fs';
 import { createAdminListener } from '../admin/admin-listener.js';
 import { createApiApp } from '../api/app.js';
 import { AuthService } from '../auth/index.js';
@@ -42,9 +43,8 @@ export async function createClusterNode(
   let cluster: ClusterRuntime | undefined;
   try {
     const url = config.database.url as string;
-    const secretBox = SecretBox.fromKeyFile(config.database.keyFile);
     const ports: StorePorts = createPgStores(database.pool);
-    await checkSharedKey(ports, secretBox, config.database.keyFile, database.describe);
+    const secretBox = await sharedSecretBox(ports, config.database.keyFile, database.describe);
     const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
     const observed = admin?.tapLogger(logger) ?? logger;
     // The loops exist only after the runtime (they take its node id and slot gate); its wake-ups reach them once built.
@@ -126,12 +126,20 @@ export async function createClusterNode(
 
 /**
  * Every node must hold the key the cluster's secrets were sealed with (README "Running a
- * cluster"): a node started with another key file would create one of its own and then fail to
- * open webhook secrets and signing keys written by the others. Refused at start, naming the file.
+ * cluster"): a node with another key, or none, would seal new secrets with a key of its own and fail
+ * to open the webhook secrets and signing keys the others wrote. Refused at start, naming the file;
+ * a missing key file is made only for a database that holds no sealed secret yet (the first node).
  */
-async function checkSharedKey(ports: StorePorts, secretBox: SecretBox, keyFile: string, databaseName: string): Promise<void> {
+async function sharedSecretBox(ports: StorePorts, keyFile: string, databaseName: string): Promise<SecretBox> {
   const sealed = (await ports.auth.signingKeys()).find((key) => key.retired_at === null);
-  if (sealed === undefined) return;
+  if (sealed !== undefined && !existsSync(keyFile)) {
+    throw new GatewayError(
+      'SECRET_KEY_INVALID',
+      `database.keyFile: ${keyFile} does not exist, and ${databaseName} holds secrets sealed with another node's key: copy that node's key file to ${keyFile}`,
+    );
+  }
+  const secretBox = SecretBox.fromKeyFile(keyFile);
+  if (sealed === undefined) return secretBox;
   try {
     secretBox.open(sealed.private_jwk_enc);
   } catch (cause) {
@@ -141,4 +149,5 @@ async function checkSharedKey(ports: StorePorts, secretBox: SecretBox, keyFile: 
       { cause },
     );
   }
+  return secretBox;
 }

@@ -85,7 +85,7 @@ export class ClusterRuntime implements ClusterReadiness {
   private heartbeat: BackgroundWorker | undefined;
   private slotSync: BackgroundWorker | undefined;
   private listener: WakeListener | undefined;
-  private listenFailures: FailureLog;
+  private readonly listenFailures: FailureLog;
   private liveNodes = 1;
   private readonly now: () => number;
   private readonly leaseMs: number;
@@ -93,8 +93,6 @@ export class ClusterRuntime implements ClusterReadiness {
   private lastBeatAtMs: number | undefined;
   private stopped = false;
   private readonly counters = { beats: 0, failedBeats: 0, rejoins: 0, nodesTakenOver: 0, rowsRequeued: 0 };
-  /** The last beat's report (diagnostics, tests). */
-  lastBeat: BeatReport | undefined;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
     this.logger = options.logger;
@@ -215,7 +213,6 @@ export class ClusterRuntime implements ClusterReadiness {
     this.counters.beats++;
     this.lastBeatAtMs = this.now();
     this.beatFailures.recovered();
-    this.lastBeat = report;
     const { wake } = this.options;
     if (report.fenced !== undefined) {
       this.counters.rejoins++;

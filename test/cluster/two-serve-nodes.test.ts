@@ -2,7 +2,8 @@
  * Two real `smsgate serve` nodes on one throwaway PostgreSQL and one carrier SMSC that allows 2
  * binds per system_id and sends receipts on the other bind: a campaign accepted by one node is sent
  * through both nodes' binds (one each: ceil(2 / 2)), never more than 2 binds open, every recipient
- * submitted once and webhooked once, whichever node's bind the receipt arrived on.
+ * submitted once and webhooked once, whichever node's bind the receipt arrived on. A node that stops
+ * gracefully leaves at once: the other takes both binds without waiting for a lease or a takeover.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,7 +88,16 @@ describe('two serve nodes on one PostgreSQL', () => {
     expect(smsc.receiptsOnOtherBind).toBeGreaterThan(0);
     await receiver.waitUntil(() => new Set(receiver.bodies().map((body) => (body as { To: string }).To)).size >= RECIPIENTS, 120_000, 'one webhook per recipient');
     expect(receiver.signatureFailures).toBe(0);
+
+    // A leaves gracefully: its row goes at once (no lease to wait out) and B takes both binds.
     expect(await a.stop()).toBe(0);
+    // B's beats saw the live nodes change twice: 1 -> 2 when it joined, 2 -> 1 when A left.
+    await until(() => b.logLines.filter((line) => line.includes('live nodes changed')).length >= 2 && smsc.boundCount === CARRIER_BINDS,
+      (done) => done, 30_000, 'B sees A gone and holds both binds');
+    expect(b.logLines.filter((line) => line.includes('live nodes changed')).map((line) => (JSON.parse(line) as { liveNodes: number }).liveNodes)).toEqual([2, 1]);
+    expect(smsc.maxConcurrentBinds).toBeLessThanOrEqual(CARRIER_BINDS);
+    expect(smsc.bindsRefused).toBe(0);
+    expect(b.logLines.some((line) => line.includes('took over from nodes'))).toBe(false);
     expect(await b.stop()).toBe(0);
   }, 600_000);
 });

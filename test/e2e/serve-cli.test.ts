@@ -5,6 +5,7 @@
  * (database.url, issue 11) it is a node of a cluster: it joins, serves and leaves on SIGTERM; it
  * refuses a url without database.keyFile, and a key file that does not open the cluster's secrets.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -144,10 +145,18 @@ describe('smsgate serve on PostgreSQL (database.url)', () => {
     const url = await server.createDatabase();
     const first = await GatewayProcess.spawn(postgresConfig('pg-key-a', { url, keyFile: join(dir, 'pg-key-a.key') }));
     expect(await first.stop()).toBe(0);
+    // Another valid key: 32 random bytes in base64, as the README makes one.
+    writeFileSync(join(dir, 'pg-key-b.key'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
     const { code, stderr } = await runCli(['serve', '--config', postgresConfig('pg-key-b', { url, keyFile: join(dir, 'pg-key-b.key') })]);
     expect(code).toBe(1);
     expect(stderr).toContain('database.keyFile');
     expect(stderr).toContain('every node of a cluster must use the same key file');
     expect(await nodeCount(url)).toBe(0);
+    // A node whose key file is missing is refused too, and none is made for it.
+    const missing = join(dir, 'pg-key-missing.key');
+    const third = await runCli(['serve', '--config', postgresConfig('pg-key-c', { url, keyFile: missing })]);
+    expect(third.code).toBe(1);
+    expect(third.stderr).toContain(`database.keyFile: ${missing} does not exist`);
+    expect(existsSync(missing)).toBe(false);
   });
 });
