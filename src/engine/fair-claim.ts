@@ -12,6 +12,48 @@ import type { NodeIdSource } from '../cluster/node-id.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { PgDispatchStore } from '../store/pg/dispatch-store.js';
 
+/** One campaign's share in a claim round: take up to `want` of its due parts. */
+interface ShareRequest {
+  campaignId: string;
+  want: number;
+}
+
+/**
+ * The rounds of one fair claim, shared by both backends: yields each campaign's share to take, is
+ * told what was taken (next(parts)), and returns the messages interleaved across campaigns. An even
+ * share each; campaigns that filled their share may take what the others left. `served` hears each
+ * campaign of the first round that got parts (the cursor the next claim starts after).
+ */
+function* fairRounds(campaigns: readonly string[], limit: number, served: (campaignId: string) => void): Generator<ShareRequest, ClaimablePart[][], ClaimablePart[]> {
+  const claimed = new Map<string, ClaimablePart[]>();
+  let room = limit;
+  let open = campaigns;
+  while (room > 0 && open.length > 0) {
+    const share = Math.max(1, Math.floor(room / open.length));
+    const filled: string[] = [];
+    for (const campaignId of open) {
+      if (room <= 0) break;
+      const want = Math.min(share, room);
+      const parts = yield { campaignId, want };
+      if (parts.length === 0) continue;
+      room -= parts.length;
+      const list = claimed.get(campaignId);
+      if (list === undefined) claimed.set(campaignId, parts);
+      else list.push(...parts);
+      if (open === campaigns) served(campaignId);
+      if (parts.length === want) filled.push(campaignId);
+    }
+    open = filled;
+  }
+  return interleave([...claimed.values()].map(messagesOf));
+}
+
+/** The campaigns a claim serves: those after the cursor, then (wrapping around) those before it, at most `limit`. */
+function wrapAround(after: readonly string[], fromStart: readonly string[]): string[] {
+  const seen = new Set(after);
+  return [...after, ...fromStart.filter((id) => !seen.has(id))];
+}
+
 export class FairClaimer {
   /** The last campaign served by the previous claim: the next one starts after it. */
   private cursor = '';
@@ -28,37 +70,16 @@ export class FairClaimer {
   claim(nowMs: number, limit: number): ClaimablePart[][] {
     const campaigns = this.campaigns(limit);
     if (campaigns.length === 0) return [];
-    const claimed = new Map<string, ClaimablePart[]>();
-    let room = limit;
-    let open = campaigns;
-    // Rounds: an even share each; campaigns that filled their share may take what others left.
-    while (room > 0 && open.length > 0) {
-      const share = Math.max(1, Math.floor(room / open.length));
-      const filled: string[] = [];
-      for (const campaignId of open) {
-        if (room <= 0) break;
-        const want = Math.min(share, room);
-        const parts = this.claimIn(campaignId, nowMs, want);
-        if (parts.length === 0) continue;
-        room -= parts.length;
-        const list = claimed.get(campaignId);
-        if (list === undefined) claimed.set(campaignId, parts);
-        else list.push(...parts);
-        if (open === campaigns) this.cursor = campaignId;
-        if (parts.length === want) filled.push(campaignId);
-      }
-      open = filled;
-    }
-    return interleave([...claimed.values()].map(messagesOf));
+    const rounds = fairRounds(campaigns, limit, (campaignId) => (this.cursor = campaignId));
+    let step = rounds.next();
+    while (step.done !== true) step = rounds.next(this.claimIn(step.value.campaignId, nowMs, step.value.want));
+    return step.value;
   }
 
-  /** Campaigns with queued parts, starting after the cursor and wrapping around, at most `limit`. */
   private campaigns(limit: number): string[] {
     const after = this.store.queuedCampaigns(this.transport, this.cursor, limit);
     if (after.length >= limit || this.cursor === '') return after;
-    const seen = new Set(after);
-    const wrapped = this.store.queuedCampaigns(this.transport, '', limit - after.length).filter((id) => !seen.has(id));
-    return [...after, ...wrapped];
+    return wrapAround(after, this.store.queuedCampaigns(this.transport, '', limit - after.length));
   }
 
   private claimIn(campaignId: string, nowMs: number, limit: number): ClaimablePart[] {
@@ -87,35 +108,18 @@ export class PgFairClaimer {
     const campaigns = await this.campaigns(limit);
     if (campaigns.length === 0) return [];
     const nodeId = this.node.nodeId();
-    const claimed = new Map<string, ClaimablePart[]>();
-    let room = limit;
-    let open = campaigns;
-    while (room > 0 && open.length > 0) {
-      const share = Math.max(1, Math.floor(room / open.length));
-      const filled: string[] = [];
-      for (const campaignId of open) {
-        if (room <= 0) break;
-        const want = Math.min(share, room);
-        const parts = await this.store.claimParts(this.transport, campaignId, nowMs, want, nodeId);
-        if (parts.length === 0) continue;
-        room -= parts.length;
-        const list = claimed.get(campaignId);
-        if (list === undefined) claimed.set(campaignId, parts);
-        else list.push(...parts);
-        if (open === campaigns) this.cursor = campaignId;
-        if (parts.length === want) filled.push(campaignId);
-      }
-      open = filled;
+    const rounds = fairRounds(campaigns, limit, (campaignId) => (this.cursor = campaignId));
+    let step = rounds.next();
+    while (step.done !== true) {
+      step = rounds.next(await this.store.claimParts(this.transport, step.value.campaignId, nowMs, step.value.want, nodeId));
     }
-    return interleave([...claimed.values()].map(messagesOf));
+    return step.value;
   }
 
   private async campaigns(limit: number): Promise<string[]> {
     const after = await this.store.queuedCampaigns(this.transport, this.cursor, limit);
     if (after.length >= limit || this.cursor === '') return after;
-    const seen = new Set(after);
-    const wrapped = (await this.store.queuedCampaigns(this.transport, '', limit - after.length)).filter((id) => !seen.has(id));
-    return [...after, ...wrapped];
+    return wrapAround(after, await this.store.queuedCampaigns(this.transport, '', limit - after.length));
   }
 }
 
