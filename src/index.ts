@@ -5,23 +5,19 @@
  * signal handling. The pure core is exported beside it for programs that embed only that.
  */
 import { createAdminListener } from './admin/admin-listener.js';
-import { createApiApp } from './api/app.js';
 import { AuthService } from './auth/index.js';
-import { CampaignProcessor, CampaignService } from './campaigns/index.js';
 import type { SmsGateConfig } from './gateway-config.js';
 import { resolveEngineConfig, type EngineConfig } from './engine/config.js';
-import { DispatchEngine } from './engine/dispatch-engine.js';
 import { createTransports } from './engine/transport-factory.js';
 import { silentLogger } from './log.js';
-import { numberingPlanFor } from './sms/numbering.js';
 import { createClusterNode } from './cluster/cluster-node.js';
+import { buildGatewayLoops } from './gateway-loops.js';
 import { RunningGateway, type Gateway, type GatewayBackend, type GatewayOptions } from './running-gateway.js';
 import { openStore, type Store } from './store/database.js';
 import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
 import { sqliteStorePorts, type ServeGuard } from './store/store-ports.js';
-import { InboundService } from './inbound/inbound-service.js';
-import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, WebhookSender } from './webhooks/index.js';
+import { WebhookSender } from './webhooks/index.js';
 import { WebhookSenderThread } from './webhooks/sender-thread.js';
 
 export type { Gateway, GatewayOptions } from './running-gateway.js';
@@ -76,37 +72,9 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
             ...(admin === undefined ? {} : { observer: admin.observer }),
           });
     const transports = options.transports ?? (await createTransports(config.transports, observed));
-    const inbound = new InboundService({
-      store: ports.inbound,
-      logger: observed.child({ part: 'engine' }).child({ part: 'inbound' }),
-      now,
-      wakeWebhooks: () => webhooks.wake(),
-      numbering: numberingPlanFor(config.numbering.country),
+    const { engine, processor, campaigns, app } = buildGatewayLoops({
+      config, engineConfig, ports, auth, engineStore: store, transports, webhooks, logger, observed, now, admin,
     });
-    const engine = new DispatchEngine({
-      store,
-      transports,
-      routes: config.routes,
-      config: engineConfig,
-      logger: observed.child({ part: 'engine' }),
-      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
-      now,
-      numbering: numberingPlanFor(config.numbering.country),
-      inbound,
-      ...(admin === undefined ? {} : { observer: admin.observer }),
-    });
-    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled });
-    const processor = new CampaignProcessor({
-      store: ports,
-      logger,
-      now,
-      pollIntervalMs: config.processing.pollIntervalMs,
-      onReady: () => engine.wake(),
-      numbering: numberingPlanFor(config.numbering.country),
-      timeZone: config.scheduling.timeZone,
-    });
-    const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
-    const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
     const backend: GatewayBackend = {
       store,
       cluster: undefined,

@@ -4,25 +4,23 @@
  */
 import { existsSync } from 'node:fs';
 import { createAdminListener } from '../admin/admin-listener.js';
-import { createApiApp } from '../api/app.js';
 import { AuthService } from '../auth/index.js';
-import { CampaignProcessor, CampaignService } from '../campaigns/index.js';
 import { serveKeyFileProblem } from '../config/database.js';
 import type { EngineConfig } from '../engine/config.js';
-import { DispatchEngine } from '../engine/dispatch-engine.js';
+import type { DispatchEngine } from '../engine/dispatch-engine.js';
+import type { CampaignProcessor } from '../campaigns/index.js';
+import { buildGatewayLoops } from '../gateway-loops.js';
 import { createTransports } from '../engine/transport-factory.js';
 import { GatewayError } from '../errors.js';
 import type { SmsGateConfig } from '../gateway-config.js';
-import { InboundService } from '../inbound/inbound-service.js';
 import type { Logger } from '../log.js';
 import { RunningGateway, type Gateway, type GatewayBackend, type GatewayOptions } from '../running-gateway.js';
-import { numberingPlanFor } from '../sms/numbering.js';
 import { openDatabase, type Store } from '../store/database.js';
 import { createPgStores } from '../store/pg/stores.js';
 import { PgWebhookStore } from '../store/pg/webhook-store.js';
 import { SecretBox } from '../store/secret-box.js';
 import type { StorePorts } from '../store/store-ports.js';
-import { enqueueDeliveryReceipt, enqueueDeliveryReceipts, PgWebhookOutbox, WebhookSender } from '../webhooks/index.js';
+import { PgWebhookOutbox, WebhookSender } from '../webhooks/index.js';
 import type { ClusterRuntime } from './cluster-runtime.js';
 import { joinPgCluster } from './pg-cluster.js';
 
@@ -67,40 +65,12 @@ export async function createClusterNode(
     });
     loops.webhooks = webhooks;
     const transports = options.transports ?? (await createTransports(config.transports, observed, { slotGate: cluster.slotGate }));
-    const inbound = new InboundService({
-      store: ports.inbound,
-      logger: observed.child({ part: 'engine' }).child({ part: 'inbound' }),
-      now,
-      wakeWebhooks: () => webhooks.wake(),
-      numbering: numberingPlanFor(config.numbering.country),
-    });
-    const engine = new DispatchEngine({
-      store: { kind: 'postgres', pool: database.pool, node },
-      transports,
-      routes: config.routes,
-      config: engineConfig,
-      logger: observed.child({ part: 'engine' }),
-      deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
-      now,
-      numbering: numberingPlanFor(config.numbering.country),
-      inbound,
-      ...(admin === undefined ? {} : { observer: admin.observer }),
+    const { engine, processor, campaigns, app } = buildGatewayLoops({
+      config, engineConfig, ports, auth, engineStore: { kind: 'postgres', pool: database.pool, node }, transports, webhooks, logger, observed, now, admin,
+      node, cluster,
     });
     loops.engine = engine;
-    admin?.attach({ transports, wakeWebhooks: () => webhooks.wake(), writesStalled: () => engine.stats().writesStalled, cluster });
-    const processor = new CampaignProcessor({
-      store: ports,
-      logger,
-      now,
-      pollIntervalMs: config.processing.pollIntervalMs,
-      onReady: () => engine.wake(),
-      numbering: numberingPlanFor(config.numbering.country),
-      timeZone: config.scheduling.timeZone,
-      node,
-    });
     loops.processor = processor;
-    const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
-    const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...(admin === undefined ? {} : { observer: admin.observer }) });
     const runtime = cluster;
     const backend: GatewayBackend = {
       get store(): Store {

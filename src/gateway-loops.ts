@@ -1,0 +1,96 @@
+/**
+ * The loops every gateway runs, whatever its database (issue 11): the inbound service, the dispatch
+ * engine, the campaign processor, the campaign service and the API app, wired to each other the
+ * same way for a single gateway on SQLite (src/index.ts) and a node of a cluster on PostgreSQL
+ * (src/cluster/cluster-node.ts). What differs is passed in: the engine's store, the node id, the
+ * cluster view for the admin listener.
+ */
+import type Koa from 'koa';
+import type { AdminClusterView, AdminListener } from './admin/admin-listener.js';
+import { createApiApp } from './api/app.js';
+import type { AuthService } from './auth/index.js';
+import { CampaignProcessor, CampaignService } from './campaigns/index.js';
+import type { NodeIdSource } from './cluster/node-id.js';
+import type { EngineConfig } from './engine/config.js';
+import { DispatchEngine } from './engine/dispatch-engine.js';
+import type { EngineStore } from './engine/engine-backend.js';
+import type { SmsGateConfig } from './gateway-config.js';
+import { InboundService } from './inbound/inbound-service.js';
+import type { Logger } from './log.js';
+import { numberingPlanFor } from './sms/numbering.js';
+import type { StorePorts } from './store/store-ports.js';
+import type { Transport } from './transports/transport.js';
+import { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from './webhooks/index.js';
+
+export interface GatewayLoopsDeps {
+  config: SmsGateConfig;
+  engineConfig: EngineConfig;
+  ports: StorePorts;
+  auth: AuthService;
+  /** The engine's database: a SQLite Store, or PostgreSQL with the node's id. */
+  engineStore: EngineStore;
+  transports: readonly Transport[];
+  /** The webhook sender (either kind): woken when receipts or inbound messages queued events. */
+  webhooks: { wake(): void };
+  logger: Logger;
+  /** The logger the admin listener taps (recent errors on the status page); `logger` without one. */
+  observed: Logger;
+  now: () => number;
+  admin: AdminListener | undefined;
+  /** A cluster node's id for the campaign processor's claims; absent for a single gateway. */
+  node?: NodeIdSource;
+  /** A cluster node's view for /ready and the cluster metrics. */
+  cluster?: AdminClusterView;
+}
+
+export interface GatewayLoops {
+  engine: DispatchEngine;
+  processor: CampaignProcessor;
+  campaigns: CampaignService;
+  app: Koa;
+}
+
+export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
+  const { config, ports, auth, transports, webhooks, logger, observed, now, admin } = deps;
+  const numbering = numberingPlanFor(config.numbering.country);
+  const observer = admin === undefined ? {} : { observer: admin.observer };
+  const inbound = new InboundService({
+    store: ports.inbound,
+    logger: observed.child({ part: 'engine' }).child({ part: 'inbound' }),
+    now,
+    wakeWebhooks: () => webhooks.wake(),
+    numbering,
+  });
+  const engine = new DispatchEngine({
+    store: deps.engineStore,
+    transports,
+    routes: config.routes,
+    config: deps.engineConfig,
+    logger: observed.child({ part: 'engine' }),
+    // On PostgreSQL the engine writes its outbox rows itself; only wake() is used there.
+    deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
+    now,
+    numbering,
+    inbound,
+    ...observer,
+  });
+  admin?.attach({
+    transports,
+    wakeWebhooks: () => webhooks.wake(),
+    writesStalled: () => engine.stats().writesStalled,
+    ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),
+  });
+  const processor = new CampaignProcessor({
+    store: ports,
+    logger,
+    now,
+    pollIntervalMs: config.processing.pollIntervalMs,
+    onReady: () => engine.wake(),
+    numbering,
+    timeZone: config.scheduling.timeZone,
+    ...(deps.node === undefined ? {} : { node: deps.node }),
+  });
+  const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
+  const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...observer });
+  return { engine, processor, campaigns, app };
+}
