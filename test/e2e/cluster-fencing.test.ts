@@ -11,15 +11,10 @@
  * - nothing is lost and duplicates stay within binds x window, binds within the limit, the rate
  *   within the cap plus one window (the accounting of cluster-setup.ts).
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterNodes, readRows, type ClusterDatabase, type ClusterNode } from '../support/cluster-nodes.js';
-import { ClusterSmsc } from '../support/cluster-smsc.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { bindHolders, campaignBody, expectNothingLost, FAST_CLUSTER_CONFIG, finalSummary, msisdnsFor, statusFor, WEBHOOK_SECRET, SENDER } from './cluster-setup.js';
-import { postCampaign, tempDir, until } from './e2e-setup.js';
+import { describe, expect, it } from 'vitest';
+import { readRows, type ClusterNode } from '../support/cluster-nodes.js';
+import { bindHolders, campaignBody, expectNothingLost, finalSummary, msisdnsFor, useClusterPeers } from './cluster-setup.js';
+import { postCampaign, until } from './e2e-setup.js';
 
 const NODES = 3;
 const RECIPIENTS = 6_000;
@@ -27,30 +22,8 @@ const BOUNDS = { binds: 2, window: 40, maxPerSecond: 200 };
 /** issue 11 item 2: a lease of about 5 s; a takeover comes within a few heartbeats after it. */
 const TAKEOVER_DEADLINE_MS = 30_000;
 
-let dir: string;
-let postgres: PostgresServer | undefined;
-let smsc: ClusterSmsc | undefined;
-let receiver: WebhookReceiver | undefined;
-let cluster: ClusterNodes | undefined;
-let database: ClusterDatabase;
-
-beforeAll(async () => {
-  dir = tempDir('cluster-fencing');
-  postgres = await startPostgres();
-  database = { kind: 'postgres', url: await postgres.createDatabase() };
-  // A carrier gives up on a deliver_sm the frozen node does not answer and offers it on another bind.
-  smsc = await ClusterSmsc.start({ maxBinds: BOUNDS.binds, statusFor, receiptResponseTimeoutMs: 2_000 });
-  receiver = await WebhookReceiver.start({ secret: WEBHOOK_SECRET });
-}, 60_000);
-
-afterAll(async () => {
-  // stopAll sends SIGCONT first: a node left frozen by a failed assertion still stops.
-  await cluster?.stopAll();
-  await receiver?.close();
-  await smsc?.stop();
-  await postgres?.stop();
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+// A carrier gives up on a deliver_sm the frozen node does not answer and offers it on another bind.
+const peers = useClusterPeers('cluster-fencing', { maxBinds: BOUNDS.binds, receiptResponseTimeoutMs: 2_000 });
 
 /** The node's JSON log entries whose message starts with `prefix` (pino: the text is `msg`). */
 function logEntries(node: ClusterNode, prefix: string): Record<string, unknown>[] {
@@ -65,24 +38,15 @@ function logEntries(node: ClusterNode, prefix: string): Record<string, unknown>[
 }
 
 async function nodeIdsOf(node: ClusterNode): Promise<string[]> {
-  const rows = await readRows<{ id: string }>(database, `SELECT id FROM cluster_nodes WHERE pid = ${node.pid} ORDER BY started_at`);
+  const rows = await readRows<{ id: string }>(peers().database, `SELECT id FROM cluster_nodes WHERE pid = ${node.pid} ORDER BY started_at`);
   return rows.map((r) => r.id);
 }
 
 describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
   it('is fenced out, its late writes are refused, it rejoins under a new id, and nothing is lost', async () => {
-    const carrier = smsc as ClusterSmsc;
-    const webhooks = receiver as WebhookReceiver;
-    cluster = await ClusterNodes.start({
-      dir: join(dir, 'nodes'),
-      database,
-      nodes: NODES,
-      carrier: { ...carrier.address, ...BOUNDS },
-      account: { webhookUrl: webhooks.url, webhookSecret: WEBHOOK_SECRET, sender: SENDER },
-      extraConfig: FAST_CLUSTER_CONFIG,
-    });
+    const { database, carrier, receiver: webhooks } = peers();
+    const cluster = await peers().startNodes(NODES, BOUNDS);
     const { nodes } = cluster;
-    await until(() => bindHolders(nodes, carrier.address.port).length, (n) => n === BOUNDS.binds, 60_000, 'both binds held, by two nodes');
 
     const msisdns = msisdnsFor(RECIPIENTS);
     const { status, id } = await postCampaign(cluster.node(0).baseUrl, cluster.account.token, campaignBody(msisdns));

@@ -14,58 +14,22 @@
  * (a tenth of a second of the cap: 20), so a correct cluster meets "cap plus one window" whatever
  * the burst.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterNodes, type ClusterDatabase } from '../support/cluster-nodes.js';
-import { ClusterSmsc } from '../support/cluster-smsc.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { bindHolders, campaignBody, expectNothingLost, FAST_CLUSTER_CONFIG, finalSummary, msisdnsFor, statusFor, WEBHOOK_SECRET, SENDER } from './cluster-setup.js';
-import { postCampaign, tempDir, until } from './e2e-setup.js';
+import { describe, expect, it } from 'vitest';
+import { bindHolders, campaignBody, expectNothingLost, finalSummary, msisdnsFor, useClusterPeers } from './cluster-setup.js';
+import { postCampaign, until } from './e2e-setup.js';
 
 const NODES = 3;
 const RECIPIENTS = 20_000;
 const BOUNDS = { binds: 2, window: 40, maxPerSecond: 200 };
 
-let dir: string;
-let postgres: PostgresServer | undefined;
-let smsc: ClusterSmsc | undefined;
-let receiver: WebhookReceiver | undefined;
-let cluster: ClusterNodes | undefined;
-let database: ClusterDatabase;
-
-beforeAll(async () => {
-  dir = tempDir('cluster-kill');
-  postgres = await startPostgres();
-  database = { kind: 'postgres', url: await postgres.createDatabase() };
-  smsc = await ClusterSmsc.start({ maxBinds: BOUNDS.binds, statusFor });
-  receiver = await WebhookReceiver.start({ secret: WEBHOOK_SECRET });
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stopAll();
-  await receiver?.close();
-  await smsc?.stop();
-  await postgres?.stop();
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+const peers = useClusterPeers('cluster-kill', { maxBinds: BOUNDS.binds });
 
 describe('three nodes on one PostgreSQL, kill -9 of a bind-holding node at 30%', () => {
   it('loses nothing, keeps duplicates within binds x window, binds within the limit, the rate within the cap plus one window, and matches every receipt', async () => {
-    const carrier = smsc as ClusterSmsc;
-    const webhooks = receiver as WebhookReceiver;
-    cluster = await ClusterNodes.start({
-      dir: join(dir, 'nodes'),
-      database,
-      nodes: NODES,
-      carrier: { ...carrier.address, ...BOUNDS },
-      account: { webhookUrl: webhooks.url, webhookSecret: WEBHOOK_SECRET, sender: SENDER },
-      extraConfig: FAST_CLUSTER_CONFIG,
-    });
-    const { nodes } = cluster;
+    const { database, carrier, receiver: webhooks } = peers();
     // The carrier's 2 binds, shared fairly: ceil(2 / 3) = 1 each, so two nodes hold one, one none.
-    await until(() => bindHolders(nodes, carrier.address.port).length, (n) => n === BOUNDS.binds, 60_000, 'both binds held, by two nodes');
+    const cluster = await peers().startNodes(NODES, BOUNDS);
+    const { nodes } = cluster;
 
     const msisdns = msisdnsFor(RECIPIENTS);
     const entry = cluster.node(0);

@@ -7,11 +7,14 @@
  * window (binds x window: what the cluster may have in flight; also over any 10 s: ten times the
  * cap plus one window), every receipt matched.
  */
-import { expect } from 'vitest';
-import type { ClusterSmsc } from '../support/cluster-smsc.js';
-import { readRows, type ClusterDatabase, type ClusterNode } from '../support/cluster-nodes.js';
-import type { WebhookReceiver } from '../support/webhook-receiver.js';
-import { getSummary, lastBodyByTo, until, type Summary } from './e2e-setup.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ClusterSmsc, type ClusterSmscOptions } from '../support/cluster-smsc.js';
+import { ClusterNodes, readRows, type ClusterDatabase, type ClusterNode } from '../support/cluster-nodes.js';
+import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { getSummary, lastBodyByTo, tempDir, until, type Summary } from './e2e-setup.js';
 
 export const WEBHOOK_SECRET = 'cluster-test-secret';
 export const SENDER = 'Shop';
@@ -158,4 +161,61 @@ export async function expectNothingLost(run: {
 /** The nodes holding a bind to the carrier now (an established connection to its port). */
 export function bindHolders(nodes: readonly ClusterNode[], smscPort: number): ClusterNode[] {
   return nodes.filter((node) => !node.exited && node.connectionsTo(smscPort) > 0);
+}
+
+/** What a cluster test file runs against: one throwaway PostgreSQL, the carrier, a webhook receiver. */
+export interface ClusterPeers {
+  readonly database: ClusterDatabase;
+  readonly carrier: ClusterSmsc;
+  readonly receiver: WebhookReceiver;
+  /** Starts `nodes` serve nodes on the database against the carrier (stopped after the file) and waits until the carrier's binds are all held. */
+  startNodes(nodes: number, bounds: CarrierBounds): Promise<ClusterNodes>;
+}
+
+/**
+ * The peers of a cluster test file: started in beforeAll, stopped in afterAll (the nodes first,
+ * with SIGCONT for one a failed assertion left frozen), also when a test failed.
+ */
+export function useClusterPeers(name: string, carrierOptions: Omit<ClusterSmscOptions, 'statusFor'>): () => ClusterPeers {
+  let dir: string | undefined;
+  let postgres: PostgresServer | undefined;
+  let carrier: ClusterSmsc | undefined;
+  let receiver: WebhookReceiver | undefined;
+  let cluster: ClusterNodes | undefined;
+  let peers: ClusterPeers | undefined;
+  beforeAll(async () => {
+    dir = tempDir(name);
+    postgres = await startPostgres();
+    const database: ClusterDatabase = { kind: 'postgres', url: await postgres.createDatabase() };
+    const started = { database, carrier: await ClusterSmsc.start({ ...carrierOptions, statusFor }), receiver: await WebhookReceiver.start({ secret: WEBHOOK_SECRET }) };
+    carrier = started.carrier;
+    receiver = started.receiver;
+    peers = {
+      ...started,
+      async startNodes(nodes, bounds) {
+        cluster = await ClusterNodes.start({
+          dir: join(dir as string, 'nodes'),
+          database,
+          nodes,
+          carrier: { ...started.carrier.address, ...bounds },
+          account: { webhookUrl: started.receiver.url, webhookSecret: WEBHOOK_SECRET, sender: SENDER },
+          extraConfig: FAST_CLUSTER_CONFIG,
+        });
+        const all = cluster.nodes;
+        await until(() => bindHolders(all, started.carrier.address.port).length, (n) => n === bounds.binds, 60_000, `all ${bounds.binds} binds held`);
+        return cluster;
+      },
+    };
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stopAll();
+    await receiver?.close();
+    await carrier?.stop();
+    await postgres?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+  return () => {
+    if (peers === undefined) throw new Error('the cluster peers start in beforeAll');
+    return peers;
+  };
 }
