@@ -11,6 +11,7 @@
 import type { NodeIdSource } from '../cluster/node-id.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { PgDispatchStore } from '../store/pg/dispatch-store.js';
+import { evenShares } from './even-shares.js';
 
 /** One campaign's share in a claim round: take up to `want` of its due parts. */
 interface ShareRequest {
@@ -19,31 +20,23 @@ interface ShareRequest {
 }
 
 /**
- * The rounds of one fair claim, shared by both backends: yields each campaign's share to take, is
- * told what was taken (next(parts)), and returns the messages interleaved across campaigns. An even
- * share each; campaigns that filled their share may take what the others left. `served` hears each
- * campaign of the first round that got parts (the cursor the next claim starts after).
+ * One fair claim over both backends: the even shares of `limit` over the campaigns (evenShares),
+ * each taken by the driver (next(parts)); returns the messages interleaved across campaigns.
+ * `served` hears each campaign of the first round that got parts (the next claim's cursor).
  */
 function* fairRounds(campaigns: readonly string[], limit: number, served: (campaignId: string) => void): Generator<ShareRequest, ClaimablePart[][], ClaimablePart[]> {
   const claimed = new Map<string, ClaimablePart[]>();
-  let room = limit;
-  let open = campaigns;
-  while (room > 0 && open.length > 0) {
-    const share = Math.max(1, Math.floor(room / open.length));
-    const filled: string[] = [];
-    for (const campaignId of open) {
-      if (room <= 0) break;
-      const want = Math.min(share, room);
-      const parts = yield { campaignId, want };
-      if (parts.length === 0) continue;
-      room -= parts.length;
+  const shares = evenShares(campaigns, limit);
+  for (let share = shares.next(); share.done !== true; ) {
+    const { candidate: campaignId, room, firstRound } = share.value;
+    const parts = yield { campaignId, want: room };
+    if (parts.length > 0) {
       const list = claimed.get(campaignId);
       if (list === undefined) claimed.set(campaignId, parts);
       else list.push(...parts);
-      if (open === campaigns) served(campaignId);
-      if (parts.length === want) filled.push(campaignId);
+      if (firstRound) served(campaignId);
     }
-    open = filled;
+    share = shares.next(parts.length);
   }
   return interleave([...claimed.values()].map(messagesOf));
 }

@@ -9,6 +9,7 @@ import type { DispatchStore, DueCampaign, NewPart, WaitingRecipient } from '../s
 import type { CampaignPlans } from './campaign-plans.js';
 import type { RecipientUpdates } from './recipient-updates.js';
 import type { RouteTable } from './routing.js';
+import { evenShares } from './even-shares.js';
 
 /** Status of a part whose number matches no route (README: "No route"). */
 export const NO_ROUTE_STATUS = 'NO_ROUTE';
@@ -50,16 +51,9 @@ export class Scheduler {
   materializeDue(nowMs: number, batchSize: number): MaterializeResult {
     const result: MaterializeResult = { recipients: 0, queuedByTransport: new Map(), webhooksEnqueued: false };
     this.store.db.transaction(() => {
-      let open = this.store.dueCampaigns(nowMs, 16);
-      while (open.length > 0 && result.recipients < batchSize) {
-        const share = Math.max(1, Math.floor((batchSize - result.recipients) / open.length));
-        const filled: DueCampaign[] = [];
-        for (const campaign of open) {
-          const room = Math.min(share, batchSize - result.recipients);
-          if (room <= 0) break;
-          if (this.materializeCampaign(campaign, room, nowMs, result) === room) filled.push(campaign);
-        }
-        open = filled;
+      const shares = evenShares(this.store.dueCampaigns(nowMs, 16), batchSize);
+      for (let share = shares.next(); share.done !== true; ) {
+        share = shares.next(this.materializeCampaign(share.value.candidate, share.value.room, nowMs, result));
       }
     })();
     return result;

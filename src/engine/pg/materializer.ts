@@ -12,6 +12,7 @@ import { inTransaction, type PgPool } from '../../store/pg/pool.js';
 import type { CampaignPlans } from '../campaign-plans.js';
 import { NO_ROUTE_STATUS, NoRouteWarnings, routeRecipients, type MaterializeResult, type Routing, type UnroutedRecipient } from '../scheduler.js';
 import { PgPartChanges } from './part-changes.js';
+import { evenShares } from '../even-shares.js';
 
 interface Committed {
   noRoute: { campaignId: string; recipient: UnroutedRecipient }[];
@@ -36,16 +37,9 @@ export class PgMaterializer {
       const changes = new PgPartChanges(store, client, this.logger);
       const result: MaterializeResult = { recipients: 0, queuedByTransport: new Map(), webhooksEnqueued: false };
       const committed: Committed = { noRoute: [], campaignsDone: [] };
-      let open = await store.dueCampaigns(nowMs, 16);
-      while (open.length > 0 && result.recipients < batchSize) {
-        const share = Math.max(1, Math.floor((batchSize - result.recipients) / open.length));
-        const filled: DueCampaign[] = [];
-        for (const campaign of open) {
-          const room = Math.min(share, batchSize - result.recipients);
-          if (room <= 0) break;
-          if ((await this.materializeCampaign(store, changes, campaign, room, nowMs, result, committed)) === room) filled.push(campaign);
-        }
-        open = filled;
+      const shares = evenShares(await store.dueCampaigns(nowMs, 16), batchSize);
+      for (let share = shares.next(); share.done !== true; ) {
+        share = shares.next(await this.materializeCampaign(store, changes, share.value.candidate, share.value.room, nowMs, result, committed));
       }
       return { result, committed };
     });

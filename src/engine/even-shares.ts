@@ -1,0 +1,35 @@
+/**
+ * Rounds of even shares (issue 9 item 8), the one rule behind both fair loops of the engine: the
+ * scheduler's recipients per due campaign and a lane's parts per campaign with queued parts. Each
+ * round splits what is left of the budget evenly over the candidates still open (at least 1 each);
+ * a candidate that used its whole share stays open for the next round, one that used less (it has
+ * nothing more now) drops out, so what a small campaign leaves unused goes to the others.
+ *
+ * A generator, so the synchronous SQLite loops and the awaiting PostgreSQL ones drive the same
+ * rounds: it yields each candidate's room and is told (next(used)) how much of it was used.
+ */
+export interface Share<T> {
+  candidate: T;
+  room: number;
+  /** True in the first round (the claim's cursor follows the campaigns served there). */
+  firstRound: boolean;
+}
+
+export function* evenShares<T>(candidates: readonly T[], budget: number): Generator<Share<T>, void, number> {
+  let left = budget;
+  let open = candidates;
+  let firstRound = true;
+  while (left > 0 && open.length > 0) {
+    const share = Math.max(1, Math.floor(left / open.length));
+    const filled: T[] = [];
+    for (const candidate of open) {
+      const room = Math.min(share, left);
+      if (room <= 0) break;
+      const used = yield { candidate, room, firstRound };
+      left -= used;
+      if (used === room) filled.push(candidate);
+    }
+    open = filled;
+    firstRound = false;
+  }
+}
