@@ -6,7 +6,8 @@
  */
 import type { Logger } from '../log.js';
 import type { SqliteDatabase } from '../store/database.js';
-import type { DispatchStore } from '../store/dispatch-store.js';
+import type { DispatchStore, PartStatusRow, RecipientContext } from '../store/dispatch-store.js';
+import type { RecipientStatus } from '../store/entities.js';
 import { nextRecipientStatus, type StatusTrigger } from './recipient-status.js';
 
 /** The webhook body's facts (SPEC "Delivery Receipt"), plus whose endpoint gets it. */
@@ -30,6 +31,37 @@ export interface DeliveryReceiptSink {
   enqueueMany?(db: SqliteDatabase, events: readonly DeliveryReceiptEvent[], nowMs: number): void;
   /** Called after the transaction committed, when at least one receipt was enqueued. */
   wake(): void;
+}
+
+/** What a part's change does to its recipient: the status to write, and the webhook to queue if any. */
+export interface RecipientChange {
+  status: RecipientStatus;
+  lastStatus: string | null;
+  /**
+   * Undefined when the client has no webhook URL: there is nowhere to send it, and the summary
+   * already counts the status. Setting a URL later does not replay old statuses.
+   */
+  receipt: DeliveryReceiptEvent | undefined;
+}
+
+/**
+ * The recipient's next status from all its parts (recipient-status.ts) and its Delivery Receipt,
+ * for the SQLite and the PostgreSQL engine alike; undefined when the status does not change.
+ */
+export function recipientChangeFor(recipient: RecipientContext, parts: readonly PartStatusRow[], trigger: StatusTrigger): RecipientChange | undefined {
+  const next = nextRecipientStatus(
+    { status: recipient.status, lastStatus: recipient.last_status },
+    parts.map((p) => ({ partNumber: p.part_number, state: p.state, lastStatus: p.last_status, finalAt: p.final_at })),
+    trigger,
+  );
+  if (next === undefined) return undefined;
+  const hasUrl = recipient.webhook_url !== null && recipient.webhook_url !== '' && next.lastStatus !== null;
+  return {
+    ...next,
+    receipt: hasUrl
+      ? { clientId: recipient.client_id, recipientId: recipient.id, to: recipient.msisdn, from: recipient.sender, status: next.lastStatus as string, clientReference: recipient.client_reference }
+      : undefined,
+  };
 }
 
 export class RecipientUpdates {
@@ -59,29 +91,9 @@ export class RecipientUpdates {
       this.logger.warn({ recipientId }, 'part changed for a recipient that no longer exists');
       return false;
     }
-    const parts = this.store.partsOfRecipient(recipientId).map((p) => ({
-      partNumber: p.part_number,
-      state: p.state,
-      lastStatus: p.last_status,
-      finalAt: p.final_at,
-    }));
-    const next = nextRecipientStatus({ status: recipient.status, lastStatus: recipient.last_status }, parts, trigger);
-    if (next === undefined) return false;
-    this.store.updateRecipient(recipientId, next.status, next.lastStatus, nowMs);
-    // A client without a webhook URL gets no outbox row: there is nowhere to send it, and the
-    // summary already counts the status. Setting a URL later does not replay old statuses.
-    if (recipient.webhook_url === null || recipient.webhook_url === '' || next.lastStatus === null) return false;
-    return this.sink.enqueue(
-      this.store.db,
-      {
-        clientId: recipient.client_id,
-        recipientId,
-        to: recipient.msisdn,
-        from: recipient.sender,
-        status: next.lastStatus,
-        clientReference: recipient.client_reference,
-      },
-      nowMs,
-    );
+    const change = recipientChangeFor(recipient, this.store.partsOfRecipient(recipientId), trigger);
+    if (change === undefined) return false;
+    this.store.updateRecipient(recipientId, change.status, change.lastStatus, nowMs);
+    return change.receipt !== undefined && this.sink.enqueue(this.store.db, change.receipt, nowMs);
   }
 }

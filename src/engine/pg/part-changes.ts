@@ -14,6 +14,7 @@ import { insertOutboxRow } from '../../store/pg/webhook-store.js';
 import { serializeDeliveryReceipt } from '../../webhooks/delivery-receipt.js';
 import type { ReceiptStatus } from '../receipt-applier.js';
 import { nextRecipientStatus, type StatusTrigger } from '../recipient-status.js';
+import { recipientChangeFor } from '../recipient-updates.js';
 
 export class PgPartChanges {
   constructor(
@@ -76,18 +77,10 @@ export class PgPartChanges {
       this.logger.warn({ recipientId }, 'part changed for a recipient that no longer exists');
       return false;
     }
-    const parts = (await this.store.partsOfRecipient(recipientId)).map((p) => ({
-      partNumber: p.part_number,
-      state: p.state,
-      lastStatus: p.last_status,
-      finalAt: p.final_at,
-    }));
-    const next = nextRecipientStatus({ status: recipient.status, lastStatus: recipient.last_status }, parts, trigger);
-    if (next === undefined) return false;
-    await this.store.updateRecipient(recipientId, next.status, next.lastStatus, nowMs);
-    // As on SQLite: a client without a webhook URL gets no outbox row.
-    if (recipient.webhook_url === null || recipient.webhook_url === '' || next.lastStatus === null) return false;
-    const body = serializeDeliveryReceipt({ to: recipient.msisdn, from: recipient.sender, status: next.lastStatus, clientReference: recipient.client_reference });
-    return insertOutboxRow(this.client, { clientId: recipient.client_id, recipientId, body, nowMs });
+    const change = recipientChangeFor(recipient, await this.store.partsOfRecipient(recipientId), trigger);
+    if (change === undefined) return false;
+    await this.store.updateRecipient(recipientId, change.status, change.lastStatus, nowMs);
+    if (change.receipt === undefined) return false;
+    return insertOutboxRow(this.client, { clientId: change.receipt.clientId, recipientId, body: serializeDeliveryReceipt(change.receipt), nowMs });
   }
 }
