@@ -8,14 +8,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthService } from '../../src/auth/index.js';
-import type { SmsGateConfig } from '../../src/gateway-config.js';
-import { silentLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { createPgStores } from '../../src/store/pg/stores.js';
-import { SecretBox } from '../../src/store/secret-box.js';
 import { ClusterSmsc } from '../support/cluster-smsc.js';
-import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
+import { GatewayProcess, seedPgAccount, writeGatewayConfig } from '../support/gateway-process.js';
 import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
@@ -32,20 +26,6 @@ let configPath: string;
 let token: string;
 const gateways: GatewayProcess[] = [];
 
-async function seedAccount(config: SmsGateConfig): Promise<string> {
-  const database = await openDatabase(config.database);
-  if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-  try {
-    const auth = await AuthService.create(createPgStores(database.pool).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
-    await auth.createClient({ name: 'acme', webhookUrl: receiver.url, webhookSecret: SECRET });
-    await auth.createUser({ clientName: 'acme', username: 'acme-admin', password: 'correct horse battery staple', isAdmin: true });
-    await auth.addSender({ clientName: 'acme', sender: 'Shop', type: 0 });
-    return await auth.createPersonalAccessToken('acme-admin');
-  } finally {
-    await database.close();
-  }
-}
-
 beforeAll(async () => {
   dir = tempDir('two-nodes');
   server = await startPostgres();
@@ -56,7 +36,7 @@ beforeAll(async () => {
   (raw['transports'] as Record<string, unknown>[])[0]!['binds'] = CARRIER_BINDS;
   const written = writeGatewayConfig(dir, raw);
   configPath = written.path;
-  token = await seedAccount(written.config);
+  token = (await seedPgAccount(written.config, { webhookUrl: receiver.url, webhookSecret: SECRET, senders: [{ name: 'Shop', type: 0 }] })).token;
 }, 120_000);
 
 afterAll(async () => {
