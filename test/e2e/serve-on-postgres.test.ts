@@ -9,17 +9,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthService } from '../../src/auth/index.js';
-import type { SmsGateConfig } from '../../src/gateway-config.js';
-import { silentLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { createPgStores } from '../../src/store/pg/stores.js';
-import { SecretBox } from '../../src/store/secret-box.js';
-import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
+import { GatewayProcess, seedPgAccount, writeGatewayConfig } from '../support/gateway-process.js';
 import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, lastBodyByTo, postCampaign, tempDir, until } from './e2e-setup.js';
+import { expectFinalWebhooks, gatewayConfig, getSummary, postCampaign, tempDir, until } from './e2e-setup.js';
 
 const RECIPIENTS = 4_000;
 const WINDOW = 10;
@@ -34,21 +28,6 @@ let url: string;
 let configPath: string;
 let token: string;
 const gateways: GatewayProcess[] = [];
-
-/** A client with its webhook, an admin user, a sender and a PAT, written as `smsgate client/user/token` would on PostgreSQL. */
-async function seedAccount(config: SmsGateConfig): Promise<string> {
-  const database = await openDatabase(config.database);
-  if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-  try {
-    const auth = await AuthService.create(createPgStores(database.pool).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
-    await auth.createClient({ name: 'acme', webhookUrl: receiver.url, webhookSecret: SECRET });
-    await auth.createUser({ clientName: 'acme', username: 'acme-admin', password: 'correct horse battery staple', isAdmin: true });
-    await auth.addSender({ clientName: 'acme', sender: 'Shop', type: 0 });
-    return await auth.createPersonalAccessToken('acme-admin');
-  } finally {
-    await database.close();
-  }
-}
 
 async function query<Row extends pg.QueryResultRow>(sql: string): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });
@@ -70,7 +49,7 @@ beforeAll(async () => {
   raw['database'] = { url, keyFile: join(dir, 'cluster.key') };
   const written = writeGatewayConfig(dir, raw);
   configPath = written.path;
-  token = await seedAccount(written.config);
+  token = (await seedPgAccount(written.config, { webhookUrl: receiver.url, webhookSecret: SECRET, senders: [{ name: 'Shop', type: 0 }] })).token;
 }, 120_000);
 
 afterAll(async () => {
@@ -114,13 +93,7 @@ describe('smsgate serve on PostgreSQL (database.url)', () => {
     expect(duplicates).toBeLessThanOrEqual(WINDOW);
 
     // Every recipient's final receipt reached the receiver, signed (at-least-once: a duplicate may come too).
-    await receiver.waitUntil(() => new Set(receiver.requests.map((r) => r.rawBody.toString('utf8'))).size >= RECIPIENTS, 120_000, 'one webhook per recipient');
-    expect(receiver.signatureFailures).toBe(0);
-    const finalByTo = lastBodyByTo(receiver.bodies() as { To: string; Status: string; ClientReference: string | null }[]);
-    expect(finalByTo.size).toBe(RECIPIENTS);
-    msisdns.forEach((msisdn, i) => {
-      expect(finalByTo.get(msisdn)).toEqual({ To: msisdn, From: 'Shop', Status: statusFor(msisdn), ClientReference: `c${i}` });
-    });
+    await expectFinalWebhooks(receiver, msisdns, { from: 'Shop', statusFor, timeoutMs: 120_000 });
 
     // A clean SIGTERM exits 0 and the node leaves the cluster (its row deleted, not left to expire).
     expect(await second.stop()).toBe(0);
