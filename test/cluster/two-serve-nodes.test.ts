@@ -5,55 +5,26 @@
  * submitted once and webhooked once, whichever node's bind the receipt arrived on. A node that stops
  * gracefully leaves at once: the other takes both binds without waiting for a lease or a takeover.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClusterSmsc } from '../support/cluster-smsc.js';
-import { GatewayProcess, seedPgAccount, writeGatewayConfig } from '../support/gateway-process.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
+import { getSummary, postCampaign, until } from '../e2e/e2e-setup.js';
+import { usePgServePeers } from '../e2e/pg-serve-setup.js';
 
 const RECIPIENTS = 2_000;
 const CARRIER_BINDS = 2;
 const SECRET = 'two-nodes-secret';
 
-let dir: string;
-let server: PostgresServer;
-let smsc: ClusterSmsc;
-let receiver: WebhookReceiver;
-let configPath: string;
-let token: string;
-const gateways: GatewayProcess[] = [];
-
-beforeAll(async () => {
-  dir = tempDir('two-nodes');
-  server = await startPostgres();
-  smsc = await ClusterSmsc.start({ maxBinds: CARRIER_BINDS });
-  receiver = await WebhookReceiver.start({ secret: SECRET });
-  const raw = gatewayConfig(dir, smsc.address, { window: 10, maxPerSecond: 2_000 });
-  raw['database'] = { url: await server.createDatabase(), keyFile: join(dir, 'cluster.key') };
-  (raw['transports'] as Record<string, unknown>[])[0]!['binds'] = CARRIER_BINDS;
-  const written = writeGatewayConfig(dir, raw);
-  configPath = written.path;
-  token = (await seedPgAccount(written.config, { webhookUrl: receiver.url, webhookSecret: SECRET, senders: [{ name: 'Shop', type: 0 }] })).token;
-}, 120_000);
-
-afterAll(async () => {
-  for (const gateway of gateways) gateway.kill('SIGKILL');
-  await Promise.all(gateways.map((gateway) => gateway.waitForExit()));
-  await receiver?.close();
-  await smsc?.stop();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+const peers = usePgServePeers('two-nodes', {
+  webhookSecret: SECRET,
+  startSmsc: () => ClusterSmsc.start({ maxBinds: CARRIER_BINDS }),
+  transport: { window: 10, maxPerSecond: 2_000, binds: CARRIER_BINDS },
 });
 
 describe('two serve nodes on one PostgreSQL', () => {
   it('share the carrier binds and a campaign: each recipient submitted once and webhooked', async () => {
-    const a = await GatewayProcess.spawn(configPath);
-    gateways.push(a);
-    const b = await GatewayProcess.spawn(configPath);
-    gateways.push(b);
+    const { smsc, receiver, token } = peers();
+    const a = await peers().spawn();
+    const b = await peers().spawn();
     await until(() => smsc.boundCount, (n) => n === CARRIER_BINDS, 30_000, 'both binds open');
     const msisdns = Array.from({ length: RECIPIENTS }, (_, i) => `35386${String(i).padStart(7, '0')}`);
     const { status, id } = await postCampaign(a.baseUrl, token, { text: 'Two nodes', from: 'Shop', recipientInfo: msisdns.map((msisdn) => ({ msisdn })) });
