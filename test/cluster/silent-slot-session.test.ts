@@ -7,7 +7,6 @@
  * to a carrier SMSC that allows one bind, a real PostgreSQL, and a TCP relay in between that the
  * test can silence.
  */
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { SLOT_PING_TIMEOUT_MS } from '../../src/cluster/bind-slot-keeper.js';
@@ -20,56 +19,9 @@ import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
 import { SmppTransport } from '../../src/transports/smpp/index.js';
 import { ClusterSmsc } from '../support/cluster-smsc.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
+import { TcpRelay } from '../support/tcp-relay.js';
 
 const suite = usePostgresSuite();
-
-/** Relays TCP to PostgreSQL; silence() stops carrying bytes on the open connections without closing them. */
-class SilenceableRelay {
-  private readonly open = new Set<Socket>();
-  private constructor(private readonly server: Server, readonly port: number) {}
-
-  static async start(port: number): Promise<SilenceableRelay> {
-    let relay: SilenceableRelay | undefined;
-    const server = createServer((client) => relay?.accept(client, port));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    relay = new SilenceableRelay(server, (server.address() as AddressInfo).port);
-    return relay;
-  }
-
-  /** The open connections carry nothing more either way (no FIN, no RST); new ones are relayed. */
-  silence(): void {
-    for (const socket of this.open) {
-      socket.unpipe();
-      socket.pause();
-    }
-  }
-
-  /** Closes every connection (the server then ends those sessions) and stops listening. */
-  async close(): Promise<void> {
-    for (const socket of this.open) socket.destroy();
-    this.open.clear();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** Closes the silenced connections only, as the server's TCP keepalive eventually would. */
-  dropAll(): void {
-    for (const socket of this.open) socket.destroy();
-    this.open.clear();
-  }
-
-  private accept(client: Socket, port: number): void {
-    const upstream = connect(port, '127.0.0.1');
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
-      this.open.add(a);
-      a.on('error', () => b.destroy());
-      a.on('close', () => {
-        this.open.delete(a);
-        b.destroy();
-      });
-      a.pipe(b);
-    }
-  }
-}
 
 describe('a bind slot session that goes silent', () => {
   it('drops every bind within the ping timeout, and binds again only once the server has let the old session go', async () => {
@@ -78,7 +30,7 @@ describe('a bind slot session that goes silent', () => {
     const database = await openDatabase({ url, path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
     if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
     suite.afterThisTest(() => database.close());
-    const relay = await SilenceableRelay.start(server.port);
+    const relay = await TcpRelay.start(server.host, server.port);
     suite.afterThisTest(() => relay.close());
     const relayedUrl = url.replace(`:${server.port}/`, `:${relay.port}/`);
     const smsc = await ClusterSmsc.start({ maxBinds: 1 });

@@ -5,75 +5,26 @@
  * submitted once and webhooked once, whichever node's bind the receipt arrived on. A node that stops
  * gracefully leaves at once: the other takes both binds without waiting for a lease or a takeover.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthService } from '../../src/auth/index.js';
-import type { SmsGateConfig } from '../../src/gateway-config.js';
-import { silentLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { createPgStores } from '../../src/store/pg/stores.js';
-import { SecretBox } from '../../src/store/secret-box.js';
+import { describe, expect, it } from 'vitest';
 import { ClusterSmsc } from '../support/cluster-smsc.js';
-import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
+import { getSummary, postCampaign, until } from '../e2e/e2e-setup.js';
+import { usePgServePeers } from '../e2e/pg-serve-setup.js';
 
 const RECIPIENTS = 2_000;
 const CARRIER_BINDS = 2;
 const SECRET = 'two-nodes-secret';
 
-let dir: string;
-let server: PostgresServer;
-let smsc: ClusterSmsc;
-let receiver: WebhookReceiver;
-let configPath: string;
-let token: string;
-const gateways: GatewayProcess[] = [];
-
-async function seedAccount(config: SmsGateConfig): Promise<string> {
-  const database = await openDatabase(config.database);
-  if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-  try {
-    const auth = await AuthService.create(createPgStores(database.pool).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
-    await auth.createClient({ name: 'acme', webhookUrl: receiver.url, webhookSecret: SECRET });
-    await auth.createUser({ clientName: 'acme', username: 'acme-admin', password: 'correct horse battery staple', isAdmin: true });
-    await auth.addSender({ clientName: 'acme', sender: 'Shop', type: 0 });
-    return await auth.createPersonalAccessToken('acme-admin');
-  } finally {
-    await database.close();
-  }
-}
-
-beforeAll(async () => {
-  dir = tempDir('two-nodes');
-  server = await startPostgres();
-  smsc = await ClusterSmsc.start({ maxBinds: CARRIER_BINDS });
-  receiver = await WebhookReceiver.start({ secret: SECRET });
-  const raw = gatewayConfig(dir, smsc.address, { window: 10, maxPerSecond: 2_000 });
-  raw['database'] = { url: await server.createDatabase(), keyFile: join(dir, 'cluster.key') };
-  (raw['transports'] as Record<string, unknown>[])[0]!['binds'] = CARRIER_BINDS;
-  const written = writeGatewayConfig(dir, raw);
-  configPath = written.path;
-  token = await seedAccount(written.config);
-}, 120_000);
-
-afterAll(async () => {
-  for (const gateway of gateways) gateway.kill('SIGKILL');
-  await Promise.all(gateways.map((gateway) => gateway.waitForExit()));
-  await receiver?.close();
-  await smsc?.stop();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+const peers = usePgServePeers('two-nodes', {
+  webhookSecret: SECRET,
+  startSmsc: () => ClusterSmsc.start({ maxBinds: CARRIER_BINDS }),
+  transport: { window: 10, maxPerSecond: 2_000, binds: CARRIER_BINDS },
 });
 
 describe('two serve nodes on one PostgreSQL', () => {
   it('share the carrier binds and a campaign: each recipient submitted once and webhooked', async () => {
-    const a = await GatewayProcess.spawn(configPath);
-    gateways.push(a);
-    const b = await GatewayProcess.spawn(configPath);
-    gateways.push(b);
+    const { smsc, receiver, token } = peers();
+    const a = await peers().spawn();
+    const b = await peers().spawn();
     await until(() => smsc.boundCount, (n) => n === CARRIER_BINDS, 30_000, 'both binds open');
     const msisdns = Array.from({ length: RECIPIENTS }, (_, i) => `35386${String(i).padStart(7, '0')}`);
     const { status, id } = await postCampaign(a.baseUrl, token, { text: 'Two nodes', from: 'Shop', recipientInfo: msisdns.map((msisdn) => ({ msisdn })) });

@@ -6,6 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { WebhookReceiver } from '../support/webhook-receiver.js';
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `smsgate-${prefix}-`));
@@ -90,6 +92,25 @@ export function lastBodyByTo<T extends { To: string }>(bodies: readonly T[]): Ma
   const byTo = new Map<string, T>();
   for (const body of bodies) byTo.set(body.To, body);
   return byTo;
+}
+
+/**
+ * Every recipient's final receipt reached the receiver, signed (webhooks are at-least-once, so a
+ * duplicate may come too): once one distinct body per recipient has arrived, the last body for each
+ * number carries its final status and the ClientReference `c<index>` it was sent with.
+ */
+export async function expectFinalWebhooks(
+  receiver: WebhookReceiver,
+  msisdns: readonly string[],
+  expected: { from: string; statusFor: (msisdn: string) => string; timeoutMs: number },
+): Promise<void> {
+  await receiver.waitUntil(() => new Set(receiver.requests.map((r) => r.rawBody.toString('utf8'))).size >= msisdns.length, expected.timeoutMs, 'one webhook per recipient');
+  expect(receiver.signatureFailures).toBe(0);
+  const finalByTo = lastBodyByTo(receiver.bodies() as { To: string; Status: string; ClientReference: string | null }[]);
+  expect(finalByTo.size).toBe(msisdns.length);
+  msisdns.forEach((msisdn, i) => {
+    expect(finalByTo.get(msisdn)).toEqual({ To: msisdn, From: expected.from, Status: expected.statusFor(msisdn), ClientReference: `c${i}` });
+  });
 }
 
 /** The API base URL of a started in-process gateway; throws if it is not listening. */

@@ -5,53 +5,25 @@
  * node's row, and once that lease has run out its beat takes the killed node's in-flight parts
  * over; the SMSC offers its unacknowledged receipts again on the new bind.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthService } from '../../src/auth/index.js';
-import type { SmsGateConfig } from '../../src/gateway-config.js';
-import { silentLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { createPgStores } from '../../src/store/pg/stores.js';
-import { SecretBox } from '../../src/store/secret-box.js';
-import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { describe, expect, it } from 'vitest';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { gatewayConfig, getSummary, lastBodyByTo, postCampaign, tempDir, until } from './e2e-setup.js';
+import { expectFinalWebhooks, getSummary, postCampaign, until } from './e2e-setup.js';
+import { usePgServePeers } from './pg-serve-setup.js';
 
 const RECIPIENTS = 4_000;
 const WINDOW = 10;
 const SECRET = 'pg-crash-test-secret';
 const statusFor = (msisdn: string): string => (msisdn.endsWith('9') ? 'UNDELIV' : 'DELIVRD');
 
-let dir: string;
-let server: PostgresServer;
-let smsc: ReceiptingSmsc;
-let receiver: WebhookReceiver;
-let url: string;
-let configPath: string;
-let token: string;
-const gateways: GatewayProcess[] = [];
-
-/** A client with its webhook, an admin user, a sender and a PAT, written as `smsgate client/user/token` would on PostgreSQL. */
-async function seedAccount(config: SmsGateConfig): Promise<string> {
-  const database = await openDatabase(config.database);
-  if (database.kind !== 'postgres') throw new Error('expected PostgreSQL');
-  try {
-    const auth = await AuthService.create(createPgStores(database.pool).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
-    await auth.createClient({ name: 'acme', webhookUrl: receiver.url, webhookSecret: SECRET });
-    await auth.createUser({ clientName: 'acme', username: 'acme-admin', password: 'correct horse battery staple', isAdmin: true });
-    await auth.addSender({ clientName: 'acme', sender: 'Shop', type: 0 });
-    return await auth.createPersonalAccessToken('acme-admin');
-  } finally {
-    await database.close();
-  }
-}
+const peers = usePgServePeers('serve-pg', {
+  webhookSecret: SECRET,
+  startSmsc: () => ReceiptingSmsc.start({ statusFor }),
+  transport: { window: WINDOW, maxPerSecond: 5_000 },
+});
 
 async function query<Row extends pg.QueryResultRow>(sql: string): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: peers().url });
   await client.connect();
   try {
     return (await client.query<Row>(sql)).rows;
@@ -60,33 +32,11 @@ async function query<Row extends pg.QueryResultRow>(sql: string): Promise<Row[]>
   }
 }
 
-beforeAll(async () => {
-  dir = tempDir('serve-pg');
-  server = await startPostgres();
-  url = await server.createDatabase();
-  smsc = await ReceiptingSmsc.start({ statusFor });
-  receiver = await WebhookReceiver.start({ secret: SECRET });
-  const raw = gatewayConfig(dir, smsc.address, { window: WINDOW, maxPerSecond: 5_000 });
-  raw['database'] = { url, keyFile: join(dir, 'cluster.key') };
-  const written = writeGatewayConfig(dir, raw);
-  configPath = written.path;
-  token = await seedAccount(written.config);
-}, 120_000);
-
-afterAll(async () => {
-  for (const gateway of gateways) gateway.kill('SIGKILL');
-  await Promise.all(gateways.map((gateway) => gateway.waitForExit()));
-  await receiver?.close();
-  await smsc?.stop();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 describe('smsgate serve on PostgreSQL (database.url)', () => {
   it('sends a campaign through to webhooks, and loses nothing across kill -9 and a restart', async () => {
     const msisdns = Array.from({ length: RECIPIENTS }, (_, i) => `35386${String(i).padStart(7, '0')}`);
-    const first = await GatewayProcess.spawn(configPath);
-    gateways.push(first);
+    const { smsc, receiver, token } = peers();
+    const first = await peers().spawn();
     expect(await query('SELECT count(*)::int AS n FROM cluster_nodes')).toEqual([{ n: 1 }]);
     const { status, id } = await postCampaign(first.baseUrl, token, {
       text: 'Flash sale today only',
@@ -101,8 +51,7 @@ describe('smsgate serve on PostgreSQL (database.url)', () => {
     expect(smsc.submitCount).toBeLessThan(RECIPIENTS);
 
     // The restart is a new node; the killed one's row stays until its lease runs out and is reaped.
-    const second = await GatewayProcess.spawn(configPath);
-    gateways.push(second);
+    const second = await peers().spawn();
     const summary = await until(() => getSummary(second.baseUrl, token, id), (s) => s !== undefined && s.pending === 0, 240_000, 'every recipient final');
     const undeliverable = msisdns.filter((m) => statusFor(m) === 'UNDELIV').length;
     expect(summary).toEqual({ totalSent: RECIPIENTS, delivered: RECIPIENTS - undeliverable, undelivered: undeliverable, pending: 0 });
@@ -114,13 +63,7 @@ describe('smsgate serve on PostgreSQL (database.url)', () => {
     expect(duplicates).toBeLessThanOrEqual(WINDOW);
 
     // Every recipient's final receipt reached the receiver, signed (at-least-once: a duplicate may come too).
-    await receiver.waitUntil(() => new Set(receiver.requests.map((r) => r.rawBody.toString('utf8'))).size >= RECIPIENTS, 120_000, 'one webhook per recipient');
-    expect(receiver.signatureFailures).toBe(0);
-    const finalByTo = lastBodyByTo(receiver.bodies() as { To: string; Status: string; ClientReference: string | null }[]);
-    expect(finalByTo.size).toBe(RECIPIENTS);
-    msisdns.forEach((msisdn, i) => {
-      expect(finalByTo.get(msisdn)).toEqual({ To: msisdn, From: 'Shop', Status: statusFor(msisdn), ClientReference: `c${i}` });
-    });
+    await expectFinalWebhooks(receiver, msisdns, { from: 'Shop', statusFor, timeoutMs: 120_000 });
 
     // A clean SIGTERM exits 0 and the node leaves the cluster (its row deleted, not left to expire).
     expect(await second.stop()).toBe(0);

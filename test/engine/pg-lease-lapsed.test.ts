@@ -7,6 +7,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { NodeIdSource } from '../../src/cluster/node-id.js';
+import type { DispatchEngine } from '../../src/engine/dispatch-engine.js';
+import type { PgPool } from '../../src/store/pg/pool.js';
 import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
 import { SmppTransport } from '../../src/transports/smpp/index.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
@@ -15,25 +17,41 @@ import { smppConfig } from '../transports/smpp/helpers.js';
 import { allFinal, msisdns, partsOf, recipientsOf, seedCampaign, seedClient, startPgEngine, until } from './pg-engine-harness.js';
 
 const suite = usePostgresSuite();
-let smsc: TestSmsc | undefined;
+let started: TestSmsc | undefined;
 
 afterEach(async () => {
-  await smsc?.stop();
-  smsc = undefined;
+  await started?.stop();
+  started = undefined;
 });
 
-it('submits nothing while the lease may have lapsed: a queued message goes back unsent, and is sent once the lease is confirmed again', async () => {
+/**
+ * An engine on a fresh database for `node`, with a campaign of three recipients and an SMSC that
+ * never answers the first submit: the window of 1 is taken, the other two messages wait in the
+ * lane's queue. Resolves once that first submit has arrived.
+ */
+async function startWithFirstSubmitUnanswered(node: NodeIdSource): Promise<{ pool: PgPool; engine: DispatchEngine; campaign: string; smsc: TestSmsc }> {
   const { pool } = await suite.open();
-  let held = true;
-  const node: NodeIdSource = { nodeId: () => 'node-a', leaseHeld: () => held };
-  // The first submit is never answered: the window of 1 is taken, the other messages wait in the lane's queue.
   let submits = 0;
-  smsc = await TestSmsc.start({ autoReceipt: { stat: 'DELIVRD' }, onSubmit: () => (++submits === 1 ? { kind: 'never' } : { kind: 'ok' }) });
+  const smsc = await TestSmsc.start({ autoReceipt: { stat: 'DELIVRD' }, onSubmit: () => (++submits === 1 ? { kind: 'never' } : { kind: 'ok' }) });
+  started = smsc;
   const transport = new SmppTransport(smppConfig(smsc, { window: 1, responseTimeoutMs: 1_000 }));
   const { engine } = await startPgEngine(suite, { pool, node, transports: [transport] });
   const campaign = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(3) });
   engine.wake();
-  await until(() => Promise.resolve(smsc?.submits.length ?? 0), (n) => n === 1);
+  await until(() => Promise.resolve(smsc.submits.length), (n) => n === 1);
+  return { pool, engine, campaign, smsc };
+}
+
+/** How many times each destination was submitted, in ascending order. */
+function submitsPerDestination(smsc: TestSmsc): number[] {
+  const perDestination = new Map<string, number>();
+  for (const submit of smsc.submits) perDestination.set(submit.wire.destination_addr, (perDestination.get(submit.wire.destination_addr) ?? 0) + 1);
+  return [...perDestination.values()].sort();
+}
+
+it('submits nothing while the lease may have lapsed: a queued message goes back unsent, and is sent once the lease is confirmed again', async () => {
+  let held = true;
+  const { pool, engine, campaign, smsc } = await startWithFirstSubmitUnanswered({ nodeId: () => 'node-a', leaseHeld: () => held });
 
   // The node freezes past its lease: when the first submit times out, the waiting messages find it lapsed.
   held = false;
@@ -50,23 +68,13 @@ it('submits nothing while the lease may have lapsed: a queued message goes back 
   engine.wake();
   const recipients = await until(() => recipientsOf(pool, campaign), allFinal);
   expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
-  const perDestination = new Map<string, number>();
-  for (const submit of smsc.submits) perDestination.set(submit.wire.destination_addr, (perDestination.get(submit.wire.destination_addr) ?? 0) + 1);
   // The unanswered first one is sent again (it may have reached the carrier: at-least-once); the held-back ones once.
-  expect([...perDestination.values()].sort()).toEqual([1, 1, 2]);
+  expect(submitsPerDestination(smsc)).toEqual([1, 1, 2]);
 });
 
 it('submits nothing it claimed under the id it had before it was fenced and rejoined, even with its new lease held', async () => {
-  const { pool } = await suite.open();
   let id = 'node-a';
-  const node: NodeIdSource = { nodeId: () => id, leaseHeld: () => true };
-  let submits = 0;
-  smsc = await TestSmsc.start({ autoReceipt: { stat: 'DELIVRD' }, onSubmit: () => (++submits === 1 ? { kind: 'never' } : { kind: 'ok' }) });
-  const transport = new SmppTransport(smppConfig(smsc, { window: 1, responseTimeoutMs: 1_000 }));
-  const { engine } = await startPgEngine(suite, { pool, node, transports: [transport] });
-  const campaign = await seedCampaign(pool, { clientId: await seedClient(pool), msisdns: msisdns(3) });
-  engine.wake();
-  await until(() => Promise.resolve(smsc?.submits.length ?? 0), (n) => n === 1);
+  const { pool, engine, campaign, smsc } = await startWithFirstSubmitUnanswered({ nodeId: () => id, leaseHeld: () => true });
 
   // Fenced and rejoined while its first submit is unanswered: the three claims are node-a's, void now.
   id = 'node-b';
@@ -85,7 +93,5 @@ it('submits nothing it claimed under the id it had before it was fenced and rejo
   engine.wake();
   const recipients = await until(() => recipientsOf(pool, campaign), allFinal);
   expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
-  const perDestination = new Map<string, number>();
-  for (const submit of smsc.submits) perDestination.set(submit.wire.destination_addr, (perDestination.get(submit.wire.destination_addr) ?? 0) + 1);
-  expect([...perDestination.values()].sort()).toEqual([1, 1, 2]);
+  expect(submitsPerDestination(smsc)).toEqual([1, 1, 2]);
 });

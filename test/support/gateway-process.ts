@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { AuthService } from '../../src/auth/index.js';
 import { resolveConfigFromObject, type SmsGateConfig } from '../../src/gateway-config.js';
 import { silentLogger } from '../../src/log.js';
-import { openStore } from '../../src/store/database.js';
+import { openDatabase, openStore } from '../../src/store/database.js';
+import { createPgStores } from '../../src/store/pg/stores.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { killPeer, spawnPeer } from './peer-process.js';
@@ -56,27 +57,47 @@ export interface SeededAccount {
   token: string;
 }
 
-/** Creates a client (with its webhook), an admin user and a PAT in the gateway's database. */
-export async function seedAccount(
-  config: SmsGateConfig,
-  account: { clientName?: string; webhookUrl?: string; webhookSecret?: string; senders?: { name: string; type: 0 | 1 | 2 }[] } = {},
-): Promise<SeededAccount> {
+/** What seedAccount writes: the client (with its webhook) and the senders it may use. */
+export interface AccountSeed {
+  clientName?: string;
+  webhookUrl?: string;
+  webhookSecret?: string;
+  senders?: { name: string; type: 0 | 1 | 2 }[];
+}
+
+/** Creates a client (with its webhook), an admin user and a PAT in the gateway's SQLite database. */
+export async function seedAccount(config: SmsGateConfig, account: AccountSeed = {}): Promise<SeededAccount> {
   const store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
   try {
-    const auth = await AuthService.create(sqliteStorePorts(store).auth, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
-    const clientName = account.clientName ?? 'acme';
-    const username = `${clientName}-admin`;
-    await auth.createClient({
-      name: clientName,
-      ...(account.webhookUrl === undefined ? {} : { webhookUrl: account.webhookUrl }),
-      ...(account.webhookSecret === undefined ? {} : { webhookSecret: account.webhookSecret }),
-    });
-    await auth.createUser({ clientName, username, password: 'correct horse battery staple', isAdmin: true });
-    for (const sender of account.senders ?? []) await auth.addSender({ clientName, sender: sender.name, type: sender.type });
-    return { clientName, username, token: await auth.createPersonalAccessToken(username) };
+    return await seedWith(sqliteStorePorts(store).auth, config, account);
   } finally {
     await store.close();
   }
+}
+
+/** The same on the gateway's PostgreSQL (database.url), as `smsgate client/user/token` would write it there. */
+export async function seedPgAccount(config: SmsGateConfig, account: AccountSeed = {}): Promise<SeededAccount> {
+  const database = await openDatabase(config.database);
+  if (database.kind !== 'postgres') throw new Error('seedPgAccount: expected a PostgreSQL config (database.url)');
+  try {
+    return await seedWith(createPgStores(database.pool).auth, config, account);
+  } finally {
+    await database.close();
+  }
+}
+
+async function seedWith(authStore: Parameters<typeof AuthService.create>[0], config: SmsGateConfig, account: AccountSeed): Promise<SeededAccount> {
+  const auth = await AuthService.create(authStore, config.auth, SecretBox.fromKeyFile(config.database.keyFile), { logger: silentLogger() });
+  const clientName = account.clientName ?? 'acme';
+  const username = `${clientName}-admin`;
+  await auth.createClient({
+    name: clientName,
+    ...(account.webhookUrl === undefined ? {} : { webhookUrl: account.webhookUrl }),
+    ...(account.webhookSecret === undefined ? {} : { webhookSecret: account.webhookSecret }),
+  });
+  await auth.createUser({ clientName, username, password: 'correct horse battery staple', isAdmin: true });
+  for (const sender of account.senders ?? []) await auth.addSender({ clientName, sender: sender.name, type: sender.type });
+  return { clientName, username, token: await auth.createPersonalAccessToken(username) };
 }
 
 export class GatewayProcess {

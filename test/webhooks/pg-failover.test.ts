@@ -14,8 +14,8 @@ import { createPgStores } from '../../src/store/pg/stores.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { PgWebhookOutbox, WebhookSender } from '../../src/webhooks/index.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
+import { TcpRelay } from '../support/tcp-relay.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { CuttableProxy } from './cuttable-proxy.js';
 
 const suite = usePostgresSuite();
 const SECRET = 'whsec-failover';
@@ -35,7 +35,7 @@ describe('WebhookSender on PostgreSQL through a failover', () => {
     const direct = await openDatabase({ url, path: 'unused', synchronous: 'FULL', keyFile: 'unused' });
     cleanups.push(() => direct.close());
     if (direct.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    const proxy = await CuttableProxy.start(server.host, server.port);
+    const proxy = await TcpRelay.start(server.host, server.port);
     cleanups.push(() => proxy.close());
     const viaProxy = await openDatabase({ url: url.replace(`:${server.port}/`, `:${proxy.port}/`), path: 'unused', synchronous: 'FULL', keyFile: 'unused' },
       { migrate: false });
