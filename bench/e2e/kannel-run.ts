@@ -11,10 +11,11 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { spawnPeer, stopPeers } from '../../test/support/peer-process.js';
 import { monoMs } from './clock.js';
+import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
 import { SinkProcess } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
-import { cpuMsOf, loadAverage1m, peakRssBytesOf, sinkFigures, stageAt, type RunFigures } from './stats.js';
+import { cpuMsOf, peakRssBytesOf, type RunFigures } from './stats.js';
 import { freePort, portAccepts, waitFor, waitForCount } from './wait.js';
 
 /** How the sendsms client drives smsbox: recipients in one request's `to`, and requests in flight. */
@@ -77,11 +78,8 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     // harness's client costs Kannel's side as little as it can.
     const agent = new Agent({ keepAlive: true, maxSockets: options.setup.concurrency });
     const boxesCpuMs = (): number => boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0);
-    const loadAtStart = loadAverage1m();
+    const harness = startHarnessMeter(smsc, receiver);
     const cpuAtStartMs = boxesCpuMs();
-    const smscCpuAtStart = smsc.cpuMs();
-    const receiverCpuAtStart = receiver.cpuMs();
-    const driverCpuAtStart = process.cpuUsage();
     const startedAtMs = monoMs();
     let next = 0;
     let refused = 0;
@@ -121,42 +119,28 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     });
     const finishedAtMs = monoMs();
     const gatewayCpuMs = boxesCpuMs() - cpuAtStartMs;
-    const smscCpuMs = smsc.cpuMs() - smscCpuAtStart;
-    const receiverCpuMs = receiver.cpuMs() - receiverCpuAtStart;
-    const driver = process.cpuUsage(driverCpuAtStart);
-    const loadAtEnd = loadAverage1m();
+    const harnessFigures = harness.stop();
     const peakRssBytes = boxes.reduce((sum, box) => sum + peakRssBytesOf(box.pid), 0);
-    const smscEvents = await smsc.collectSmsc();
-    const receiverEvents = await receiver.collectReceiver();
-    const sink = sinkFigures(smscEvents, receiverEvents, startedAtMs);
+    const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
     const notes = ['peak RSS is bearerbox VmHWM + smsbox VmHWM; CPU is both boxes, every thread; accepted = every sendsms request answered'];
     if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} callbacks named no recipient`);
     return {
       ok: true,
-      figures: {
+      // Kannel logs no "campaign ready": no ready stage.
+      figures: runFigures({
         label,
         setup: kannelSetupLine(options.setup),
         messages: options.recipients,
-        stages: {
-          accepted: stageAt(options.recipients, acceptedAtMs),
-          ready: undefined,
-          submitted: sink.submitted,
-          receipts: sink.receipts,
-          webhooks: sink.webhooks,
-        },
-        endToEndMs: finishedAtMs - startedAtMs,
-        lag: sink.lag,
+        acceptedAtMs,
+        readyAtMs: undefined,
+        startedAtMs,
+        finishedAtMs,
+        sink,
+        harness: harnessFigures,
         gatewayCpuMs,
-        mainThread: undefined,
-        eventLoop: undefined,
-        ownWebhookLag: undefined,
         peakRssBytes,
-        harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
-        api: undefined,
-        profile: undefined,
-        loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
         notes,
-      },
+      }),
     };
   } catch (err) {
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };
