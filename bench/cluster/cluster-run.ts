@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { campaignBody, postCampaign, readyTimeOf, webhookNotes } from '../e2e/campaign.js';
 import { monoMs } from '../e2e/clock.js';
 import { collectSinks, runFigures, startHarnessMeter } from '../e2e/run-figures.js';
-import { SinkProcess } from '../e2e/sinks.js';
+import { startSinks, stopSinks, type RunSinks, type SinkProcess } from '../e2e/sinks.js';
 import { cpuMsOf, peakRssBytesOf, percentile, type RunFigures } from '../e2e/stats.js';
 import type { SmscSinkConfig } from '../e2e/sink-protocol.js';
 import { makeTempDir, removeTempDir } from '../e2e/temp-dirs.js';
@@ -60,12 +60,11 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
   const label = columnLabel(options.backend, options.nodes);
   const dir = makeTempDir('smsgate-bench-cluster-');
   const notes: string[] = [];
-  let smsc: SinkProcess | undefined;
-  let receiver: SinkProcess | undefined;
+  let sinks: RunSinks | undefined;
   let cluster: ClusterNodes | undefined;
   try {
-    smsc = await SinkProcess.startSmsc(options.sink);
-    receiver = await SinkProcess.startReceiver({ secret: SECRET });
+    sinks = await startSinks(options.sink, { secret: SECRET });
+    const { smsc, receiver } = sinks;
     const database: ClusterDatabase =
       options.backend === 'sqlite'
         ? { kind: 'sqlite', path: join(dir, 'smsgate.sqlite') }
@@ -92,17 +91,16 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     const startedAtMs = monoMs();
     const { acceptedAtMs } = await postCampaign(running.node(0).baseUrl, running.account.token, body, startedAtMs);
 
-    const sinkProcesses = [smsc, receiver];
-    await waitForCount(stallGuard(() => receiver!.progress.webhooksAcknowledged, nodes, () => `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged}`), options.recipients, {
+    await waitForCount(stallGuard(() => receiver.progress.webhooksAcknowledged, nodes, () => `submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged}`), options.recipients, {
       label,
-      sinks: sinkProcesses,
+      sinks: [smsc, receiver],
       startedAtMs,
       progressEveryMs: options.progressEveryMs,
       gatewayGone: () => {
         const gone = nodes.find((node) => node.exited);
         return gone === undefined ? undefined : `node ${gone.index} exited; its last log lines:\n${gone.logLines.slice(-10).join('\n')}`;
       },
-      line: () => `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged} webhooks=${receiver!.progress.webhooksAcknowledged}`,
+      line: () => `submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged} webhooks=${receiver.progress.webhooksAcknowledged}`,
     });
     const finishedAtMs = monoMs();
     const cpuMsByNode = nodes.map((node, i) => cpuMsOf(node.pid) - (cpuAtStart[i] as number));
@@ -150,7 +148,7 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     };
   } finally {
     await cluster?.stopAll();
-    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    await stopSinks(sinks);
     removeTempDir(dir);
   }
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { spawnPeer, stopPeers } from '../../test/support/peer-process.js';
 import { monoMs } from './clock.js';
 import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
-import { SinkProcess } from './sinks.js';
+import { startSinks, stopSinks, type RunSinks } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { cpuMsOf, peakRssBytesOf, type RunFigures } from './stats.js';
@@ -56,12 +56,10 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
   }
   const dir = makeTempDir('smsgate-bench-kannel-');
   const boxes: ChildProcess[] = [];
-  let smsc: SinkProcess | undefined;
-  let receiver: SinkProcess | undefined;
+  let sinks: RunSinks | undefined;
   try {
-    smsc = await SinkProcess.startSmsc(options.sink);
-    receiver = await SinkProcess.startReceiver({ secret: null });
-    const sinks = [smsc, receiver];
+    sinks = await startSinks(options.sink, { secret: null });
+    const { smsc, receiver } = sinks;
     const ports = { admin: await freePort(), smsbox: await freePort(), sendsms: await freePort() };
     const confPath = join(dir, 'kannel.conf');
     writeFileSync(confPath, kannelConf(dir, ports, smsc.address));
@@ -70,8 +68,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     await waitFor(() => portAccepts(ports.smsbox), 15_000, 'bearerbox smsbox-port');
     boxes.push(spawnPeer(SMSBOX, [confPath], { stdio: 'ignore' }));
     await waitFor(() => portAccepts(ports.sendsms), 15_000, 'smsbox sendsms-port');
-    const bound = smsc;
-    await waitFor(() => bound.progress.boundSessions >= 2, 15_000, 'Kannel binding twice to the SMSC');
+    await waitFor(() => smsc.progress.boundSessions >= 2, 15_000, 'Kannel binding twice to the SMSC');
 
     const dlrUrl = `${receiver.address.url}?to=%p&type=%d`;
     // A plain keep-alive agent, one socket per concurrent request: cheap per request, so the
@@ -93,7 +90,6 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
       const status = await httpGet(agent, ports.sendsms, `/cgi-bin/sendsms?${query.toString()}`);
       if (status !== 202 && status !== 200) refused += to - from;
     };
-    const waitingCallbacks = receiver;
     const sending = Promise.all(
       Array.from({ length: options.setup.concurrency }, async () => {
         while (next < options.recipients) {
@@ -105,13 +101,13 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     );
     const label = kannelLabel(options.setup);
     const progressLine = (): string =>
-      `sent=${next} submits=${bound.progress.submitted} receipts=${bound.progress.receiptsAcknowledged} callbacks=${waitingCallbacks.progress.webhooksAcknowledged}`;
+      `sent=${next} submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged} callbacks=${receiver.progress.webhooksAcknowledged}`;
     await sending;
     const acceptedAtMs = monoMs() - startedAtMs;
     agent.destroy();
     if (refused > 0) return { ok: false, reason: `smsbox refused ${refused} recipients' sendsms requests` };
-    await waitForCount(() => waitingCallbacks.progress.webhooksAcknowledged, options.recipients, {
-      label, sinks, startedAtMs, progressEveryMs: options.progressEveryMs, line: progressLine,
+    await waitForCount(() => receiver.progress.webhooksAcknowledged, options.recipients, {
+      label, sinks: [smsc, receiver], startedAtMs, progressEveryMs: options.progressEveryMs, line: progressLine,
       gatewayGone: () => {
         const gone = boxes.find((box) => box.exitCode !== null || box.signalCode !== null);
         return gone === undefined ? undefined : `${gone.spawnargs.join(' ')} exited (code ${gone.exitCode}, signal ${gone.signalCode}); ${logTails(dir)}`;
@@ -147,7 +143,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
   } finally {
     // smsbox first, then bearerbox: SIGTERM, SIGKILL after 5 s.
     await stopPeers(boxes.reverse());
-    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    await stopSinks(sinks);
     removeTempDir(dir);
   }
 }

@@ -11,7 +11,7 @@ import { campaignBody, postCampaign, readyTimeOf, webhookNotes } from './campaig
 import { monoMs } from './clock.js';
 import { summariseProfiles } from './cpu-profile.js';
 import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
-import { SinkProcess } from './sinks.js';
+import { startSinks, stopSinks, type RunSinks } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { cpuMsOf, mainThreadTimesOf, percentile, peakRssBytesOf, type EventLoopFigures, type RunFigures } from './stats.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
@@ -44,12 +44,11 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
   const profileDir = join(dir, 'profile');
   mkdirSync(profileDir);
   const notes: string[] = [];
-  let smsc: SinkProcess | undefined;
-  let receiver: SinkProcess | undefined;
+  let sinks: RunSinks | undefined;
   let gateway: GatewayProcess | undefined;
   try {
-    smsc = await SinkProcess.startSmsc(options.sink);
-    receiver = await SinkProcess.startReceiver({ secret: SECRET });
+    sinks = await startSinks(options.sink, { secret: SECRET });
+    const { smsc, receiver } = sinks;
     const adminPort = await freePort();
     const { path, config } = writeGatewayConfig(dir, {
       database: { path: join(dir, 'smsgate.sqlite'), ...(process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? { synchronous: 'NORMAL' } : {}) },
@@ -101,16 +100,15 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       }
     })();
 
-    const sinks = [smsc, receiver];
-    await waitForCount(() => receiver!.progress.webhooksAcknowledged, options.recipients, {
+    await waitForCount(() => receiver.progress.webhooksAcknowledged, options.recipients, {
       label: 'smsgate',
-      sinks,
+      sinks: [smsc, receiver],
       startedAtMs,
       progressEveryMs: options.progressEveryMs,
       gatewayGone: () => (exited === undefined ? undefined : `${exited}; its last log lines:\n${running.logLines.slice(-10).join('\n')}`),
       line: () => {
         const { rssBytes, peakRssBytes } = running.memory();
-        return `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged} webhooks=${receiver!.progress.webhooksAcknowledged} rss=${mb(rssBytes)}MB peak=${mb(peakRssBytes)}MB`;
+        return `submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged} webhooks=${receiver.progress.webhooksAcknowledged} rss=${mb(rssBytes)}MB peak=${mb(peakRssBytes)}MB`;
       },
     });
     const finishedAtMs = monoMs();
@@ -157,7 +155,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     );
   } finally {
     gateway?.kill('SIGKILL');
-    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    await stopSinks(sinks);
     removeTempDir(dir);
   }
 }
