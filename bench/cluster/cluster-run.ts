@@ -6,9 +6,11 @@
  * column is measured exactly as bench:e2e measures smsgate.
  */
 import { join } from 'node:path';
+import { campaignBody, postCampaign, readyTimeOf, webhookNotes } from '../e2e/campaign.js';
 import { monoMs } from '../e2e/clock.js';
-import { SinkProcess } from '../e2e/sinks.js';
-import { cpuMsOf, loadAverage1m, peakRssBytesOf, percentile, sinkFigures, stageAt, type RunFigures } from '../e2e/stats.js';
+import { collectSinks, runFigures, startHarnessMeter } from '../e2e/run-figures.js';
+import { startSinks, stopSinks, type RunSinks, type SinkProcess } from '../e2e/sinks.js';
+import { cpuMsOf, peakRssBytesOf, percentile, type RunFigures } from '../e2e/stats.js';
 import type { SmscSinkConfig } from '../e2e/sink-protocol.js';
 import { makeTempDir, removeTempDir } from '../e2e/temp-dirs.js';
 import { waitForCount } from '../e2e/wait.js';
@@ -58,12 +60,11 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
   const label = columnLabel(options.backend, options.nodes);
   const dir = makeTempDir('smsgate-bench-cluster-');
   const notes: string[] = [];
-  let smsc: SinkProcess | undefined;
-  let receiver: SinkProcess | undefined;
+  let sinks: RunSinks | undefined;
   let cluster: ClusterNodes | undefined;
   try {
-    smsc = await SinkProcess.startSmsc(options.sink);
-    receiver = await SinkProcess.startReceiver({ secret: SECRET });
+    sinks = await startSinks(options.sink, { secret: SECRET });
+    const { smsc, receiver } = sinks;
     const database: ClusterDatabase =
       options.backend === 'sqlite'
         ? { kind: 'sqlite', path: join(dir, 'smsgate.sqlite') }
@@ -82,54 +83,32 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     // The cluster's binds are all up (however the nodes share them) before the clock starts.
     await waitForBinds(smsc, options.carrier.binds);
 
-    const body = JSON.stringify({
-      text: options.text,
-      from: 'Bench',
-      recipientInfo: Array.from({ length: options.recipients }, (_, i) => ({ msisdn: options.msisdnFor(i), ClientReference: `b${i}` })),
-    });
-    const loadAtStart = loadAverage1m();
+    const body = campaignBody(options);
+    const harness = startHarnessMeter(smsc, receiver);
     const cpuAtStart = nodes.map((node) => cpuMsOf(node.pid));
     const pgAtStart = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid);
-    const smscCpuAtStart = smsc.cpuMs();
-    const receiverCpuAtStart = receiver.cpuMs();
-    const driverCpuAtStart = process.cpuUsage();
     const startedAtEpochMs = Date.now();
     const startedAtMs = monoMs();
-    const entry = running.node(0);
-    const response = await fetch(`${entry.baseUrl}/v1/campaign`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${running.account.token}` },
-      body,
-    });
-    const acceptedAtMs = monoMs() - startedAtMs;
-    if (response.status !== 202) throw new Error(`POST /v1/campaign answered ${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
+    const { acceptedAtMs } = await postCampaign(running.node(0).baseUrl, running.account.token, body, startedAtMs);
 
-    const sinkProcesses = [smsc, receiver];
-    await waitForCount(stallGuard(() => receiver!.progress.webhooksAcknowledged, nodes, () => `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged}`), options.recipients, {
+    await waitForCount(stallGuard(() => receiver.progress.webhooksAcknowledged, nodes, () => `submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged}`), options.recipients, {
       label,
-      sinks: sinkProcesses,
+      sinks: [smsc, receiver],
       startedAtMs,
       progressEveryMs: options.progressEveryMs,
       gatewayGone: () => {
         const gone = nodes.find((node) => node.exited);
         return gone === undefined ? undefined : `node ${gone.index} exited; its last log lines:\n${gone.logLines.slice(-10).join('\n')}`;
       },
-      line: () => `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged} webhooks=${receiver!.progress.webhooksAcknowledged}`,
+      line: () => `submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged} webhooks=${receiver.progress.webhooksAcknowledged}`,
     });
     const finishedAtMs = monoMs();
     const cpuMsByNode = nodes.map((node, i) => cpuMsOf(node.pid) - (cpuAtStart[i] as number));
     const pgCpuMs = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid) - pgAtStart;
-    const smscCpuMs = smsc.cpuMs() - smscCpuAtStart;
-    const receiverCpuMs = receiver.cpuMs() - receiverCpuAtStart;
-    const driver = process.cpuUsage(driverCpuAtStart);
-    const loadAtEnd = loadAverage1m();
+    const harnessFigures = harness.stop();
     const peakRssBytes = nodes.reduce((sum, node) => sum + peakRssBytesOf(node.pid), 0);
-    const smscEvents = await smsc.collectSmsc();
-    const receiverEvents = await receiver.collectReceiver();
-    const sink = sinkFigures(smscEvents, receiverEvents, startedAtMs);
-    if (receiver.progress.signatureFailures > 0) notes.push(`${receiver.progress.signatureFailures} webhook signatures failed`);
-    if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} webhooks named no recipient`);
+    const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
+    notes.push(...webhookNotes(receiver, receiverEvents));
     const toWebhook = receiverEvents.acknowledgedAtMs.map((t) => t - startedAtMs);
 
     const exitCodes = await running.stopAll();
@@ -137,36 +116,27 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     exitCodes.forEach((code, i) => {
       if (code !== 0) notes.push(`node ${i} exited ${code} on SIGTERM`);
     });
-    const readyAtMs = readyTimeOf(nodes, startedAtEpochMs);
+    const readyAtMs = firstReadyTimeOf(nodes, startedAtEpochMs);
     if (readyAtMs === undefined) notes.push('no "campaign ready" log line seen');
     const nodesCpuMs = cpuMsByNode.reduce((a, b) => a + b, 0);
-    const run: RunFigures = {
+    // No single main thread, /metrics, API probe or profile across processes: those stay undefined.
+    const run: RunFigures = runFigures({
       label,
       setup:
         `${options.nodes} smsgate serve node${options.nodes === 1 ? '' : 's'} (own processes) on ${options.backend === 'sqlite' ? 'one SQLite file (synchronous=FULL)' : 'one PostgreSQL 15 (fsync=off, throwaway)'}, ` +
         `SMPP binds ${options.carrier.binds} for the cluster x window ${options.carrier.window}, no rate cap, webhooks.concurrency 64 per node; one POST /v1/campaign to node 0. ` +
         '"gateway CPU" = the nodes + PostgreSQL; "peak RSS" = the nodes\' VmHWM summed',
       messages: options.recipients,
-      stages: {
-        accepted: stageAt(options.recipients, acceptedAtMs),
-        ready: readyAtMs === undefined ? undefined : stageAt(options.recipients, readyAtMs),
-        submitted: sink.submitted,
-        receipts: sink.receipts,
-        webhooks: sink.webhooks,
-      },
-      endToEndMs: finishedAtMs - startedAtMs,
-      lag: sink.lag,
+      acceptedAtMs,
+      readyAtMs,
+      startedAtMs,
+      finishedAtMs,
+      sink,
+      harness: harnessFigures,
       gatewayCpuMs: nodesCpuMs + pgCpuMs,
-      mainThread: undefined,
-      eventLoop: undefined,
-      ownWebhookLag: undefined,
       peakRssBytes,
-      harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
-      api: undefined,
-      profile: undefined,
-      loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
       notes,
-    };
+    });
     return {
       run,
       backend: options.backend,
@@ -178,7 +148,7 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     };
   } finally {
     await cluster?.stopAll();
-    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    await stopSinks(sinks);
     removeTempDir(dir);
   }
 }
@@ -230,17 +200,10 @@ async function waitForBinds(smsc: SinkProcess, binds: number): Promise<void> {
 }
 
 /** The first "campaign ready" log line of any node (the one that processed it), as ms after the POST was sent. */
-function readyTimeOf(nodes: readonly ClusterNode[], startedAtEpochMs: number): number | undefined {
+function firstReadyTimeOf(nodes: readonly ClusterNode[], startedAtEpochMs: number): number | undefined {
   for (const node of nodes) {
-    for (const line of node.logLines) {
-      if (!line.includes('"campaign ready"')) continue;
-      try {
-        const time = (JSON.parse(line) as { time?: unknown }).time;
-        if (typeof time === 'number') return time - startedAtEpochMs;
-      } catch {
-        // Not JSON: no time to read.
-      }
-    }
+    const readyAtMs = readyTimeOf(node.logLines, startedAtEpochMs);
+    if (readyAtMs !== undefined) return readyAtMs;
   }
   return undefined;
 }

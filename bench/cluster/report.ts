@@ -4,6 +4,7 @@
  * PostgreSQL, how busy the machine's cores were, and what bounds each column on them.
  */
 import { cpus } from 'node:os';
+import { table } from '../e2e/report.js';
 import { endToEndPerSecond, type Stage } from '../e2e/stats.js';
 import type { ColumnFigures } from './cluster-run.js';
 
@@ -25,12 +26,6 @@ function coresBusy(column: ColumnFigures): number {
   const { run } = column;
   const harness = run.harnessCpuMs.smsc + run.harnessCpuMs.receiver + run.harnessCpuMs.driver;
   return (column.nodesCpuMs + column.postgresCpuMs + harness) / run.endToEndMs;
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join(' | ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)].join('\n');
 }
 
 export function formatColumns(columns: readonly ColumnFigures[]): string {

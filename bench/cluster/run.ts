@@ -9,7 +9,8 @@
  * Every child (nodes, PostgreSQL, sinks) is a peer process: stopped at the end of its column,
  * SIGKILLed when the bench exits or fails, told to stop by the kernel if the bench is killed.
  */
-import { cpus, totalmem } from 'node:os';
+import { machineLine, positiveInt, runBenchMain, UsageError } from '../e2e/bench-main.js';
+import { CAMPAIGN_TEXT, msisdnFor } from '../e2e/campaign.js';
 import { formatRuns } from '../e2e/report.js';
 import type { SmscSinkConfig } from '../e2e/sink-protocol.js';
 import { startPostgres, type PostgresServer } from '../../test/support/postgres-server.js';
@@ -31,8 +32,6 @@ interface BenchArgs {
   progressEveryMs: number;
 }
 
-class UsageError extends Error {}
-
 const COLUMN_NAMES: Readonly<Record<string, Column>> = {
   sqlite: { backend: 'sqlite', nodes: 1 },
   pg1: { backend: 'postgres', nodes: 1 },
@@ -46,11 +45,6 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
   // load (its heartbeat waited behind hundreds of queued units in the node's 10-connection pool,
   // past the 5 s lease); since receipts are group-applied (3169772) --window 50 runs too.
   const args: BenchArgs = { recipients: 10_000, columns: Object.values(COLUMN_NAMES), binds: 6, window: 10, progressEveryMs: 5_000 };
-  const positiveInt = (flag: string, raw: string | undefined): number => {
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} needs an integer >= 1, got ${raw ?? 'nothing'}`);
-    return value;
-  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--recipients') args.recipients = positiveInt(arg, argv[++i]);
@@ -67,16 +61,13 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
   return args;
 }
 
-const msisdnFor = (i: number): string => `35386${String(i).padStart(7, '0')}`;
-const TEXT = 'Flash sale: 20% off everything today only. Reply STOP to opt out.';
-
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   // bench:e2e's sink: receipts 100 ms after each submit, 256 in flight, numbers ending in 9 UNDELIV.
   const sink: SmscSinkConfig = { receiptDelayMs: 100, receiptWindow: 256, undeliveredSuffix: '9' };
   const carrier = { binds: args.binds, window: args.window, maxPerSecond: 100_000 };
   console.log(`cluster bench: ${args.recipients.toLocaleString('en-US')} recipients a column, one GSM-7 part each, receipts on, signed webhooks on`);
-  console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`);
+  console.log(machineLine());
   console.log(
     `sink: bench:e2e's receipting SMSC and webhook receiver, each in its own process, a fresh pair per column; the SMSC sends every receipt on its first ` +
       `bound transceiver, so with N nodes one node takes every receipt and matches it against parts the others submitted (issue 11 item 4)`,
@@ -91,7 +82,7 @@ async function main(): Promise<void> {
       console.log(`\n=== ${label} ===`);
       try {
         columns.push(
-          await runColumn({ ...column, recipients: args.recipients, msisdnFor, text: TEXT, sink, carrier, postgres, progressEveryMs: args.progressEveryMs }),
+          await runColumn({ ...column, recipients: args.recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, carrier, postgres, progressEveryMs: args.progressEveryMs }),
         );
       } catch (err) {
         // One column that stalls (its reason printed) does not cost the others' figures.
@@ -116,17 +107,4 @@ async function main(): Promise<void> {
   for (const failure of failures) console.log(`\nDID NOT FINISH: ${failure.split('\n')[0]}`);
 }
 
-// Ctrl-C or a kill: exit, and peer-process.ts's exit hook SIGKILLs every child still running.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(130));
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    if (err instanceof UsageError) {
-      console.error(`${err.message}\n${USAGE}`);
-      process.exit(2);
-    }
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBenchMain(main, USAGE);

@@ -11,10 +11,11 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { spawnPeer, stopPeers } from '../../test/support/peer-process.js';
 import { monoMs } from './clock.js';
-import { SinkProcess } from './sinks.js';
+import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
+import { startSinks, stopSinks, type RunSinks } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
-import { cpuMsOf, loadAverage1m, peakRssBytesOf, sinkFigures, stageAt, type RunFigures } from './stats.js';
+import { cpuMsOf, peakRssBytesOf, type RunFigures } from './stats.js';
 import { freePort, portAccepts, waitFor, waitForCount } from './wait.js';
 
 /** How the sendsms client drives smsbox: recipients in one request's `to`, and requests in flight. */
@@ -55,12 +56,10 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
   }
   const dir = makeTempDir('smsgate-bench-kannel-');
   const boxes: ChildProcess[] = [];
-  let smsc: SinkProcess | undefined;
-  let receiver: SinkProcess | undefined;
+  let sinks: RunSinks | undefined;
   try {
-    smsc = await SinkProcess.startSmsc(options.sink);
-    receiver = await SinkProcess.startReceiver({ secret: null });
-    const sinks = [smsc, receiver];
+    sinks = await startSinks(options.sink, { secret: null });
+    const { smsc, receiver } = sinks;
     const ports = { admin: await freePort(), smsbox: await freePort(), sendsms: await freePort() };
     const confPath = join(dir, 'kannel.conf');
     writeFileSync(confPath, kannelConf(dir, ports, smsc.address));
@@ -69,19 +68,15 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     await waitFor(() => portAccepts(ports.smsbox), 15_000, 'bearerbox smsbox-port');
     boxes.push(spawnPeer(SMSBOX, [confPath], { stdio: 'ignore' }));
     await waitFor(() => portAccepts(ports.sendsms), 15_000, 'smsbox sendsms-port');
-    const bound = smsc;
-    await waitFor(() => bound.progress.boundSessions >= 2, 15_000, 'Kannel binding twice to the SMSC');
+    await waitFor(() => smsc.progress.boundSessions >= 2, 15_000, 'Kannel binding twice to the SMSC');
 
     const dlrUrl = `${receiver.address.url}?to=%p&type=%d`;
     // A plain keep-alive agent, one socket per concurrent request: cheap per request, so the
     // harness's client costs Kannel's side as little as it can.
     const agent = new Agent({ keepAlive: true, maxSockets: options.setup.concurrency });
     const boxesCpuMs = (): number => boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0);
-    const loadAtStart = loadAverage1m();
+    const harness = startHarnessMeter(smsc, receiver);
     const cpuAtStartMs = boxesCpuMs();
-    const smscCpuAtStart = smsc.cpuMs();
-    const receiverCpuAtStart = receiver.cpuMs();
-    const driverCpuAtStart = process.cpuUsage();
     const startedAtMs = monoMs();
     let next = 0;
     let refused = 0;
@@ -95,7 +90,6 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
       const status = await httpGet(agent, ports.sendsms, `/cgi-bin/sendsms?${query.toString()}`);
       if (status !== 202 && status !== 200) refused += to - from;
     };
-    const waitingCallbacks = receiver;
     const sending = Promise.all(
       Array.from({ length: options.setup.concurrency }, async () => {
         while (next < options.recipients) {
@@ -107,13 +101,13 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     );
     const label = kannelLabel(options.setup);
     const progressLine = (): string =>
-      `sent=${next} submits=${bound.progress.submitted} receipts=${bound.progress.receiptsAcknowledged} callbacks=${waitingCallbacks.progress.webhooksAcknowledged}`;
+      `sent=${next} submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged} callbacks=${receiver.progress.webhooksAcknowledged}`;
     await sending;
     const acceptedAtMs = monoMs() - startedAtMs;
     agent.destroy();
     if (refused > 0) return { ok: false, reason: `smsbox refused ${refused} recipients' sendsms requests` };
-    await waitForCount(() => waitingCallbacks.progress.webhooksAcknowledged, options.recipients, {
-      label, sinks, startedAtMs, progressEveryMs: options.progressEveryMs, line: progressLine,
+    await waitForCount(() => receiver.progress.webhooksAcknowledged, options.recipients, {
+      label, sinks: [smsc, receiver], startedAtMs, progressEveryMs: options.progressEveryMs, line: progressLine,
       gatewayGone: () => {
         const gone = boxes.find((box) => box.exitCode !== null || box.signalCode !== null);
         return gone === undefined ? undefined : `${gone.spawnargs.join(' ')} exited (code ${gone.exitCode}, signal ${gone.signalCode}); ${logTails(dir)}`;
@@ -121,49 +115,35 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     });
     const finishedAtMs = monoMs();
     const gatewayCpuMs = boxesCpuMs() - cpuAtStartMs;
-    const smscCpuMs = smsc.cpuMs() - smscCpuAtStart;
-    const receiverCpuMs = receiver.cpuMs() - receiverCpuAtStart;
-    const driver = process.cpuUsage(driverCpuAtStart);
-    const loadAtEnd = loadAverage1m();
+    const harnessFigures = harness.stop();
     const peakRssBytes = boxes.reduce((sum, box) => sum + peakRssBytesOf(box.pid), 0);
-    const smscEvents = await smsc.collectSmsc();
-    const receiverEvents = await receiver.collectReceiver();
-    const sink = sinkFigures(smscEvents, receiverEvents, startedAtMs);
+    const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
     const notes = ['peak RSS is bearerbox VmHWM + smsbox VmHWM; CPU is both boxes, every thread; accepted = every sendsms request answered'];
     if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} callbacks named no recipient`);
     return {
       ok: true,
-      figures: {
+      // Kannel logs no "campaign ready": no ready stage.
+      figures: runFigures({
         label,
         setup: kannelSetupLine(options.setup),
         messages: options.recipients,
-        stages: {
-          accepted: stageAt(options.recipients, acceptedAtMs),
-          ready: undefined,
-          submitted: sink.submitted,
-          receipts: sink.receipts,
-          webhooks: sink.webhooks,
-        },
-        endToEndMs: finishedAtMs - startedAtMs,
-        lag: sink.lag,
+        acceptedAtMs,
+        readyAtMs: undefined,
+        startedAtMs,
+        finishedAtMs,
+        sink,
+        harness: harnessFigures,
         gatewayCpuMs,
-        mainThread: undefined,
-        eventLoop: undefined,
-        ownWebhookLag: undefined,
         peakRssBytes,
-        harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
-        api: undefined,
-        profile: undefined,
-        loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
         notes,
-      },
+      }),
     };
   } catch (err) {
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   } finally {
     // smsbox first, then bearerbox: SIGTERM, SIGKILL after 5 s.
     await stopPeers(boxes.reverse());
-    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    await stopSinks(sinks);
     removeTempDir(dir);
   }
 }

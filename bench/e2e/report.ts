@@ -42,7 +42,8 @@ function mainThreadCell(run: RunFigures): string {
   return `${pct(main.cpuMs, run.endToEndMs)} / ${pct(main.runqueueMs, run.endToEndMs)} / ${pct(rest, run.endToEndMs)}`;
 }
 
-function table(header: string[], rows: string[][]): string {
+/** A plain-text table: the first column left-aligned, the figures right-aligned. */
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const line = (cells: string[]): string => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join(' | ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)].join('\n');

@@ -10,7 +10,8 @@
  * SMSC, receiver) is a peer process (test/support/peer-process.ts): stopped at the end of its run,
  * SIGKILLed when the bench exits or fails, and told to stop by the kernel if the bench is killed.
  */
-import { cpus, totalmem } from 'node:os';
+import { machineLine, positiveInt, runBenchMain, UsageError } from './bench-main.js';
+import { CAMPAIGN_TEXT, msisdnFor } from './campaign.js';
 import { kannelLabel, runKannel, type KannelSetup } from './kannel-run.js';
 import { boundNote, formatProfile, formatRuns, formatTargets, markdownSummary } from './report.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
@@ -36,11 +37,6 @@ const DEFAULT_KANNEL_SETUP: KannelSetup = { recipientsPerRequest: 100, concurren
 
 function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, apiProbeEveryMs: 1_000, progressEveryMs: 5_000 };
-  const positiveInt = (flag: string, raw: string | undefined, min = 1): number => {
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) throw new UsageError(`${flag} needs an integer >= ${min}, got ${raw ?? 'nothing'}`);
-    return value;
-  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--recipients') args.sizes = [positiveInt(arg, argv[++i])];
@@ -61,17 +57,12 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
   return args;
 }
 
-class UsageError extends Error {}
-
-const msisdnFor = (i: number): string => `35386${String(i).padStart(7, '0')}`;
-const TEXT = 'Flash sale: 20% off everything today only. Reply STOP to opt out.';
-
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   // One in ten numbers gets an UNDELIV receipt, so both receipt paths are exercised.
   const sink: SmscSinkConfig = { receiptDelayMs: args.receiptDelayMs, receiptWindow: 256, undeliveredSuffix: '9' };
   console.log(`e2e bench: ${args.sizes.map((n) => n.toLocaleString('en-US')).join(' and ')} recipients, one GSM-7 part each, receipts on, webhooks/callbacks on`);
-  console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`);
+  console.log(machineLine());
   console.log(
     `sink: the receipting test SMSC (smpp package server) in its own process, receipt offered ${sink.receiptDelayMs} ms after each submit, ` +
       `${sink.receiptWindow} deliver_sm in flight, numbers ending in 9 UNDELIV; webhook receiver in its own process; a fresh pair per run, the same for smsgate and Kannel`,
@@ -82,13 +73,13 @@ async function main(): Promise<void> {
     const runs: RunFigures[] = [];
     let smsgate: RunFigures | undefined;
     if (args.smsgate) {
-      smsgate = await runSmsgate({ recipients, msisdnFor, text: TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs });
+      smsgate = await runSmsgate({ recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs });
       runs.push(smsgate);
     }
     const kannelRuns: RunFigures[] = [];
     if (args.kannel) {
       for (const setup of args.kannelSetups) {
-        const kannel = await runKannel({ recipients, msisdnFor, text: TEXT, sink, setup, progressEveryMs: args.progressEveryMs });
+        const kannel = await runKannel({ recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, setup, progressEveryMs: args.progressEveryMs });
         if (kannel.ok) kannelRuns.push(kannel.figures);
         else console.log(`${kannelLabel(setup)} not run: ${kannel.reason}`);
       }
@@ -112,17 +103,4 @@ async function main(): Promise<void> {
   }
 }
 
-// Ctrl-C or a kill: exit, and peer-process.ts's exit hook SIGKILLs every child still running.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(130));
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    if (err instanceof UsageError) {
-      console.error(`${err.message}\n${USAGE}`);
-      process.exit(2);
-    }
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBenchMain(main, USAGE);

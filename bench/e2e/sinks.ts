@@ -106,3 +106,25 @@ export class SinkProcess {
     });
   }
 }
+
+/** A run's SMSC and webhook receiver, a fresh pair per run. */
+export interface RunSinks {
+  smsc: SinkProcess;
+  receiver: SinkProcess;
+}
+
+/** Starts both; if the receiver does not start, the SMSC is stopped before the error is thrown. */
+export async function startSinks(smscConfig: SmscSinkConfig, receiverConfig: ReceiverSinkConfig): Promise<RunSinks> {
+  const smsc = await SinkProcess.startSmsc(smscConfig);
+  try {
+    return { smsc, receiver: await SinkProcess.startReceiver(receiverConfig) };
+  } catch (err) {
+    await smsc.stop();
+    throw err;
+  }
+}
+
+/** Stops both (undefined: the run failed before they started). */
+export async function stopSinks(sinks: RunSinks | undefined): Promise<void> {
+  await Promise.all([sinks?.smsc.stop(), sinks?.receiver.stop()]);
+}

@@ -7,11 +7,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayProcess, seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
+import { campaignBody, postCampaign, readyTimeOf, webhookNotes } from './campaign.js';
 import { monoMs } from './clock.js';
 import { summariseProfiles } from './cpu-profile.js';
-import { SinkProcess } from './sinks.js';
+import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
+import { startSinks, stopSinks, type RunSinks } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
-import { cpuMsOf, loadAverage1m, mainThreadTimesOf, percentile, peakRssBytesOf, sinkFigures, stageAt, type EventLoopFigures, type RunFigures } from './stats.js';
+import { cpuMsOf, mainThreadTimesOf, percentile, peakRssBytesOf, type EventLoopFigures, type RunFigures } from './stats.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { freePort, waitFor, waitForCount } from './wait.js';
 
@@ -42,12 +44,11 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
   const profileDir = join(dir, 'profile');
   mkdirSync(profileDir);
   const notes: string[] = [];
-  let smsc: SinkProcess | undefined;
-  let receiver: SinkProcess | undefined;
+  let sinks: RunSinks | undefined;
   let gateway: GatewayProcess | undefined;
   try {
-    smsc = await SinkProcess.startSmsc(options.sink);
-    receiver = await SinkProcess.startReceiver({ secret: SECRET });
+    sinks = await startSinks(options.sink, { secret: SECRET });
+    const { smsc, receiver } = sinks;
     const adminPort = await freePort();
     const { path, config } = writeGatewayConfig(dir, {
       database: { path: join(dir, 'smsgate.sqlite'), ...(process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? { synchronous: 'NORMAL' } : {}) },
@@ -76,29 +77,15 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     const adminUrl = `http://127.0.0.1:${adminPort}`;
     await waitFor(async () => (await fetch(`${adminUrl}/metrics`).catch(() => undefined))?.ok === true, 15_000, 'the admin listener');
 
-    const body = JSON.stringify({
-      text: options.text,
-      from: 'Bench',
-      recipientInfo: Array.from({ length: options.recipients }, (_, i) => ({ msisdn: options.msisdnFor(i), ClientReference: `b${i}` })),
-    });
+    const body = campaignBody(options);
     // prom-client's event-loop histogram (perf_hooks.monitorEventLoopDelay) is reset at each
     // scrape: this one makes the scrape at the end cover exactly the run.
     await scrapeMetrics(adminUrl);
-    const loadAtStart = loadAverage1m();
+    const harness = startHarnessMeter(smsc, receiver);
     const cpuAtStart = { all: cpuMsOfGateway(running), main: mainThreadTimesOf(running.pid) };
-    const smscCpuAtStart = smsc.cpuMs();
-    const receiverCpuAtStart = receiver.cpuMs();
-    const driverCpuAtStart = process.cpuUsage();
     const startedAtEpochMs = Date.now();
     const startedAtMs = monoMs();
-    const response = await fetch(`${running.baseUrl}/v1/campaign`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${account.token}` },
-      body,
-    });
-    const acceptedAtMs = monoMs() - startedAtMs;
-    if (response.status !== 202) throw new Error(`POST /v1/campaign answered ${response.status}: ${await response.text()}`);
-    const { id } = (await response.json()) as { id: string };
+    const { id, acceptedAtMs } = await postCampaign(running.baseUrl, account.token, body, startedAtMs);
 
     // API latency while the campaign runs: one summary request every apiProbeEveryMs (a dashboard).
     const latenciesMs: number[] = [];
@@ -113,35 +100,28 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
       }
     })();
 
-    const sinks = [smsc, receiver];
-    await waitForCount(() => receiver!.progress.webhooksAcknowledged, options.recipients, {
+    await waitForCount(() => receiver.progress.webhooksAcknowledged, options.recipients, {
       label: 'smsgate',
-      sinks,
+      sinks: [smsc, receiver],
       startedAtMs,
       progressEveryMs: options.progressEveryMs,
       gatewayGone: () => (exited === undefined ? undefined : `${exited}; its last log lines:\n${running.logLines.slice(-10).join('\n')}`),
       line: () => {
         const { rssBytes, peakRssBytes } = running.memory();
-        return `submits=${smsc!.progress.submitted} receipts=${smsc!.progress.receiptsAcknowledged} webhooks=${receiver!.progress.webhooksAcknowledged} rss=${mb(rssBytes)}MB peak=${mb(peakRssBytes)}MB`;
+        return `submits=${smsc.progress.submitted} receipts=${smsc.progress.receiptsAcknowledged} webhooks=${receiver.progress.webhooksAcknowledged} rss=${mb(rssBytes)}MB peak=${mb(peakRssBytes)}MB`;
       },
     });
     const finishedAtMs = monoMs();
     const gatewayCpuMs = cpuMsOfGateway(running) - cpuAtStart.all;
     const mainAtEnd = mainThreadTimesOf(running.pid);
     const mainThread = { cpuMs: mainAtEnd.cpuMs - cpuAtStart.main.cpuMs, runqueueMs: mainAtEnd.runqueueMs - cpuAtStart.main.runqueueMs };
-    const smscCpuMs = smsc.cpuMs() - smscCpuAtStart;
-    const receiverCpuMs = receiver.cpuMs() - receiverCpuAtStart;
-    const driver = process.cpuUsage(driverCpuAtStart);
-    const loadAtEnd = loadAverage1m();
+    const harnessFigures = harness.stop();
     probing = false;
     await probe;
     const metrics = await scrapeMetrics(adminUrl);
     const peakRssBytes = peakRssBytesOf(running.pid);
-    const smscEvents = await smsc.collectSmsc();
-    const receiverEvents = await receiver.collectReceiver();
-    const sink = sinkFigures(smscEvents, receiverEvents, startedAtMs);
-    if (receiver.progress.signatureFailures > 0) notes.push(`${receiver.progress.signatureFailures} webhook signatures failed`);
-    if (receiverEvents.unidentified > 0) notes.push(`${receiverEvents.unidentified} webhooks named no recipient`);
+    const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
+    notes.push(...webhookNotes(receiver, receiverEvents));
 
     const exitCode = await running.stop();
     if (exitCode !== 0) notes.push(`smsgate serve exited ${exitCode} on SIGTERM`);
@@ -150,33 +130,32 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
 
     const readyAtMs = readyTimeOf(running.logLines, startedAtEpochMs);
     if (readyAtMs === undefined) notes.push('no "campaign ready" log line seen');
-    return {
-      label: 'smsgate',
-      setup: setupLine(options),
-      messages: options.recipients,
-      stages: {
-        accepted: stageAt(options.recipients, acceptedAtMs),
-        ready: readyAtMs === undefined ? undefined : stageAt(options.recipients, readyAtMs),
-        submitted: sink.submitted,
-        receipts: sink.receipts,
-        webhooks: sink.webhooks,
+    return runFigures(
+      {
+        label: 'smsgate',
+        setup: setupLine(options),
+        messages: options.recipients,
+        acceptedAtMs,
+        readyAtMs,
+        startedAtMs,
+        finishedAtMs,
+        sink,
+        harness: harnessFigures,
+        gatewayCpuMs,
+        peakRssBytes,
+        notes,
       },
-      endToEndMs: finishedAtMs - startedAtMs,
-      lag: sink.lag,
-      gatewayCpuMs,
-      mainThread,
-      eventLoop: eventLoopOf(metrics),
-      ownWebhookLag: ownWebhookLagOf(metrics),
-      peakRssBytes,
-      harnessCpuMs: { smsc: smscCpuMs, receiver: receiverCpuMs, driver: (driver.user + driver.system) / 1_000 },
-      api: latenciesMs.length === 0 ? undefined : { p50Ms: percentile(latenciesMs, 50), p99Ms: percentile(latenciesMs, 99), count: latenciesMs.length },
-      profile,
-      loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd },
-      notes,
-    };
+      {
+        mainThread,
+        eventLoop: eventLoopOf(metrics),
+        ownWebhookLag: ownWebhookLagOf(metrics),
+        api: latenciesMs.length === 0 ? undefined : { p50Ms: percentile(latenciesMs, 50), p99Ms: percentile(latenciesMs, 99), count: latenciesMs.length },
+        profile,
+      },
+    );
   } finally {
     gateway?.kill('SIGKILL');
-    await Promise.all([smsc?.stop(), receiver?.stop()]);
+    await stopSinks(sinks);
     removeTempDir(dir);
   }
 }
@@ -184,20 +163,6 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
 function cpuMsOfGateway(gateway: GatewayProcess): number {
   // Every thread of the serve process (the event loop, libuv's pool, V8's GC helpers, the profiler).
   return cpuMsOf(gateway.pid);
-}
-
-/** The "campaign ready" line's pino time (epoch ms), as ms after the POST was sent. */
-function readyTimeOf(logLines: readonly string[], startedAtEpochMs: number): number | undefined {
-  for (const line of logLines) {
-    if (!line.includes('"campaign ready"')) continue;
-    try {
-      const time = (JSON.parse(line) as { time?: unknown }).time;
-      if (typeof time === 'number') return time - startedAtEpochMs;
-    } catch {
-      // Not JSON (a pretty-printed log): no time to read.
-    }
-  }
-  return undefined;
 }
 
 async function scrapeMetrics(adminUrl: string): Promise<string> {
