@@ -11,8 +11,7 @@ import { fitStatus, isDeliveredStatus } from '../receipts/index.js';
 import type { DispatchStore, ExpiredReceipt, ReceiptInsert, ReceiptTarget } from '../store/dispatch-store.js';
 import type { TransportReceipt } from '../transports/transport.js';
 import type { WriteBatcher, WriteGroup } from './write-batcher.js';
-import { nextRecipientStatus } from './recipient-status.js';
-import type { DeliveryReceiptEvent, RecipientUpdates } from './recipient-updates.js';
+import { targetChangeFor, type DeliveryReceiptEvent, type RecipientUpdates } from './recipient-updates.js';
 
 interface QueuedReceipt {
   transport: string;
@@ -154,26 +153,13 @@ export class ReceiptApplier {
       return;
     }
     target.part_last_status = receipt.status;
-    const next = nextRecipientStatus(
-      { status: target.recipient_status, lastStatus: target.recipient_last_status },
-      [{ partNumber: target.part_number, state: target.state, lastStatus: target.part_last_status, finalAt: target.final_at }],
-      { status: receipt.status, final: receipt.final },
-    );
-    if (next === undefined) return;
-    this.store.updateRecipient(target.recipient_id, next.status, next.lastStatus, nowMs);
-    target.recipient_status = next.status;
-    target.recipient_last_status = next.lastStatus;
-    // As RecipientUpdates: no webhook URL, no outbox row.
-    if (target.webhook_url === null || target.webhook_url === '' || next.lastStatus === null) return;
-    if (target.client_id === null || target.msisdn === null || target.sender === null) return;
-    webhooks.push({
-      clientId: target.client_id,
-      recipientId: target.recipient_id,
-      to: target.msisdn,
-      from: target.sender,
-      status: next.lastStatus,
-      clientReference: target.client_reference,
-    });
+    const change = targetChangeFor(target, target.recipient_status, { status: receipt.status, final: receipt.final });
+    if (change === undefined) return;
+    this.store.updateRecipient(target.recipient_id, change.status, change.lastStatus, nowMs);
+    // In place: a second receipt for the same message in the batch sees this one's effect.
+    target.recipient_status = change.status;
+    target.recipient_last_status = change.lastStatus;
+    if (change.receipt !== undefined) webhooks.push(change.receipt);
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../log.js';
 import type { SqliteDatabase } from '../store/database.js';
-import type { DispatchStore, PartStatusRow, RecipientContext } from '../store/dispatch-store.js';
+import type { DispatchStore, PartStatusRow, ReceiptTarget, RecipientContext } from '../store/dispatch-store.js';
 import type { RecipientStatus } from '../store/entities.js';
 import { nextRecipientStatus, type StatusTrigger } from './recipient-status.js';
 
@@ -60,6 +60,30 @@ export function recipientChangeFor(recipient: RecipientContext, parts: readonly 
     ...next,
     receipt: hasUrl
       ? { clientId: recipient.client_id, recipientId: recipient.id, to: recipient.msisdn, from: recipient.sender, status: next.lastStatus as string, clientReference: recipient.client_reference }
+      : undefined,
+  };
+}
+
+/**
+ * recipientChangeFor for a one-part recipient read with its part in a receipt batch (receiptTargets),
+ * after the part's new state was written to `target`: computed from the target without reading the
+ * part back (`recipientStatus` is the target's, known to be there). Shared by the SQLite and
+ * PostgreSQL receipt paths.
+ */
+export function targetChangeFor(target: ReceiptTarget, recipientStatus: RecipientStatus, trigger: StatusTrigger): RecipientChange | undefined {
+  const next = nextRecipientStatus(
+    { status: recipientStatus, lastStatus: target.recipient_last_status },
+    [{ partNumber: target.part_number, state: target.state, lastStatus: target.part_last_status, finalAt: target.final_at }],
+    trigger,
+  );
+  if (next === undefined) return undefined;
+  // As recipientChangeFor: no webhook URL, no Delivery Receipt.
+  const hasUrl = target.webhook_url !== null && target.webhook_url !== '' && next.lastStatus !== null;
+  const known = target.client_id !== null && target.msisdn !== null && target.sender !== null;
+  return {
+    ...next,
+    receipt: hasUrl && known
+      ? { clientId: target.client_id as number, recipientId: target.recipient_id, to: target.msisdn as string, from: target.sender as string, status: next.lastStatus as string, clientReference: target.client_reference }
       : undefined,
   };
 }

@@ -13,8 +13,8 @@ import type { PgClient } from '../../store/pg/pool.js';
 import { insertOutboxRow } from '../../store/pg/webhook-store.js';
 import { serializeDeliveryReceipt } from '../../webhooks/delivery-receipt.js';
 import type { ReceiptStatus } from '../receipt-applier.js';
-import { nextRecipientStatus, type StatusTrigger } from '../recipient-status.js';
-import { recipientChangeFor } from '../recipient-updates.js';
+import type { StatusTrigger } from '../recipient-status.js';
+import { recipientChangeFor, targetChangeFor } from '../recipient-updates.js';
 
 export class PgPartChanges {
   constructor(
@@ -55,19 +55,13 @@ export class PgPartChanges {
       return false;
     }
     target.part_last_status = receipt.status;
-    const next = nextRecipientStatus(
-      { status: target.recipient_status, lastStatus: target.recipient_last_status },
-      [{ partNumber: target.part_number, state: target.state, lastStatus: target.part_last_status, finalAt: target.final_at }],
-      { status: receipt.status, final: receipt.final },
-    );
-    if (next === undefined) return false;
-    await this.store.updateRecipient(target.recipient_id, next.status, next.lastStatus, nowMs);
-    target.recipient_status = next.status;
-    target.recipient_last_status = next.lastStatus;
-    if (target.webhook_url === null || target.webhook_url === '' || next.lastStatus === null) return false;
-    if (target.client_id === null || target.msisdn === null || target.sender === null) return false;
-    const body = serializeDeliveryReceipt({ to: target.msisdn, from: target.sender, status: next.lastStatus, clientReference: target.client_reference });
-    return insertOutboxRow(this.client, { clientId: target.client_id, recipientId: target.recipient_id, body, nowMs });
+    const change = targetChangeFor(target, target.recipient_status, { status: receipt.status, final: receipt.final });
+    if (change === undefined) return false;
+    await this.store.updateRecipient(target.recipient_id, change.status, change.lastStatus, nowMs);
+    target.recipient_status = change.status;
+    target.recipient_last_status = change.lastStatus;
+    if (change.receipt === undefined) return false;
+    return insertOutboxRow(this.client, { clientId: change.receipt.clientId, recipientId: target.recipient_id, body: serializeDeliveryReceipt(change.receipt), nowMs });
   }
 
   /** Returns true when a webhook was enqueued (the caller wakes the sender after commit). */
