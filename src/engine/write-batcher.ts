@@ -17,6 +17,7 @@ import { silentLogger, type Logger } from '../log.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { isTransientStoreFailure } from '../store/write-failures.js';
 import { FAILURE_LOG_INTERVAL_MS, FailureLog } from './failure-log.js';
+import { backoffDelayMs } from './retry-policy.js';
 
 export interface WriteBatcherOptions {
   /** How long the first write of a batch waits for company before the commit. */
@@ -238,7 +239,7 @@ export class WriteBatcher {
     this.pendingFirst = [...batch.filter((p) => p.first), ...this.pendingFirst];
     this.pending = [...batch.filter((p) => !p.first), ...this.pending];
     this.failureLog.failed(err, { writes: batch.length });
-    const delayMs = Math.min(this.retryMaxDelayMs, this.retryBaseDelayMs * 2 ** Math.min(this.consecutiveFailures - 1, 20));
+    const delayMs = backoffDelayMs(this.consecutiveFailures, this.retryBaseDelayMs, this.retryMaxDelayMs);
     this.retryTimer = setTimeout(() => this.flush(), delayMs);
   }
 

@@ -21,6 +21,7 @@ import type { Logger } from '../../log.js';
 import { inTransaction, type PgClient, type PgPool } from '../../store/pg/pool.js';
 import { isTransientStoreFailure } from '../../store/write-failures.js';
 import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../failure-log.js';
+import { backoffDelayMs } from '../retry-policy.js';
 
 export interface PgWriteRetryOptions {
   /** Wait before the first retry of a refused batch; doubles per failure up to retryMaxDelayMs. */
@@ -251,7 +252,7 @@ export class PgUnitRunner {
     this.timer = undefined;
     // Another batch that failed at the same time joins the retry already scheduled.
     if (this.retryTimer !== undefined) return;
-    const delayMs = Math.min(this.options.retryMaxDelayMs, this.options.retryBaseDelayMs * 2 ** Math.min(this.consecutiveFailures - 1, 20));
+    const delayMs = backoffDelayMs(this.consecutiveFailures, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.retryNow();
