@@ -6,9 +6,13 @@
  * message never exceeds the carrier's rate). The in-flight window counts parts (PartWindow: a
  * 3-part message holds three of the transport's windowSize slots) and a part holds its slot from
  * the submit until its outcome is committed: the parts a crash can leave 'submitting' (and so
- * send twice) are then at most the window. Backpressure: it claims more only when fewer than lowWaterMessages
- * wait in the queue, so memory stays bounded however large the campaign. While the transport is
- * not bound it claims nothing: its parts stay queued and spend no attempts.
+ * send twice) are then at most the window. The window follows transport.windowSize, read again at
+ * every claim, submit and release: a cluster node's SMPP window is `window` x the bind slots it
+ * holds now (0 while it holds none), so what a node can send and leave unrecorded, and a takeover
+ * send again, stays within the slots it holds; parts that find it at 0 go back unsent.
+ * Backpressure: it claims more only when fewer than lowWaterMessages wait in the queue, so memory
+ * stays bounded however large the campaign. While the transport is not bound it claims nothing:
+ * its parts stay queued and spend no attempts.
  * Claims are fair across campaigns (FairClaimer), and what waits in the queue is kept to about
  * CLAIM_AHEAD_MS of sending at the transport's rate, so a campaign that appears behind a large one
  * is claimed, and sent, within about a second even on a slow transport.
@@ -70,8 +74,6 @@ export class TransportLane {
   private readonly queue: PQueue;
   private readonly window: PartWindow;
   private readonly feeder: BackgroundWorker;
-  private readonly lowWaterMessages: number;
-  private readonly claimMessages: number;
   private readonly claimFailures: FailureLog;
   private readonly claimer: LaneClaimer;
   private started = false;
@@ -81,14 +83,11 @@ export class TransportLane {
   constructor(private readonly deps: LaneDeps) {
     const { transport } = deps;
     const rate = rateLimitFor(transport.maxPerSecond);
-    const windowSize = Math.max(1, transport.windowSize);
-    this.window = new PartWindow(windowSize);
-    // At most windowSize messages of one part each; PartWindow is the limit for longer ones.
-    const concurrency = windowSize;
+    // Sized for real by syncWindow (a cluster node's SMPP transport holds no slot before it starts).
+    this.window = new PartWindow(1);
+    const concurrency = 1;
     this.queue = new PQueue(rate === undefined ? { concurrency } : { concurrency, ...rate });
-    const sizes = claimSizesFor(transport.maxPerSecond, concurrency, deps.config.batchSize);
-    this.lowWaterMessages = sizes.lowWaterMessages;
-    this.claimMessages = sizes.claimMessages;
+    this.syncWindow();
     this.claimFailures = new FailureLog(deps.logger, 'claiming parts');
     this.claimer = deps.backend.claimerFor(transport.name);
     this.feeder = new BackgroundWorker({
@@ -133,16 +132,19 @@ export class TransportLane {
     // The store refuses writes (disk full, database failover): outcomes in flight are being retried and
     // hold their window slots; claiming more would only add parts whose outcomes cannot be written either.
     // A cluster node that may have lost its lease claims nothing: its claims would be void.
-    if (transport.currentState().state !== 'bound' || backend.stalled || !backend.leaseHeld) return 'idle';
-    if (this.queue.size >= this.lowWaterMessages) {
+    // A window of 0 (a cluster node holding none of the transport's bind slots) sends nothing.
+    const windowSize = this.syncWindow();
+    if (transport.currentState().state !== 'bound' || backend.stalled || !backend.leaseHeld || windowSize === 0) return 'idle';
+    const { claimMessages, lowWaterMessages } = claimSizesFor(transport.maxPerSecond, windowSize, this.deps.config.batchSize);
+    if (this.queue.size >= lowWaterMessages) {
       // Not raced with a timer: each abandoned onSizeLessThan would leave a listener behind.
       // stopFeeding() clears the queue, which resolves this wait.
-      await this.queue.onSizeLessThan(this.lowWaterMessages);
+      await this.queue.onSizeLessThan(lowWaterMessages);
       return 'more';
     }
     // A claim that throws goes to onError (claimFailures) and the worker sleeps the poll interval.
     const claimedAs = backend.claimantId();
-    const messages = await this.claimer.claim(this.deps.now(), this.claimMessages);
+    const messages = await this.claimer.claim(this.deps.now(), claimMessages);
     this.claimFailures.recovered();
     if (messages.length === 0) return 'idle';
     for (const parts of messages) void this.queue.add(() => this.send(parts, claimedAs));
@@ -169,7 +171,13 @@ export class TransportLane {
     const { backend } = this.deps;
     const stillOurs = claimedAs === null ? undefined : (): boolean => backend.leaseHeld && backend.claimantId() === claimedAs;
     const message = this.messageFor(parts, first, plan, sender, stillOurs);
-    await this.window.acquire(parts.length);
+    this.syncWindow();
+    if (!(await this.window.acquire(parts.length))) {
+      // The window closed (the node gave up, or lost, every bind slot of the transport) before
+      // these parts went out: back to the queue unsent, no attempt spent, for a node holding slots.
+      await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'TRANSPORT_DOWN' })));
+      return;
+    }
     try {
       if (stillOurs !== undefined && !stillOurs()) {
         await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'LEASE_LAPSED' })));
@@ -177,8 +185,23 @@ export class TransportLane {
       }
       await this.writeOutcomes(parts, await this.submit(message, parts));
     } finally {
+      // Resized first: a window that shrank meanwhile admits only what fits the new size.
+      this.syncWindow();
       this.window.release(parts.length);
     }
+  }
+
+  /**
+   * Brings the part window and the queue's concurrency to transport.windowSize now; returns it.
+   * Parts in flight keep their slots when it shrinks (they are on the wire already).
+   */
+  private syncWindow(): number {
+    const size = Math.max(0, Math.floor(this.deps.transport.windowSize));
+    this.window.resize(size);
+    // At most windowSize messages of one part each; PartWindow is the limit for longer ones.
+    const concurrency = Math.max(1, size);
+    if (this.queue.concurrency !== concurrency) this.queue.concurrency = concurrency;
+    return size;
   }
 
   private async submit(message: OutboundMessage, parts: readonly ClaimablePart[]): Promise<readonly PartOutcome[]> {

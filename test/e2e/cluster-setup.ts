@@ -171,6 +171,8 @@ export function bindHolders(nodes: readonly ClusterNode[], smscPort: number): Cl
 /** What a cluster test file runs against: one throwaway PostgreSQL, the carrier, a webhook receiver. */
 export interface ClusterPeers {
   readonly database: ClusterDatabase;
+  /** The PostgreSQL server itself (to restart or freeze it mid-campaign). */
+  readonly postgres: PostgresServer;
   readonly carrier: ClusterSmsc;
   readonly receiver: WebhookReceiver;
   /** Starts `nodes` serve nodes on the database against the carrier (stopped after the file) and waits until the carrier's binds are all held. */
@@ -192,7 +194,7 @@ export function useClusterPeers(name: string, carrierOptions: Omit<ClusterSmscOp
     dir = tempDir(name);
     postgres = await startPostgres();
     const database: ClusterDatabase = { kind: 'postgres', url: await postgres.createDatabase() };
-    const started = { database, carrier: await ClusterSmsc.start({ ...carrierOptions, statusFor }), receiver: await WebhookReceiver.start({ secret: WEBHOOK_SECRET }) };
+    const started = { database, postgres, carrier: await ClusterSmsc.start({ ...carrierOptions, statusFor }), receiver: await WebhookReceiver.start({ secret: WEBHOOK_SECRET }) };
     carrier = started.carrier;
     receiver = started.receiver;
     peers = {

@@ -35,10 +35,17 @@ export interface PostgresServer {
   readonly port: number;
   /** The temporary directory (data directory and socket), removed when the server exits. */
   readonly dir: string;
-  /** The supervising shell (root, parent-death signal set); postgres is its child. */
+  /** The supervising shell (root, parent-death signal set) of the server running now; postgres is its child. */
   readonly pid: number;
   /** postgresql://smsgate@127.0.0.1:PORT/NAME (trust authentication: no password). */
   urlFor(database: string): string;
+  /**
+   * Fast shutdown (every session is ended, as in a failover or a restart), down for `downMs`, then
+   * the same data directory served again on the same port; resolves once it accepts connections.
+   */
+  restart(downMs?: number): Promise<void>;
+  /** SIGSTOP (true) or SIGCONT (false) to every process of the server: a database frozen, not gone (its sessions stay open). */
+  freeze(frozen: boolean): void;
   /** Creates a new empty database and returns its URL. */
   createDatabase(): Promise<string>;
   /** Fast shutdown, waits for the exit, removes the directory. Safe to call twice. */
@@ -61,7 +68,7 @@ let databaseCounter = 0;
 export async function startPostgres(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'smsgate-pg-'));
   const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
-  let child: ChildProcess | undefined;
+  let running: RunningServer | undefined;
   try {
     const { uid, gid } = await postgresIds();
     chownSync(dir, uid, gid);
@@ -72,28 +79,53 @@ export async function startPostgres(): Promise<PostgresServer> {
       '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
     const port = await freePort();
     const host = '127.0.0.1';
-    child = spawnPeer('sh', ['-c', SUPERVISOR_SCRIPT, 'postgres-peer', `${PG_BIN}/postgres`, '-D', dataDir, '-p', String(port), '-k', dir,
-      '-c', `listen_addresses=${host}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-      '-c', 'max_connections=200'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const server = child;
-    let stderr = '';
-    server.stderr?.on('data', (chunk: Buffer) => {
-      if (stderr.length < 16_384) stderr += chunk.toString('utf8');
-    });
-    const exited = new Promise<void>((resolve) => {
-      server.once('exit', () => resolve());
-      server.once('error', () => resolve());
-    });
-    void exited.then(removeDir);
     const urlFor = (database: string): string => `postgresql://${SUPERUSER}@${host}:${port}/${database}`;
-    await waitUntilAccepting(urlFor('postgres'), server, () => stderr);
+    // The directory goes when the server exits, unless restart() is what stopped it.
+    let restarting = false;
+    const spawnServer = async (): Promise<RunningServer> => {
+      const server = spawnPeer('sh', ['-c', SUPERVISOR_SCRIPT, 'postgres-peer', `${PG_BIN}/postgres`, '-D', dataDir, '-p', String(port), '-k', dir,
+        '-c', `listen_addresses=${host}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+        '-c', 'max_connections=200'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      server.stderr?.on('data', (chunk: Buffer) => {
+        if (stderr.length < 16_384) stderr += chunk.toString('utf8');
+      });
+      const exited = new Promise<void>((resolve) => {
+        server.once('exit', () => resolve());
+        server.once('error', () => resolve());
+      });
+      void exited.then(() => {
+        if (!restarting) removeDir();
+      });
+      const started = { child: server, exited };
+      running = started;
+      await waitUntilAccepting(urlFor('postgres'), server, () => stderr);
+      return started;
+    };
+    const shutDown = async (server: RunningServer): Promise<void> => {
+      // A frozen server would not hear the shutdown.
+      killPeer(server.child, 'SIGCONT');
+      killPeer(server.child, 'SIGINT');
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), STOP_GRACE_MS);
+      });
+      if ((await Promise.race([server.exited.then(() => 'done' as const), late])) === 'late') {
+        killPeer(server.child, 'SIGKILL');
+        await server.exited;
+      }
+      clearTimeout(timer);
+    };
+    let current = await spawnServer();
 
     let stopping: Promise<void> | undefined;
     return {
       host,
       port,
       dir,
-      pid: server.pid as number,
+      get pid() {
+        return current.child.pid as number;
+      },
       urlFor,
       async createDatabase() {
         databaseCounter += 1;
@@ -107,31 +139,41 @@ export async function startPostgres(): Promise<PostgresServer> {
         }
         return urlFor(name);
       },
+      freeze(frozen) {
+        killPeer(current.child, frozen ? 'SIGSTOP' : 'SIGCONT');
+      },
+      async restart(downMs = 0) {
+        if (stopping !== undefined) throw new Error('the server was stopped');
+        restarting = true;
+        try {
+          await shutDown(current);
+          if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+          current = await spawnServer();
+        } finally {
+          restarting = false;
+        }
+      },
       stop() {
         stopping ??= (async () => {
-          killPeer(server, 'SIGINT');
-          let timer: NodeJS.Timeout | undefined;
-          const late = new Promise<'late'>((resolve) => {
-            timer = setTimeout(() => resolve('late'), STOP_GRACE_MS);
-          });
-          if ((await Promise.race([exited.then(() => 'done' as const), late])) === 'late') {
-            killPeer(server, 'SIGKILL');
-            await exited;
-          }
-          clearTimeout(timer);
+          await shutDown(current);
           removeDir();
         })();
         return stopping;
       },
     };
   } catch (err) {
-    if (child !== undefined) {
-      killPeer(child, 'SIGKILL');
+    if (running !== undefined) {
+      killPeer(running.child, 'SIGKILL');
     } else {
       removeDir();
     }
     throw err;
   }
+}
+
+interface RunningServer {
+  child: ChildProcess;
+  exited: Promise<void>;
 }
 
 async function postgresIds(): Promise<{ uid: number; gid: number }> {

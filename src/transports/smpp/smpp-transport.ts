@@ -73,7 +73,6 @@ type Waiter = () => void;
 export class SmppTransport implements Transport {
   readonly type = 'smpp' as const;
   readonly name: string;
-  readonly windowSize: number;
   readonly maxPerSecond: number;
   readonly config: ResolvedSmppTransportConfig;
 
@@ -91,7 +90,6 @@ export class SmppTransport implements Transport {
   constructor(config: SmppTransportConfig, options: SmppTransportOptions = {}) {
     this.config = resolveSmppConfig(config);
     this.name = this.config.name;
-    this.windowSize = this.config.window * this.config.binds;
     this.maxPerSecond = this.config.maxPerSecond;
     this.logger = (options.logger ?? silentLogger()).child({ transport: this.name });
     this.bucket = new TokenBucket(this.maxPerSecond, TokenBucket.capacityFor(this.maxPerSecond), Date.now());
@@ -123,6 +121,17 @@ export class SmppTransport implements Transport {
       return;
     }
     await Promise.all(this.binds.map((bind) => bind.start()));
+  }
+
+  /**
+   * Submits this transport may have in flight, as the engine's window: `window` per bind it runs
+   * now. In a cluster that is the slots this node holds, not the cluster's `binds` (a node holding
+   * one of two slots counted both, so a database restart that voided every node's unrecorded
+   * submits re-sent up to window x binds per node, beyond the cluster's binds x window). It shrinks
+   * as slots are drained or dropped, to 0 while the node holds none, and grows as it claims them.
+   */
+  get windowSize(): number {
+    return this.config.window * (this.slotGate === undefined ? this.config.binds : this.binds.length);
   }
 
   /** The bind slots this process runs (every one without a slot gate). */
