@@ -21,6 +21,8 @@ export interface ClusterReadiness {
   membershipProblem(): string | null;
   /** True when the transport binds nothing here because the cluster's binds are all held by other nodes. */
   bindsHeldByPeers(transport: Transport): boolean;
+  /** Cluster-wide settings this node runs with values other than the cluster's (src/cluster/config-agreement.ts). */
+  configProblems?(): string[];
 }
 
 export interface Readiness {
@@ -46,6 +48,7 @@ export async function readiness(
   else if (stalled) reasons.push('database not writable: the store refuses the engine\'s writes (disk full or I/O error); they are being retried');
   const membership = cluster?.membershipProblem() ?? null;
   if (membership !== null) reasons.push(membership);
+  reasons.push(...(cluster?.configProblems?.() ?? []));
   const up = transports.filter((t) => t.currentState().state === 'bound').map((t) => t.name);
   const heldByPeers = cluster === undefined ? [] : transports.filter((t) => t.currentState().state !== 'bound' && cluster.bindsHeldByPeers(t)).map((t) => t.name);
   if (up.length === 0 && heldByPeers.length === 0) {

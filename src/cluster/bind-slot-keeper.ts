@@ -14,6 +14,7 @@
  */
 import { FailureLog } from '../engine/failure-log.js';
 import type { Logger } from '../log.js';
+import { fairShareOfBinds } from '../store/cluster/bind-slots.js';
 import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';
 import type { Transport } from '../transports/transport.js';
 
@@ -52,6 +53,17 @@ export interface BindSlotKeeperOptions {
   maxReconnectDelayMs?: number;
   /** See SLOT_PING_TIMEOUT_MS. */
   pingTimeoutMs?: number;
+  /**
+   * Whether this node runs a transport with the cluster's settings (ConfigAgreement): one that does
+   * not gets no slot, and the slots are shared among the nodes that do.
+   */
+  agreement?: SlotAgreement;
+}
+
+/** What the keeper asks of the config agreement (src/cluster/config-agreement.ts). */
+export interface SlotAgreement {
+  mayBind(transport: string): boolean;
+  agreeingNodes(transport: string): number | undefined;
 }
 
 export const SLOT_RECONNECT_DELAY_MS = 1_000;
@@ -135,9 +147,18 @@ export class BindSlotKeeper implements BindSlotGate {
     if (used?.isLost === true) await this.dropAll();
   }
 
-  async fairShare(binds: number): Promise<number> {
+  async fairShare(binds: number, transport?: string): Promise<number> {
     // No session: no slot is this node's, so a sync drains whatever it still runs.
-    return this.connected ? (this.session as SlotSession).fairShare(binds) : 0;
+    if (!this.connected) return 0;
+    const agreement = this.options.agreement;
+    if (transport !== undefined && agreement !== undefined) {
+      // Settings other than the cluster's: none (its binds would exceed the carrier's limit, its
+      // rate the cap). The nodes that agree share the slots among themselves.
+      if (!agreement.mayBind(transport)) return 0;
+      const agreeing = agreement.agreeingNodes(transport);
+      if (agreeing !== undefined && agreeing > 0) return fairShareOfBinds(binds, agreeing);
+    }
+    return (this.session as SlotSession).fairShare(binds);
   }
 
   async claim(transport: string, binds: number, maxOwned: number): Promise<number[]> {

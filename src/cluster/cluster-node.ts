@@ -22,6 +22,7 @@ import { SecretBox } from '../store/secret-box.js';
 import type { StorePorts } from '../store/store-ports.js';
 import { PgWebhookOutbox, WebhookSender } from '../webhooks/index.js';
 import type { ClusterRuntime } from './cluster-runtime.js';
+import { clusterSettingsOf } from './config-agreement.js';
 import { joinPgCluster } from './pg-cluster.js';
 
 /**
@@ -50,6 +51,7 @@ export async function createClusterNode(
     cluster = await joinPgCluster({
       url,
       apiPort: config.api.port === 0 ? null : config.api.port,
+      settings: clusterSettingsOf(config.transports),
       logger: observed,
       wake: { parts: () => loops.engine?.wake(), outbox: () => loops.webhooks?.wake(), campaigns: () => loops.processor?.wake() },
     });

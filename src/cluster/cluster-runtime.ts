@@ -20,6 +20,7 @@ import type { Logger } from '../log.js';
 import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';
 import type { Transport } from '../transports/transport.js';
 import { BindSlotKeeper, isSlottedTransport, type SlotSession } from './bind-slot-keeper.js';
+import { parsePublishedSettings, type ConfigAgreement } from './config-agreement.js';
 import { ClusterMembership, type BeatReport, type MembershipRegistry } from './membership.js';
 import type { NodeIdSource } from './node-id.js';
 import type { ClusterReadiness } from '../admin/readiness.js';
@@ -70,6 +71,8 @@ export interface ClusterRuntimeOptions {
   /** Set before start(): the loops exist only after the runtime (their node id, their gate). */
   wake: ClusterWakeTargets;
   logger: Logger;
+  /** This node's SMPP settings against the cluster's, updated at each beat; absent: not compared. */
+  agreement?: ConfigAgreement;
   heartbeatMs?: number;
   /** The registry's lease (NODE_LEASE_MS unless the registry was given another): past it unbeaten, /ready says so. */
   leaseMs?: number;
@@ -105,6 +108,7 @@ export class ClusterRuntime implements ClusterReadiness {
       connect: (onLost) => options.connectSlots({ onLost, liveNodes: () => Promise.resolve(this.liveNodes) }),
       logger: options.logger,
       now,
+      ...(options.agreement === undefined ? {} : { agreement: options.agreement }),
     });
     this.beatFailures = new FailureLog(options.logger, 'the cluster heartbeat (database unreachable?)', undefined, now);
     this.listenFailures = new FailureLog(options.logger, 'listening for wake-ups (polling meanwhile)', undefined, now);
@@ -119,6 +123,10 @@ export class ClusterRuntime implements ClusterReadiness {
     const sinceMs = this.now() - this.lastBeatAtMs;
     if (sinceMs <= this.leaseMs) return null;
     return `cluster heartbeat failing for ${sinceMs} ms (lease ${this.leaseMs} ms): this node's work may have been taken over`;
+  }
+
+  configProblems(): string[] {
+    return this.options.agreement?.problems() ?? [];
   }
 
   bindsHeldByPeers(transport: Transport): boolean {
@@ -229,6 +237,12 @@ export class ClusterRuntime implements ClusterReadiness {
       wake.parts();
       wake.outbox();
       wake.campaigns();
+    }
+    const agreement = this.options.agreement;
+    if (agreement !== undefined && report.settings !== undefined) {
+      const published = report.settings.map((row) => ({ nodeId: row.id, startedAt: row.startedAt, settings: parsePublishedSettings(row.settings) }));
+      // Which transports may bind (or how many nodes share their slots) changed: sync now.
+      if (agreement.update(published)) this.slotSync?.wake();
     }
     if (report.liveNodes !== this.liveNodes) {
       this.logger.info({ liveNodes: report.liveNodes, before: this.liveNodes }, 'live nodes changed: rebalancing bind slots');

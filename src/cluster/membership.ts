@@ -7,7 +7,7 @@
  * and done by whoever claims it next (at-least-once).
  */
 import type { NodeIdSource } from './node-id.js';
-import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type HeartbeatOutcome, type NodeIdentity, type ReapHook } from '../store/cluster/node-registry.js';
+import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type HeartbeatOutcome, type LiveNodeSettings, type NodeIdentity, type ReapHook } from '../store/cluster/node-registry.js';
 
 /** The registry as a beat uses it (NodeRegistry, src/store/cluster/node-registry.ts). */
 export interface MembershipRegistry {
@@ -18,6 +18,8 @@ export interface MembershipRegistry {
   rejoin(): Promise<NodeIdentity>;
   reapExpired(hooks: readonly ReapHook[]): Promise<{ nodeIds: string[]; requeued: number[] }>;
   liveNodes(): Promise<number>;
+  /** The live nodes' published cluster-wide settings (the config agreement); absent: not compared. */
+  liveSettings?(): Promise<LiveNodeSettings[]>;
   leave(): Promise<void>;
 }
 
@@ -29,6 +31,8 @@ export interface BeatReport {
   tookOver: { nodeIds: string[]; rowsRequeued: number };
   /** Nodes whose lease has not run out, this one included. */
   liveNodes: number;
+  /** Their published settings, when the registry reads them. */
+  settings: LiveNodeSettings[] | undefined;
 }
 
 export class ClusterMembership implements NodeIdSource {
@@ -83,7 +87,8 @@ export class ClusterMembership implements NodeIdSource {
     const reaped = await this.registry.reapExpired(this.reapHooks);
     const rowsRequeued = reaped.requeued.reduce((sum, n) => sum + n, 0);
     const liveNodes = await this.registry.liveNodes();
-    return { fenced, tookOver: { nodeIds: reaped.nodeIds, rowsRequeued }, liveNodes };
+    const settings = await this.registry.liveSettings?.();
+    return { fenced, tookOver: { nodeIds: reaped.nodeIds, rowsRequeued }, liveNodes, settings };
   }
 
   /** Leaves the cluster (a graceful stop, once this node's work was handed back). */

@@ -14,6 +14,7 @@ import { requeueExpiredNodes } from '../store/pg/node-takeover.js';
 import { MIN_POOL_SIZE, pgPoolConfig } from '../store/pg/pool.js';
 import { PgWakeups, type WakeChannel } from '../store/pg/wakeups.js';
 import { ClusterRuntime, type ClusterWakeTargets } from './cluster-runtime.js';
+import { ConfigAgreement, type ClusterSettings } from './config-agreement.js';
 
 export interface PgClusterOptions {
   /** The database's URL, for the membership pool and the slot lock and LISTEN sessions. */
@@ -22,6 +23,8 @@ export interface PgClusterOptions {
   apiPort: number | null;
   wake: ClusterWakeTargets;
   logger: Logger;
+  /** The node's cluster-wide SMPP settings (clusterSettingsOf), published and compared with the other nodes'. */
+  settings?: ClusterSettings;
   heartbeatMs?: number;
   leaseMs?: number;
 }
@@ -33,10 +36,12 @@ export async function joinPgCluster(options: PgClusterOptions): Promise<ClusterR
   // An idle connection the server drops is reported here; unheard it would end the process. The
   // next beat fails and is logged (FailureLog), so nothing more is said here.
   pool.on('error', () => undefined);
+  const agreement = options.settings === undefined ? undefined : new ConfigAgreement(options.settings, logger);
   let registry: NodeRegistry;
   try {
     registry = await NodeRegistry.join(pool, {
       apiPort: options.apiPort,
+      ...(agreement === undefined ? {} : { settings: agreement.published }),
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     });
   } catch (err) {
@@ -59,6 +64,7 @@ export async function joinPgCluster(options: PgClusterOptions): Promise<ClusterR
     }),
     wake: options.wake,
     logger,
+    ...(agreement === undefined ? {} : { agreement }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });

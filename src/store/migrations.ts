@@ -10,6 +10,7 @@ import { CampaignRequestChunks1764600000001 } from '../../migrations/17646000000
 import { UndecodablePdus1764700000001 } from '../../migrations/1764700000001-undecodable-pdus.js';
 import { ClusterNodes1765300000001 } from '../../migrations/1765300000001-cluster-nodes.js';
 import { ClusterClaims1765300000002 } from '../../migrations/1765300000002-cluster-claims.js';
+import { ClusterNodeSettings1765900000001 } from '../../migrations/1765900000001-cluster-node-settings.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   UndecodablePdus1764700000001,
   ClusterNodes1765300000001,
   ClusterClaims1765300000002,
+  ClusterNodeSettings1765900000001,
 ] as const;

@@ -84,11 +84,6 @@ export async function expectNothingLost(run: {
   summary: Summary | undefined;
   bounds: CarrierBounds;
   webhookTimeoutMs: number;
-  /**
-   * Whether the cluster-wide duplicate bound (binds x window, issue 11 item 7's number for a node
-   * killed) is asserted; the SIGSTOP test asserts its own, on what the woken node sends.
-   */
-  duplicateBound?: 'binds x window' | 'not asserted';
 }): Promise<ClusterFigures> {
   const { smsc, receiver, msisdns, bounds } = run;
   const recipients = msisdns.length;
@@ -111,7 +106,7 @@ export async function expectNothingLost(run: {
   // Every recipient reached the carrier; re-sends are bounded by what the cluster had in flight.
   expect(smsc.submitsByDestination.size).toBe(recipients);
   const { extraSubmits } = figures;
-  if (run.duplicateBound !== 'not asserted') expect(extraSubmits).toBeLessThanOrEqual(bounds.binds * bounds.window);
+  expect(extraSubmits).toBeLessThanOrEqual(bounds.binds * bounds.window);
 
   // The carrier's limits held: never more binds than it allows (nor one it had to refuse), and
   // never more submits in any second than the cap plus one window.

@@ -112,6 +112,11 @@ export class ClusterSmsc {
     return { host: '127.0.0.1', port: this.port };
   }
 
+  /** The carrier changes the account's bind limit (binds already open stay). */
+  setMaxBinds(maxBinds: number): void {
+    this.options.maxBinds = maxBinds;
+  }
+
   get boundCount(): number {
     let n = 0;
     for (const s of this.sessions.values()) if (s.bound) n++;

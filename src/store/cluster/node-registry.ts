@@ -33,6 +33,14 @@ export type HeartbeatOutcome = 'alive' | 'fenced';
  */
 export type ReapHook = (client: PgClient, expiredNodeIds: readonly string[]) => Promise<number>;
 
+/** A live node's row as the config agreement reads it (src/cluster/config-agreement.ts). */
+export interface LiveNodeSettings {
+  id: string;
+  startedAt: number;
+  /** The JSON the node published (NULL for a node of a version before the column). */
+  settings: string | null;
+}
+
 export interface ReapResult {
   nodeIds: string[];
   /** Rows each hook requeued, in the hooks' order. */
@@ -44,11 +52,13 @@ export class NodeRegistry {
     private readonly pool: PgPool,
     private current: NodeIdentity,
     readonly leaseMs: number,
+    /** The cluster-wide settings this node publishes in its row (JSON), or null. */
+    private readonly settings: string | null = null,
   ) {}
 
   /** Registers this process as a node with a fresh id and a lease starting now. */
-  static async join(pool: PgPool, options: { apiPort?: number | null; leaseMs?: number } = {}): Promise<NodeRegistry> {
-    const registry = new NodeRegistry(pool, NodeRegistry.newIdentity(options.apiPort ?? null), options.leaseMs ?? NODE_LEASE_MS);
+  static async join(pool: PgPool, options: { apiPort?: number | null; leaseMs?: number; settings?: string } = {}): Promise<NodeRegistry> {
+    const registry = new NodeRegistry(pool, NodeRegistry.newIdentity(options.apiPort ?? null), options.leaseMs ?? NODE_LEASE_MS, options.settings ?? null);
     await registry.insertSelf();
     return registry;
   }
@@ -87,6 +97,14 @@ export class NodeRegistry {
     return result.rows[0]?.live ?? 0;
   }
 
+  /** The live nodes' published settings, this node's included. */
+  async liveSettings(): Promise<LiveNodeSettings[]> {
+    const result = await this.pool.query<{ id: string; started_at: number; settings: string | null }>(
+      `SELECT id, started_at, settings FROM cluster_nodes WHERE lease_until >= ${DB_NOW_MS}`,
+    );
+    return result.rows.map((row) => ({ id: row.id, startedAt: Number(row.started_at), settings: row.settings }));
+  }
+
   /**
    * Takes over the nodes whose lease ran out: in ONE transaction, locks their rows (SKIP LOCKED, so
    * two reapers never requeue the same node's work twice), runs every hook, and deletes the rows.
@@ -115,9 +133,9 @@ export class NodeRegistry {
   private async insertSelf(): Promise<void> {
     const { id, host, pid, apiPort } = this.current;
     await this.pool.query(
-      `INSERT INTO cluster_nodes (id, host, pid, api_port, started_at, heartbeat_at, lease_until)
-       VALUES ($1, $2, $3, $4, ${DB_NOW_MS}, ${DB_NOW_MS}, ${DB_NOW_MS} + $5)`,
-      [id, host, pid, apiPort, this.leaseMs],
+      `INSERT INTO cluster_nodes (id, host, pid, api_port, started_at, heartbeat_at, lease_until, settings)
+       VALUES ($1, $2, $3, $4, ${DB_NOW_MS}, ${DB_NOW_MS}, ${DB_NOW_MS} + $5, $6)`,
+      [id, host, pid, apiPort, this.leaseMs, this.settings],
     );
   }
 

@@ -40,8 +40,11 @@ import { TokenBucket } from './token-bucket.js';
  * process's, as for one gateway on SQLite.
  */
 export interface BindSlotGate {
-  /** The most slots this node should hold now: its fair share of `binds` over the live nodes. */
-  fairShare(binds: number): Promise<number>;
+  /**
+   * The most slots this node should hold now: its fair share of `binds` over the live nodes (0 for
+   * a transport whose cluster-wide settings this node does not share; `transport` names it).
+   */
+  fairShare(binds: number, transport?: string): Promise<number>;
   /** Tries the free slots until this node holds maxOwned; every slot held afterwards. */
   claim(transport: string, binds: number, maxOwned: number): Promise<number[]>;
   /** Gives a slot back once its bind has closed. */
@@ -150,7 +153,7 @@ export class SmppTransport implements Transport {
   async syncSlots(): Promise<number[]> {
     const gate = this.slotGate;
     if (gate === undefined || this.stopping) return this.heldSlots();
-    const share = await gate.fairShare(this.config.binds);
+    const share = await gate.fairShare(this.config.binds, this.name);
     const extra = [...this.binds].sort((a, b) => b.index - a.index).slice(0, Math.max(0, this.binds.length - share));
     for (const bind of extra) {
       this.binds = this.binds.filter((b) => b !== bind);
