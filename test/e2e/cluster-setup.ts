@@ -204,7 +204,8 @@ export function useClusterPeers(name: string, carrierOptions: Omit<ClusterSmscOp
           extraConfig: FAST_CLUSTER_CONFIG,
         });
         const all = cluster.nodes;
-        await until(() => bindHolders(all, started.carrier.address.port).length, (n) => n === bounds.binds, 60_000, `all ${bounds.binds} binds held`);
+        const port = started.carrier.address.port;
+        await until(() => all.reduce((open, node) => open + (node.exited ? 0 : node.connectionsTo(port)), 0), (n) => n === bounds.binds, 60_000, `all ${bounds.binds} binds held`);
         return cluster;
       },
     };
