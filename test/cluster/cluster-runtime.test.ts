@@ -110,7 +110,11 @@ describe('cluster membership (PostgreSQL)', () => {
 
     const newId = node.runtime.node.nodeId() as string;
     await until(async () => (await nodeRows(node.pool)).join() === newId, 'only the new row is left (the old one reaped)');
-    expect(node.logs.some((l) => l['level'] === 40 && String(l['msg']).startsWith('fenced out of the cluster') && l['formerId'] === formerId && l['newId'] === newId)).toBe(true);
+    // Logged once the beat that rejoined has finished (after its reap and its reads of the live nodes).
+    await until(
+      () => node.logs.some((l) => l['level'] === 40 && String(l['msg']).startsWith('fenced out of the cluster') && l['formerId'] === formerId && l['newId'] === newId),
+      'the fenced log line',
+    );
     expect(node.woken.parts).toBeGreaterThan(0);
     expect(node.woken.campaigns).toBeGreaterThan(0);
     // The old id's claim was handed back, and its late writes are refused.

@@ -55,3 +55,32 @@ describe('PartWindow', () => {
     expect(() => new PartWindow(1.5)).toThrow(RangeError);
   });
 });
+
+describe('PartWindow resized (a cluster node gaining or giving up bind slots)', () => {
+  it('keeps what is in flight when it shrinks and admits nothing more until the in-flight parts fit', async () => {
+    const window = new PartWindow(4);
+    expect(await window.acquire(3)).toBe(true);
+    window.resize(2);
+    const next = window.acquire(1);
+    expect(await settled(['next'], [next as unknown as Promise<void>])).toEqual([]);
+    // 2 in flight: one more would exceed the new size.
+    window.release(1);
+    expect(await settled(['next'], [next as unknown as Promise<void>])).toEqual([]);
+    window.release(1);
+    expect(await next).toBe(true);
+    expect(window.inFlight).toBe(2);
+  });
+
+  it('turns every waiter away at 0, refuses new parts, and admits them again when it grows', async () => {
+    const window = new PartWindow(1);
+    expect(await window.acquire(1)).toBe(true);
+    const waiting = window.acquire(1);
+    window.resize(0);
+    expect(await waiting).toBe(false);
+    expect(await window.acquire(1)).toBe(false);
+    window.release(1);
+    window.resize(2);
+    expect(await window.acquire(2)).toBe(true);
+    expect(() => window.resize(-1)).toThrow(RangeError);
+  });
+});

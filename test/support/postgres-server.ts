@@ -14,8 +14,8 @@
  *   the peer-cleanup setup file and the worker's exit hook stop it too if a test file never got to;
  * - the directory is removed when the server process exits, however it ends.
  */
-import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,8 +44,6 @@ export interface PostgresServer {
    * the same data directory served again on the same port; resolves once it accepts connections.
    */
   restart(downMs?: number): Promise<void>;
-  /** SIGSTOP (true) or SIGCONT (false) to every process of the server: a database frozen, not gone (its sessions stay open). */
-  freeze(frozen: boolean): void;
   /** Creates a new empty database and returns its URL. */
   createDatabase(): Promise<string>;
   /** Fast shutdown, waits for the exit, removes the directory. Safe to call twice. */
@@ -103,8 +101,6 @@ export async function startPostgres(): Promise<PostgresServer> {
       return started;
     };
     const shutDown = async (server: RunningServer): Promise<void> => {
-      // A frozen server would not hear the shutdown.
-      killPeer(server.child, 'SIGCONT');
       killPeer(server.child, 'SIGINT');
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => {
@@ -138,20 +134,6 @@ export async function startPostgres(): Promise<PostgresServer> {
           await admin.end();
         }
         return urlFor(name);
-      },
-      freeze(frozen) {
-        // The postmaster and each of its children call setsid() (a process group of their own), so
-        // the peer's group does not reach them: the postmaster first (it forks no new backend),
-        // then every child it has.
-        const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-        const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter((line) => line !== '').map(Number);
-        for (const pid of [postmaster, ...children]) {
-          try {
-            process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
-          } catch {
-            // Gone meanwhile: nothing to freeze.
-          }
-        }
       },
       async restart(downMs = 0) {
         if (stopping !== undefined) throw new Error('the server was stopped');
