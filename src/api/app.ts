@@ -20,6 +20,7 @@ import { legacyRouter } from './legacy-routes.js';
 import { openApiRouter } from './openapi-route.js';
 import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
+import { StoreOutageLog } from './store-outage.js';
 
 export interface ApiDeps {
   /** The store ports the routes read directly (GET /v1/inbound); the rest go through auth and campaigns. */
@@ -39,7 +40,9 @@ export function createApiApp(deps: ApiDeps): Koa {
   const logger = deps.logger.child({ component: 'api' });
   if (deps.observer !== undefined) app.use(requestMetrics(deps.observer));
   app.use(requestLog(logger));
-  app.use(errorBoundary(logger));
+  // One outage log for every route, the token endpoints included: one line per outage, not per request.
+  const storeOutage = new StoreOutageLog(logger);
+  app.use(errorBoundary(logger, storeOutage));
   const bodyBudget = new BodyBudget(deps.config.api.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const routers: Router[] = [
     healthRouter(),
@@ -48,7 +51,7 @@ export function createApiApp(deps: ApiDeps): Koa {
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
     inboundRouter({ auth: deps.auth, inbound: deps.ports.inbound }),
     // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.
-    authRouter(deps.auth, { logger }),
+    authRouter(deps.auth, { logger, outage: storeOutage }),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -11,6 +11,7 @@ import type { ApiAuthenticator, ApiIdentity } from './auth-port.js';
 import { API_ERROR, NOT_ADMINISTRATOR_DETAIL, sendBearerChallenge } from './http-errors.js';
 import type { BodyBudget } from './body-budget.js';
 import { bodyError, readJsonBody } from './read-json-body.js';
+import { StoreOutageLog } from './store-outage.js';
 
 /** Property names match case-insensitively (campaign-request.ts), so the lazy member does too. */
 const isRecipientInfo = (key: string): boolean => key.toLowerCase() === 'recipientinfo';
@@ -67,6 +68,8 @@ export async function administratorOrRefuse(ctx: Context, auth: ApiAuthenticator
     sendBearerChallenge(ctx);
     return undefined;
   }
+  // An identity was read from the store: it answers (the end of an outage, if one was going on).
+  StoreOutageLog.markReached(ctx);
   if (!auth.isRecognizedAdministrator(result.identity)) {
     throw new GatewayError(API_ERROR.notAdministrator, NOT_ADMINISTRATOR_DETAIL);
   }

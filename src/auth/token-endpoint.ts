@@ -12,7 +12,6 @@
  * Every response carries Cache-Control: no-store (RFC 6749 §5.1).
  */
 import type { Logger } from '../log.js';
-import { isStoreWriteRefusal } from '../store/write-refusal.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { Async } from '../store/ports.js';
 import type { CountedAttempt, FailureLimiter } from './failure-limiter.js';
@@ -83,17 +82,11 @@ export async function handleTokenRequest(deps: TokenEndpointDeps, kind: TokenEnd
   if (grantType.value === undefined) return oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
   if (!GRANTS[kind].includes(grantType.value)) return oauthError(400, 'unsupported_grant_type', `Unsupported grant_type: ${grantType.value}`);
 
-  let issued: IssuedTokens | TokenResponse;
-  try {
-    issued = grantType.value === 'password'
-      ? await passwordGrant(deps, client, form, remoteAddress)
-      : await refreshGrant(deps, client, form, remoteAddress);
-  } catch (err) {
-    if (!isStoreWriteRefusal(err)) throw err;
-    // A full, read-only or busy database is not the client's fault and passes: 503, retry later.
-    deps.logger.error({ err, clientId: client.clientId }, 'token request refused: the store refused a write');
-    return oauthError(503, 'temporarily_unavailable', 'The token could not be issued now; retry later', { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
-  }
+  // A store that cannot serve (full, read-only, busy, unreachable) throws from here: the HTTP layer
+  // (koa.ts) answers 503 temporarily_unavailable with Retry-After and logs it as one outage.
+  const issued = grantType.value === 'password'
+    ? await passwordGrant(deps, client, form, remoteAddress)
+    : await refreshGrant(deps, client, form, remoteAddress);
   if ('status' in issued) return issued;
   return { status: 200, body: responseBody(kind, issued), headers: { ...NO_STORE } };
 }
