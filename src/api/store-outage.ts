@@ -14,9 +14,10 @@ import type { Logger } from '../log.js';
 /** The ctx.state key a route sets once the store answered it (an identity was read). */
 const STORE_REACHED = 'storeReached';
 
+/** `reason`, not `message`: pino's error serializer would take an object with a message for an Error and add a stack. */
 export interface StoreFailureSummary {
   code: string | undefined;
-  message: string;
+  reason: string;
 }
 
 export class StoreOutageLog {
@@ -49,11 +50,11 @@ export class StoreOutageLog {
 /** The store failure's own code and message (the innermost of a cause chain), for a line without a stack. */
 export function summarize(err: unknown): StoreFailureSummary {
   let current: unknown = err;
-  let summary: StoreFailureSummary = { code: undefined, message: String(err) };
+  let summary: StoreFailureSummary = { code: undefined, reason: String(err) };
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;
     const message = (current as { message?: unknown }).message;
-    summary = { code: typeof code === 'string' ? code : undefined, message: typeof message === 'string' ? message : String(current) };
+    summary = { code: typeof code === 'string' ? code : undefined, reason: typeof message === 'string' ? message : String(current) };
     current = (current as { cause?: unknown }).cause;
   }
   return summary;
