@@ -78,8 +78,9 @@ export class BodyBudget {
   tryTake(clientKey: string, bytes: number): Reservation {
     const use = this.clients.get(clientKey);
     if (use === undefined) return 'total-full';
-    if (use.bytes + bytes > this.limits.maxBufferedBytesPerClient) return 'client-full';
+    // The total first: past it the gateway is busy whoever asks (503), as it was before shares.
     if (this.inFlightBytes + bytes > this.limits.maxBufferedBytes) return 'total-full';
+    if (use.bytes + bytes > this.limits.maxBufferedBytesPerClient) return 'client-full';
     this.inFlightBytes += bytes;
     use.bytes += bytes;
     return 'reserved';
