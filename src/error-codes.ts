@@ -20,6 +20,8 @@ export const ERROR_CODE = codeTable([
   'REQUEST_BODY_INVALID',
   'REQUEST_BODY_TOO_LARGE',
   'REQUEST_BODY_BUDGET_EXHAUSTED',
+  'REQUEST_CLIENT_BUDGET_EXHAUSTED',
+  'REQUEST_BODY_TOO_SLOW',
   'NOT_CLIENT_ADMINISTRATOR',
   // admin/
   'ADMIN_LISTEN_FAILED',
@@ -50,6 +52,8 @@ export const ERROR_CODE = codeTable([
   /** The configured database backend cannot do what was asked (e.g. a file backup of PostgreSQL). */
   'BACKEND_UNSUPPORTED',
   'STORE_CLOSED',
+  /** The database cannot serve now (unreachable, shutting down, disk full, busy): retry later. */
+  'STORE_UNAVAILABLE',
   'SECRET_KEY_INVALID',
   'SECRET_UNREADABLE',
   'BACKUP_EXISTS',

@@ -37,6 +37,12 @@ const apiSchema = section({
   maxBodyBytes: { ...positiveInt, default: 67108864 },
   // Request body bytes held across all requests in flight; left out: DEFAULT_MAX_BUFFERED_BYTES (src/api/body-budget.ts).
   maxBufferedBytes: positiveInt,
+  // Per-client share and slow-body deadline; left out: the defaults in src/api/body-budget.ts and
+  // src/api/read-json-body.ts (half of maxBufferedBytes, 4 uploads, 8192 bytes/s after 10000 ms).
+  maxBufferedBytesPerClient: positiveInt,
+  maxUploadsPerClient: positiveInt,
+  minBodyBytesPerSecond: nonNegativeInt,
+  bodyRateGraceMs: positiveInt,
 });
 
 const authSchema = section({

@@ -30,6 +30,14 @@ export interface ApiConfig {
    * answered 503 with Retry-After. Left out: 256 MiB (src/api/body-budget.ts DEFAULT_MAX_BUFFERED_BYTES).
    */
   maxBufferedBytes?: number;
+  /** One client's share of maxBufferedBytes (429 past it). Left out: half of maxBufferedBytes. */
+  maxBufferedBytesPerClient?: number;
+  /** Request bodies one client may send at once (429 past it). Left out: 4. */
+  maxUploadsPerClient?: number;
+  /** The average rate a body must arrive at once bodyRateGraceMs have passed (408 below it); 0: none. Left out: 8192. */
+  minBodyBytesPerSecond?: number;
+  /** How long a body is read before its rate is measured. Left out: 10000. */
+  bodyRateGraceMs?: number;
 }
 
 export interface LegacyAuthConfig {
