@@ -16,7 +16,7 @@
 import PQueue from 'p-queue';
 import { BackgroundWorker, type PassResult } from '../background-worker.js';
 import type { Clock } from '../clock.js';
-import type { GatewayObserver, PartOutcomeKind } from '../gateway-observer.js';
+import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { ClaimablePart } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
@@ -192,14 +192,15 @@ export class TransportLane {
     try {
       observer.partsSubmitted(transport.name, parts.length);
       const outcomes = await transport.submit(message);
-      for (const outcome of outcomes) observer.partOutcome(transport.name, outcomeLabel(outcome));
+      for (const outcome of outcomes) observer.partOutcome(transport.name, outcome);
       this.submitFailures.recovered({ transport: transport.name });
       return outcomes;
     } catch (err) {
-      parts.forEach(() => observer.partOutcome(transport.name, 'failed-temporary'));
       // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
       this.submitFailures.failed(err, { transport: transport.name, messageKey: message.messageKey });
-      return parts.map((p) => ({ part: p.part_number, kind: 'temporary', status: 'SUBMIT_ERROR' }));
+      const lost: PartOutcome[] = parts.map((p) => ({ part: p.part_number, kind: 'temporary', status: 'SUBMIT_ERROR' }));
+      for (const outcome of lost) observer.partOutcome(transport.name, outcome);
+      return lost;
     }
   }
 
@@ -236,18 +237,5 @@ export class TransportLane {
       concatReference: first.concat_reference,
       ...(everyPart ? {} : { partNumbers: parts.map((p) => p.part_number) }),
     };
-  }
-}
-
-/** The metric's label values (README, Admin listener) predate the union's kind names: kept as they were. */
-function outcomeLabel(outcome: PartOutcome): PartOutcomeKind {
-  switch (outcome.kind) {
-    case 'accepted':
-      return 'accepted';
-    case 'permanent':
-      return 'failed-permanent';
-    case 'temporary':
-    case 'not-sent':
-      return 'failed-temporary';
   }
 }
