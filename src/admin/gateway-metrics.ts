@@ -18,7 +18,7 @@ import { transportFacts, type LinkFacts } from './status-facts.js';
 import type { TransportActivity } from './transport-activity.js';
 
 export interface MetricSources {
-  status: Pick<Async<StatusQueries>, 'queuedPartsByTransport' | 'deadLetterCount' | 'oldestDueByTransport'>;
+  status: Pick<Async<StatusQueries>, 'queuedPartsByTransport' | 'deadLetterCount' | 'pendingWebhookCount' | 'oldestDueByTransport'>;
   /** The gateway's transports; read at each scrape (they are built after the metrics). */
   transports(): readonly Transport[];
   activity: TransportActivity;
@@ -258,6 +258,12 @@ export class GatewayMetrics implements GatewayObserver {
         collect: async (): Promise<void> => readyGauge.set((await ready()) ? 1 : 0),
       });
     }
+    const pending: Gauge = new Gauge({
+      name: 'smsgate_webhook_pending',
+      help: 'Webhook events waiting for their first attempt or a retry.',
+      registers,
+      collect: async (): Promise<void> => pending.set(await sources.status.pendingWebhookCount()),
+    });
     const dead: Gauge = new Gauge({
       name: 'smsgate_webhook_dead_letters',
       help: 'Webhook events that exhausted their retries, waiting for a replay.',

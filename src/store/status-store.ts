@@ -76,6 +76,11 @@ export class StatusQueries {
     return transports.map((transport) => ({ transport, oldestDueAtMs: (oldest.get(transport, nowMs) as number | null) ?? null }));
   }
 
+  /** Webhook events waiting for their first attempt or a retry (smsgate_webhook_pending). */
+  pendingWebhookCount(): number {
+    return this.db.prepare(`SELECT COUNT(*) FROM webhook_outbox WHERE state = 'pending'`).pluck().get() as number;
+  }
+
   deadLetterCount(): number {
     return this.db.prepare(`SELECT COUNT(*) FROM webhook_outbox WHERE state = 'dead'`).pluck().get() as number;
   }

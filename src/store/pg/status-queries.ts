@@ -32,6 +32,10 @@ export class PgStatusQueries implements Async<StatusQueries> {
     });
   }
 
+  async pendingWebhookCount(): Promise<number> {
+    return Number((await row<{ n: number | string }>(this.pool, `SELECT COUNT(*) AS n FROM webhook_outbox WHERE state = 'pending'`))?.n ?? 0);
+  }
+
   async deadLetterCount(): Promise<number> {
     return (await row<{ n: number }>(this.pool, `SELECT COUNT(*) AS n FROM webhook_outbox WHERE state = 'dead'`))?.n ?? 0;
   }
