@@ -84,6 +84,13 @@ export function partOutcomeReason(outcome: PartOutcome): string {
  * parts (the oldest forgotten first), so memory stays bounded when receipts never come.
  */
 export const MAX_AWAITED_RECEIPTS = 200_000;
+/**
+ * A final receipt can be handled before its submit's outcome: the SMSC's submit_sm_resp and its
+ * deliver_sm arrive in one read, and the transport hands the receipt on before the engine's await
+ * of the submit resumes. Such receipts are remembered (at most this many, the oldest forgotten
+ * first) and observed as 0 s when the outcome comes: the receipt came as fast as the response.
+ */
+export const MAX_EARLY_RECEIPTS = 10_000;
 const RECEIPT_LATENCY_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
 /**
@@ -118,6 +125,8 @@ export class GatewayMetrics implements GatewayObserver {
   private readonly inboundIncomplete = new Tally<'transport'>();
   /** `${transport}\u0000${messageId}` -> when its submit was accepted, until its final receipt. */
   private readonly awaitingReceipt = new Map<string, number>();
+  /** Final receipts handled before their part's accepted outcome (MAX_EARLY_RECEIPTS). */
+  private readonly earlyReceipts = new Set<string>();
   private readonly receiptLatencySeconds: Histogram<'transport'>;
   private readonly now: () => number;
   private readonly receipts = new Tally<'transport' | 'status'>();
@@ -317,6 +326,7 @@ export class GatewayMetrics implements GatewayObserver {
       this.submitted.add(transport, () => ({ transport }), 0);
       this.outcomes.add(`${transport}\u0000accepted\u0000OK`, () => ({ transport, outcome: 'accepted', reason: 'OK' }), 0);
       for (const tally of [this.inboundMessages, this.inboundParts, this.inboundIncomplete]) tally.add(transport, () => ({ transport }), 0);
+      this.receiptLatencySeconds.zero({ transport });
     }
   }
 
@@ -347,11 +357,16 @@ export class GatewayMetrics implements GatewayObserver {
     this.outcomes.add(`${transport}\u0000${label}\u0000${reason}`, () => ({ transport, outcome: label, reason }));
     this.sources.activity.finished(transport);
     if (outcome.kind === 'accepted') {
+      const key = `${transport}\u0000${outcome.messageId}`;
+      if (this.earlyReceipts.delete(key)) {
+        this.receiptLatencySeconds.observe({ transport }, 0);
+        return;
+      }
       if (this.awaitingReceipt.size >= MAX_AWAITED_RECEIPTS) {
         const oldest = this.awaitingReceipt.keys().next();
         if (oldest.done !== true) this.awaitingReceipt.delete(oldest.value);
       }
-      this.awaitingReceipt.set(`${transport}\u0000${outcome.messageId}`, this.now());
+      this.awaitingReceipt.set(key, this.now());
     }
   }
 
@@ -361,7 +376,14 @@ export class GatewayMetrics implements GatewayObserver {
     if (!receipt.final) return;
     const key = `${transport}\u0000${receipt.messageId}`;
     const submittedAtMs = this.awaitingReceipt.get(key);
-    if (submittedAtMs === undefined) return;
+    if (submittedAtMs === undefined) {
+      if (this.earlyReceipts.size >= MAX_EARLY_RECEIPTS) {
+        const oldest = this.earlyReceipts.values().next();
+        if (oldest.done !== true) this.earlyReceipts.delete(oldest.value);
+      }
+      this.earlyReceipts.add(key);
+      return;
+    }
     this.awaitingReceipt.delete(key);
     this.receiptLatencySeconds.observe({ transport }, Math.max(0, this.now() - submittedAtMs) / 1_000);
   }

@@ -24,7 +24,7 @@ export interface AdminFixture {
 /** Recipients whose msisdn ends in 9 get UNDELIV receipts; the receiver answers 400 (a dead letter) for msisdns ending in 8. */
 export async function startAdminFixture(
   name: string,
-  options: { maxPerSecond?: number; window?: number; extraTransports?: (smsc: { host: string; port: number }) => Record<string, unknown>[] } = {},
+  options: { maxPerSecond?: number; window?: number; receiptDelayMs?: number; extraTransports?: (smsc: { host: string; port: number }) => Record<string, unknown>[] } = {},
 ): Promise<AdminFixture> {
   const dir = tempDir(name);
   const started: { smsc?: ReceiptingSmsc; receiver?: WebhookReceiver; gateway?: Gateway } = {};
@@ -35,7 +35,7 @@ export async function startAdminFixture(
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    started.smsc = await ReceiptingSmsc.start({ statusFor: (destination) => (destination.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
+    started.smsc = await ReceiptingSmsc.start({ statusFor: (destination) => (destination.endsWith('9') ? 'UNDELIV' : 'DELIVRD'), receiptDelayMs: options.receiptDelayMs ?? 0 });
     started.receiver = await WebhookReceiver.start();
     started.receiver.respondWith((request) => {
       const body = JSON.parse(request.rawBody.toString('utf8')) as { To?: string };
