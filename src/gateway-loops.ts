@@ -60,6 +60,7 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
     now,
     wakeWebhooks: () => webhooks.wake(),
     numbering,
+    ...observer,
   });
   const engine = new DispatchEngine({
     store: deps.engineStore,

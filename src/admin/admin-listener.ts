@@ -13,7 +13,7 @@ import type { Transport } from '../transports/transport.js';
 import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
 import type { ClusterStats } from '../cluster/cluster-runtime.js';
-import type { ClusterReadiness } from './readiness.js';
+import { readiness, type ClusterReadiness } from './readiness.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
 import { CampaignProgressCache } from './status-facts.js';
@@ -50,7 +50,14 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   let wakeWebhooks = (): void => {};
   let writesStalled = (): boolean => false;
   let cluster: ClusterReadiness | undefined;
-  const metrics = new GatewayMetrics({ status: deps.ports.status, activity, transports: () => transports });
+  const metrics = new GatewayMetrics({
+    status: deps.ports.status,
+    activity,
+    transports: () => transports,
+    now: deps.now,
+    // The same decision as GET /ready (readiness.ts), so smsgate_ready and /ready never disagree.
+    ready: async () => (await readiness(deps.ports.status, transports, () => writesStalled(), cluster)).ready,
+  });
   let server: Server | undefined;
 
   return {

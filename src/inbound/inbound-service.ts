@@ -10,6 +10,7 @@
  * transaction; an unrouted one is kept (client_id NULL) and never sent to any client.
  */
 import { randomUUID } from 'node:crypto';
+import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import { numberingPlanFor, type NumberingPlan } from '../sms/index.js';
 import type { InboundPartRow } from '../store/entities.js';
@@ -36,6 +37,8 @@ export interface InboundServiceOptions {
   reassemblyTimeoutMs?: number;
   /** How From and To numbers are normalised (config `numbering.country`); default Ireland's, SPEC "Recipient". */
   numbering?: NumberingPlan;
+  /** Metrics hooks (src/admin): inbound parts and messages stored. */
+  observer?: GatewayObserver;
 }
 
 /** What receive() did with a message or part, for logs and tests. */
@@ -113,6 +116,7 @@ export class InboundService {
       const stored = await this.store.storePart(key, part, (parts) => this.assembleRecording(key, parts, nowMs, (m) => (missing = m)), nowMs);
       if (stored.kind === 'message') this.warnIfIncomplete(key, missing);
       outcome = stored.kind === 'message' ? messageOutcome(stored) : stored;
+      if (outcome.kind !== 'part-repeated') (this.options.observer ?? NOOP_OBSERVER).inboundPart(transport);
     }
     this.afterCommit(transport, outcome);
     return outcome;
@@ -188,6 +192,7 @@ export class InboundService {
       logger.debug({ transport, outcome }, 'inbound part stored');
       return;
     }
+    (this.options.observer ?? NOOP_OBSERVER).inboundMessage(transport, outcome.incomplete);
     // Text is not logged (STYLE 12): only who and whether it was routed.
     logger.info({ transport, messageId: outcome.publicId, routed: outcome.clientId !== null, incomplete: outcome.incomplete, optedOut: outcome.optedOut }, 'inbound message stored');
     if (outcome.clientId !== null) this.options.wakeWebhooks();

@@ -13,6 +13,13 @@ export interface QueuedParts {
   submitting: number;
 }
 
+/** How long a transport's queue has kept a part waiting: the oldest due time of its queued parts (null: none due). */
+export interface QueueDueSince {
+  transport: string;
+  /** The earliest next_attempt_at of its queued parts that are due (<= now), ms since epoch; null when none is due. */
+  oldestDueAtMs: number | null;
+}
+
 export interface ClientWebhooks {
   clientId: number;
   client: string;
@@ -57,6 +64,21 @@ export class StatusQueries {
       queued: count.get(transport, 'queued') as number,
       submitting: count.get(transport, 'submitting') as number,
     }));
+  }
+
+  /**
+   * The oldest due time of each named transport's queued parts (smsgate_queue_oldest_age_seconds):
+   * a part not yet claimed although due since then. Parts waiting for a later retry are not due
+   * and do not count. Reads the fair-claim index's (transport, state) prefix, as the counts do.
+   */
+  oldestDueByTransport(transports: readonly string[], nowMs: number): QueueDueSince[] {
+    const oldest = this.db.prepare<[string, number]>(`SELECT MIN(next_attempt_at) FROM message_parts WHERE transport = ? AND state = 'queued' AND next_attempt_at <= ?`).pluck();
+    return transports.map((transport) => ({ transport, oldestDueAtMs: (oldest.get(transport, nowMs) as number | null) ?? null }));
+  }
+
+  /** Webhook events waiting for their first attempt or a retry (smsgate_webhook_pending). */
+  pendingWebhookCount(): number {
+    return this.db.prepare(`SELECT COUNT(*) FROM webhook_outbox WHERE state = 'pending'`).pluck().get() as number;
   }
 
   deadLetterCount(): number {

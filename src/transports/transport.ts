@@ -226,4 +226,24 @@ export interface Transport {
   recoverReceipts?(messageIds: readonly string[]): number;
   /** Optional diagnostics per link (SMPP binds, modems); a transport without links is shown as one. */
   links?(): TransportLink[];
+  /**
+   * Optional: what its links did since the transport was built, over every link it ever had (a
+   * bind handed to another cluster node keeps its counts here), so each only grows. Read when
+   * metrics are scraped (smsgate_bind_attempts_total and the others); must not block.
+   */
+  linkCounters?(): LinkCounters;
+}
+
+/**
+ * Counts of a transport's link events. A failure's reason is the coded error (GatewayError code
+ * such as SMPP_CONNECT_FAILED, SMPP_BIND_REFUSED, SMPP_BIND_TIMEOUT) or OTHER: a bounded set, never
+ * the error's text, so the metric's label values stay few.
+ */
+export interface LinkCounters {
+  /** Attempts to bind (or open) a link. */
+  bindAttempts: number;
+  /** Attempts that failed, by reason. */
+  bindFailures: ReadonlyMap<string, number>;
+  /** Sessions lost after they were bound (each followed by a reconnect, unless the transport stops). */
+  sessionsLost: number;
 }

@@ -22,7 +22,10 @@ export interface AdminFixture {
 }
 
 /** Recipients whose msisdn ends in 9 get UNDELIV receipts; the receiver answers 400 (a dead letter) for msisdns ending in 8. */
-export async function startAdminFixture(name: string, options: { maxPerSecond?: number; window?: number } = {}): Promise<AdminFixture> {
+export async function startAdminFixture(
+  name: string,
+  options: { maxPerSecond?: number; window?: number; receiptDelayMs?: number; extraTransports?: (smsc: { host: string; port: number }) => Record<string, unknown>[] } = {},
+): Promise<AdminFixture> {
   const dir = tempDir(name);
   const started: { smsc?: ReceiptingSmsc; receiver?: WebhookReceiver; gateway?: Gateway } = {};
   const stop = async (): Promise<void> => {
@@ -32,14 +35,16 @@ export async function startAdminFixture(name: string, options: { maxPerSecond?: 
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    started.smsc = await ReceiptingSmsc.start({ statusFor: (destination) => (destination.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
+    started.smsc = await ReceiptingSmsc.start({ statusFor: (destination) => (destination.endsWith('9') ? 'UNDELIV' : 'DELIVRD'), receiptDelayMs: options.receiptDelayMs ?? 0 });
     started.receiver = await WebhookReceiver.start();
     started.receiver.respondWith((request) => {
       const body = JSON.parse(request.rawBody.toString('utf8')) as { To?: string };
       return body.To?.endsWith('8') === true ? { kind: 'status', statusCode: 400 } : undefined;
     });
+    const base = gatewayConfig(dir, started.smsc.address, { maxPerSecond: options.maxPerSecond ?? 100, window: options.window ?? 10 });
     const raw = {
-      ...gatewayConfig(dir, started.smsc.address, { maxPerSecond: options.maxPerSecond ?? 100, window: options.window ?? 10 }),
+      ...base,
+      transports: [...(base['transports'] as Record<string, unknown>[]), ...(options.extraTransports?.(started.smsc.address) ?? [])],
       logging: { level: 'silent' },
       admin: { host: '127.0.0.1', port: 0 },
     };

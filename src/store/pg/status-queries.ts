@@ -3,7 +3,7 @@
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe.
  */
 import type { Async } from '../ports.js';
-import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, WriteProbe } from '../status-store.js';
+import type { CampaignProgress, ClientWebhooks, QueueDueSince, QueuedParts, StatusQueries, WriteProbe } from '../status-store.js';
 import { connectListening, row, rows, type PgClient, type PgPool } from './pool.js';
 
 export class PgStatusQueries implements Async<StatusQueries> {
@@ -19,6 +19,21 @@ export class PgStatusQueries implements Async<StatusQueries> {
       queued: counted.find((c) => c.transport === transport && c.state === 'queued')?.n ?? 0,
       submitting: counted.find((c) => c.transport === transport && c.state === 'submitting')?.n ?? 0,
     }));
+  }
+
+  /** As status-store.ts oldestDueByTransport: one grouped MIN over the claim index. */
+  async oldestDueByTransport(transports: readonly string[], nowMs: number): Promise<QueueDueSince[]> {
+    const found = await rows<{ transport: string; oldest: string | number | null }>(this.pool,
+      `SELECT transport, MIN(next_attempt_at) AS oldest FROM message_parts
+       WHERE transport = ANY($1::text[]) AND state = 'queued' AND next_attempt_at <= $2 GROUP BY transport`, [transports, nowMs]);
+    return transports.map((transport) => {
+      const oldest = found.find((f) => f.transport === transport)?.oldest;
+      return { transport, oldestDueAtMs: oldest === undefined || oldest === null ? null : Number(oldest) };
+    });
+  }
+
+  async pendingWebhookCount(): Promise<number> {
+    return Number((await row<{ n: number | string }>(this.pool, `SELECT COUNT(*) AS n FROM webhook_outbox WHERE state = 'pending'`))?.n ?? 0);
   }
 
   async deadLetterCount(): Promise<number> {

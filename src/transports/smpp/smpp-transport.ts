@@ -13,6 +13,7 @@ import type { Clock } from '../../clock.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { normalizeMessageId, parseSmppReceipt } from '../../receipts/index.js';
 import type {
+  LinkCounters,
   NotSentReason,
   OutboundMessage,
   PartOutcome,
@@ -32,6 +33,7 @@ import { SmppBind, type BindSlot } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
 import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
 import { TokenBucket } from './token-bucket.js';
+import { LinkCounterTally } from '../link-counters.js';
 
 /**
  * Which of the carrier's `binds` slots this node may open, when several nodes share them (issue 11
@@ -87,6 +89,7 @@ export class SmppTransport implements Transport {
   private stopping = false;
   private waiters: Waiter[] = [];
   private lastState: TransportState = { state: 'binding' };
+  private readonly linkTally = new LinkCounterTally();
 
   constructor(config: SmppTransportConfig, options: SmppTransportOptions = {}) {
     this.config = resolveSmppConfig(config);
@@ -103,6 +106,7 @@ export class SmppTransport implements Transport {
         onDeliverSm: (pdu, connection) => void this.onDeliverSm(pdu, connection),
         onSlotFreed: () => this.wakeAll(),
         onStateChange: () => this.onBindStateChange(),
+        counters: this.linkTally,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
       });
     this.slotGate = options.slotGate;
@@ -193,6 +197,11 @@ export class SmppTransport implements Transport {
 
   currentState(): TransportState {
     return this.lastState;
+  }
+
+  /** Bind attempts, failures by reason and lost sessions over every bind this transport had (metrics). */
+  linkCounters(): LinkCounters {
+    return this.linkTally;
   }
 
   /** Bind attempts made by each bind since start (for diagnostics and tests). */
