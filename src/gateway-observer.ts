@@ -8,7 +8,7 @@
  * State that can be read (queue depth, binds up, dead letters, modem signal) is not reported
  * here: the admin reads it when scraped.
  */
-import type { TransportState } from './transports/transport.js';
+import type { PartOutcome, TransportState } from './transports/transport.js';
 
 /**
  * The smsgate_part_outcomes_total label values (README): a 'not-sent' part counts as
@@ -19,15 +19,30 @@ export type PartOutcomeKind = 'accepted' | 'failed-permanent' | 'failed-temporar
 /** What one webhook attempt came to: a 2xx, a retry scheduled, or a dead letter. */
 export type WebhookAttemptResult = 'delivered' | 'retry' | 'dead';
 
+/** Whose endpoint a webhook attempt went to, and its breaker after the attempt (the status page). */
+export interface WebhookAttemptDetail {
+  clientId: number;
+  /** The attempt's error (ECONNREFUSED, HTTP_503, TIMEOUT...); null when delivered or when it failed fast. */
+  error: string | null;
+  /** True when the breaker was open and no request was made (last_error CIRCUIT_OPEN). */
+  failedFast: boolean;
+  breaker: 'closed' | 'open' | 'half-open';
+  /** When an open breaker lets its trial through (the sender's clock); null when not open. */
+  halfOpensAtMs: number | null;
+}
+
 export interface GatewayObserver {
   /** `parts` parts are handed to the transport's submit now. */
   partsSubmitted(transport: string, parts: number): void;
-  /** One outcome of a part handed to the transport (called once per part partsSubmitted counted). */
-  partOutcome(transport: string, outcome: PartOutcomeKind): void;
+  /**
+   * One outcome of a part handed to the transport (called once per part partsSubmitted counted);
+   * `detail` is the transport's own outcome when it gave one (its status tells a throttle apart).
+   */
+  partOutcome(transport: string, outcome: PartOutcomeKind, detail?: PartOutcome): void;
   /** A transport reported a receipt with this status text (before it is stored). */
   receiptReceived(transport: string, status: string): void;
   /** One webhook attempt ended; lagMs is receipt stored -> 2xx, given only when delivered. */
-  webhookAttempt(result: WebhookAttemptResult, lagMs?: number): void;
+  webhookAttempt(result: WebhookAttemptResult, lagMs?: number, detail?: WebhookAttemptDetail): void;
   /** One group commit of the engine's writes took this long (transaction start to commit). */
   dbCommit(seconds: number): void;
   /** One API request: route is the router's pattern ('/v1/campaign/:id'), never the raw path. */

@@ -187,7 +187,7 @@ export class TransportLane {
     try {
       observer.partsSubmitted(transport.name, parts.length);
       const outcomes = await transport.submit(message);
-      for (const outcome of outcomes) observer.partOutcome(transport.name, outcomeLabel(outcome));
+      for (const outcome of outcomes) observer.partOutcome(transport.name, outcomeLabel(outcome), outcome);
       return outcomes;
     } catch (err) {
       parts.forEach(() => observer.partOutcome(transport.name, 'failed-temporary'));
