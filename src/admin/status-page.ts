@@ -151,7 +151,7 @@ function webhooksSection(facts: StatusFacts, csrfToken: string, nowMs: number): 
         c.dead === 0
           ? ''
           : `<form method="post" action="/status/replay"><input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}"><input type="hidden" name="client" value="${escapeHtml(c.client)}"><button type="submit">Replay ${c.dead} dead letter${c.dead === 1 ? '' : 's'}</button></form>`;
-      const breaker = c.breaker === null ? '<span class="quiet">not tried yet</span>' : stateBadge(`breaker ${c.breaker}`);
+      const breaker = c.breaker === null ? '<span class="quiet">not tried yet</span>' : `<span class="state state-breaker-${escapeHtml(c.breaker)}">breaker ${escapeHtml(c.breaker)}</span>`;
       const lastError = c.lastError === null ? '' : `${escapeHtml(c.lastError)} <span class="quiet">${ago(c.lastErrorAt, nowMs)}</span>`;
       return `<tr data-client="${escapeHtml(c.client)}"><td>${escapeHtml(c.client)}</td><td class="num">${c.pending}</td><td class="num">${c.dead}</td><td>${replay}</td><td class="breaker">${breaker}</td><td class="err last-error">${lastError}</td></tr>`;
     })
