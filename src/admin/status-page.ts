@@ -9,6 +9,8 @@ import type { CountsByName, OutcomeBreakdown } from './campaign-outcomes.js';
 import type { CampaignFacts, LinkFacts, StatusFacts, TransportFacts } from './status-facts.js';
 
 export const STATUS_REFRESH_SECONDS = 5;
+/** Recent errors on the page (newest first); /status.json has every one kept. */
+export const RECENT_ERRORS_SHOWN = 10;
 
 export interface StatusPageOptions {
   /** The per-process token the replay form carries (checked on POST). */
@@ -162,13 +164,16 @@ function webhooksSection(facts: StatusFacts, csrfToken: string, nowMs: number): 
 function errorsSection(facts: StatusFacts): string {
   if (facts.recentErrors === null) return '<p>Not known: smsgate serve is not answering.</p>';
   if (facts.recentErrors.length === 0) return '<p class="quiet">None since start.</p>';
+  const more = facts.recentErrors.length - RECENT_ERRORS_SHOWN;
   const rows = facts.recentErrors
+    .slice(0, RECENT_ERRORS_SHOWN)
     .map((e) => {
       const context = Object.entries(e.context).map(([k, v]) => `${escapeHtml(k)}=${escapeHtml(v)}`).join(' ');
-      return `<tr><td>${escapeHtml(new Date(e.atMs).toISOString())}</td><td>${stateBadge(e.level)}</td><td>${escapeHtml(e.message)}</td><td class="quiet">${context}</td></tr>`;
+      return `<tr><td class="when">${escapeHtml(new Date(e.atMs).toISOString())}</td><td>${stateBadge(e.level)}</td><td>${escapeHtml(e.message)}</td><td class="quiet">${context}</td></tr>`;
     })
     .join('\n');
-  return `<table id="errors"><thead><tr><th>time</th><th>level</th><th>message</th><th>context</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const note = more > 0 ? `<p class="quiet">The ${RECENT_ERRORS_SHOWN} newest; ${more} older in /status.json.</p>` : '';
+  return `<table id="errors"><thead><tr><th>time</th><th>level</th><th>message</th><th>context</th></tr></thead><tbody>${rows}</tbody></table>${note}`;
 }
 
 const STYLE = `
@@ -186,7 +191,7 @@ th{font-weight:600;background:#eef1f5}.num{text-align:right;font-variant-numeric
 .banner.ready{background:#d7f5dd;border-color:#8fd19e;color:#145a24}.banner.not-ready{background:#fbd9d5;border-color:#e8a49c;color:#8a1f14}
 .banner.unknown{background:#eef1f5;border-color:#c9ced8}
 .outcomes div{white-space:nowrap}.counts{display:inline;margin:0;padding:0}.counts li{display:inline;margin-left:.5rem;color:#6b7385}
-.counts li::before{content:"·";margin-right:.4rem}.code{font-family:ui-monospace,monospace;font-size:.9em}tr.finished{background:#fafbfc}
+.counts li::before{content:"·";margin-right:.4rem}.code{font-family:ui-monospace,monospace;font-size:.9em}tr.finished{background:#fafbfc}td.when{white-space:nowrap}
 .bar{display:flex;height:.8rem;width:16rem;background:#e3e6eb;border-radius:.2rem;overflow:hidden}
 .bar.thin{height:.3rem;margin-top:.2rem}.bar .delivered{background:#2f9e44}.bar .undelivered{background:#e03131}.bar .sent{background:#4263eb}
 .notice{background:#e7f0ff;border:1px solid #b6cdfa;padding:.5rem .8rem;margin:.8rem 0}
