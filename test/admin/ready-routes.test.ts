@@ -74,7 +74,7 @@ describe('/ready when the carrier a route needs is down and another transport is
     smsc = await ReceiptingSmsc.start();
     relay = await Relay.start();
     relay.pointAt(smsc.address);
-    const raw = {
+    const raw: Record<string, unknown> = {
       ...gatewayConfig(dir, relay.address),
       logging: { level: 'silent' },
       admin: { host: '127.0.0.1', port: 0 },
