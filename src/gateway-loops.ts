@@ -77,6 +77,7 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
   });
   admin?.attach({
     transports,
+    routes: config.routes,
     wakeWebhooks: () => webhooks.wake(),
     writesStalled: () => engine.stats().writesStalled,
     ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),

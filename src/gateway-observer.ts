@@ -19,6 +19,18 @@ export type PartOutcomeKind = 'accepted' | 'failed-permanent' | 'failed-temporar
 /** What one webhook attempt came to: a 2xx, a retry scheduled, or a dead letter. */
 export type WebhookAttemptResult = 'delivered' | 'retry' | 'dead';
 
+/** Whose endpoint a webhook attempt went to, and its breaker after the attempt (the status page). */
+export interface WebhookAttemptDetail {
+  clientId: number;
+  /** The attempt's error (ECONNREFUSED, HTTP_503, TIMEOUT...); null when delivered or when it failed fast. */
+  error: string | null;
+  /** True when the breaker was open and no request was made (last_error CIRCUIT_OPEN). */
+  failedFast: boolean;
+  breaker: 'closed' | 'open' | 'half-open';
+  /** When an open breaker lets its trial through (the sender's clock); null when not open. */
+  halfOpensAtMs: number | null;
+}
+
 export interface GatewayObserver {
   /** `parts` parts are handed to the transport's submit now. */
   partsSubmitted(transport: string, parts: number): void;
@@ -31,7 +43,7 @@ export interface GatewayObserver {
   /** An inbound message was stored whole: a single PDU, its last part, or (incomplete) what arrived by the reassembly timeout. */
   inboundMessage(transport: string, incomplete: boolean): void;
   /** One webhook attempt ended; lagMs is receipt stored -> 2xx, given only when delivered. */
-  webhookAttempt(result: WebhookAttemptResult, lagMs?: number): void;
+  webhookAttempt(result: WebhookAttemptResult, lagMs?: number, detail?: WebhookAttemptDetail): void;
   /** One group commit of the engine's writes took this long (transaction start to commit). */
   dbCommit(seconds: number): void;
   /** One API request: route is the router's pattern ('/v1/campaign/:id'), never the raw path. */

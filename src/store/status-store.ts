@@ -43,6 +43,23 @@ export interface CampaignProgress {
   pending: number;
 }
 
+/**
+ * Undelivered recipients of a campaign grouped by what failed them: `lastStatus` is the receipt
+ * status (UNDELIV, EXPIRED...) or, for a part the network never took, the submit's code
+ * (ESME_RINVDSTADR, CMS_ERROR_500...); `rejected` is true for the latter (a part undelivered with no
+ * message id). The breakdown itself is one pure function (src/admin/campaign-outcomes.ts).
+ */
+export interface UndeliveredGroup {
+  lastStatus: string | null;
+  rejected: boolean;
+  recipients: number;
+}
+
+export interface ClientName {
+  id: number;
+  name: string;
+}
+
 export type WriteProbe = { ok: true } | { ok: false; reason: string };
 
 /**
@@ -130,6 +147,50 @@ export class StatusQueries {
       const sent = rows - (waiting.get(c.id) as number) - (unsent.get(c.id) ?? 0);
       return { ...c, ...counts, sent };
     });
+  }
+
+  /**
+   * Campaigns that are over, newest first: failed, or ready with no recipient pending. Same shape
+   * as campaignsInProgress (`sent` counts recipients all of whose parts the network answered).
+   */
+  finishedCampaigns(maxCampaigns: number): CampaignProgress[] {
+    const campaigns = this.db
+      .prepare(
+        `SELECT c.id, c.name, cl.name AS client, c.state, c.created_at AS createdAtMs, COALESCE(c.total_sent, 0) AS total
+         FROM campaigns c JOIN clients cl ON cl.id = c.client_id
+         WHERE c.state = 'failed'
+            OR (c.state = 'ready' AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.status = 'pending'))
+         ORDER BY c.created_at DESC, c.id LIMIT ?`,
+      )
+      .all(maxCampaigns) as Omit<CampaignProgress, 'sent' | 'delivered' | 'undelivered' | 'pending'>[];
+    const byStatus = this.db.prepare<[string]>(`SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = ? GROUP BY status`);
+    return campaigns.map((c) => {
+      const counts = { delivered: 0, undelivered: 0, pending: 0 };
+      for (const row of byStatus.all(c.id) as { status: keyof typeof counts; n: number }[]) counts[row.status] = row.n;
+      return { ...c, ...counts, sent: counts.delivered + counts.undelivered + counts.pending };
+    });
+  }
+
+  /**
+   * The campaign's undelivered recipients by (lastStatus, rejected), in no order: recipients_status,
+   * then each one's parts by its unique key (recipient_id, part_number).
+   */
+  undeliveredGroups(campaignId: string): UndeliveredGroup[] {
+    const rows = this.db
+      .prepare<[string]>(
+        `SELECT r.last_status AS lastStatus,
+                EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id AND p.state = 'undelivered' AND p.message_id IS NULL) AS rejected,
+                COUNT(*) AS recipients
+         FROM recipients r WHERE r.campaign_id = ? AND r.status = 'undelivered'
+         GROUP BY 1, 2`,
+      )
+      .all(campaignId) as { lastStatus: string | null; rejected: number; recipients: number }[];
+    return rows.map((r) => ({ ...r, rejected: r.rejected === 1 }));
+  }
+
+  /** Every client's id and name, so pages and logs name clients instead of numbering them. */
+  clientNames(): ClientName[] {
+    return this.db.prepare(`SELECT id, name FROM clients ORDER BY id`).all() as ClientName[];
   }
 
   /**

@@ -675,7 +675,15 @@ export class WebhookSender {
         this.counters.retriesScheduled += 1;
       }
     }
-    (this.options.observer ?? NOOP_OBSERVER).webhookAttempt(record.kind, record.kind === 'delivered' ? atMs - row.createdAt : undefined);
+    const key = EndpointBreakers.keyFor(row.clientId, row.webhookUrl ?? '');
+    const failedFast = record.kind !== 'delivered' && record.lastError === WEBHOOK_ERROR.circuitOpen;
+    (this.options.observer ?? NOOP_OBSERVER).webhookAttempt(record.kind, record.kind === 'delivered' ? atMs - row.createdAt : undefined, {
+      clientId: row.clientId,
+      error: record.kind === 'delivered' || failedFast ? null : record.lastError,
+      failedFast,
+      breaker: this.breakers.state(key),
+      halfOpensAtMs: this.breakers.halfOpensAt(key),
+    });
     this.results.push(record);
     if (this.results.length >= this.flushBatchRows) this.flush();
     else if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.flushIntervalMs);

@@ -4,7 +4,7 @@
  * campaign lasts long enough to be seen in progress.
  */
 import { rmSync } from 'node:fs';
-import { createGateway, type Gateway } from '../../src/index.js';
+import { createGateway, SIMULATOR_DEMO_OUTCOMES, type Gateway } from '../../src/index.js';
 import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -22,9 +22,19 @@ export interface AdminFixture {
 }
 
 /** Recipients whose msisdn ends in 9 get UNDELIV receipts; the receiver answers 400 (a dead letter) for msisdns ending in 8. */
+/**
+ * `simulator`: also a simulator transport `sim` with the demo outcomes (config/simulator-demo.json:
+ * 9 UNDELIV, 8 rejected REJECTD, 7 throttled once), routed numbers starting 44.
+ */
 export async function startAdminFixture(
   name: string,
-  options: { maxPerSecond?: number; window?: number; receiptDelayMs?: number; extraTransports?: (smsc: { host: string; port: number }) => Record<string, unknown>[] } = {},
+  options: {
+    maxPerSecond?: number;
+    window?: number;
+    receiptDelayMs?: number;
+    simulator?: boolean;
+    extraTransports?: (smsc: { host: string; port: number }) => Record<string, unknown>[];
+  } = {},
 ): Promise<AdminFixture> {
   const dir = tempDir(name);
   const started: { smsc?: ReceiptingSmsc; receiver?: WebhookReceiver; gateway?: Gateway } = {};
@@ -42,12 +52,16 @@ export async function startAdminFixture(
       return body.To?.endsWith('8') === true ? { kind: 'status', statusCode: 400 } : undefined;
     });
     const base = gatewayConfig(dir, started.smsc.address, { maxPerSecond: options.maxPerSecond ?? 100, window: options.window ?? 10 });
-    const raw = {
+    const raw: Record<string, unknown> = {
       ...base,
       transports: [...(base['transports'] as Record<string, unknown>[]), ...(options.extraTransports?.(started.smsc.address) ?? [])],
       logging: { level: 'silent' },
       admin: { host: '127.0.0.1', port: 0 },
     };
+    if (options.simulator === true) {
+      raw['transports'] = [...(raw['transports'] as object[]), { name: 'sim', type: 'simulator', receiptDelayMs: 50, outcomes: SIMULATOR_DEMO_OUTCOMES }];
+      raw['routes'] = [{ prefix: '44', transport: 'sim' }, { prefix: '', transport: 'carrier' }];
+    }
     const { config } = writeGatewayConfig(dir, raw);
     const account = await seedAccount(config, { clientName: 'acme <b>&co', webhookUrl: started.receiver.url, senders: [{ name: 'Admin', type: 0 }] });
     started.gateway = await createGateway(config);

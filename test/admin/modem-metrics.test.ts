@@ -85,6 +85,9 @@ describe('modem metrics', () => {
     expect(series.get('smsgate_transport_up{transport="modems",bind="sim1"}')).toBe(0);
     const ready = await fetch(`${adminUrl}/ready`);
     expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { reasons: string[] }).reasons).toEqual([expect.stringMatching(/^no transport is up: modems /)]);
+    expect(((await ready.json()) as { reasons: string[] }).reasons).toEqual([
+      expect.stringMatching(/^no transport is up: modems /),
+      expect.stringMatching(/^route "" \(every number\) has no transport up to carry it: transport modems: not bound \((binding|down: no modem ready)\)$/),
+    ]);
   });
 });

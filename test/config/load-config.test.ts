@@ -65,7 +65,7 @@ describe('loadConfig', () => {
     const { admin, ...shipped } = loadConfig('config/default.json', {});
     expect(config).toEqual(shipped);
     expect(config.admin).toBeUndefined();
-    expect(admin).toEqual({ host: '127.0.0.1', port: 8081 });
+    expect(admin).toEqual({ host: '127.0.0.1', port: 8081, allowedHosts: [] });
   });
 
   it('does not share default arrays between two loads', () => {
