@@ -113,3 +113,33 @@ export function buildConfigSchema({ transportTypes, defaultTransports, sections 
     },
   };
 }
+
+/** Where the published schema lives; `smsgate init` writes it as the starter file's `$schema`. */
+export const PUBLISHED_SCHEMA_URL = 'https://raw.githubusercontent.com/smsgate/smsgate/main/config/smsgate.schema.json';
+
+/**
+ * The schema published as config/smsgate.schema.json (and printed by `smsgate config schema`):
+ * the same schema the loader validates with, its transport entries completed by each type's own
+ * schema (`if type is X then X's schema`), so an editor checks every key of the file. The loader
+ * itself validates in two steps instead, for messages that name the entry's own fields.
+ */
+export function buildPublishedSchema(parts: ConfigSchemaParts, transports: readonly { type: string; schema: object }[]): object {
+  const whole = buildConfigSchema(parts) as { properties: Record<string, object> };
+  const transportsSchema = whole.properties['transports'] as { items: object };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: PUBLISHED_SCHEMA_URL,
+    title: 'smsgate configuration file',
+    ...whole,
+    properties: {
+      ...whole.properties,
+      transports: {
+        ...transportsSchema,
+        items: {
+          ...transportsSchema.items,
+          allOf: transports.map(({ type, schema }) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: schema })),
+        },
+      },
+    },
+  };
+}
