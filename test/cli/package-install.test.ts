@@ -79,8 +79,9 @@ afterAll(async () => {
     serve.kill('SIGKILL');
     await exited;
   }
+  // Two copies of node_modules and a tarball: slow to delete on a loaded machine.
   rmSync(dir, { recursive: true, force: true });
-});
+}, 300_000);
 
 function filesUnder(root: string): string[] {
   return readdirSync(root, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
