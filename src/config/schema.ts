@@ -124,7 +124,7 @@ export const PUBLISHED_SCHEMA_URL = 'https://raw.githubusercontent.com/smsgate/s
  * itself validates in two steps instead, for messages that name the entry's own fields.
  */
 export function buildPublishedSchema(parts: ConfigSchemaParts, transports: readonly { type: string; schema: object }[]): object {
-  const whole = buildConfigSchema(parts) as { properties: Record<string, object> };
+  const whole = acceptEnvReferences(buildConfigSchema(parts)) as { properties: Record<string, object> };
   const transportsSchema = whole.properties['transports'] as { items: object };
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
@@ -137,9 +137,26 @@ export function buildPublishedSchema(parts: ConfigSchemaParts, transports: reado
         ...transportsSchema,
         items: {
           ...transportsSchema.items,
-          allOf: transports.map(({ type, schema }) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: schema })),
+          allOf: transports.map(({ type, schema }) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: acceptEnvReferences(schema) })),
         },
       },
     },
   };
+}
+
+/** A string that is, or holds, a `${NAME}` or `${NAME:-fallback}` reference (src/config/interpolate.ts). */
+const ENV_REFERENCE = { type: 'string', pattern: '\\$\\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\\}' } as const;
+
+/**
+ * A copy in which each string with a pattern also accepts an environment reference: the loader
+ * checks the pattern after interpolation, so `"pin": "${MODEM1_PIN}"` is right in the file, and an
+ * editor must not flag it.
+ */
+function acceptEnvReferences(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(acceptEnvReferences);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'default' || key === 'const' || key === 'enum' ? value : acceptEnvReferences(value)]));
+  if (copy['type'] !== 'string' || typeof copy['pattern'] !== 'string') return copy;
+  const { default: fallback, ...rule } = copy;
+  return { ...(fallback === undefined ? {} : { default: fallback }), anyOf: [rule, ENV_REFERENCE] };
 }
