@@ -142,8 +142,9 @@ function modemProfileProblem(config: SmsGateConfig): ConfigProblem | null {
         if (!isGatewayError(err)) throw err;
         const key = `transports[${t}].devices[${d}].profile`;
         if (err.code !== 'MODEM_PROFILE_UNKNOWN') return { key, what: err.message };
-        const known = transport.profilesDir === undefined ? knownProfiles() : knownProfiles(transport.profilesDir);
-        return { key, what: `unknown modem profile "${name}" (known: ${known.join(', ') || 'none'})` };
+        const known = (transport.profilesDir === undefined ? knownProfiles() : knownProfiles(transport.profilesDir)).join(', ') || 'none';
+        const where = transport.profilesDir === undefined ? '' : ` in ${transport.profilesDir}`;
+        return { key, what: `unknown modem profile "${name}"${where} (known: ${known})` };
       }
     }
   }
