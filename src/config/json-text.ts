@@ -21,7 +21,8 @@ export function positionAt(text: string, offset: number): TextPosition {
  * saying the input ended points after the last character.
  */
 export function describeJsonSyntaxError(text: string, error: Error): string {
-  const found = /\s*in JSON at position (\d+)(?: \(line \d+ column \d+\))?/.exec(error.message);
+  // V8: `... in JSON at position 11`, `... after JSON at position 3`; node 22 adds ` (line 2 column 2)`.
+  const found = / at position (\d+)(?: \(line \d+ column \d+\))?/.exec(error.message);
   let offset: number | undefined;
   let what = error.message;
   if (found !== null) {

@@ -38,20 +38,20 @@ function rejection(run: () => unknown): string {
 describe('JSON syntax errors', () => {
   it('name the file, the line and the column', () => {
     const trailingComma = write('comma.json', '{\n  "api": { "port": 8080 },\n}\n');
-    expect(rejection(() => loadConfig(trailingComma, {}))).toBe(`${trailingComma}: not valid JSON: line 3, column 1: Expected double-quoted property name`);
+    expect(rejection(() => loadConfig(trailingComma, {}))).toBe(`${trailingComma}: not valid JSON: line 3, column 1: Expected double-quoted property name in JSON`);
     const missingComma = write('missing.json', '{\n  "api": { "port": 8080 }\n  "auth": {}\n}');
-    expect(rejection(() => loadConfig(missingComma, {}))).toBe(`${missingComma}: not valid JSON: line 3, column 3: Expected ',' or '}' after property value`);
+    expect(rejection(() => loadConfig(missingComma, {}))).toBe(`${missingComma}: not valid JSON: line 3, column 3: Expected ',' or '}' after property value in JSON`);
     const cut = write('cut.json', '{\n  "api": ');
     expect(rejection(() => loadConfig(cut, {}))).toBe(`${cut}: not valid JSON: line 2, column 10: Unexpected end of JSON input`);
   });
 
   it('count columns from 1 on the offending line', () => {
     expect(describeJsonSyntaxError('{"a":1,}', new SyntaxError('Expected double-quoted property name in JSON at position 7'))).toBe(
-      'line 1, column 8: Expected double-quoted property name',
+      'line 1, column 8: Expected double-quoted property name in JSON',
     );
     // Node 22 appends its own "(line L column C)": it is replaced, not repeated.
     expect(describeJsonSyntaxError('{\n}x', new SyntaxError('Unexpected non-whitespace character after JSON at position 3 (line 2 column 2)'))).toBe(
-      'Unexpected non-whitespace character after JSON at position 3 (line 2 column 2)',
+      'line 2, column 2: Unexpected non-whitespace character after JSON',
     );
   });
 });
