@@ -61,7 +61,7 @@ export async function withDatabase(
 ): Promise<number> {
   let database: Database | undefined;
   try {
-    const config = loadConfig(configPath);
+    const config = loadConfig(configPath, process.env, { purpose: 'admin' });
     // Opening a missing file would create an empty database: a command that only reads one says so instead.
     if (options.mustExist === true && config.database.url === undefined && config.database.path !== ':memory:' && !existsSync(config.database.path)) {
       throw new GatewayError('DATABASE_NOT_FOUND', `no database at ${config.database.path} (database.path)`);

@@ -26,7 +26,7 @@ describe('admin config', () => {
   it('refuses a short token and the API port, naming the key', () => {
     expect(() => resolveConfigFromObject({ admin: { token: 'short' } }, 'c.json', {})).toThrow(/^c\.json: admin\.token: must NOT have fewer than 16 characters$/);
     expect(() => resolveConfigFromObject({ api: { port: 9000 }, admin: { port: 9000 } }, 'c.json', {})).toThrow(/^c\.json: admin\.port: must differ from api\.port \(9000\)/);
-    expect(() => resolveConfigFromObject({ admin: { hots: 'x' } }, 'c.json', {})).toThrow(/^c\.json: admin\.hots: unknown key$/);
+    expect(() => resolveConfigFromObject({ admin: { hots: 'x' } }, 'c.json', {})).toThrow(/^c\.json: admin\.hots: unknown key "hots" at \/admin: did you mean "host"\?$/);
   });
 
   it('takes admin.allowedHosts as host names and refuses one with a port or a scheme, naming the entry', () => {

@@ -18,7 +18,7 @@ export async function run(args: string[]): Promise<number> {
     rejectExtraArguments(parsed.positionals, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     try {
-      const config = loadConfig(parsed.values.get('config'));
+      const config = loadConfig(parsed.values.get('config'), process.env, { purpose: 'admin' });
       const database = await openDatabase(config.database, { migrate: false });
       try {
         const applied = await applyDatabaseMigrations(database);
