@@ -117,16 +117,16 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   let wakeWebhooks = (): void => {};
   let writesStalled = (): boolean => false;
   let cluster: ClusterReadiness | undefined;
+  const ready = () => readiness(deps.ports.status, transports, writesStalled, cluster, routes);
   const metrics = new GatewayMetrics({
     status: deps.ports.status,
     activity,
     transports: () => transports,
     now: deps.now,
-    // The same decision as GET /ready (readiness.ts), so smsgate_ready and /ready never disagree.
-    ready: async () => (await readiness(deps.ports.status, transports, () => writesStalled(), cluster)).ready,
+    // The same decision as GET /ready, so smsgate_ready and /ready never disagree.
+    ready: async () => (await ready()).ready,
   });
   let server: Server | undefined;
-  const ready = () => readiness(deps.ports.status, transports, writesStalled, cluster, routes);
 
   return {
     observer: new AdminObserver(metrics, activity, webhookHealth),

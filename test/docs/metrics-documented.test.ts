@@ -12,7 +12,12 @@ import type { ClusterStats } from '../../src/cluster/cluster-runtime.js';
 async function registeredMetricNames(): Promise<string[]> {
   const metrics = new GatewayMetrics({
     // A gateway with no transports and an empty store: the names do not depend on the values.
-    status: { queuedPartsByTransport: () => Promise.resolve([]), deadLetterCount: () => Promise.resolve(0) },
+    status: {
+      queuedPartsByTransport: () => Promise.resolve([]),
+      deadLetterCount: () => Promise.resolve(0),
+      pendingWebhookCount: () => Promise.resolve(0),
+      oldestDueByTransport: () => Promise.resolve([]),
+    },
     transports: () => [],
     activity: new TransportActivity(),
   });
