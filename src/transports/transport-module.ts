@@ -22,5 +22,5 @@ export interface TransportModule<Type extends string, Entry extends { name: stri
    * Builds the transport from a validated entry. Imports its heavy code (the smpp package,
    * serialport) only here, so a config that does not name this type never loads it.
    */
-  create(entry: Entry, deps: TransportModuleDeps): Promise<Transport>;
+  create(entry: Entry, deps: TransportModuleDeps): Promise<Transport<Type>>;
 }
