@@ -127,3 +127,29 @@ export function unimported(graph: ImportGraph): string[] {
   const imported = new Set([...graph.values()].flat());
   return [...graph.keys()].filter((file) => !imported.has(file));
 }
+
+/**
+ * The graph of the tree's top-level units: each folder directly under the tree (with everything
+ * below it) and each file at the tree's root. An edge A -> B says some file of A imports one of B;
+ * a unit's imports of itself are left out, so a cycle here is a tangle between folders.
+ */
+export function unitGraph(graph: ImportGraph): ImportGraph {
+  const unit = (file: string): string => file.split('/').slice(0, 2).join('/');
+  const units = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = unit(file);
+    const edges = units.get(from) ?? new Set<string>();
+    units.set(from, edges);
+    for (const target of targets) if (unit(target) !== from) edges.add(unit(target));
+  }
+  return new Map([...units].map(([from, edges]) => [from, [...edges].sort()]));
+}
+
+/** Every import from one unit of `units` into another, as 'file -> file' lines (the edges that make a unit cycle). */
+export function importsBetween(graph: ImportGraph, units: readonly string[]): string[] {
+  const unit = (file: string): string => file.split('/').slice(0, 2).join('/');
+  const members = new Set(units);
+  return [...graph].flatMap(([file, targets]) =>
+    targets.filter((t) => members.has(unit(file)) && members.has(unit(t)) && unit(t) !== unit(file)).map((t) => `${file} -> ${t}`),
+  );
+}

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeCycle, importCycles, importGraph, unimported } from './import-graph.js';
+import { describeCycle, importCycles, importGraph, importsBetween, unimported, unitGraph } from './import-graph.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const SRC = join(REPO, 'src');
@@ -25,6 +25,23 @@ describe('src/ import graph', () => {
   it('has no import cycle', () => {
     const cycles = importCycles(graph);
     expect(cycles.map((cycle) => describeCycle(graph, cycle)).join('\n')).toBe('');
+  });
+
+  it('keeps the folders out of each other but for the one known tangle of the composition layer', () => {
+    // Folders (and root files) that import each other, directly or round a loop. One remains: the
+    // admin listener shows cluster stats while the cluster's node assembles the admin listener,
+    // the running gateway and the loops (src/cluster/cluster-node.ts is a composition root kept in
+    // cluster/). Listed exactly, so a new tangle, or a folder joining this one, fails here; when
+    // it is untangled, empty this list.
+    const KNOWN = [['src/admin', 'src/api', 'src/cluster', 'src/gateway-config.ts', 'src/gateway-loops.ts', 'src/running-gateway.ts']];
+    const units = unitGraph(graph);
+    const tangles = importCycles(units);
+    const report = tangles.map((cycle) => `${describeCycle(units, cycle)}\n  by:\n${importsBetween(graph, cycle).map((line) => `    ${line}`).join('\n')}`).join('\n');
+    expect(tangles, report).toEqual(KNOWN);
+    // The engine, campaigns and webhooks ask for the node id (src/node-id.ts), not the cluster.
+    expect(units.get('src/engine')).not.toContain('src/cluster');
+    expect(units.get('src/campaigns')).not.toContain('src/cluster');
+    expect(units.get('src/webhooks')).not.toContain('src/cluster');
   });
 
   it('keeps the transport contract innermost: transport.ts imports no transport, module or registry', () => {
@@ -92,6 +109,13 @@ describe('the cycle finder', () => {
         '  src/c/module.ts -> src/c/impl.ts',
       ].join('\n'),
     );
+    // Between folders the loop is a -> b -> c -> a; a file importing itself is no folder tangle.
+    expect(importCycles(unitGraph(graph))).toEqual([['src/a', 'src/b', 'src/c']]);
+    expect(importsBetween(graph, ['src/a', 'src/b', 'src/c'])).toEqual([
+      'src/a/contract.ts -> src/b/registry.ts',
+      'src/b/registry.ts -> src/c/module.ts',
+      'src/c/impl.ts -> src/a/contract.ts',
+    ]);
     expect(graph.get('src/e/pkg.ts')).toEqual([]);
     expect(unimported(graph)).toEqual(['src/e/leaf.ts', 'src/e/pkg.ts']);
   });

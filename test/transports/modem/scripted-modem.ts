@@ -4,8 +4,15 @@
  * and replies can be read whole or one byte per read (the mock's maxReadSize 1). For the AT
  * dialogue; the serial path itself (a pty, an unplug) is covered by the socat tests.
  */
-import { MockBinding, type MockPortBinding } from '@serialport/binding-mock';
+import { SerialPortMock } from 'serialport';
 import type { SerialBinding } from '../../../src/transports/modem/index.js';
+
+/**
+ * @serialport/binding-mock's MockBinding, as serialport loads it: the package's own ESM entry has
+ * no type declarations under NodeNext resolution, and the same object through serialport is typed.
+ */
+const MockBinding = SerialPortMock.binding;
+type MockPortBinding = Awaited<ReturnType<typeof MockBinding.open>>;
 
 export type Delivery = 'whole' | 'byte-by-byte';
 
