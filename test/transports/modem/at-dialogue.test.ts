@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeCmgsPdu } from '../../../src/pdu/index.js';
 import { planMessage } from '../../../src/sms/index.js';
-import { defaultProfilesDir, ModemTransport, type ModemTransportConfig, type ModemTransportOptions } from '../../../src/transports/modem/index.js';
+import { defaultProfilesDir, ModemTransport, type ModemTransportConfig, type ModemTransportOptions, probeModem } from '../../../src/transports/modem/index.js';
 import type { OutboundMessage, PartOutcome, TransportReceipt } from '../../../src/transports/transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { buildStatusReportPdu } from '../../support/modem-emulator/index.js';
@@ -128,7 +128,8 @@ for (const delivery of ['whole', 'byte-by-byte'] as const satisfies readonly Del
       expect(modem.pdus).toEqual([]);
       modem.emit('\r\n> ');
       const outcomes = await submitted;
-      expect(outcomes).toEqual([{ part: 1, kind: 'accepted', messageId: expect.stringMatching(/^m0-[0-9a-f-]{36}$/) as unknown as string }]);
+      expect(outcomes).toHaveLength(1);
+      expect(messageIdOf(outcomes[0])).toMatch(/^m0-[0-9a-f-]{36}$/);
       const cmgs = modem.commands.filter((c) => c.startsWith('AT+CMGS='));
       expect(cmgs).toHaveLength(1);
       const written = modem.written.map((w) => (w.kind === 'command' ? w.line : 'PDU'));
@@ -226,6 +227,34 @@ for (const delivery of ['whole', 'byte-by-byte'] as const satisfies readonly Del
     });
   });
 }
+
+describe('smsgate modem probe over the mock serial binding', () => {
+  it('reads identity, SIM state, signal, registration and operator through the given binding', async () => {
+    const modems = new ScriptedModems();
+    const identity: Record<string, string> = { 'AT+CGMI': 'Quectel', 'AT+CGMM': 'EC25', 'AT+CGMR': 'EC25EFAR06A09M4G', 'AT+CGSN': '866758041234567' };
+    const modem = modems.add('/dev/mock-probe', 'byte-by-byte', (written) => {
+      if (written.kind !== 'command') return null;
+      const value = identity[written.line];
+      return value === undefined ? readyModem(written.line) : `\r\n${value}\r\n\r\nOK\r\n`;
+    });
+    const result = await probeModem(modem.path, 'generic', undefined, modems.binding);
+    expect(result).toEqual({
+      path: '/dev/mock-probe',
+      profile: 'generic',
+      manufacturer: 'Quectel',
+      model: 'EC25',
+      revision: 'EC25EFAR06A09M4G',
+      imei: '866758041234567',
+      simState: 'READY',
+      signal: { rssi: 20, dbm: -73 },
+      registration: 'registered-home',
+      operator: 'Test Net',
+    });
+    // A probe initialises nothing beyond echo and error format, and sends nothing.
+    expect(modem.commands.slice(0, 2)).toEqual(['ATE0', 'AT+CMEE=1']);
+    expect(modem.commands.filter((c) => c.startsWith('AT+CMGS') || c.startsWith('AT+CPIN='))).toEqual([]);
+  });
+});
 
 describe('ModemTransport on an injected clock', () => {
   const START_MS = Date.UTC(2031, 0, 1);
