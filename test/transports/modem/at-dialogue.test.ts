@@ -6,7 +6,9 @@
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeCmgsPdu } from '../../../src/pdu/index.js';
 import { planMessage } from '../../../src/sms/index.js';
@@ -80,10 +82,14 @@ function messageIdOf(outcome: PartOutcome | undefined): string {
 }
 
 /** TS 27.005 §3.5.1: the prompt is '\r\n> ' and nothing after it; the result follows the PDU. */
-function acceptingModem(): Script {
-  let reference = 7;
+function acceptingModem(firstReference = 7): Script {
+  let reference = firstReference;
   return (written) => {
-    if (written.kind === 'pdu') return `\r\n+CMGS: ${reference++}\r\n\r\nOK\r\n`;
+    if (written.kind === 'pdu') {
+      const mr = reference;
+      reference = (reference + 1) % 256;
+      return `\r\n+CMGS: ${mr}\r\n\r\nOK\r\n`;
+    }
     // The send was cancelled: the modem's final result for the AT+CMGS.
     if (written.kind === 'escape') return '\r\nOK\r\n';
     if (written.line.startsWith('AT+CMGS=')) return '\r\n> ';
@@ -91,9 +97,9 @@ function acceptingModem(): Script {
   };
 }
 
-function statusReport(messageReference: number, status = 0x00): string {
+function statusReport(messageReference: number, status = 0x00, recipient = '353871234567'): string {
   const at = new Date('2026-11-25T10:00:00Z');
-  return buildStatusReportPdu({ smsc: '353860000000', messageReference, recipient: '353871234567', submittedAt: at, dischargedAt: at, status }).hex;
+  return buildStatusReportPdu({ smsc: '353860000000', messageReference, recipient, submittedAt: at, dischargedAt: at, status }).hex;
 }
 
 for (const delivery of ['whole', 'byte-by-byte'] as const satisfies readonly Delivery[]) {
@@ -195,6 +201,17 @@ for (const delivery of ['whole', 'byte-by-byte'] as const satisfies readonly Del
       expect(t.receipts[1]).toMatchObject({ messageId: second, status: 'EXPIRED', final: true });
     });
 
+    it('matches receipts by TP-MR across the wrap from 255 to 0', async () => {
+      const modems = new ScriptedModems();
+      const modem = modems.add('/dev/mock-modem0', delivery, acceptingModem(255));
+      const t = await transport(modems, [{ path: modem.path }]);
+      const a = messageIdOf((await t.transport.submit(message('mr 255', 'a', '353871111111')))[0]);
+      const b = messageIdOf((await t.transport.submit(message('mr 0', 'b', '353871111111')))[0]);
+      modem.emit(`\r\n+CDS: 25\r\n${statusReport(0, 0x00, '353871111111')}\r\n\r\n+CDS: 25\r\n${statusReport(255, 0x00, '353871111111')}\r\n`);
+      await until(() => t.receipts.length === 2, 'both receipts');
+      expect(t.receipts.map((r) => r.messageId)).toEqual([b, a]);
+    });
+
     it('routes unsolicited noise in the middle of responses apart from the responses', async () => {
       const modems = new ScriptedModems();
       const noise = '\r\n^RSSI: 14\r\n\r\nRING\r\n\r\n^MODE: 5,4\r\n';
@@ -258,6 +275,37 @@ describe('smsgate modem probe over the mock serial binding', () => {
 
 describe('ModemTransport on an injected clock', () => {
   const START_MS = Date.UTC(2031, 0, 1);
+
+  it('keeps matching after an intermediate report (TP-ST 0x20, ENROUTE) and forgets the part after the final one', async () => {
+    const clock = new ManualClock(START_MS);
+    const logs: string[] = [];
+    const logger = pino({ level: 'warn' }, new Writable({ write: (chunk: Buffer, _enc, done) => (logs.push(chunk.toString()), done()) }));
+    const modems = new ScriptedModems();
+    const modem = modems.add('/dev/mock-modem0', 'whole', acceptingModem());
+    const t = await transport(modems, [{ path: modem.path }], {}, { clock, logger });
+    const messageId = messageIdOf((await t.transport.submit(message('pending a while')))[0]);
+    modem.emit(`\r\n+CDS: 25\r\n${statusReport(7, 0x20)}\r\n`);
+    await until(() => t.receipts.length === 1, 'the intermediate receipt');
+    expect(t.receipts[0]).toMatchObject({ messageId, status: 'ENROUTE', final: false });
+    modem.emit(`\r\n+CDS: 25\r\n${statusReport(7, 0x00)}\r\n`);
+    await until(() => t.receipts.length === 2, 'the final receipt');
+    expect(t.receipts[1]).toMatchObject({ messageId, status: 'DELIVRD', final: true });
+    expect(t.receipts[1]?.doneAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/);
+    // A repeat of the final report finds no part: the lookup looks again 50, 200 and 1,000 ms
+    // later by the clock (a report can overtake its +CMGS), stepped here, and then gives up.
+    modem.emit(`\r\n+CDS: 25\r\n${statusReport(7, 0x00)}\r\n`);
+    const gaveUp = (): boolean => logs.some((line) => line.includes('status report matches no sent part'));
+    const repeatedAtMs = clock.now();
+    await until(() => {
+      // One timer at a time (the device's idle waits share the clock), never past the next one.
+      const next = clock.nextTimerAtMs();
+      if (!gaveUp() && next !== null && next <= clock.now() + 1_000) clock.advanceTo(next);
+      return gaveUp();
+    }, 'the lookup to give up');
+    // It gave up only once the clock (not the wall: a few ms passed) had run through every retry.
+    expect(clock.now() - repeatedAtMs).toBeGreaterThanOrEqual(50 + 200 + 1_000);
+    expect(t.receipts).toHaveLength(2);
+  });
 
   it('dates device states by the clock and paces sends on it: the next part waits until the clock reaches the slot', async () => {
     const clock = new ManualClock(START_MS);

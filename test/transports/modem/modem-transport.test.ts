@@ -192,43 +192,12 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(emu.cnmaCount).toBe(0);
   });
 
-  it('matches receipts by TP-MR across the wrap from 255 to 0', async () => {
-    const emu = await emulator('m0', { firstMessageReference: 255 });
-    const t = await transport([{ path: emu.path }]);
-    const a = await t.transport.submit(message('mr 255', '353871111111', 'a'));
-    const b = await t.transport.submit(message('mr 0', '353871111111', 'b'));
-    expect(emu.received.map((r) => r.messageReference)).toEqual([255, 0]);
-    await until(() => t.receipts.length === 2, 'receipts');
-    const byId = new Map(t.receipts.map((r) => [r.messageId, r]));
-    // One single-part message each: two outcomes, both matched (an empty list would prove nothing).
-    expect([...a, ...b]).toHaveLength(2);
-    for (const outcome of [...a, ...b]) expect(byId.has(outcome.kind === 'accepted' ? outcome.messageId : '')).toBe(true);
-  });
-
   it('maps an expired status report (TP-ST 0x46) to a final EXPIRED receipt', async () => {
     const emu = await emulator('m0', { reportStatus: 0x46 });
     const t = await transport([{ path: emu.path }]);
     await t.transport.submit(message('too late'));
     await until(() => t.receipts.length === 1, 'receipt');
     expect(t.receipts[0]).toMatchObject({ status: 'EXPIRED', final: true, errorCode: '70' });
-  });
-
-  it('keeps matching after an intermediate report (TP-ST 0x20, ENROUTE) and forgets the part after the final one', async () => {
-    const emu = await emulator('m0', { statusReports: false });
-    const t = await transport([{ path: emu.path }]);
-    const [outcome] = await t.transport.submit(message('pending a while'));
-    const sent = emu.received[0];
-    if (sent === undefined || outcome?.kind !== 'accepted') throw new Error('not sent');
-    emu.reportStatus(sent.messageReference, sent.pdu.destination.digits, 0x20);
-    await until(() => t.receipts.length === 1, 'intermediate receipt');
-    expect(t.receipts[0]).toMatchObject({ messageId: outcome.messageId, status: 'ENROUTE', final: false });
-    emu.reportStatus(sent.messageReference, sent.pdu.destination.digits, 0x00);
-    await until(() => t.receipts.length === 2, 'final receipt');
-    expect(t.receipts[1]).toMatchObject({ messageId: outcome.messageId, status: 'DELIVRD', final: true });
-    expect(t.receipts[1]?.doneAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/);
-    emu.reportStatus(sent.messageReference, sent.pdu.destination.digits, 0x00);
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(t.receipts).toHaveLength(2);
   });
 
   it('hands incoming SMS (+CMTI) to onInbound and deletes them from the SIM afterwards', async () => {
