@@ -47,7 +47,7 @@ export interface OutboundMessage {
    * Asked by a transport that had to wait (for a window slot, a rate token) just before a part
    * goes on the wire: false means send nothing more of this message and answer its parts
    * 'not-sent' (LEASE_LAPSED). The engine sets it on a cluster node, where a node frozen past its
-   * lease wakes with submits its peers have sent meanwhile (issue 11 item 7). Absent: always send.
+   * lease wakes with submits its peers have sent meanwhile. Absent: always send.
    */
   mayStillSend?: () => boolean;
 }
@@ -130,7 +130,7 @@ export interface InboundConcat {
   sequence: number;
 }
 
-/** A PDU a modem handed up that the codec could not read (issue 9 item 6 d). */
+/** A PDU a modem handed up that the codec could not read: stored before it leaves the SIM, never dropped unrecorded. */
 export interface UndecodablePdu {
   /** The device it came from. */
   device: string;
