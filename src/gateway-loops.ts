@@ -10,7 +10,7 @@ import type { AdminClusterView, AdminListener } from './admin/admin-listener.js'
 import { createApiApp } from './api/app.js';
 import type { AuthService } from './auth/index.js';
 import { CampaignProcessor, CampaignService } from './campaigns/index.js';
-import type { NodeIdSource } from './cluster/node-id.js';
+import type { NodeIdSource } from './node-id.js';
 import type { EngineConfig } from './engine/config.js';
 import { DispatchEngine } from './engine/dispatch-engine.js';
 import type { EngineStore } from './engine/engine-backend.js';
