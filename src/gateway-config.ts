@@ -10,6 +10,8 @@ import { isValidTimeZone, SEND_AT_ZONE } from './campaigns/send-at.js';
 import { createConfigLoader, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from './config/index.js';
 import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from './config/types.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from './engine/config.js';
+import { INBOUND_REASSEMBLY_TIMEOUT_MS } from './inbound/inbound-service.js';
+import { DEFAULT_INBOUND_PART_LIMITS } from './inbound/part-limits.js';
 import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from './sms/numbering.js';
 import { defaultKeyFileFor } from './store/secret-box.js';
 import { TRANSPORT_MODULES, type TransportEntry } from './transports/registry.js';
@@ -42,6 +44,18 @@ export interface SchedulingConfig {
   timeZone: string;
 }
 
+/** Mobile-originated messages (src/inbound, docs/behaviour/inbound-limits.md). */
+export interface InboundConfig {
+  /** A concatenated message still incomplete this long after its first part is delivered as what arrived. */
+  reassemblyTimeoutMs: number;
+  /** How often overdue groups are swept; left out: a tenth of the timeout, at most 30 s. */
+  sweepIntervalMs?: number;
+  /** Parts of incomplete messages held per originator (transport and sender); over it a part is refused. */
+  maxPartsPerOriginator: number;
+  /** Parts of incomplete messages held on the gateway; over it a part is refused. */
+  maxParts: number;
+}
+
 /** The shape of the config file (ARCHITECTURE.md, "Config"), after defaults are applied. */
 export interface SmsGateConfig {
   database: DatabaseConfig;
@@ -58,6 +72,7 @@ export interface SmsGateConfig {
   admin?: AdminConfig;
   numbering: NumberingConfig;
   scheduling: SchedulingConfig;
+  inbound: InboundConfig;
 }
 
 // The sections' defaults come from the modules that own those numbers (ENGINE_DEFAULTS,
@@ -99,6 +114,14 @@ const schedulingSchema = section({
   timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
 });
 
+const inboundSchema = section({
+  reassemblyTimeoutMs: { ...positiveInt, default: INBOUND_REASSEMBLY_TIMEOUT_MS },
+  sweepIntervalMs: positiveInt,
+  // A 255-part message (TS 23.040 §9.2.3.24.1) must fit under the per-originator bound.
+  maxPartsPerOriginator: { ...positiveInt, minimum: 255, default: DEFAULT_INBOUND_PART_LIMITS.maxPartsPerOriginator },
+  maxParts: { ...positiveInt, minimum: 255, default: DEFAULT_INBOUND_PART_LIMITS.maxParts },
+});
+
 function adminProblem(config: SmsGateConfig): ConfigProblem | null {
   return config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);
 }
@@ -121,6 +144,7 @@ const loader = createConfigLoader<SmsGateConfig>({
     admin: adminConfigSchema,
     numbering: numberingSchema,
     scheduling: schedulingSchema,
+    inbound: inboundSchema,
   },
   checks: [adminProblem, timeZoneProblem],
   complete: (config) => {
