@@ -29,11 +29,14 @@ export const INBOUND_REASSEMBLY_TIMEOUT_MS = 10 * 60_000;
 /** The sweep for overdue parts runs this often at most (and at least every tenth of the timeout), unless configured. */
 const MAX_SWEEP_INTERVAL_MS = 30_000;
 /**
- * Stale parts read per sweep slice: their groups become messages in one transaction (one commit),
- * then the sweep yields to the event loop. Measured on SQLite (synchronous FULL): about 5 ms a
- * slice, so no loop turn is held anywhere near 50 ms however many groups are overdue.
+ * A sweep slice: the groups of at most this many stale parts, or as many as fit in
+ * SWEEP_SLICE_BUDGET_MS of work, become messages in one transaction (one commit); then the sweep
+ * yields to the event loop. On SQLite the slice runs on the loop (better-sqlite3 is synchronous),
+ * so the budget, plus one commit, is what a sweep may hold a loop turn for: well under 50 ms
+ * however many groups are overdue.
  */
-export const SWEEP_SLICE_PARTS = 100;
+export const SWEEP_SLICE_PARTS = 200;
+export const SWEEP_SLICE_BUDGET_MS = 8;
 /** Refused parts are logged as one summary line at most this often. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
@@ -73,6 +76,7 @@ export class InboundService {
   private refused: Record<PartLimitName, number> = { originator: 0, total: 0 };
   private refusalLoggedAtMs = Number.NEGATIVE_INFINITY;
   private sweepTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
   /** The sweep in progress: one at a time, so a slow store never stacks them up. */
   private sweeping: Promise<number> | undefined;
 
@@ -86,22 +90,28 @@ export class InboundService {
   }
 
   /**
-   * Sweeps overdue parts now (left by a crash or a stop) and then periodically. Resolves once the
-   * first sweep is over; never rejects (a failed sweep is logged and retried at the next interval).
+   * Sweeps overdue parts now (left by a crash or a stop) and then periodically. Resolves at once:
+   * the first sweep runs in the background, in slices, so a gateway restarted over thousands of
+   * overdue groups listens and answers /health while it sweeps (sweep() returns the sweep in
+   * progress, for callers that must wait for it). Never rejects (a failed sweep is logged and
+   * retried at the next interval).
    */
   start(): Promise<void> {
+    this.stopped = false;
     const sweepLogged = (): Promise<void> =>
       this.sweep().then(
         () => undefined,
         (err: unknown) => this.options.logger.error({ err }, 'inbound reassembly sweep failed; retried at the next interval'),
       );
-    const first = sweepLogged();
+    void sweepLogged();
     this.sweepTimer = setInterval(() => void sweepLogged(), this.sweepIntervalMs);
     this.sweepTimer.unref();
-    return first;
+    return Promise.resolve();
   }
 
+  /** Stops the periodic sweep; a sweep in progress ends after its current slice. */
   stop(): void {
+    this.stopped = true;
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
   }
@@ -168,7 +178,7 @@ export class InboundService {
         if (m.length === 0) return;
         incomplete++;
         missingParts += m.length;
-      }), nowMs);
+      }), nowMs, SWEEP_SLICE_BUDGET_MS);
       if (swept.length === 0) break;
       slices++;
       delivered += swept.length;
@@ -176,6 +186,7 @@ export class InboundService {
       for (const [i, outcome] of outcomes.entries()) this.options.logger.debug({ transport: swept[i]?.key.transport, outcome }, 'inbound message stored by the reassembly sweep');
       if (outcomes.some((outcome) => outcome.kind === 'message' && outcome.clientId !== null)) this.options.wakeWebhooks();
       await yieldToEventLoop();
+      if (this.stopped) break;
     }
     if (incomplete > 0) {
       this.options.logger.warn({ delivered, incomplete, missingParts, slices, reassemblyTimeoutMs: this.timeoutMs }, 'inbound messages incomplete after the reassembly timeout; delivered as what arrived, flagged incomplete');

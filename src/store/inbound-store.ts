@@ -7,6 +7,7 @@
  * means (assembly, opt-out words, the webhook body) stays in src/inbound and comes in as data and
  * pure functions.
  */
+import { performance } from 'node:perf_hooks';
 import type { SqliteDatabase } from './database.js';
 import type { ClientRow, InboundPartRow } from './entities.js';
 import { insertOutboxRow } from './webhook-store.js';
@@ -256,11 +257,15 @@ export class InboundStore {
    * groups, each stale: its first part is at least that old), each made one message from what
    * arrived, in ONE transaction (one commit, so one fsync, for the slice). The caller sweeps in
    * such slices and yields to the event loop between them; an empty result means none is left.
+   * Stops taking groups once budgetMs of the slice is spent (at least one group per slice).
    */
-  completeStaleGroups(cutoffMs: number, pageParts: number, assemble: AssembleStaleGroup, nowMs: number): SweptGroup[] {
+  completeStaleGroups(cutoffMs: number, pageParts: number, assemble: AssembleStaleGroup, nowMs: number, budgetMs = Number.POSITIVE_INFINITY): SweptGroup[] {
     return this.db.transaction((): SweptGroup[] => {
       const swept: SweptGroup[] = [];
+      // better-sqlite3 runs the slice on the event loop: past budgetMs of work it commits what it has.
+      const startedMs = performance.now();
       for (const key of uniqueGroups(this.s.staleParts.all(cutoffMs, pageParts))) {
+        if (swept.length > 0 && performance.now() - startedMs >= budgetMs) break;
         const parts = this.groupParts(key);
         if (parts.length === 0) continue;
         this.deleteGroup(key);

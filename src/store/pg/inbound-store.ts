@@ -84,7 +84,8 @@ export class PgInboundStore implements Async<InboundStore> {
   }
 
   /** As the SQLite store's: the groups of the pageParts oldest stale parts made messages in one transaction. */
-  completeStaleGroups(cutoffMs: number, pageParts: number, assemble: AssembleStaleGroup, nowMs: number): Promise<SweptGroup[]> {
+  completeStaleGroups(cutoffMs: number, pageParts: number, assemble: AssembleStaleGroup, nowMs: number, _budgetMs?: number): Promise<SweptGroup[]> {
+    // No budget here: the slice's statements are awaited, so it never holds the event loop.
     return inTransaction(this.pool, async (client) => {
       const page = await rows<PartGroupKey>(client,
         `SELECT transport, sender, recipient, scheme, reference, total FROM inbound_parts WHERE received_at <= $1 ORDER BY received_at, id LIMIT $2`,
