@@ -57,6 +57,7 @@ describeEachBackend('inbound part bounds and the sliced sweep', (open) => {
     const { stores } = await open();
     const { clientId } = await seedClient(stores);
     await stores.inbound.addRoute(clientId, '50123', T0_MS);
+    await stores.inbound.setInboundWebhook(clientId, 'https://hooks.example/in');
     for (let reference = 0; reference < 7; reference++) {
       await stores.inbound.storePart(keyOf('353861', reference, 3), part(1, T0_MS + reference), assembleFor(keyOf('353861', reference, 3)), T0_MS);
       await stores.inbound.storePart(keyOf('353861', reference, 3), part(2, T0_MS + reference), assembleFor(keyOf('353861', reference, 3)), T0_MS);
