@@ -100,7 +100,7 @@ export class InboundService {
     this.stopped = false;
     const sweepLogged = (): Promise<void> =>
       this.sweep().then(
-        () => undefined,
+        () => this.logRefusals(this.now()),
         (err: unknown) => this.options.logger.error({ err }, 'inbound reassembly sweep failed; retried at the next interval'),
       );
     void sweepLogged();
@@ -174,17 +174,17 @@ export class InboundService {
     let missingParts = 0;
     let slices = 0;
     for (;;) {
+      let sliceMissing = 0;
       const swept = await this.store.completeStaleGroups(cutoffMs, SWEEP_SLICE_PARTS, (key, parts) => this.assembleRecording(key, parts, nowMs, (m) => {
-        if (m.length === 0) return;
-        incomplete++;
-        missingParts += m.length;
+        sliceMissing += m.length;
       }), nowMs, SWEEP_SLICE_BUDGET_MS);
       if (swept.length === 0) break;
       slices++;
       delivered += swept.length;
-      const outcomes = swept.map((group) => messageOutcome(group.stored));
-      for (const [i, outcome] of outcomes.entries()) this.options.logger.debug({ transport: swept[i]?.key.transport, outcome }, 'inbound message stored by the reassembly sweep');
-      if (outcomes.some((outcome) => outcome.kind === 'message' && outcome.clientId !== null)) this.options.wakeWebhooks();
+      incomplete += swept.filter((group) => group.stored.incomplete).length;
+      missingParts += sliceMissing;
+      for (const group of swept) this.options.logger.debug({ transport: group.key.transport, outcome: messageOutcome(group.stored) }, 'inbound message stored by the reassembly sweep');
+      if (swept.some((group) => group.stored.clientId !== null)) this.options.wakeWebhooks();
       await yieldToEventLoop();
       if (this.stopped) break;
     }
@@ -199,15 +199,19 @@ export class InboundService {
   /** The coded refusal of a part over a bound; logged as one summary line per REFUSAL_LOG_INTERVAL_MS. */
   private refusal(key: PartGroupKey, limit: PartLimitName, nowMs: number): GatewayError {
     this.refused[limit]++;
-    if (nowMs - this.refusalLoggedAtMs >= REFUSAL_LOG_INTERVAL_MS) {
-      this.options.logger.warn({ refused: this.refused, lastTransport: key.transport }, 'inbound parts refused: incomplete messages hold as many parts as allowed (inbound.maxPartsPerOriginator, inbound.maxParts); the SMSC is asked to retry later');
-      this.refused = { originator: 0, total: 0 };
-      this.refusalLoggedAtMs = nowMs;
-    }
+    this.logRefusals(nowMs);
     return new GatewayError('INBOUND_PARTS_LIMIT', `inbound part refused: over the ${limit === 'originator' ? 'per-originator' : 'total'} bound on parts of incomplete messages`, {
       retryable: true,
       details: { limit, transport: key.transport },
     });
+  }
+
+  /** The refusals not yet logged, as one line, when REFUSAL_LOG_INTERVAL_MS has passed since the last (also called after each sweep, so the last ones of a flood are logged too). */
+  private logRefusals(nowMs: number): void {
+    if (this.refused.originator + this.refused.total === 0 || nowMs - this.refusalLoggedAtMs < REFUSAL_LOG_INTERVAL_MS) return;
+    this.options.logger.warn({ refused: this.refused }, 'inbound parts refused: incomplete messages hold as many parts as allowed (inbound.maxPartsPerOriginator, inbound.maxParts); the SMSC is asked to retry later');
+    this.refused = { originator: 0, total: 0 };
+    this.refusalLoggedAtMs = nowMs;
   }
 
   /**
