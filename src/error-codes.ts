@@ -45,6 +45,8 @@ export const ERROR_CODE = codeTable([
   'INBOUND_ROUTE_EXISTS',
   'INBOUND_ROUTE_NOT_FOUND',
   'OPTOUT_NOT_FOUND',
+  /** A part of a concatenated MO refused: its originator or the gateway holds as many incomplete parts as allowed. */
+  'INBOUND_PARTS_LIMIT',
   // store/
   'DATABASE_NOT_FOUND',
   'DATABASE_IN_USE',

@@ -13,6 +13,8 @@ import { createConfigLoader, DEFAULT_CONFIG_PATH, loggingSchema, nonEmptyString,
 import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from './config/types.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from './engine/config.js';
 import { isGatewayError } from './errors.js';
+import { INBOUND_REASSEMBLY_TIMEOUT_MS } from './inbound/inbound-service.js';
+import { DEFAULT_INBOUND_PART_LIMITS } from './inbound/part-limits.js';
 import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from './sms/numbering.js';
 import { defaultKeyFileFor } from './store/secret-box.js';
 import { knownProfiles, loadProfile, packageRoot } from './transports/modem/profile.js';
@@ -46,6 +48,18 @@ export interface SchedulingConfig {
   timeZone: string;
 }
 
+/** Mobile-originated messages (src/inbound, docs/behaviour/inbound-limits.md). */
+export interface InboundConfig {
+  /** A concatenated message still incomplete this long after its first part is delivered as what arrived. */
+  reassemblyTimeoutMs: number;
+  /** How often overdue groups are swept; left out: a tenth of the timeout, at most 30 s. */
+  sweepIntervalMs?: number;
+  /** Parts of incomplete messages held per originator (transport and sender); over it a part is refused. */
+  maxPartsPerOriginator: number;
+  /** Parts of incomplete messages held on the gateway; over it a part is refused. */
+  maxParts: number;
+}
+
 /** The shape of the config file (ARCHITECTURE.md, "Config"), after defaults are applied. */
 export interface SmsGateConfig {
   database: DatabaseConfig;
@@ -62,6 +76,7 @@ export interface SmsGateConfig {
   admin?: AdminConfig;
   numbering: NumberingConfig;
   scheduling: SchedulingConfig;
+  inbound: InboundConfig;
 }
 
 // The sections' defaults come from the modules that own those numbers (ENGINE_DEFAULTS,
@@ -101,6 +116,14 @@ const numberingSchema = section({
 const schedulingSchema = section({
   // SPEC.md Scheduling rule 1; checked as an IANA zone after validation (timeZoneProblem).
   timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
+});
+
+const inboundSchema = section({
+  reassemblyTimeoutMs: { ...positiveInt, default: INBOUND_REASSEMBLY_TIMEOUT_MS },
+  sweepIntervalMs: positiveInt,
+  // A 255-part message (TS 23.040 §9.2.3.24.1) must fit under the per-originator bound.
+  maxPartsPerOriginator: { ...positiveInt, minimum: 255, default: DEFAULT_INBOUND_PART_LIMITS.maxPartsPerOriginator },
+  maxParts: { ...positiveInt, minimum: 255, default: DEFAULT_INBOUND_PART_LIMITS.maxParts },
 });
 
 function adminProblem(config: SmsGateConfig): ConfigProblem | null {
@@ -164,6 +187,7 @@ const loader = createConfigLoader<SmsGateConfig>({
     admin: adminConfigSchema,
     numbering: numberingSchema,
     scheduling: schedulingSchema,
+    inbound: inboundSchema,
   },
   checks: [adminProblem, timeZoneProblem, modemProfileProblem],
   complete: (config) => {

@@ -61,6 +61,9 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
     wakeWebhooks: () => webhooks.wake(),
     numbering,
     ...observer,
+    reassemblyTimeoutMs: config.inbound.reassemblyTimeoutMs,
+    ...(config.inbound.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: config.inbound.sweepIntervalMs }),
+    partLimits: { maxPartsPerOriginator: config.inbound.maxPartsPerOriginator, maxParts: config.inbound.maxParts },
   });
   const engine = new DispatchEngine({
     store: deps.engineStore,

@@ -10,6 +10,7 @@
  */
 import type { PDU } from 'smpp';
 import type { Clock } from '../../clock.js';
+import { isGatewayError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { normalizeMessageId, parseSmppReceipt } from '../../receipts/index.js';
 import type {
@@ -405,12 +406,17 @@ export class SmppTransport implements Transport {
       await this.handleReceipt(pdu, connection, handlers);
       return;
     }
-    const message = inboundFromDeliverSm(pdu, deliverSmText(pdu, 'inbound'), new Date().toISOString());
+    const message = inboundFromDeliverSm(pdu, deliverSmText(pdu, 'inbound'), new Date().toISOString(), (note) => {
+      // Text is not logged (STYLE 12): what was done to it, and to how many octets.
+      this.logger.warn({ source_addr: pdu['source_addr'], note }, note.kind === 'udh-unreadable' ? 'MO user data header unreadable; read as text without a header' : 'MO GSM-7 octets above 0x7F; top bit masked');
+    });
     try {
       await handlers.onInbound(message);
       connection.respond(pdu);
     } catch (err) {
-      this.logger.warn({ err: errorMessage(err) }, 'inbound handler failed; asking the SMSC to retry');
+      // A part over the inbound bounds is summarised by the inbound service, not logged per PDU (a flood would flood the log).
+      if (isGatewayError(err, 'INBOUND_PARTS_LIMIT')) this.logger.debug({ err: errorMessage(err) }, 'inbound part refused; asking the SMSC to retry later');
+      else this.logger.warn({ err: errorMessage(err) }, 'inbound handler failed; asking the SMSC to retry');
       connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
     }
   }
