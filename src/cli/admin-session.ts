@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { AuthService } from '../auth/index.js';
+import { maskKnownSecrets } from '../config/secret-text.js';
 import { loadConfig, type SmsGateConfig } from '../gateway-config.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { silentLogger } from '../log.js';
@@ -70,7 +71,7 @@ export async function withDatabase(
     return await body(config, database);
   } catch (err) {
     if (!isGatewayError(err)) throw err;
-    process.stderr.write(`smsgate: ${err.message}\n`);
+    process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
     return exitCodeFor(err.code);
   } finally {
     await database?.close();

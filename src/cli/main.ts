@@ -8,6 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { maskKnownSecrets } from '../config/secret-text.js';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
 import { packageVersion } from './package-version.js';
 
@@ -170,7 +171,7 @@ if (isMainModule()) {
     },
     (err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(`smsgate: ${message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(message)}\n`);
       process.exitCode = 1;
     },
   );

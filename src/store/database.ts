@@ -7,7 +7,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
-import { databaseTarget, redactDatabaseUrl } from '../config/database.js';
+import { databaseTarget, maskDatabaseUrlSecret, redactDatabaseUrl } from '../config/database.js';
 import type { DatabaseConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { MIGRATIONS } from './migrations.js';
@@ -106,21 +106,24 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
     return { kind: 'sqlite', store, describe: target.path, close: () => store.close() };
   }
   const describe = redactDatabaseUrl(target.url);
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url: target.url,
-    entities: [],
-    migrations: [...MIGRATIONS],
-    migrationsTransactionMode: 'each',
-    synchronize: false,
-    logging: false,
-    // Handed to pg.Pool as it is: int8 as numbers, per pool (src/store/pg/pool.ts).
-    extra: pgPoolConfig(target.url, options.maxConnections),
-  });
+  let dataSource: DataSource;
   try {
+    dataSource = new DataSource({
+      type: 'postgres',
+      url: target.url,
+      entities: [],
+      migrations: [...MIGRATIONS],
+      migrationsTransactionMode: 'each',
+      synchronize: false,
+      logging: false,
+      // Handed to pg.Pool as it is: int8 as numbers, per pool (src/store/pg/pool.ts).
+      extra: pgPoolConfig(target.url, options.maxConnections),
+    });
     await dataSource.initialize();
   } catch (cause) {
-    throw new GatewayError('DATABASE_UNREACHABLE', `cannot connect to PostgreSQL at ${describe}: ${(cause as Error).message}`, { cause });
+    // pg's message may echo the connection string or its parts: the password is masked in it too.
+    const reason = maskDatabaseUrlSecret((cause as Error).message, target.url);
+    throw new GatewayError('DATABASE_UNREACHABLE', `cannot connect to PostgreSQL at ${describe}: ${reason}`, { cause });
   }
   // typeorm's Driver interface does not expose the pool; its postgres driver keeps it as `master`.
   const pool = (dataSource.driver as unknown as { master: PgPool }).master;

@@ -4,6 +4,7 @@
  * an invalid one exits 1 with the file and the key (`config/x.json: transports[0].window: must be
  * >= 1`). Nothing is opened: no database, no port, no device.
  */
+import { redactUrlPassword } from '../../config/secret-text.js';
 import { configPathFrom, loadConfig } from '../../gateway-config.js';
 import { withCodedExit } from '../coded-exit.js';
 import { adminOutput } from '../admin-session.js';
@@ -15,7 +16,7 @@ export const MASK = '[redacted]';
 /** Keys whose string value is a secret: transports[].password, devices[].pin, webhook secrets, bearer tokens. */
 const SECRET_KEY = /(password|secret|token|pin|apikey)$/i;
 
-/** A copy with secret values replaced by MASK, and the password of any URL with credentials (postgresql://u:p@h). */
+/** A copy with secret values replaced by MASK, and the password of any URL with credentials by `***` (postgresql://u:***@h). */
 export function maskSecrets(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item, key));
   if (value !== null && typeof value === 'object') {
@@ -23,15 +24,8 @@ export function maskSecrets(value: unknown, key = ''): unknown {
   }
   if (typeof value !== 'string') return value;
   if (SECRET_KEY.test(key)) return MASK;
-  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
-    try {
-      const url = new URL(value);
-      if (url.password !== '') url.password = MASK;
-      return url.toString();
-    } catch {
-      return MASK;
-    }
-  }
+  // Any URL with a password (postgresql://gw:pw@host/db), whatever characters the password holds.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return redactUrlPassword(value);
   return value;
 }
 

@@ -3,6 +3,7 @@
  * database the config selects: SQLite (`database.path`) or PostgreSQL (`database.url`, named
  * without its password).
  */
+import { maskKnownSecrets } from '../../config/secret-text.js';
 import { isGatewayError } from '../../errors.js';
 import { loadConfig } from '../../gateway-config.js';
 import { applyDatabaseMigrations, openDatabase } from '../../store/database.js';
@@ -31,7 +32,7 @@ export async function run(args: string[]): Promise<number> {
     } catch (err) {
       // As every admin command (admin-session.ts withDatabase): a coded failure is a message and exit 1.
       if (!isGatewayError(err)) throw err;
-      process.stderr.write(`smsgate: ${err.message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
       return exitCodeFor(err.code);
     }
   });

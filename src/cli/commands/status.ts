@@ -7,6 +7,7 @@
 import type { AdminConfig } from '../../admin/admin-config.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
 import { loadConfig } from '../../gateway-config.js';
+import { maskKnownSecrets } from '../../config/secret-text.js';
 import { isGatewayError } from '../../errors.js';
 import { withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
@@ -31,7 +32,7 @@ export async function run(args: string[]): Promise<number> {
       admin = loadConfig(configPath).admin;
     } catch (err) {
       if (!isGatewayError(err)) throw err;
-      process.stderr.write(`smsgate: ${err.message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
       return 1;
     }
     const fetched: Fetched = admin === undefined ? { ok: false, why: 'the config has no admin section' } : await fetchLive(admin);
