@@ -4,7 +4,8 @@
  * SQLite: a full disk (SQLITE_FULL), an I/O error (SQLITE_IOERR_*), another connection holding a
  * lock past busy_timeout (SQLITE_BUSY/LOCKED), memory pressure and a file made read-only under us
  * are conditions of the machine: the same write succeeds once they pass, so the engine keeps such a
- * batch and tries again.
+ * batch and tries again. So is a database file deleted or replaced under the gateway
+ * (DATABASE_FILE_MOVED): the batch is kept, never marked failed, until the operator restarts.
  *
  * PostgreSQL (issue 11: a database that drops connections or fails over): the connection refused or
  * reset, the server shutting down or not yet accepting (57P01 admin_shutdown, 57P02 crash_shutdown,
@@ -17,7 +18,7 @@
  * Anything else (a constraint, a malformed statement) fails the same way every time and is the
  * caller's to report.
  */
-const TRANSIENT_SQLITE_CODE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|NOMEM|READONLY|CANTOPEN|PROTOCOL)(_|$)/;
+const TRANSIENT_SQLITE_CODE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|NOMEM|READONLY|CANTOPEN|PROTOCOL)(_|$)|^DATABASE_FILE_MOVED$/;
 
 /** SQLSTATE codes (PostgreSQL Appendix A) and Node socket errors a retry can cure. */
 const TRANSIENT_PG_CODE = /^(57P0[123]|25P03|08[0-9A-Z]{3}|53[0-9A-Z]{3}|40001|40P01|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/;

@@ -4,9 +4,11 @@
  * or an I/O error. Callers answer those "try again later" (HTTP 503 with Retry-After), never 500.
  * better-sqlite3 puts SQLite's (extended) result code name in `err.code`, e.g. SQLITE_READONLY_DBMOVED.
  * On PostgreSQL (issue 11) `pg` puts the SQLSTATE there instead: isPostgresRefusal.
+ * DATABASE_FILE_MOVED is the gateway's own (src/store/database-file-guard.ts): the file at
+ * database.path is no longer the one open, so a write would land in a file nobody will read again.
  */
 const REFUSAL_CODE_PREFIXES: readonly string[] = [
-  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL',
+  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL', 'DATABASE_FILE_MOVED',
 ];
 
 /**

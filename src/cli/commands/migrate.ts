@@ -20,7 +20,8 @@ export async function run(args: string[]): Promise<number> {
     const out = adminOutput(parsed.booleans.has('json'));
     try {
       const config = loadConfig(parsed.values.get('config'));
-      const database = await openDatabase(config.database, { migrate: false });
+      // The one command that makes a new database file (an installation's first step).
+      const database = await openDatabase(config.database, { migrate: false, createIfMissing: true });
       try {
         const applied = await applyDatabaseMigrations(database);
         const text = applied.length === 0 ? `${database.describe}: up to date` : `${database.describe}: applied ${applied.join(', ')}`;
