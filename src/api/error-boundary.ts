@@ -7,6 +7,7 @@
 import type { Middleware } from 'koa';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { isStoreWriteRefusal } from '../store/write-refusal.js';
 import { httpProblemFor, problemForStatus, RETRY_AFTER_SECONDS, sendProblem } from './http-errors.js';
 
 /** Statuses that routing leaves without a body and that get a Problem Details body here. */
@@ -21,6 +22,14 @@ export function errorBoundary(logger: Logger): Middleware {
       if (isGatewayError(err) && mapped?.mapped === true) {
         if (mapped.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
         sendProblem(ctx, { title: mapped.title, status: mapped.status, detail: err.message });
+        return;
+      }
+      if (isStoreWriteRefusal(err)) {
+        // The store refused a write for a reason outside the request (disk full, busy, the database
+        // file deleted under the gateway): not the client's fault and not a bug, so 503, retry later.
+        logger.warn({ err, method: ctx.method, path: ctx.path }, 'the store refused a write');
+        ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+        sendProblem(ctx, problemForStatus(503, 'The store refused a write for this request; retry later.'));
         return;
       }
       logger.error({ err, method: ctx.method, path: ctx.path }, 'unexpected error while handling a request');
