@@ -121,7 +121,7 @@ export function secretBoxForDatabase(keyFile: string, sealed: string | undefined
  * A fresh install (no database, no key file) is not refused: serve makes both.
  */
 export function keyFileWithoutDatabaseProblem(keyFile: string, databasePath: string, databaseIsNew: boolean): GatewayError | null {
-  if (!databaseIsNew || keyFile === ':memory:' || !existsSync(keyFile)) return null;
+  if (!databaseIsNew || databasePath === ':memory:' || keyFile === ':memory:' || !existsSync(keyFile)) return null;
   return new GatewayError(
     'DATABASE_NOT_FOUND',
     `the database ${databasePath} (database.path) is new or missing, but its key file ${keyFile} exists: the database was probably deleted or database.path is wrong. ` +
