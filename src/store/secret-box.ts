@@ -106,7 +106,7 @@ export function secretBoxForDatabase(keyFile: string, sealed: string | undefined
   } catch (cause) {
     throw new GatewayError(
       'SECRET_KEY_INVALID',
-      `database.keyFile: ${keyFile} does not open the secrets stored in ${databaseName}: use the key file this database was used with (every node of a cluster must use the same one)`,
+      `database.keyFile: ${keyFile} does not open the secrets stored in ${databaseName}: use the key file this database was used with (every node of a cluster must use the same key file)`,
       { cause, details: { path: 'database.keyFile' } },
     );
   }
