@@ -50,6 +50,8 @@ export const ERROR_CODE = codeTable([
   // store/
   'DATABASE_NOT_FOUND',
   'DATABASE_IN_USE',
+  /** The SQLite file at database.path was deleted or replaced while open: writes refused (503) until a restart. */
+  'DATABASE_FILE_MOVED',
   'DATABASE_UNREACHABLE',
   /** The configured database backend cannot do what was asked (e.g. a file backup of PostgreSQL). */
   'BACKEND_UNSUPPORTED',

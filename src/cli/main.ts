@@ -9,6 +9,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_SEARCH_ORDER } from '../config/locate.js';
+import { maskKnownSecrets } from '../config/secret-text.js';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
 import { packageVersion } from './package-version.js';
 
@@ -182,7 +183,7 @@ if (isMainModule()) {
     },
     (err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(`smsgate: ${message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(message)}\n`);
       process.exitCode = 1;
     },
   );

@@ -3,6 +3,7 @@
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe. Each
  * query uses an existing index (message_parts_claim, webhook_outbox_dead, recipients_status).
  */
+import type { DatabaseFileGuard } from './database-file-guard.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface QueuedParts {
@@ -67,7 +68,11 @@ export type WriteProbe = { ok: true } | { ok: false; reason: string };
  * them through `Async<StatusQueries>`; a PostgreSQL class with the same method names stands in).
  */
 export class StatusQueries {
-  constructor(private readonly db: SqliteDatabase) {}
+  /** `file`: the store's file guard (database-file-guard.ts); a moved file is not writable. */
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly file?: Pick<DatabaseFileGuard, 'check'>,
+  ) {}
 
   /**
    * Parts queued and submitting per transport: one count per (transport, state), each a range of
@@ -199,6 +204,9 @@ export class StatusQueries {
    * restored after), so a held lock reads as "not writable" instead of stalling the caller.
    */
   probeWritable(maxWaitMs = 250): WriteProbe {
+    // The open file may no longer be the database's (deleted or replaced): the probe would succeed into it.
+    const moved = this.file?.check();
+    if (moved !== undefined) return { ok: false, reason: moved.message };
     if (this.db.inTransaction) return { ok: true };
     const previousTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(maxWaitMs))}`);

@@ -7,7 +7,8 @@
  * lock past busy_timeout (SQLITE_BUSY/LOCKED), memory pressure and a file made read-only under us
  * are conditions of the machine: the same write succeeds once they pass, so the engine keeps such a
  * batch and tries again. better-sqlite3 puts SQLite's (extended) result code name in `err.code`,
- * e.g. SQLITE_READONLY_DBMOVED.
+ * e.g. SQLITE_READONLY_DBMOVED. So is a database file deleted or replaced under the gateway
+ * (DATABASE_FILE_MOVED): the batch is kept, never marked failed, until the operator restarts.
  *
  * PostgreSQL (a database that drops connections, fails over, is stopped or fills its disk): `pg`
  * puts the SQLSTATE in `err.code` (PostgreSQL manual, Appendix A): any connection exception (class
@@ -25,7 +26,7 @@
  * Anything else (a constraint, a malformed statement) fails the same way every time and is the
  * caller's to report.
  */
-const TRANSIENT_SQLITE_CODE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|NOMEM|READONLY|CANTOPEN|PROTOCOL)(_|$)/;
+const TRANSIENT_SQLITE_CODE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|NOMEM|READONLY|CANTOPEN|PROTOCOL)(_|$)|^DATABASE_FILE_MOVED$/;
 
 /** SQLSTATE classes a retry can cure (see above). */
 const TRANSIENT_PG_CLASS = /^(08|53|57)[0-9A-Z]{3}$/;

@@ -9,6 +9,7 @@
  * `smsgate config schema` prints the JSON Schema of the file (config/smsgate.schema.json).
  */
 import { serveKeyFileProblem } from '../../config/database.js';
+import { redactUrlPassword } from '../../config/secret-text.js';
 import { GatewayError } from '../../errors.js';
 import { configJsonSchema, loadConfig, locateConfig } from '../../gateway-config.js';
 import { withCodedExit } from '../coded-exit.js';
@@ -22,7 +23,7 @@ export const MASK = '[redacted]';
 /** Keys whose string value is a secret: transports[].password, devices[].pin, webhook secrets, bearer tokens. */
 const SECRET_KEY = /(password|secret|token|pin|apikey)$/i;
 
-/** A copy with secret values replaced by MASK, and the password of any URL with credentials (postgresql://u:p@h). */
+/** A copy with secret values replaced by MASK, and the password of any URL with credentials by `***` (postgresql://u:***@h). */
 export function maskSecrets(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item, key));
   if (value !== null && typeof value === 'object') {
@@ -30,15 +31,8 @@ export function maskSecrets(value: unknown, key = ''): unknown {
   }
   if (typeof value !== 'string') return value;
   if (SECRET_KEY.test(key)) return MASK;
-  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
-    try {
-      const url = new URL(value);
-      if (url.password !== '') url.password = MASK;
-      return url.toString();
-    } catch {
-      return MASK;
-    }
-  }
+  // Any URL with a password (postgresql://gw:pw@host/db), whatever characters the password holds.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return redactUrlPassword(value);
   return value;
 }
 

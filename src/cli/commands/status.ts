@@ -9,6 +9,7 @@ import { formatOutcomes } from '../../admin/campaign-outcomes.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
 import { rateText } from '../../admin/status-page.js';
 import { loadConfig } from '../../gateway-config.js';
+import { maskKnownSecrets } from '../../config/secret-text.js';
 import { isGatewayError } from '../../errors.js';
 import { withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
@@ -33,7 +34,7 @@ export async function run(args: string[]): Promise<number> {
       admin = loadConfig(configPath).admin;
     } catch (err) {
       if (!isGatewayError(err)) throw err;
-      process.stderr.write(`smsgate: ${err.message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
       return 1;
     }
     const fetched: Fetched = admin === undefined ? { ok: false, why: 'the config has no admin section' } : await fetchLive(admin);
