@@ -20,6 +20,8 @@ export const ERROR_CODE = codeTable([
   'REQUEST_BODY_INVALID',
   'REQUEST_BODY_TOO_LARGE',
   'REQUEST_BODY_BUDGET_EXHAUSTED',
+  'REQUEST_CLIENT_BUDGET_EXHAUSTED',
+  'REQUEST_BODY_TOO_SLOW',
   'NOT_CLIENT_ADMINISTRATOR',
   // admin/
   'ADMIN_LISTEN_FAILED',
@@ -43,13 +45,19 @@ export const ERROR_CODE = codeTable([
   'INBOUND_ROUTE_EXISTS',
   'INBOUND_ROUTE_NOT_FOUND',
   'OPTOUT_NOT_FOUND',
+  /** A part of a concatenated MO refused: its originator or the gateway holds as many incomplete parts as allowed. */
+  'INBOUND_PARTS_LIMIT',
   // store/
   'DATABASE_NOT_FOUND',
   'DATABASE_IN_USE',
+  /** The SQLite file at database.path was deleted or replaced while open: writes refused (503) until a restart. */
+  'DATABASE_FILE_MOVED',
   'DATABASE_UNREACHABLE',
   /** The configured database backend cannot do what was asked (e.g. a file backup of PostgreSQL). */
   'BACKEND_UNSUPPORTED',
   'STORE_CLOSED',
+  /** The database cannot serve now (unreachable, shutting down, disk full, busy): retry later. */
+  'STORE_UNAVAILABLE',
   'SECRET_KEY_INVALID',
   'SECRET_UNREADABLE',
   'BACKUP_EXISTS',

@@ -4,18 +4,24 @@
  * registry, the rules a schema cannot say). Arrows point inward: features and this root import
  * config/, never the other way.
  */
+import { existsSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { adminConfigProblem, adminConfigSchema, type AdminConfig } from './admin/admin-config.js';
 import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from './campaigns/campaign-processor.js';
 import { isValidTimeZone, SEND_AT_ZONE } from './campaigns/send-at.js';
-import { createConfigLoader, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from './config/index.js';
+import { createConfigLoader, DEFAULT_CONFIG_PATH, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from './config/index.js';
 import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from './config/types.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from './engine/config.js';
+import { isGatewayError } from './errors.js';
+import { INBOUND_REASSEMBLY_TIMEOUT_MS } from './inbound/inbound-service.js';
+import { DEFAULT_INBOUND_PART_LIMITS } from './inbound/part-limits.js';
 import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from './sms/numbering.js';
 import { defaultKeyFileFor } from './store/secret-box.js';
+import { knownProfiles, loadProfile, packageRoot } from './transports/modem/profile.js';
 import { TRANSPORT_MODULES, type TransportEntry } from './transports/registry.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './webhooks/config.js';
 
-export { configPathFrom, DEFAULT_CONFIG_PATH } from './config/index.js';
+export { CONFIG_SEARCH_ORDER, DEFAULT_CONFIG_PATH, type ConfigPurpose, type LoadOptions } from './config/index.js';
 export type * from './config/types.js';
 export type { EngineConfig } from './engine/config.js';
 export type { ModemTransportConfig } from './transports/modem/config.js';
@@ -42,6 +48,18 @@ export interface SchedulingConfig {
   timeZone: string;
 }
 
+/** Mobile-originated messages (src/inbound, docs/behaviour/inbound-limits.md). */
+export interface InboundConfig {
+  /** A concatenated message still incomplete this long after its first part is delivered as what arrived. */
+  reassemblyTimeoutMs: number;
+  /** How often overdue groups are swept; left out: a tenth of the timeout, at most 30 s. */
+  sweepIntervalMs?: number;
+  /** Parts of incomplete messages held per originator (transport and sender); over it a part is refused. */
+  maxPartsPerOriginator: number;
+  /** Parts of incomplete messages held on the gateway; over it a part is refused. */
+  maxParts: number;
+}
+
 /** The shape of the config file (ARCHITECTURE.md, "Config"), after defaults are applied. */
 export interface SmsGateConfig {
   database: DatabaseConfig;
@@ -58,6 +76,7 @@ export interface SmsGateConfig {
   admin?: AdminConfig;
   numbering: NumberingConfig;
   scheduling: SchedulingConfig;
+  inbound: InboundConfig;
 }
 
 // The sections' defaults come from the modules that own those numbers (ENGINE_DEFAULTS,
@@ -99,6 +118,14 @@ const schedulingSchema = section({
   timeZone: { ...nonEmptyString, default: SEND_AT_ZONE },
 });
 
+const inboundSchema = section({
+  reassemblyTimeoutMs: { ...positiveInt, default: INBOUND_REASSEMBLY_TIMEOUT_MS },
+  sweepIntervalMs: positiveInt,
+  // A 255-part message (TS 23.040 §9.2.3.24.1) must fit under the per-originator bound.
+  maxPartsPerOriginator: { ...positiveInt, minimum: 255, default: DEFAULT_INBOUND_PART_LIMITS.maxPartsPerOriginator },
+  maxParts: { ...positiveInt, minimum: 255, default: DEFAULT_INBOUND_PART_LIMITS.maxParts },
+});
+
 function adminProblem(config: SmsGateConfig): ConfigProblem | null {
   return config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);
 }
@@ -106,6 +133,45 @@ function adminProblem(config: SmsGateConfig): ConfigProblem | null {
 function timeZoneProblem(config: SmsGateConfig): ConfigProblem | null {
   const zone = config.scheduling.timeZone;
   return isValidTimeZone(zone) ? null : { key: 'scheduling.timeZone', what: `"${zone}" is not an IANA time zone (e.g. Europe/Dublin)` };
+}
+
+/**
+ * `npm start` on a fresh clone: the checkout's config/default.json, only when the working directory
+ * is the package root of a source checkout (src/ is there; an installed package ships none).
+ */
+function sourceCheckoutDefault(): string | undefined {
+  try {
+    const root = packageRoot();
+    if (realpathSync(process.cwd()) !== realpathSync(root)) return undefined;
+    return existsSync(join(root, 'src', 'cli', 'main.ts')) && existsSync(join(root, DEFAULT_CONFIG_PATH)) ? DEFAULT_CONFIG_PATH : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every modem device's profile exists and is valid, checked when the config is loaded: `serve`
+ * would refuse it when the transport starts, `config check` names the key and the known profiles.
+ */
+function modemProfileProblem(config: SmsGateConfig): ConfigProblem | null {
+  for (const [t, transport] of config.transports.entries()) {
+    // An entry an admin command left unchecked (src/config/index.ts ConfigPurpose) may be malformed.
+    if (transport.type !== 'modem' || !Array.isArray(transport.devices)) continue;
+    for (const [d, device] of transport.devices.entries()) {
+      const name = device.profile ?? 'generic';
+      try {
+        loadProfile(name, transport.profilesDir);
+      } catch (err) {
+        if (!isGatewayError(err)) throw err;
+        const key = `transports[${t}].devices[${d}].profile`;
+        if (err.code !== 'MODEM_PROFILE_UNKNOWN') return { key, what: err.message };
+        const known = (transport.profilesDir === undefined ? knownProfiles() : knownProfiles(transport.profilesDir)).join(', ') || 'none';
+        const where = transport.profilesDir === undefined ? '' : ` in ${transport.profilesDir}`;
+        return { key, what: `unknown modem profile "${name}"${where} (known: ${known})` };
+      }
+    }
+  }
+  return null;
 }
 
 const loader = createConfigLoader<SmsGateConfig>({
@@ -121,14 +187,24 @@ const loader = createConfigLoader<SmsGateConfig>({
     admin: adminConfigSchema,
     numbering: numberingSchema,
     scheduling: schedulingSchema,
+    inbound: inboundSchema,
   },
-  checks: [adminProblem, timeZoneProblem],
+  checks: [adminProblem, timeZoneProblem, modemProfileProblem],
   complete: (config) => {
     config.database.keyFile ??= defaultKeyFileFor(config.database.path);
   },
+  pathKeys: [['transports', '*', 'profilesDir']],
+  search: { sourceCheckoutDefault },
 });
 
-/** `path`, else $SMSGATE_CONFIG, else config/default.json; every failure a CONFIG_INVALID naming file and key. */
+/**
+ * `path`, else the search order (src/config/locate.ts); every failure a CONFIG_INVALID naming file
+ * and key. Relative paths resolve against the file's directory.
+ */
 export const loadConfig = loader.loadConfig;
+/** The file loadConfig would read: `path`, else the search order. */
+export const locateConfig = loader.locateConfig;
+/** The JSON Schema published as config/smsgate.schema.json. */
+export const configJsonSchema = loader.publishedSchema;
 /** Validates an already parsed config (for tests and embedding); `sourceName` prefixes every error. */
 export const resolveConfigFromObject = loader.resolveConfigFromObject;

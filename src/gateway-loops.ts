@@ -10,7 +10,7 @@ import type { AdminClusterView, AdminListener } from './admin/admin-listener.js'
 import { createApiApp } from './api/app.js';
 import type { AuthService } from './auth/index.js';
 import { CampaignProcessor, CampaignService } from './campaigns/index.js';
-import type { NodeIdSource } from './cluster/node-id.js';
+import type { NodeIdSource } from './node-id.js';
 import type { EngineConfig } from './engine/config.js';
 import { DispatchEngine } from './engine/dispatch-engine.js';
 import type { EngineStore } from './engine/engine-backend.js';
@@ -60,6 +60,10 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
     now,
     wakeWebhooks: () => webhooks.wake(),
     numbering,
+    ...observer,
+    reassemblyTimeoutMs: config.inbound.reassemblyTimeoutMs,
+    ...(config.inbound.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: config.inbound.sweepIntervalMs }),
+    partLimits: { maxPartsPerOriginator: config.inbound.maxPartsPerOriginator, maxParts: config.inbound.maxParts },
   });
   const engine = new DispatchEngine({
     store: deps.engineStore,
@@ -76,6 +80,7 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
   });
   admin?.attach({
     transports,
+    routes: config.routes,
     wakeWebhooks: () => webhooks.wake(),
     writesStalled: () => engine.stats().writesStalled,
     ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),

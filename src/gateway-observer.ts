@@ -8,7 +8,7 @@
  * State that can be read (queue depth, binds up, dead letters, modem signal) is not reported
  * here: the admin reads it when scraped.
  */
-import type { TransportState } from './transports/transport.js';
+import type { PartOutcome, TransportReceipt, TransportState } from './transports/transport.js';
 
 /**
  * The smsgate_part_outcomes_total label values (README): a 'not-sent' part counts as
@@ -19,15 +19,31 @@ export type PartOutcomeKind = 'accepted' | 'failed-permanent' | 'failed-temporar
 /** What one webhook attempt came to: a 2xx, a retry scheduled, or a dead letter. */
 export type WebhookAttemptResult = 'delivered' | 'retry' | 'dead';
 
+/** Whose endpoint a webhook attempt went to, and its breaker after the attempt (the status page). */
+export interface WebhookAttemptDetail {
+  clientId: number;
+  /** The attempt's error (ECONNREFUSED, HTTP_503, TIMEOUT...); null when delivered or when it failed fast. */
+  error: string | null;
+  /** True when the breaker was open and no request was made (last_error CIRCUIT_OPEN). */
+  failedFast: boolean;
+  breaker: 'closed' | 'open' | 'half-open';
+  /** When an open breaker lets its trial through (the sender's clock); null when not open. */
+  halfOpensAtMs: number | null;
+}
+
 export interface GatewayObserver {
   /** `parts` parts are handed to the transport's submit now. */
   partsSubmitted(transport: string, parts: number): void;
-  /** One outcome of a part handed to the transport (called once per part partsSubmitted counted). */
-  partOutcome(transport: string, outcome: PartOutcomeKind): void;
-  /** A transport reported a receipt with this status text (before it is stored). */
-  receiptReceived(transport: string, status: string): void;
+  /** One outcome of a part handed to the transport (called once per part partsSubmitted counted), as the transport gave it. */
+  partOutcome(transport: string, outcome: PartOutcome): void;
+  /** A transport reported a receipt (before it is stored). */
+  receiptReceived(transport: string, receipt: TransportReceipt): void;
+  /** An inbound (mobile-originated) PDU that is one part of a concatenated message was stored (a repeat is not counted). */
+  inboundPart(transport: string): void;
+  /** An inbound message was stored whole: a single PDU, its last part, or (incomplete) what arrived by the reassembly timeout. */
+  inboundMessage(transport: string, incomplete: boolean): void;
   /** One webhook attempt ended; lagMs is receipt stored -> 2xx, given only when delivered. */
-  webhookAttempt(result: WebhookAttemptResult, lagMs?: number): void;
+  webhookAttempt(result: WebhookAttemptResult, lagMs?: number, detail?: WebhookAttemptDetail): void;
   /** One group commit of the engine's writes took this long (transaction start to commit). */
   dbCommit(seconds: number): void;
   /** One API request: route is the router's pattern ('/v1/campaign/:id'), never the raw path. */
@@ -40,6 +56,8 @@ export const NOOP_OBSERVER: GatewayObserver = {
   partsSubmitted() {},
   partOutcome() {},
   receiptReceived() {},
+  inboundPart() {},
+  inboundMessage() {},
   webhookAttempt() {},
   dbCommit() {},
   httpRequest() {},

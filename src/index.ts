@@ -14,7 +14,7 @@ import { createClusterNode } from './cluster/cluster-node.js';
 import { buildGatewayLoops } from './gateway-loops.js';
 import { RunningGateway, type Gateway, type GatewayBackend, type GatewayOptions } from './running-gateway.js';
 import { openStore, type Store } from './store/database.js';
-import { defaultKeyFileFor, SecretBox } from './store/secret-box.js';
+import { defaultKeyFileFor, keyFileWithoutDatabaseProblem, sealedSecretOf, secretBoxForDatabase, sqliteFileIsNew } from './store/secret-box.js';
 import { ServeLock } from './store/serve-lock.js';
 import { sqliteStorePorts, type ServeGuard } from './store/store-ports.js';
 import { WebhookSender } from './webhooks/index.js';
@@ -34,17 +34,25 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   if (config.database.url !== undefined) return createClusterNode(config, options, { logger, now, engineConfig });
   // One gateway per SQLite file (README "serve"): refused at once, before the database is touched.
   const lock: ServeGuard = ServeLock.acquire(config.database.path, now);
+  const keyFile = config.database.keyFile ?? defaultKeyFileFor(config.database.path);
   let store: Store;
   try {
+    // A key file beside no database: refused before a new database file is made (secret-box.ts).
+    const orphanKey = keyFileWithoutDatabaseProblem(keyFile, config.database.path, sqliteFileIsNew(config.database.path));
+    if (orphanKey !== null) throw orphanKey;
     store = await openStore({ path: config.database.path, synchronous: config.database.synchronous });
   } catch (err) {
     lock.release();
     throw err;
   }
   try {
-    const secretBox = SecretBox.fromKeyFile(config.database.keyFile ?? defaultKeyFileFor(config.database.path));
     // The one place the backend's ports are chosen (issue 11 item 1).
     const ports = sqliteStorePorts(store);
+    const sealed = await sealedSecretOf(ports.auth);
+    const emptyBesideKey = keyFileWithoutDatabaseProblem(keyFile, config.database.path, sealed === undefined);
+    if (emptyBesideKey !== null) throw emptyBesideKey;
+    const secretBox = secretBoxForDatabase(keyFile, sealed, config.database.path);
+    store.file?.onMoved((problem) => logger.error({ path: config.database.path, code: problem.code }, problem.message));
     // Issue 13: metrics and the status page's recent errors see the engine, transports and webhooks.
     const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
     const observed = admin?.tapLogger(logger) ?? logger;
@@ -57,7 +65,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
             db: store.db,
             databasePath: config.database.path,
             busyTimeoutMs: 5_000,
-            keyFile: config.database.keyFile ?? defaultKeyFileFor(config.database.path),
+            keyFile,
             config: config.webhooks,
             logLevel: observed.level,
             logger: observed.child({ part: 'webhooks' }),

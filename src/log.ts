@@ -3,6 +3,7 @@
  * modules take a `Logger` and bind their own context with `logger.child({ transport, campaignId })`.
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { maskKnownSecrets } from './config/secret-text.js';
 
 export type Logger = PinoLogger;
 
@@ -23,7 +24,11 @@ export interface LogOptions {
 
 export function createLogger(options: LogOptions = {}): Logger {
   const level = options.level ?? process.env['SMSGATE_LOG_LEVEL'] ?? 'info';
-  const settings = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'smsgate' } };
+  // Redaction by key misses a secret inside a string (a database URL in an error message): every
+  // line is also passed through maskKnownSecrets, which masks the secrets the config named.
+  const settings = {
+    level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'smsgate' }, hooks: { streamWrite: maskKnownSecrets },
+  };
   return options.destination === undefined ? pino(settings) : pino(settings, options.destination);
 }
 

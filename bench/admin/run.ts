@@ -13,6 +13,8 @@ import { CampaignProgressCache, liveStatusFacts } from '../../src/admin/status-f
 import { SimulatorTransport } from '../../src/transports/simulator/index.js';
 import { renderStatusPage } from '../../src/admin/status-page.js';
 import { TransportActivity } from '../../src/admin/transport-activity.js';
+import { WebhookHealth } from '../../src/admin/webhook-health.js';
+import { readiness } from '../../src/admin/readiness.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
@@ -62,7 +64,10 @@ for (const recipients of [10_000, 100_000]) {
     const transports = [new SimulatorTransport({ name: 'carrier', type: 'simulator' })];
     // ttl 0: every load counts, as the first load of each refresh interval does.
     const { status } = sqliteStorePorts(store);
-    const sources = { status, transports, activity, recentErrors: new RecentErrors(), progress: new CampaignProgressCache(0), now: Date.now };
+    const sources = {
+      status, transports, activity, recentErrors: new RecentErrors(), progress: new CampaignProgressCache(0), now: Date.now,
+      webhookHealth: new WebhookHealth(), version: 'bench', startedAtMs: Date.now(), readiness: () => readiness(status, transports),
+    };
     const metrics = new GatewayMetrics({ status, activity, transports: () => transports });
     const label = `${recipients.toLocaleString('en')} recipients in progress`;
     rows.push({ case: `${label}: /status.json facts`, ...(await timeAsync(() => liveStatusFacts(sources))) });

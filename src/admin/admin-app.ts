@@ -1,8 +1,9 @@
 /**
- * The admin listener's Koa app (issue 13), separate from the API app and never on its port:
+ * The admin listener's Koa app, separate from the API app and never on its port:
  * GET /metrics (Prometheus), GET /status (HTML), GET /status.json, GET /ready, and
- * POST /status/replay (the status page's replay button). With admin.token set, every request
- * needs `Authorization: Bearer <token>`, compared in constant time.
+ * POST /status/replay (the status page's replay button). A request whose Host header names
+ * something the listener does not serve gets 421 first (host-check.ts: DNS rebinding). With
+ * admin.token set, every request needs `Authorization: Bearer <token>`, compared in constant time.
  *
  * The replay POST changes state, so it is guarded against cross-site requests twice: a
  * per-process CSRF token carried in the form (constant-time comparison) and the browser's own
@@ -14,7 +15,7 @@ import { readFormBody } from '../auth/form-body.js';
 import type { Logger } from '../log.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
-import { readiness, type ClusterReadiness } from './readiness.js';
+import { misdirectedReason } from './host-check.js';
 import { liveStatusFacts, type LiveSources } from './status-facts.js';
 import { renderStatusPage } from './status-page.js';
 
@@ -26,10 +27,8 @@ export interface AdminAppDeps extends LiveSources {
   token?: string;
   /** Wakes the webhook sender after a replay re-queued rows. */
   wakeWebhooks(): void;
-  /** True while the engine's group commits are refused (disk full, I/O error) and retried: /ready is 503. */
-  writesStalled?(): boolean;
-  /** A node of a cluster on PostgreSQL: its membership and bind slots in /ready. */
-  cluster?(): ClusterReadiness | undefined;
+  /** The host names (normalised, no port) a request's Host header may name (host-check.ts servedHostNames). */
+  servedHosts(): ReadonlySet<string>;
   logger: Logger;
 }
 
@@ -100,6 +99,20 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
   });
 
   app.use(async (ctx, next) => {
+    const misdirected = misdirectedReason(ctx.get('host') || undefined, deps.servedHosts);
+    if (misdirected !== null) {
+      // Plain text and nothing of the page: whatever asked under another name learns nothing.
+      ctx.status = 421;
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = `421 Misdirected Request: ${misdirected}\n`;
+      return;
+    }
+    await next();
+  });
+
+  app.use(async (ctx, next) => {
     if (expectedAuthorization !== undefined && !constantTimeEqual(ctx.get('authorization'), expectedAuthorization)) {
       ctx.set('WWW-Authenticate', 'Bearer realm="smsgate-admin"');
       problem(ctx, 401, 'Unauthorized', 'this admin listener needs Authorization: Bearer <admin.token>');
@@ -131,7 +144,7 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
         return;
       }
       case 'GET /ready': {
-        const result = await readiness(deps.status, deps.transports, () => deps.writesStalled?.() ?? false, deps.cluster?.());
+        const result = await deps.readiness();
         ctx.status = result.ready ? 200 : 503;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = result;

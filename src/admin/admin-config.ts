@@ -9,6 +9,11 @@ export interface AdminConfig {
   port: number;
   /** Required when host is not a loopback address; may be `${ENV}`. Never logged. */
   token?: string;
+  /**
+   * Host names (or IP literals) besides its own address that requests may name in their Host
+   * header, e.g. the name a reverse proxy forwards or a DNS name of this machine. Default [].
+   */
+  allowedHosts?: readonly string[];
 }
 
 export const ADMIN_DEFAULTS = { host: '127.0.0.1', port: 8081 } as const;
@@ -23,6 +28,8 @@ export const adminConfigSchema = {
     host: { type: 'string', minLength: 1, default: ADMIN_DEFAULTS.host },
     port: { type: 'integer', minimum: 0, maximum: 65535, default: ADMIN_DEFAULTS.port },
     token: { type: 'string', minLength: MIN_ADMIN_TOKEN_CHARS },
+    // A name as it appears in a Host header, without a port: letters, digits, dots, hyphens, or an IP literal.
+    allowedHosts: { type: 'array', items: { type: 'string', pattern: '^([A-Za-z0-9_.-]+|\\[[0-9A-Fa-f:.]+\\]|[0-9A-Fa-f:.]+)$' }, default: [] },
   },
 } as const;
 

@@ -6,15 +6,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GatewayError } from '../errors.js';
-import type { GatewayObserver } from '../gateway-observer.js';
+import type { GatewayObserver, WebhookAttemptDetail, WebhookAttemptResult } from '../gateway-observer.js';
+import { packageVersion } from '../cli/package-version.js';
 import type { Logger } from '../log.js';
 import type { StorePorts } from '../store/store-ports.js';
-import type { Transport } from '../transports/transport.js';
+import type { PartOutcome, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
 import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
 import type { ClusterStats } from '../cluster/cluster-runtime.js';
-import type { ClusterReadiness } from './readiness.js';
-import { GatewayMetrics } from './gateway-metrics.js';
+import { readiness, type ClusterReadiness, type ReadinessRoute } from './readiness.js';
+import { GatewayMetrics, partOutcomeLabel } from './gateway-metrics.js';
+import { servedHostNames } from './host-check.js';
+import { WebhookHealth } from './webhook-health.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
 import { CampaignProgressCache } from './status-facts.js';
 import { TransportActivity } from './transport-activity.js';
@@ -36,29 +39,102 @@ export interface AdminListener {
   readonly metrics: GatewayMetrics;
   /** A logger like `logger` whose warn/error events also go to the status page's recent errors. */
   tapLogger(logger: Logger): Logger;
-  attach(parts: { transports: readonly Transport[]; wakeWebhooks(): void; writesStalled?(): boolean; cluster?: AdminClusterView }): void;
+  /** `routes`: the config's routes, each of which /ready wants a transport up to carry. */
+  attach(parts: { transports: readonly Transport[]; routes?: readonly ReadinessRoute[]; wakeWebhooks(): void; writesStalled?(): boolean; cluster?: AdminClusterView }): void;
   listen(): Promise<void>;
   close(): Promise<void>;
   /** Where it listens once listening. */
   address(): { host: string; port: number } | undefined;
 }
 
+/**
+ * What the engine and the webhook sender report goes to the metrics and, for the status page, to
+ * the part counts per transport (throttled told apart by the transport's status) and the webhook
+ * endpoints' health (breaker, last real error).
+ */
+class AdminObserver implements GatewayObserver {
+  constructor(
+    private readonly metrics: GatewayMetrics,
+    private readonly activity: TransportActivity,
+    private readonly webhookHealth: WebhookHealth,
+  ) {}
+
+  partsSubmitted(transport: string, parts: number): void {
+    this.metrics.partsSubmitted(transport, parts);
+  }
+
+  partOutcome(transport: string, outcome: PartOutcome): void {
+    this.metrics.partOutcome(transport, outcome);
+    this.activity.outcome(transport, partOutcomeLabel(outcome), outcome);
+  }
+
+  receiptReceived(transport: string, receipt: TransportReceipt): void {
+    this.metrics.receiptReceived(transport, receipt);
+  }
+
+  inboundPart(transport: string): void {
+    this.metrics.inboundPart(transport);
+  }
+
+  inboundMessage(transport: string, incomplete: boolean): void {
+    this.metrics.inboundMessage(transport, incomplete);
+  }
+
+  webhookAttempt(result: WebhookAttemptResult, lagMs?: number, detail?: WebhookAttemptDetail): void {
+    this.metrics.webhookAttempt(result, lagMs);
+    if (detail !== undefined) this.webhookHealth.attempted(detail);
+  }
+
+  dbCommit(seconds: number): void {
+    this.metrics.dbCommit(seconds);
+  }
+
+  httpRequest(route: string, method: string, status: number, seconds: number): void {
+    this.metrics.httpRequest(route, method, status, seconds);
+  }
+
+  transportState(transport: string, state: TransportState, atMs: number): void {
+    this.metrics.transportState(transport, state, atMs);
+  }
+}
+
+function versionOrUnknown(): string {
+  try {
+    return packageVersion();
+  } catch {
+    return 'unknown';
+  }
+}
+
 export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   const activity = new TransportActivity(deps.now);
   const recentErrors = new RecentErrors(50, deps.now);
+  const webhookHealth = new WebhookHealth(deps.now);
+  const startedAtMs = deps.now();
+  const version = versionOrUnknown();
   let transports: readonly Transport[] = [];
+  let routes: readonly ReadinessRoute[] | undefined;
   let wakeWebhooks = (): void => {};
   let writesStalled = (): boolean => false;
   let cluster: ClusterReadiness | undefined;
-  const metrics = new GatewayMetrics({ status: deps.ports.status, activity, transports: () => transports });
+  const ready = () => readiness(deps.ports.status, transports, writesStalled, cluster, routes);
+  const metrics = new GatewayMetrics({
+    status: deps.ports.status,
+    activity,
+    transports: () => transports,
+    now: deps.now,
+    // The same decision as GET /ready, so smsgate_ready and /ready never disagree.
+    ready: async () => (await ready()).ready,
+  });
   let server: Server | undefined;
 
   return {
-    observer: metrics,
+    observer: new AdminObserver(metrics, activity, webhookHealth),
     metrics,
     tapLogger: (logger) => tapLogger(logger, recentErrors),
     attach(parts) {
       transports = parts.transports;
+      routes = parts.routes;
       wakeWebhooks = parts.wakeWebhooks;
       if (parts.writesStalled !== undefined) writesStalled = parts.writesStalled;
       cluster = parts.cluster;
@@ -77,13 +153,16 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         },
         activity,
         recentErrors,
+        webhookHealth,
+        version,
+        startedAtMs,
+        readiness: ready,
         progress: new CampaignProgressCache(),
         now: deps.now,
         metrics,
         ...(deps.config.token === undefined ? {} : { token: deps.config.token }),
+        servedHosts: () => servedHostNames(deps.config.host, deps.config.allowedHosts ?? []),
         wakeWebhooks: () => wakeWebhooks(),
-        writesStalled: () => writesStalled(),
-        cluster: () => cluster,
         logger: deps.logger,
       });
       const { host, port } = deps.config;

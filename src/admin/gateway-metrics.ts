@@ -1,24 +1,31 @@
 /**
- * The Prometheus metrics of one gateway (issue 13), on a Registry of its own so that two gateways
- * in one process never share or clash over a metric. Counters and histograms are fed by the
- * GatewayObserver hooks; gauges of state (binds up, windows, queue depth, dead letters, modem
- * radio) are read when scraped (collect), from the transports and the store.
+ * The Prometheus metrics of one gateway, on a Registry of its own so that two gateways in one
+ * process never share or clash over a metric. Counters and histograms are fed by the
+ * GatewayObserver hooks; gauges of state (binds up, windows, queue depth and age, dead letters,
+ * readiness, modem radio) and the transports' link counters are read when scraped (collect), from
+ * the transports and the store. Every metric, its labels and what bounds them:
+ * docs/behaviour/metrics-and-logs.md.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClusterStats } from '../cluster/cluster-runtime.js';
+import { packageVersion } from '../cli/package-version.js';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
 import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
 import type { Async } from '../store/ports.js';
 import type { StatusQueries } from '../store/status-store.js';
-import type { Transport, TransportState } from '../transports/transport.js';
+import type { LinkCounters, PartOutcome, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
 import { transportFacts, type LinkFacts } from './status-facts.js';
 import type { TransportActivity } from './transport-activity.js';
 
 export interface MetricSources {
-  status: Pick<Async<StatusQueries>, 'queuedPartsByTransport' | 'deadLetterCount'>;
+  status: Pick<Async<StatusQueries>, 'queuedPartsByTransport' | 'deadLetterCount' | 'pendingWebhookCount' | 'oldestDueByTransport'>;
   /** The gateway's transports; read at each scrape (they are built after the metrics). */
   transports(): readonly Transport[];
   activity: TransportActivity;
+  /** Whether GET /ready would answer 200 now (smsgate_ready); absent: the gauge is not exposed. */
+  ready?(): Promise<boolean>;
+  /** Clock of the receipt latency and the queue age; default Date.now. */
+  now?: () => number;
 }
 
 /**
@@ -28,7 +35,6 @@ export interface MetricSources {
  */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
-const PART_OUTCOMES: readonly PartOutcomeKind[] = ['accepted', 'failed-permanent', 'failed-temporary'];
 const WEBHOOK_RESULTS: readonly WebhookAttemptResult[] = ['delivered', 'retry', 'dead'];
 /** Receipt statuses kept as label values; any other text is counted as OTHER (carriers' texts are unbounded). */
 const RECEIPT_STATUSES = new Set([...Object.values(MESSAGE_STATE_NAMES), 'BUFFRED']);
@@ -37,6 +43,55 @@ export function receiptStatusLabel(status: string): string {
   const upper = status.trim().toUpperCase();
   return RECEIPT_STATUSES.has(upper) ? upper : 'OTHER';
 }
+
+/** The smsgate_part_outcomes_total outcome label (README, Admin listener): a 'not-sent' part counts as failed-temporary. */
+export function partOutcomeLabel(outcome: PartOutcome): PartOutcomeKind {
+  switch (outcome.kind) {
+    case 'accepted':
+      return 'accepted';
+    case 'permanent':
+      return 'failed-permanent';
+    case 'temporary':
+    case 'not-sent':
+      return 'failed-temporary';
+  }
+}
+
+/**
+ * The reason label's value: a coded status only (an SMPP command_status name, CMS_ERROR_<n>, a local
+ * code such as RESPONSE_TIMEOUT, a not-sent reason), OK for an accepted part. A status that is not
+ * such a code (free text) is OTHER, and past MAX_REASONS_PER_TRANSPORT distinct reasons on one
+ * transport new ones are OTHER too, so the series stay bounded whatever a peer answers.
+ */
+const REASON_CODE = /^[A-Z][A-Z0-9_]{0,39}$/;
+export const MAX_REASONS_PER_TRANSPORT = 64;
+
+export function partOutcomeReason(outcome: PartOutcome): string {
+  switch (outcome.kind) {
+    case 'accepted':
+      return 'OK';
+    case 'not-sent':
+      return outcome.reason;
+    case 'temporary':
+    case 'permanent':
+      return REASON_CODE.test(outcome.status) ? outcome.status : 'OTHER';
+  }
+}
+
+/**
+ * Receipts' latency is measured from the accepted submit to the final receipt, both seen by this
+ * process: the submit time is kept per message id until its final receipt, for at most this many
+ * parts (the oldest forgotten first), so memory stays bounded when receipts never come.
+ */
+export const MAX_AWAITED_RECEIPTS = 200_000;
+/**
+ * A final receipt can be handled before its submit's outcome: the SMSC's submit_sm_resp and its
+ * deliver_sm arrive in one read, and the transport hands the receipt on before the engine's await
+ * of the submit resumes. Such receipts are remembered (at most this many, the oldest forgotten
+ * first) and observed as 0 s when the outcome comes: the receipt came as fast as the response.
+ */
+export const MAX_EARLY_RECEIPTS = 10_000;
+const RECEIPT_LATENCY_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
 /**
  * Counts per label set kept as plain numbers and handed to prom-client when scraped: a labelled
@@ -62,7 +117,20 @@ class Tally<L extends string> {
 export class GatewayMetrics implements GatewayObserver {
   readonly registry = new Registry();
   private readonly submitted = new Tally<'transport'>();
-  private readonly outcomes = new Tally<'transport' | 'outcome'>();
+  private readonly outcomes = new Tally<'transport' | 'outcome' | 'reason'>();
+  /** Distinct reason labels seen per transport (MAX_REASONS_PER_TRANSPORT). */
+  private readonly reasonsSeen = new Map<string, Set<string>>();
+  private readonly inboundParts = new Tally<'transport'>();
+  private readonly inboundMessages = new Tally<'transport'>();
+  private readonly inboundIncomplete = new Tally<'transport'>();
+  /** `${transport}\u0000${messageId}` -> when its submit was accepted, until its final receipt. */
+  private readonly awaitingReceipt = new Map<string, number>();
+  /** Final receipts handled before their part's accepted outcome (MAX_EARLY_RECEIPTS). */
+  private readonly earlyReceipts = new Set<string>();
+  private readonly receiptLatencySeconds: Histogram<'transport'>;
+  /** The histogram's child per transport: observing through it skips hashing the labels on each receipt. */
+  private readonly latencyByTransport = new Map<string, { observe(seconds: number): void }>();
+  private readonly now: () => number;
   private readonly receipts = new Tally<'transport' | 'status'>();
   private readonly webhookDeliveriesTotal: Counter<'result'>;
   private readonly webhookLagSeconds: Histogram;
@@ -71,6 +139,7 @@ export class GatewayMetrics implements GatewayObserver {
 
   constructor(private readonly sources: MetricSources) {
     const registers = [this.registry];
+    this.now = sources.now ?? Date.now;
     collectDefaultMetrics({ register: this.registry });
     for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(name);
 
@@ -81,10 +150,10 @@ export class GatewayMetrics implements GatewayObserver {
       registers,
       collect: (): void => this.submitted.publish(submittedTotal),
     });
-    const outcomesTotal: Counter<'transport' | 'outcome'> = new Counter({
+    const outcomesTotal: Counter<'transport' | 'outcome' | 'reason'> = new Counter({
       name: 'smsgate_part_outcomes_total',
-      help: 'Submit outcomes of message parts: accepted, failed-permanent, failed-temporary.',
-      labelNames: ['transport', 'outcome'],
+      help: 'Submit outcomes of message parts: accepted, failed-permanent, failed-temporary; reason is the coded status (OK, ESME_RTHROTTLED, CMS_ERROR_500, RESPONSE_TIMEOUT, TRANSPORT_DOWN...) or OTHER.',
+      labelNames: ['transport', 'outcome', 'reason'],
       registers,
       collect: (): void => this.outcomes.publish(outcomesTotal),
     });
@@ -95,6 +164,42 @@ export class GatewayMetrics implements GatewayObserver {
       registers,
       collect: (): void => this.receipts.publish(receiptsTotal),
     });
+    this.receiptLatencySeconds = new Histogram({
+      name: 'smsgate_receipt_latency_seconds',
+      help: 'Time from a part\'s accepted submit to its final delivery receipt, both seen by this process.',
+      labelNames: ['transport'],
+      buckets: RECEIPT_LATENCY_BUCKETS,
+      registers,
+    });
+    const tallied = (name: string, help: string, tally: Tally<'transport'>): void => {
+      const counter: Counter<'transport'> = new Counter({ name, help, labelNames: ['transport'], registers, collect: (): void => tally.publish(counter) });
+    };
+    tallied('smsgate_inbound_messages_total', 'Inbound (mobile-originated) messages stored whole: single PDUs, reassembled ones, and incomplete ones delivered after the reassembly timeout.', this.inboundMessages);
+    tallied('smsgate_inbound_parts_total', 'Inbound PDUs stored that are one part of a concatenated message (repeats not counted).', this.inboundParts);
+    tallied('smsgate_inbound_incomplete_total', 'Inbound messages delivered incomplete: parts still missing at the reassembly timeout.', this.inboundIncomplete);
+    const version = new Gauge({ name: 'smsgate_build_info', help: 'Always 1; its labels name the smsgate version and the Node.js version running it.', labelNames: ['version', 'node_version'], registers });
+    version.set({ version: safeVersion(), node_version: process.version }, 1);
+    const linkCounter = (name: string, help: string, value: (counts: LinkCounters, set: (n: number, labels?: Record<string, string>) => void) => void, extraLabel?: 'reason'): void => {
+      const counter: Counter<string> = new Counter({
+        name,
+        help,
+        labelNames: extraLabel === undefined ? ['transport'] : ['transport', extraLabel],
+        registers,
+        collect: (): void => {
+          counter.reset();
+          for (const transport of sources.transports()) {
+            const counts = transport.linkCounters?.();
+            if (counts === undefined) continue;
+            value(counts, (n, labels = {}) => counter.inc({ transport: transport.name, ...labels }, n));
+          }
+        },
+      });
+    };
+    linkCounter('smsgate_bind_attempts_total', 'SMPP bind attempts (a transmitter-receiver pair counts once).', (c, set) => set(c.bindAttempts));
+    linkCounter('smsgate_bind_failures_total', 'SMPP bind attempts that failed, by coded reason: SMPP_CONNECT_FAILED, SMPP_BIND_REFUSED, SMPP_BIND_TIMEOUT or OTHER.', (c, set) => {
+      for (const [reason, n] of c.bindFailures) set(n, { reason });
+    }, 'reason');
+    linkCounter('smsgate_bind_reconnects_total', 'SMPP sessions lost after they were bound; each is followed by a reconnect (unless stopping).', (c, set) => set(c.sessionsLost));
     this.webhookDeliveriesTotal = new Counter({ name: 'smsgate_webhook_deliveries_total', help: 'Webhook attempts by result: delivered (2xx), retry scheduled, dead letter.', labelNames: ['result'], registers });
     this.webhookLagSeconds = new Histogram({
       name: 'smsgate_webhook_lag_seconds',
@@ -142,6 +247,33 @@ export class GatewayMetrics implements GatewayObserver {
         queue.reset();
         for (const row of rows) queue.set({ transport: row.transport }, row.queued + row.submitting);
       },
+    });
+    const queueAge = new Gauge({
+      name: 'smsgate_queue_oldest_age_seconds',
+      help: 'How long the transport\'s oldest due part has waited to be sent (0 when none is due); parts waiting for a later retry do not count.',
+      labelNames: ['transport'],
+      registers,
+      collect: async () => {
+        const nowMs = this.now();
+        const rows = await sources.status.oldestDueByTransport(sources.transports().map((t) => t.name), nowMs);
+        queueAge.reset();
+        for (const row of rows) queueAge.set({ transport: row.transport }, row.oldestDueAtMs === null ? 0 : Math.max(0, nowMs - row.oldestDueAtMs) / 1_000);
+      },
+    });
+    const ready = sources.ready;
+    if (ready !== undefined) {
+      const readyGauge: Gauge = new Gauge({
+        name: 'smsgate_ready',
+        help: '1 when GET /ready would answer 200 (database writable, a transport up, cluster membership live), else 0.',
+        registers,
+        collect: async (): Promise<void> => readyGauge.set((await ready()) ? 1 : 0),
+      });
+    }
+    const pending: Gauge = new Gauge({
+      name: 'smsgate_webhook_pending',
+      help: 'Webhook events waiting for their first attempt or a retry.',
+      registers,
+      collect: async (): Promise<void> => pending.set(await sources.status.pendingWebhookCount()),
     });
     const dead: Gauge = new Gauge({
       name: 'smsgate_webhook_dead_letters',
@@ -194,7 +326,9 @@ export class GatewayMetrics implements GatewayObserver {
   zeroSeriesFor(transportNames: readonly string[]): void {
     for (const transport of transportNames) {
       this.submitted.add(transport, () => ({ transport }), 0);
-      for (const outcome of PART_OUTCOMES) this.outcomes.add(`${transport}\u0000${outcome}`, () => ({ transport, outcome }), 0);
+      this.outcomes.add(`${transport}\u0000accepted\u0000OK`, () => ({ transport, outcome: 'accepted', reason: 'OK' }), 0);
+      for (const tally of [this.inboundMessages, this.inboundParts, this.inboundIncomplete]) tally.add(transport, () => ({ transport }), 0);
+      this.receiptLatencySeconds.zero({ transport });
     }
   }
 
@@ -219,14 +353,72 @@ export class GatewayMetrics implements GatewayObserver {
     this.sources.activity.submitted(transport, parts);
   }
 
-  partOutcome(transport: string, outcome: PartOutcomeKind): void {
-    this.outcomes.add(`${transport}\u0000${outcome}`, () => ({ transport, outcome }));
+  partOutcome(transport: string, outcome: PartOutcome): void {
+    const label = partOutcomeLabel(outcome);
+    const reason = this.boundedReason(transport, partOutcomeReason(outcome));
+    this.outcomes.add(`${transport}\u0000${label}\u0000${reason}`, () => ({ transport, outcome: label, reason }));
     this.sources.activity.finished(transport);
+    if (outcome.kind === 'accepted') {
+      const key = `${transport}\u0000${outcome.messageId}`;
+      if (this.earlyReceipts.delete(key)) {
+        this.latencyOf(transport).observe(0);
+        return;
+      }
+      if (this.awaitingReceipt.size >= MAX_AWAITED_RECEIPTS) {
+        const oldest = this.awaitingReceipt.keys().next();
+        if (oldest.done !== true) this.awaitingReceipt.delete(oldest.value);
+      }
+      this.awaitingReceipt.set(key, this.now());
+    }
   }
 
-  receiptReceived(transport: string, status: string): void {
-    const label = receiptStatusLabel(status);
+  receiptReceived(transport: string, receipt: TransportReceipt): void {
+    const label = receiptStatusLabel(receipt.status);
     this.receipts.add(`${transport}\u0000${label}`, () => ({ transport, status: label }));
+    if (!receipt.final) return;
+    const key = `${transport}\u0000${receipt.messageId}`;
+    const submittedAtMs = this.awaitingReceipt.get(key);
+    if (submittedAtMs === undefined) {
+      if (this.earlyReceipts.size >= MAX_EARLY_RECEIPTS) {
+        const oldest = this.earlyReceipts.values().next();
+        if (oldest.done !== true) this.earlyReceipts.delete(oldest.value);
+      }
+      this.earlyReceipts.add(key);
+      return;
+    }
+    this.awaitingReceipt.delete(key);
+    this.latencyOf(transport).observe(Math.max(0, this.now() - submittedAtMs) / 1_000);
+  }
+
+  inboundPart(transport: string): void {
+    this.inboundParts.add(transport, () => ({ transport }));
+  }
+
+  inboundMessage(transport: string, incomplete: boolean): void {
+    this.inboundMessages.add(transport, () => ({ transport }));
+    if (incomplete) this.inboundIncomplete.add(transport, () => ({ transport }));
+  }
+
+  private latencyOf(transport: string): { observe(seconds: number): void } {
+    let child = this.latencyByTransport.get(transport);
+    if (child === undefined) {
+      child = this.receiptLatencySeconds.labels({ transport });
+      this.latencyByTransport.set(transport, child);
+    }
+    return child;
+  }
+
+  /** The reason as given while the transport has fewer than MAX_REASONS_PER_TRANSPORT distinct ones, else OTHER. */
+  private boundedReason(transport: string, reason: string): string {
+    let seen = this.reasonsSeen.get(transport);
+    if (seen === undefined) {
+      seen = new Set();
+      this.reasonsSeen.set(transport, seen);
+    }
+    if (seen.has(reason)) return reason;
+    if (seen.size >= MAX_REASONS_PER_TRANSPORT) return 'OTHER';
+    seen.add(reason);
+    return reason;
   }
 
   webhookAttempt(result: WebhookAttemptResult, lagMs?: number): void {
@@ -244,5 +436,14 @@ export class GatewayMetrics implements GatewayObserver {
 
   transportState(transport: string, state: TransportState, atMs: number): void {
     this.sources.activity.stateChanged(transport, state.state, atMs);
+  }
+}
+
+/** The package's version, or 'unknown' when its package.json cannot be found (an embedder's bundle). */
+function safeVersion(): string {
+  try {
+    return packageVersion();
+  } catch {
+    return 'unknown';
   }
 }

@@ -16,7 +16,7 @@ export interface RecentError {
 }
 
 /** Context fields worth showing; everything else (bodies, headers, configs) is left out. */
-const KEPT_FIELDS = ['transport', 'bind', 'device', 'part', 'component', 'clientId', 'outboxId', 'status', 'reason', 'lastError', 'code', 'retryInMs', 'attempts'] as const;
+const KEPT_FIELDS = ['transport', 'bind', 'device', 'part', 'component', 'clientId', 'outboxId', 'status', 'reason', 'lastError', 'code', 'retryInMs', 'attempts', 'cause', 'host', 'failures', 'eventsHeld', 'deadLetters', 'failingForMs'] as const;
 const MAX_FIELD_CHARS = 300;
 
 export class RecentErrors {

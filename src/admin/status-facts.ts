@@ -1,17 +1,24 @@
 /**
- * The facts behind /status, /status.json and `smsgate status`: transports and their links (SMPP
- * binds, modems), queue depths, campaigns in progress, webhooks per client and recent errors. One
- * function gathers them from a running gateway; storedStatusFacts gives the part the database
- * alone can tell, for `smsgate status` when no serve answers.
+ * The facts behind /status, /status.json and `smsgate status`: readiness, version and uptime,
+ * transports and their links (SMPP binds, modems) with what their parts came to, queue depths,
+ * recent campaigns (in progress and finished) with their outcome breakdown, webhooks per client
+ * (breaker, last real error, backlog) and recent errors, clients named by name. One function
+ * gathers them from a running gateway; storedStatusFacts gives the part the database alone can
+ * tell, for `smsgate status` when no serve answers.
  */
 import type { Async } from '../store/ports.js';
-import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries } from '../store/status-store.js';
+import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, UndeliveredGroup } from '../store/status-store.js';
 import type { ModemRadio, Transport, TransportState } from '../transports/transport.js';
+import { outcomeBreakdown, type OutcomeBreakdown } from './campaign-outcomes.js';
+import type { Readiness } from './readiness.js';
 import type { RecentError, RecentErrors } from './recent-errors.js';
-import type { TransportActivity } from './transport-activity.js';
+import type { PartCounts, TransportActivity } from './transport-activity.js';
+import type { BreakerState, WebhookHealth } from './webhook-health.js';
 
-/** Campaigns shown at most (newest first). */
+/** Campaigns in progress shown at most (newest first). */
 export const MAX_CAMPAIGNS_SHOWN = 20;
+/** Finished campaigns shown at most (newest first), after those in progress. */
+export const MAX_FINISHED_CAMPAIGNS_SHOWN = 10;
 
 export interface LinkFacts {
   name: string;
@@ -34,6 +41,14 @@ export interface TransportFacts {
   /** Configured cap, and what was submitted over the last ten seconds. */
   maxPerSecond: number;
   ratePerSecond: number;
+  /** The same cap and rate per minute; the page shows these for modems (operators count modem sends per minute). */
+  maxPerMinute: number;
+  /** Parts submitted over the last whole minute. */
+  ratePerMinute: number;
+  /** What the parts handed to it since start came to. */
+  parts: PartCounts;
+  /** The transport's down reason now, else the last error of any of its links; null when none. */
+  lastError: string | null;
   windowUsed: number;
   windowSize: number;
   links: LinkFacts[];
@@ -50,18 +65,40 @@ export interface CampaignFacts {
   delivered: number;
   undelivered: number;
   pending: number;
+  /** Failed, or ready with no recipient pending. */
+  finished: boolean;
+  outcomes: OutcomeBreakdown;
+}
+
+export interface WebhookClientFacts extends ClientWebhooks {
+  /** null: the endpoint was not tried since this serve started (or serve is not answering). */
+  breaker: BreakerState | null;
+  /** The last real error of a request to the endpoint (never CIRCUIT_OPEN), and when. */
+  lastError: string | null;
+  lastErrorAt: string | null;
+}
+
+export interface GatewayFacts {
+  version: string;
+  startedAt: string;
+  uptimeSeconds: number;
 }
 
 export interface StatusFacts {
   /** 'serve': from the running gateway; 'database': what the database alone tells (serve not answering). */
   source: 'serve' | 'database';
   generatedAt: string;
+  /** null when the source is the database (as every other live fact below). */
+  gateway: GatewayFacts | null;
+  /** What GET /ready answers now. */
+  readiness: Readiness | null;
   /** null when the source is the database: only a running serve knows its binds. */
   transports: TransportFacts[] | null;
   queues: QueuedParts[];
+  /** In progress first (newest first), then the newest finished ones. */
   campaigns: CampaignFacts[];
-  webhooks: { deadLetters: number; clients: ClientWebhooks[] };
-  /** null when the source is the database. */
+  webhooks: { deadLetters: number; clients: WebhookClientFacts[] };
+  /** null when the source is the database. Context names clients (`client`), never by id. */
   recentErrors: RecentError[] | null;
 }
 
@@ -72,20 +109,29 @@ export interface StatusFacts {
  * several open pages and scrapers cost one count per interval. Smaller ones are counted each load.
  */
 export class CampaignProgressCache {
-  private cached: { atMs: number; campaigns: CampaignProgress[] } | undefined;
+  private cached: { atMs: number; campaigns: CampaignFacts[] } | undefined;
 
   constructor(
     private readonly ttlMs = 5_000,
     private readonly minRecipients = 10_000,
   ) {}
 
-  async read(status: Async<StatusQueries>, nowMs: number): Promise<CampaignProgress[]> {
+  async read(status: Async<StatusQueries>, nowMs: number): Promise<CampaignFacts[]> {
     if (this.cached !== undefined && nowMs - this.cached.atMs < this.ttlMs) return this.cached.campaigns;
-    const campaigns = await status.campaignsInProgress(MAX_CAMPAIGNS_SHOWN);
+    const inProgress = await status.campaignsInProgress(MAX_CAMPAIGNS_SHOWN);
+    const finished = await status.finishedCampaigns(MAX_FINISHED_CAMPAIGNS_SHOWN);
+    const campaigns: CampaignFacts[] = [];
+    for (const [c, done] of [...inProgress.map((c) => [c, false] as const), ...finished.map((c) => [c, true] as const)]) {
+      campaigns.push(campaignFacts(c, done, c.undelivered === 0 ? [] : await status.undeliveredGroups(c.id)));
+    }
     const recipients = campaigns.reduce((sum, c) => sum + c.delivered + c.undelivered + c.pending, 0);
     this.cached = recipients >= this.minRecipients ? { atMs: nowMs, campaigns } : undefined;
     return campaigns;
   }
+}
+
+export function campaignFacts({ createdAtMs, ...c }: CampaignProgress, finished: boolean, undelivered: readonly UndeliveredGroup[]): CampaignFacts {
+  return { ...c, createdAt: new Date(createdAtMs).toISOString(), finished, outcomes: outcomeBreakdown(c, undelivered) };
 }
 
 export interface LiveSources {
@@ -94,6 +140,12 @@ export interface LiveSources {
   transports: readonly Transport[];
   activity: TransportActivity;
   recentErrors: RecentErrors;
+  webhookHealth: WebhookHealth;
+  /** smsgate's version (package.json) and when this gateway's admin was built (its start, near enough). */
+  version: string;
+  startedAtMs: number;
+  /** What /ready answers now. */
+  readiness(): Promise<Readiness>;
   now: () => number;
 }
 
@@ -139,6 +191,10 @@ export function transportFacts(transport: Transport, activity: TransportActivity
     detail: state.state === 'bound' ? (state.detail ?? null) : state.state === 'down' ? state.reason : null,
     maxPerSecond: transport.maxPerSecond,
     ratePerSecond: Math.round(activity.ratePerSecond(transport.name) * 10) / 10,
+    maxPerMinute: transport.maxPerSecond * 60,
+    ratePerMinute: activity.partsLastMinute(transport.name),
+    parts: activity.counts(transport.name),
+    lastError: state.state === 'down' ? state.reason : (links.find((l) => l.lastError !== null)?.lastError ?? null),
     windowUsed: links.reduce((sum, link) => sum + link.windowUsed, 0),
     windowSize: links.reduce((sum, link) => sum + link.windowSize, 0),
     links,
@@ -146,12 +202,32 @@ export function transportFacts(transport: Transport, activity: TransportActivity
 }
 
 export async function liveStatusFacts(sources: LiveSources): Promise<StatusFacts> {
+  const stored = await storedStatusFacts(sources.status, sources.transports.map((t) => t.name), sources.now, sources.progress);
+  const names = new Map((await sources.status.clientNames()).map((c) => [c.id, c.name]));
+  const nowMs = sources.now();
   return {
-    ...(await storedStatusFacts(sources.status, sources.transports.map((t) => t.name), sources.now, sources.progress)),
+    ...stored,
     source: 'serve',
+    gateway: { version: sources.version, startedAt: new Date(sources.startedAtMs).toISOString(), uptimeSeconds: Math.max(0, Math.floor((nowMs - sources.startedAtMs) / 1_000)) },
+    readiness: await sources.readiness(),
     transports: sources.transports.map((t) => transportFacts(t, sources.activity)),
-    recentErrors: sources.recentErrors.list(),
+    webhooks: {
+      ...stored.webhooks,
+      clients: stored.webhooks.clients.map((c) => {
+        const health = sources.webhookHealth.of(c.clientId);
+        return { ...c, breaker: health?.breaker ?? null, lastError: health?.lastError ?? null, lastErrorAt: iso(health?.lastErrorAtMs ?? undefined) };
+      }),
+    },
+    recentErrors: sources.recentErrors.list().map((e) => namedClient(e, names)),
   };
+}
+
+/** A recent error whose context named a client by id names it by name (`client`). */
+function namedClient(e: RecentError, names: ReadonlyMap<number, string>): RecentError {
+  const id = e.context['clientId'];
+  if (id === undefined) return e;
+  const { clientId: _id, ...rest } = e.context;
+  return { ...e, context: { client: names.get(Number(id)) ?? `#${id} (no such client)`, ...rest } };
 }
 
 /** `transportNames`: the configured transports, whose queues are counted. */
@@ -169,10 +245,12 @@ export async function storedStatusFacts(
   return {
     source: 'database',
     generatedAt,
+    gateway: null,
+    readiness: null,
     transports: null,
     queues,
-    campaigns: campaigns.map(({ createdAtMs, ...c }) => ({ ...c, createdAt: new Date(createdAtMs).toISOString() })),
-    webhooks: { deadLetters, clients },
+    campaigns,
+    webhooks: { deadLetters, clients: clients.map((c) => ({ ...c, breaker: null, lastError: null, lastErrorAt: null })) },
     recentErrors: null,
   };
 }

@@ -1,11 +1,16 @@
 /**
- * The server-rendered status page (issue 13): no scripts to build, inline CSS, and a
- * `<meta http-equiv="refresh">` so it reloads itself. Every value goes through escapeHtml: client
- * names, campaign names and last errors come from outside (API callers, SMSCs, modems).
+ * The server-rendered status page: no scripts to build, inline CSS, and a
+ * `<meta http-equiv="refresh">` so it reloads itself. It opens with the readiness banner (what
+ * /ready answers, with its reasons), version and uptime. Every value goes through escapeHtml:
+ * client names, campaign names, statuses and last errors come from outside (API callers, SMSCs,
+ * modems, webhook endpoints).
  */
+import type { CountsByName, OutcomeBreakdown } from './campaign-outcomes.js';
 import type { CampaignFacts, LinkFacts, StatusFacts, TransportFacts } from './status-facts.js';
 
 export const STATUS_REFRESH_SECONDS = 5;
+/** Recent errors on the page (newest first); /status.json has every one kept. */
+export const RECENT_ERRORS_SHOWN = 10;
 
 export interface StatusPageOptions {
   /** The per-process token the replay form carries (checked on POST). */
@@ -36,20 +41,52 @@ function percent(part: number, whole: number): string {
   return whole <= 0 ? '0' : ((100 * part) / whole).toFixed(1);
 }
 
+/** Operators count modem sends per minute (a modem sends a few a minute) and carrier binds per second. */
+export function rateText(t: Pick<TransportFacts, 'type' | 'ratePerSecond' | 'maxPerSecond' | 'ratePerMinute' | 'maxPerMinute'>): string {
+  return t.type === 'modem' ? `${t.ratePerMinute} / ${t.maxPerMinute} per min` : `${t.ratePerSecond} / ${t.maxPerSecond} per s`;
+}
+
+function duration(seconds: number): string {
+  const d = Math.floor(seconds / 86_400);
+  const h = Math.floor((seconds % 86_400) / 3_600);
+  const m = Math.floor((seconds % 3_600) / 60);
+  return d > 0 ? `${d} d ${h} h` : h > 0 ? `${h} h ${m} min` : m > 0 ? `${m} min ${seconds % 60} s` : `${seconds} s`;
+}
+
+function readinessBanner(facts: StatusFacts): string {
+  const r = facts.readiness;
+  if (r === null) return '<div id="readiness" class="banner unknown"><strong>Readiness not known</strong>: smsgate serve is not answering.</div>';
+  if (r.ready) return '<div id="readiness" class="banner ready"><strong>Ready</strong>: the database takes writes and every route has a transport up.</div>';
+  const reasons = r.reasons.map((reason) => `<li>${escapeHtml(reason)}</li>`).join('');
+  return `<div id="readiness" class="banner not-ready"><strong>Not ready</strong> (GET /ready answers 503):<ul>${reasons}</ul></div>`;
+}
+
+function transportRow(t: TransportFacts, nowMs: number): string {
+  return `<tr data-transport-summary="${escapeHtml(t.name)}"><td>${escapeHtml(t.name)}</td><td>${escapeHtml(t.type)}</td>
+<td>${stateBadge(t.state)}</td><td>${ago(t.since, nowMs)}</td><td class="num rate">${escapeHtml(rateText(t))}</td>
+<td class="num submitted">${t.parts.submitted}</td><td class="num accepted">${t.parts.accepted}</td><td class="num throttled">${t.parts.throttled}</td>
+<td class="num rejected">${t.parts.rejected}</td><td class="num failed">${t.parts.failed}</td><td class="err">${escapeHtml(t.lastError ?? '')}</td></tr>`;
+}
+
 function linkRow(transport: TransportFacts, link: LinkFacts, nowMs: number): string {
   return `<tr data-transport="${escapeHtml(transport.name)}" data-bind="${escapeHtml(link.name)}">
 <td>${escapeHtml(transport.name)}</td><td>${escapeHtml(transport.type)}</td><td>${escapeHtml(link.name)}</td>
 <td>${stateBadge(link.state)}</td><td>${ago(link.since, nowMs)}</td>
 <td class="num">${link.windowUsed} / ${link.windowSize}</td>
-<td class="num">${transport.ratePerSecond} / ${escapeHtml(transport.maxPerSecond)}</td>
 <td class="err">${escapeHtml(link.lastError ?? '')}</td></tr>`;
 }
 
 function transportsSection(facts: StatusFacts, nowMs: number): string {
   if (facts.transports === null) return '<p>Not known: smsgate serve is not answering.</p>';
-  const rows = facts.transports.flatMap((t) => t.links.map((link) => linkRow(t, link, nowMs))).join('\n');
-  return `<table id="binds"><thead><tr><th>transport</th><th>type</th><th>bind</th><th>state</th><th>since</th><th>window in use</th><th>parts/s (last 10 s / max)</th><th>last error</th></tr></thead>
-<tbody>${rows}</tbody></table>`;
+  const summary = facts.transports.map((t) => transportRow(t, nowMs)).join('\n');
+  const links = facts.transports.flatMap((t) => t.links.map((link) => linkRow(t, link, nowMs))).join('\n');
+  return `<table id="transports"><thead><tr><th>transport</th><th>type</th><th>state</th><th>since</th><th>rate (now / max)</th>
+<th>submitted</th><th>accepted</th><th>throttled</th><th>rejected</th><th>failed</th><th>last error</th></tr></thead>
+<tbody>${summary}</tbody></table>
+<p class="quiet">Parts handed to each transport since start. Rates: parts over the last 10 s (per second) or the last minute (per minute, modems).</p>
+<h3>Binds and devices</h3>
+<table id="binds"><thead><tr><th>transport</th><th>type</th><th>bind</th><th>state</th><th>since</th><th>window in use</th><th>last error</th></tr></thead>
+<tbody>${links}</tbody></table>`;
 }
 
 function modemsSection(facts: StatusFacts): string {
@@ -76,24 +113,38 @@ function queuesSection(facts: StatusFacts): string {
   return `<table id="queues"><thead><tr><th>transport</th><th>parts waiting in the store</th><th>parts claimed by the engine (queued in memory or awaiting the response)</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+function countsList(counts: CountsByName, kind: string): string {
+  if (counts.length === 0) return '';
+  return `<ul class="counts ${kind}">${counts.map((c) => `<li><span class="code">${escapeHtml(c.name)}</span> ${c.recipients}</li>`).join('')}</ul>`;
+}
+
+function outcomesCell(o: OutcomeBreakdown): string {
+  return `<td class="outcomes"><div><span class="delivered-figure">${o.delivered}</span> delivered</div>
+<div><span class="undelivered-figure">${o.undelivered.total}</span> undelivered${countsList(o.undelivered.byStatus, 'by-status')}</div>
+<div><span class="rejected-figure">${o.rejected.total}</span> rejected${countsList(o.rejected.byCode, 'by-code')}</div>
+<div><span class="pending-figure">${o.pending}</span> pending</div></td>`;
+}
+
 function campaignRow(c: CampaignFacts): string {
   const whole = Math.max(c.total, 1);
   const sent = `${c.sent} / ${c.total} sent`;
-  return `<tr class="campaign" data-campaign="${escapeHtml(c.id)}">
-<td><div>${escapeHtml(c.name || c.id)}</div><div class="quiet">${escapeHtml(c.id)} · ${escapeHtml(c.client)} · ${escapeHtml(c.state)}</div></td>
-<td><div class="bar" role="img" aria-label="${escapeHtml(`${c.delivered} delivered, ${c.undelivered} undelivered, ${c.pending} pending of ${c.total}`)}">
-<span class="delivered" style="width:${percent(c.delivered, whole)}%"></span><span class="undelivered" style="width:${percent(c.undelivered, whole)}%"></span></div>
+  const o = c.outcomes;
+  const failed = o.undelivered.total + o.rejected.total;
+  return `<tr class="campaign${c.finished ? ' finished' : ''}" data-campaign="${escapeHtml(c.id)}">
+<td><div>${escapeHtml(c.name || c.id)}</div><div class="quiet">${escapeHtml(c.id)} · ${escapeHtml(c.client)} · ${escapeHtml(c.state)}${c.finished ? ' · finished' : ''}</div></td>
+<td><div class="bar" role="img" aria-label="${escapeHtml(`${o.delivered} delivered, ${o.undelivered.total} undelivered, ${o.rejected.total} rejected, ${o.pending} pending of ${c.total}`)}">
+<span class="delivered" style="width:${percent(o.delivered, whole)}%"></span><span class="undelivered" style="width:${percent(failed, whole)}%"></span></div>
 <div class="bar thin"><span class="sent" style="width:${percent(c.sent, whole)}%"></span></div></td>
-<td class="num sent-figure">${sent}</td><td class="num">${c.delivered}</td><td class="num">${c.undelivered}</td><td class="num">${c.pending}</td></tr>`;
+<td class="num sent-figure">${sent}</td>${outcomesCell(o)}</tr>`;
 }
 
 function campaignsSection(facts: StatusFacts): string {
-  if (facts.campaigns.length === 0) return '<p class="quiet">No campaign in progress.</p>';
-  return `<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>sent</th><th>delivered</th><th>undelivered</th><th>pending</th></tr></thead>
+  if (facts.campaigns.length === 0) return '<p class="quiet">No campaigns yet.</p>';
+  return `<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>sent</th><th>outcome</th></tr></thead>
 <tbody>${facts.campaigns.map(campaignRow).join('\n')}</tbody></table>`;
 }
 
-function webhooksSection(facts: StatusFacts, csrfToken: string): string {
+function webhooksSection(facts: StatusFacts, csrfToken: string, nowMs: number): string {
   const clients = facts.webhooks.clients;
   if (clients.length === 0) return '<p class="quiet">No client has a webhook.</p>';
   const rows = clients
@@ -102,22 +153,27 @@ function webhooksSection(facts: StatusFacts, csrfToken: string): string {
         c.dead === 0
           ? ''
           : `<form method="post" action="/status/replay"><input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}"><input type="hidden" name="client" value="${escapeHtml(c.client)}"><button type="submit">Replay ${c.dead} dead letter${c.dead === 1 ? '' : 's'}</button></form>`;
-      return `<tr data-client="${escapeHtml(c.client)}"><td>${escapeHtml(c.client)}</td><td class="num">${c.pending}</td><td class="num">${c.dead}</td><td>${replay}</td></tr>`;
+      const breaker = c.breaker === null ? '<span class="quiet">not tried yet</span>' : `<span class="state state-breaker-${escapeHtml(c.breaker)}">breaker ${escapeHtml(c.breaker)}</span>`;
+      const lastError = c.lastError === null ? '' : `${escapeHtml(c.lastError)} <span class="quiet">${ago(c.lastErrorAt, nowMs)}</span>`;
+      return `<tr data-client="${escapeHtml(c.client)}"><td>${escapeHtml(c.client)}</td><td class="num">${c.pending}</td><td class="num">${c.dead}</td><td>${replay}</td><td class="breaker">${breaker}</td><td class="err last-error">${lastError}</td></tr>`;
     })
     .join('\n');
-  return `<table id="webhooks"><thead><tr><th>client</th><th>pending</th><th>dead letters</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table id="webhooks"><thead><tr><th>client</th><th>pending</th><th>dead letters</th><th></th><th>breaker</th><th>last error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function errorsSection(facts: StatusFacts): string {
   if (facts.recentErrors === null) return '<p>Not known: smsgate serve is not answering.</p>';
   if (facts.recentErrors.length === 0) return '<p class="quiet">None since start.</p>';
+  const more = facts.recentErrors.length - RECENT_ERRORS_SHOWN;
   const rows = facts.recentErrors
+    .slice(0, RECENT_ERRORS_SHOWN)
     .map((e) => {
       const context = Object.entries(e.context).map(([k, v]) => `${escapeHtml(k)}=${escapeHtml(v)}`).join(' ');
-      return `<tr><td>${escapeHtml(new Date(e.atMs).toISOString())}</td><td>${stateBadge(e.level)}</td><td>${escapeHtml(e.message)}</td><td class="quiet">${context}</td></tr>`;
+      return `<tr><td class="when">${escapeHtml(new Date(e.atMs).toISOString())}</td><td>${stateBadge(e.level)}</td><td>${escapeHtml(e.message)}</td><td class="quiet">${context}</td></tr>`;
     })
     .join('\n');
-  return `<table id="errors"><thead><tr><th>time</th><th>level</th><th>message</th><th>context</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const note = more > 0 ? `<p class="quiet">The ${RECENT_ERRORS_SHOWN} newest; ${more} older in /status.json.</p>` : '';
+  return `<table id="errors"><thead><tr><th>time</th><th>level</th><th>message</th><th>context</th></tr></thead><tbody>${rows}</tbody></table>${note}`;
 }
 
 const STYLE = `
@@ -129,11 +185,23 @@ th{font-weight:600;background:#eef1f5}.num{text-align:right;font-variant-numeric
 .quiet{color:#6b7385;font-size:.9em}.err{color:#a3261b;max-width:28rem;overflow-wrap:anywhere}
 .state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;font-weight:600}
 .state-bound{background:#d7f5dd;color:#145a24}.state-binding{background:#fff1c2;color:#6b5200}
-.state-down,.state-error,.state-fatal{background:#fbd9d5;color:#8a1f14}.state-warn{background:#fff1c2;color:#6b5200}
+.state-down,.state-error,.state-fatal,.state-breaker-open{background:#fbd9d5;color:#8a1f14}.state-warn,.state-breaker-half-open{background:#fff1c2;color:#6b5200}
+.state-breaker-closed{background:#d7f5dd;color:#145a24}h3{font-size:.95rem;margin:1rem 0 .4rem}
+.banner{padding:.6rem .9rem;margin:.8rem 0;border-radius:.3rem;border:1px solid}.banner ul{margin:.3rem 0 0;padding-left:1.2rem}
+.banner.ready{background:#d7f5dd;border-color:#8fd19e;color:#145a24}.banner.not-ready{background:#fbd9d5;border-color:#e8a49c;color:#8a1f14}
+.banner.unknown{background:#eef1f5;border-color:#c9ced8}
+.outcomes div{white-space:nowrap}.counts{display:inline;margin:0;padding:0}.counts li{display:inline;margin-left:.5rem;color:#6b7385}
+.counts li::before{content:"·";margin-right:.4rem}.code{font-family:ui-monospace,monospace;font-size:.9em}tr.finished{background:#fafbfc}td.when{white-space:nowrap}
 .bar{display:flex;height:.8rem;width:16rem;background:#e3e6eb;border-radius:.2rem;overflow:hidden}
 .bar.thin{height:.3rem;margin-top:.2rem}.bar .delivered{background:#2f9e44}.bar .undelivered{background:#e03131}.bar .sent{background:#4263eb}
 .notice{background:#e7f0ff;border:1px solid #b6cdfa;padding:.5rem .8rem;margin:.8rem 0}
 button{font:inherit;padding:.15rem .6rem;cursor:pointer}form{margin:0}`;
+
+function gatewayLine(facts: StatusFacts): string {
+  const g = facts.gateway;
+  if (g === null) return '';
+  return `smsgate <span id="version">${escapeHtml(g.version)}</span>, up <span id="uptime" title="since ${escapeHtml(g.startedAt)}">${escapeHtml(duration(g.uptimeSeconds))}</span>. `;
+}
 
 export function renderStatusPage(facts: StatusFacts, options: StatusPageOptions): string {
   const nowMs = Date.parse(facts.generatedAt);
@@ -146,13 +214,14 @@ export function renderStatusPage(facts: StatusFacts, options: StatusPageOptions)
 <title>smsgate status</title><style>${STYLE}</style></head>
 <body>
 <h1>smsgate status</h1>
-<div class="quiet">As of <time id="generated" datetime="${escapeHtml(facts.generatedAt)}">${escapeHtml(facts.generatedAt)}</time>; refreshes every ${refresh} s. Dead letters in all: <span id="dead-letters">${facts.webhooks.deadLetters}</span>.</div>
+<div class="quiet">${gatewayLine(facts)}As of <time id="generated" datetime="${escapeHtml(facts.generatedAt)}">${escapeHtml(facts.generatedAt)}</time>; refreshes every ${refresh} s. Dead letters in all: <span id="dead-letters">${facts.webhooks.deadLetters}</span>.</div>
+${readinessBanner(facts)}
 ${notice}
-<h2>Transports and binds</h2>${transportsSection(facts, nowMs)}
+<h2>Transports</h2>${transportsSection(facts, nowMs)}
 <h2>Modems</h2>${modemsSection(facts)}
 <h2>Queues</h2>${queuesSection(facts)}
-<h2>Campaigns in progress</h2>${campaignsSection(facts)}
-<h2>Webhooks</h2>${webhooksSection(facts, options.csrfToken)}
+<h2>Campaigns (in progress, then recently finished)</h2>${campaignsSection(facts)}
+<h2>Webhooks</h2>${webhooksSection(facts, options.csrfToken, nowMs)}
 <h2>Recent errors</h2>${errorsSection(facts)}
 </body></html>`;
 }

@@ -11,15 +11,17 @@ import type { SmsGateConfig } from '../gateway-config.js';
 import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { StorePorts } from '../store/store-ports.js';
-import { BodyBudget, DEFAULT_MAX_BUFFERED_BYTES } from './body-budget.js';
+import { BodyBudget, bodyBudgetLimits } from './body-budget.js';
 import { campaignRouter } from './campaign-routes.js';
 import { errorBoundary } from './error-boundary.js';
 import { healthRouter } from './health-route.js';
 import { inboundRouter } from './inbound-routes.js';
 import { legacyRouter } from './legacy-routes.js';
 import { openApiRouter } from './openapi-route.js';
+import { DEFAULT_BODY_RATE_GRACE_MS, DEFAULT_MIN_BODY_BYTES_PER_SECOND } from './read-json-body.js';
 import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
+import { StoreOutageLog } from './store-outage.js';
 
 export interface ApiDeps {
   /** The store ports the routes read directly (GET /v1/inbound); the rest go through auth and campaigns. */
@@ -39,16 +41,22 @@ export function createApiApp(deps: ApiDeps): Koa {
   const logger = deps.logger.child({ component: 'api' });
   if (deps.observer !== undefined) app.use(requestMetrics(deps.observer));
   app.use(requestLog(logger));
-  app.use(errorBoundary(logger));
-  const bodyBudget = new BodyBudget(deps.config.api.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+  // One outage log for every route, the token endpoints included: one line per outage, not per request.
+  const storeOutage = new StoreOutageLog(logger);
+  app.use(errorBoundary(logger, storeOutage));
+  const bodyBudget = new BodyBudget(bodyBudgetLimits(deps.config.api));
+  const minRate = {
+    minBytesPerSecond: deps.config.api.minBodyBytesPerSecond ?? DEFAULT_MIN_BODY_BYTES_PER_SECOND,
+    graceMs: deps.config.api.bodyRateGraceMs ?? DEFAULT_BODY_RATE_GRACE_MS,
+  };
   const routers: Router[] = [
     healthRouter(),
     openApiRouter(),
-    campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes, bodyBudget }),
+    campaignRouter({ auth: deps.auth, campaigns: deps.campaigns, maxBodyBytes: deps.config.api.maxBodyBytes, bodyBudget, minRate }),
     legacyRouter({ auth: deps.auth, campaigns: deps.campaigns }),
     inboundRouter({ auth: deps.auth, inbound: deps.ports.inbound }),
     // POST /auth/token and POST /legacy/auth/token (SPEC.md token endpoints), owned by src/auth.
-    authRouter(deps.auth, { logger }),
+    authRouter(deps.auth, { logger, outage: storeOutage }),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -10,7 +10,8 @@ import { GatewayError } from '../errors.js';
 import type { ApiAuthenticator, ApiIdentity } from './auth-port.js';
 import { API_ERROR, NOT_ADMINISTRATOR_DETAIL, sendBearerChallenge } from './http-errors.js';
 import type { BodyBudget } from './body-budget.js';
-import { bodyError, readJsonBody } from './read-json-body.js';
+import { bodyError, discardBody, readJsonBody, type BodyRate } from './read-json-body.js';
+import { StoreOutageLog } from './store-outage.js';
 
 /** Property names match case-insensitively (campaign-request.ts), so the lazy member does too. */
 const isRecipientInfo = (key: string): boolean => key.toLowerCase() === 'recipientinfo';
@@ -22,8 +23,10 @@ export interface CampaignRoutesDeps {
   auth: ApiAuthenticator;
   campaigns: CampaignService;
   maxBodyBytes: number;
-  /** Bytes held across requests in flight (api.maxBufferedBytes); shared by every body-reading route. */
+  /** Bytes and bodies held across requests in flight, in all and per client; shared by every body-reading route. */
   bodyBudget: BodyBudget;
+  /** The rate a body must arrive at (api.minBodyBytesPerSecond, api.bodyRateGraceMs). */
+  minRate: BodyRate;
 }
 
 export function campaignRouter(deps: CampaignRoutesDeps): Router {
@@ -32,12 +35,18 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
   router.post('/v1/campaign', async (ctx) => {
     const identity = await administratorOrRefuse(ctx, deps.auth);
     if (identity === undefined) return;
-    // The lease covers the body's whole life here: read, parsed, validated and stored.
-    const lease = deps.bodyBudget.lease();
+    // The lease covers the body's whole life here: read, parsed, validated and stored. One client's
+    // bodies are counted together whatever token or connection each came on.
+    const lease = deps.bodyBudget.lease(String(identity.clientId));
+    if (lease === undefined) {
+      discardBody(ctx.req);
+      throw new GatewayError(API_ERROR.clientBudgetExhausted,
+        `this client already has ${deps.bodyBudget.limits.maxUploadsPerClient} request bodies in flight (api.maxUploadsPerClient); retry later`, { retryable: true });
+    }
     let id: string;
     try {
-      // recipientInfo stays unparsed until validation reads it a run at a time (issue 9 item 3).
-      const body = await readJsonBody(ctx.req, deps.maxBodyBytes, lease, isRecipientInfo);
+      // recipientInfo stays unparsed until validation reads it a run at a time.
+      const body = await readJsonBody(ctx.req, { maxBodyBytes: deps.maxBodyBytes, lease, lazyArrays: isRecipientInfo, minRate: deps.minRate });
       ({ id } = await deps.campaigns.accept(identity, body));
     } catch (err) {
       throw bodyError(err);
@@ -67,6 +76,8 @@ export async function administratorOrRefuse(ctx: Context, auth: ApiAuthenticator
     sendBearerChallenge(ctx);
     return undefined;
   }
+  // An identity was read from the store: it answers (the end of an outage, if one was going on).
+  StoreOutageLog.markReached(ctx);
   if (!auth.isRecognizedAdministrator(result.identity)) {
     throw new GatewayError(API_ERROR.notAdministrator, NOT_ADMINISTRATOR_DETAIL);
   }

@@ -4,7 +4,8 @@
  */
 import type { Context } from 'koa';
 import { CAMPAIGN_ERROR } from '../campaigns/index.js';
-import { ERROR_CODE, type ErrorCode } from '../errors.js';
+import { ERROR_CODE, isGatewayError, type ErrorCode } from '../errors.js';
+import { isTransientStoreFailure } from '../store/write-failures.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -15,6 +16,12 @@ export const API_ERROR = {
   /** api.maxBufferedBytes reached across the requests in flight: not the client's fault, retry. */
   bodyBudgetExhausted: ERROR_CODE.REQUEST_BODY_BUDGET_EXHAUSTED,
   notAdministrator: ERROR_CODE.NOT_CLIENT_ADMINISTRATOR,
+  /** The database is unreachable, full or busy (store/write-failures.ts): 503, retry later. */
+  storeUnavailable: ERROR_CODE.STORE_UNAVAILABLE,
+  /** One client's uploads past its share (api.maxBufferedBytesPerClient, api.maxUploadsPerClient). */
+  clientBudgetExhausted: ERROR_CODE.REQUEST_CLIENT_BUDGET_EXHAUSTED,
+  /** A body that arrives slower than api.minBodyBytesPerSecond (RFC 9110 §15.5.9). */
+  bodyTooSlow: ERROR_CODE.REQUEST_BODY_TOO_SLOW,
 } as const;
 
 /** SPEC.md: the title of every 400 on POST /v1/campaign. */
@@ -39,7 +46,22 @@ export const HTTP_BY_CODE: Readonly<Partial<Record<ErrorCode, HttpMapping>>> = {
   [API_ERROR.bodyTooLarge]: { status: 413, title: 'Content Too Large' },
   [API_ERROR.bodyBudgetExhausted]: { status: 503, title: 'Service Unavailable' },
   [API_ERROR.notAdministrator]: { status: 403, title: 'Forbidden' },
+  [API_ERROR.storeUnavailable]: { status: 503, title: 'Service Unavailable' },
+  // RFC 6585 §4: this client sends too much at once; the others are still served.
+  [API_ERROR.clientBudgetExhausted]: { status: 429, title: 'Too Many Requests' },
+  [API_ERROR.bodyTooSlow]: { status: 408, title: 'Request Timeout' },
 };
+
+/**
+ * The code an error stands for at the HTTP edge: its own when it is a GatewayError the API maps,
+ * STORE_UNAVAILABLE when the store could not serve now (the one classification,
+ * isTransientStoreFailure, also through a GatewayError's cause), otherwise undefined (a bug: 500).
+ */
+export function apiCodeOf(err: unknown): ErrorCode | undefined {
+  if (isGatewayError(err) && HTTP_BY_CODE[err.code] !== undefined) return err.code;
+  if (isTransientStoreFailure(err)) return API_ERROR.storeUnavailable;
+  return isGatewayError(err) ? err.code : undefined;
+}
 
 /** A code the API does not map is not the client's doing: answered 500 and logged by the caller. */
 export const UNMAPPED_CODE_STATUS = 500;
@@ -57,7 +79,9 @@ export const TITLE_BY_STATUS: Readonly<Record<number, string>> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   413: 'Content Too Large',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',

@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type { CampaignService } from '../campaigns/index.js';
 import type { ApiAuthenticator } from './auth-port.js';
 import { NOT_ADMINISTRATOR_DETAIL } from './http-errors.js';
+import { StoreOutageLog } from './store-outage.js';
 
 /** Why a bearer token was refused, in words for the legacy errors array. */
 const REFUSAL_TEXT: Readonly<Record<string, string>> = {
@@ -30,6 +31,7 @@ export function legacyRouter(deps: LegacyRoutesDeps): Router {
       sendLegacyError(ctx, 401, 'Unauthorized', REFUSAL_TEXT[result.reason] ?? 'The access token is invalid');
       return;
     }
+    StoreOutageLog.markReached(ctx);
     // Not fixed by the spec: a deactivated user or account, or a non-administrator, gets 403 in the
     // legacy shape, the same rule as the current API.
     if (!deps.auth.isRecognizedAdministrator(result.identity)) {

@@ -237,6 +237,12 @@ const responses: Record<string, OpenApiResponse> = {
   Forbidden: problem(`Valid token, identity not a recognized client administrator (title \`Forbidden\`, detail \`${NOT_ADMINISTRATOR_DETAIL}\`).`),
   Unexpected: problem('Unexpected error; no internals are shown.'),
   Unavailable: { ...problem('The store refused the write, or too many request bytes are in flight (api.maxBufferedBytes). Nothing was accepted; retry.'), headers: retryAfter },
+  StoreUnavailable: { ...problem('The database cannot serve now (unreachable, shutting down, disk full, busy). Retry after Retry-After.'), headers: retryAfter },
+  ClientBusy: {
+    ...problem('This client already sends api.maxUploadsPerClient bodies at once, or its bodies in flight hold api.maxBufferedBytesPerClient bytes. Nothing was accepted; retry.'),
+    headers: retryAfter,
+  },
+  TooSlow: problem('The body arrived slower than api.minBodyBytesPerSecond on average after api.bodyRateGraceMs; the connection is closed. Nothing was accepted.'),
 };
 
 const tokenErrors = (): Record<string, OpenApiResponse> => ({
@@ -245,7 +251,7 @@ const tokenErrors = (): Record<string, OpenApiResponse> => ({
   '413': { description: 'The form is larger than 16 KiB.', content: json(ref('OAuthError')) },
   '429': { description: 'Too many failed attempts for the username or the client address.', headers: retryAfter, content: json(ref('OAuthError')) },
   '500': { description: 'server_error.', content: json(ref('OAuthError')) },
-  '503': { description: 'temporarily_unavailable: the store refused a write.', headers: retryAfter, content: json(ref('OAuthError')) },
+  '503': { description: 'temporarily_unavailable: the database cannot serve now (unreachable, full, busy).', headers: retryAfter, content: json(ref('OAuthError')) },
 });
 
 const tokenRequestBody = {
@@ -291,7 +297,9 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
           '400': problem(`Title \`${VALIDATION_TITLE}\`; the detail names every failing field (the first 20, then how many in all).`),
           '401': responseRef('BearerChallenge'),
           '403': responseRef('Forbidden'),
+          '408': responseRef('TooSlow'),
           '413': problem('The body is larger than api.maxBodyBytes.'),
+          '429': responseRef('ClientBusy'),
           '500': responseRef('Unexpected'),
           '503': responseRef('Unavailable'),
         },
@@ -308,6 +316,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
           '403': responseRef('Forbidden'),
           '404': problem('Unknown, another account\'s, a draft, or still processing.'),
           '500': responseRef('Unexpected'),
+          '503': responseRef('StoreUnavailable'),
         },
       },
     },
@@ -324,6 +333,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
           '401': responseRef('BearerChallenge'),
           '403': responseRef('Forbidden'),
           '500': responseRef('Unexpected'),
+          '503': responseRef('StoreUnavailable'),
         },
       },
     },
@@ -351,6 +361,7 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
           '401': { description: 'Unauthorized.', content: json(ref('LegacyError')) },
           '403': { description: 'Not a recognized client administrator.', content: json(ref('LegacyError')) },
           '500': responseRef('Unexpected'),
+          '503': responseRef('StoreUnavailable'),
         },
       },
     },

@@ -99,6 +99,13 @@ export class Accounts {
     await this.store.setUserActive((await this.user(username)).userId, active);
   }
 
+  /** SPEC "Authentication" §4: only an administrator may call the API. `changed` is false when it already was so. */
+  async setUserAdmin(username: string, isAdmin: boolean): Promise<{ username: string; isAdmin: boolean; changed: boolean }> {
+    const user = await this.user(username);
+    if (user.isAdmin !== isAdmin) await this.store.setUserAdmin(user.userId, isAdmin);
+    return { username: user.username, isAdmin, changed: user.isAdmin !== isAdmin };
+  }
+
   /** The token is returned here once and never again: only its SHA-256 is stored. */
   async issuePersonalAccessToken(username: string, options: { expiresAt?: number | null } = {}): Promise<IssuedPat> {
     const user = await this.user(username);

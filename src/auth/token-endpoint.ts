@@ -12,9 +12,9 @@
  * Every response carries Cache-Control: no-store (RFC 6749 §5.1).
  */
 import type { Logger } from '../log.js';
-import { isStoreWriteRefusal } from '../store/write-refusal.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { Async } from '../store/ports.js';
+import { isTransientStoreFailure } from '../store/write-failures.js';
 import type { CountedAttempt, FailureLimiter } from './failure-limiter.js';
 import type { IssuedTokens, TokenClientProfile, TokenIssuer } from './token-issuer.js';
 
@@ -83,17 +83,11 @@ export async function handleTokenRequest(deps: TokenEndpointDeps, kind: TokenEnd
   if (grantType.value === undefined) return oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
   if (!GRANTS[kind].includes(grantType.value)) return oauthError(400, 'unsupported_grant_type', `Unsupported grant_type: ${grantType.value}`);
 
-  let issued: IssuedTokens | TokenResponse;
-  try {
-    issued = grantType.value === 'password'
-      ? await passwordGrant(deps, client, form, remoteAddress)
-      : await refreshGrant(deps, client, form, remoteAddress);
-  } catch (err) {
-    if (!isStoreWriteRefusal(err)) throw err;
-    // A full, read-only or busy database is not the client's fault and passes: 503, retry later.
-    deps.logger.error({ err, clientId: client.clientId }, 'token request refused: the store refused a write');
-    return oauthError(503, 'temporarily_unavailable', 'The token could not be issued now; retry later', { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
-  }
+  // A store that cannot serve (full, read-only, busy, unreachable) throws from here: the HTTP layer
+  // (koa.ts) answers 503 temporarily_unavailable with Retry-After and logs it as one outage.
+  const issued = grantType.value === 'password'
+    ? await passwordGrant(deps, client, form, remoteAddress)
+    : await refreshGrant(deps, client, form, remoteAddress);
   if ('status' in issued) return issued;
   return { status: 200, body: responseBody(kind, issued), headers: { ...NO_STORE } };
 }
@@ -145,9 +139,23 @@ function admit(deps: TokenEndpointDeps, keys: { username?: string; address: stri
   return oauthError(429, 'invalid_grant', `Too many failed attempts; retry after ${retryAfterSeconds} seconds`, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-/** A success gives its attempts back; a failure leaves them counted. */
+/** A success gives its attempts back; a failure leaves them counted. Once: a second call gives nothing. */
 function giveBack(admission: Admission): void {
-  for (const { limiter, attempt } of admission.attempts) limiter.release(attempt);
+  for (const { limiter, attempt } of admission.attempts.splice(0)) limiter.release(attempt);
+}
+
+/**
+ * Runs an admitted grant; a store that cannot serve (full, busy, unreachable) is no failed attempt
+ * of the client's, so its attempts are given back before the error goes on to become a 503:
+ * otherwise a database outage would lock every user out for the limiter's window after it.
+ */
+async function admitted<T>(admission: Admission, grant: () => Promise<T>): Promise<T> {
+  try {
+    return await grant();
+  } catch (err) {
+    if (isTransientStoreFailure(err)) giveBack(admission);
+    throw err;
+  }
 }
 
 /** Never the raw username in a log line: a password typed into the username field would land there. */
@@ -165,17 +173,21 @@ async function passwordGrant(deps: TokenEndpointDeps, client: TokenClientProfile
 
   const admission = admit(deps, { username: username.value, address });
   if ('status' in admission) return admission;
+  const [name, secret] = [username.value, password.value];
+  return admitted(admission, () => checkPassword(deps, client, admission, name, secret, address));
+}
 
-  const user = await deps.store.userByUsername(username.value);
-  const passwordOk = await deps.verifyPassword(password.value, user?.passwordHash ?? (await deps.decoyPasswordHash()));
+async function checkPassword(deps: TokenEndpointDeps, client: TokenClientProfile, admission: Admission, username: string, password: string, address: string): Promise<IssuedTokens | TokenResponse> {
+  const user = await deps.store.userByUsername(username);
+  const passwordOk = await deps.verifyPassword(password, user?.passwordHash ?? (await deps.decoyPasswordHash()));
   // A user of a deactivated client cannot log in either (issue 9 item 2); the answer does not say
   // which check failed, so it reveals nothing about the account.
   if (user === undefined || !passwordOk || !user.userActive || !user.clientActive) {
-    deps.logger.info({ address, usernameTag: tagOf(deps, username.value), clientId: client.clientId }, 'password grant refused');
+    deps.logger.info({ address, usernameTag: tagOf(deps, username), clientId: client.clientId }, 'password grant refused');
     return oauthError(400, 'invalid_grant', 'Invalid user credentials');
   }
   giveBack(admission);
-  deps.usernameLimiter.reset(username.value);
+  deps.usernameLimiter.reset(username);
   return deps.issuer.issueForLogin(user.userId, user.username, client, deps.now());
 }
 
@@ -186,9 +198,13 @@ async function refreshGrant(deps: TokenEndpointDeps, client: TokenClientProfile,
 
   const admission = admit(deps, { address });
   if ('status' in admission) return admission;
+  const presented = refreshToken.value;
+  return admitted(admission, () => checkRefresh(deps, client, admission, presented, address));
+}
 
+async function checkRefresh(deps: TokenEndpointDeps, client: TokenClientProfile, admission: Admission, refreshToken: string, address: string): Promise<IssuedTokens | TokenResponse> {
   const nowMs = deps.now();
-  const check = await deps.issuer.checkRefreshToken(refreshToken.value, client.clientId, nowMs);
+  const check = await deps.issuer.checkRefreshToken(refreshToken, client.clientId, nowMs);
   if (!check.ok) {
     deps.logger.info({ address, reason: check.reason, clientId: client.clientId }, 'refresh grant refused');
     return oauthError(400, 'invalid_grant', check.reason === 'expired' ? 'Token is not active' : 'Invalid refresh token');

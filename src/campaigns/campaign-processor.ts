@@ -9,7 +9,7 @@
  */
 import { BackgroundWorker } from '../background-worker.js';
 import type { Clock } from '../clock.js';
-import { SINGLE_GATEWAY, type NodeIdSource } from '../cluster/node-id.js';
+import { SINGLE_GATEWAY, type NodeIdSource } from '../node-id.js';
 import { FailureLog } from '../engine/failure-log.js';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -100,7 +100,7 @@ export class CampaignProcessor {
     this.passFailures = new FailureLog(this.logger, 'campaign processing', undefined, this.now);
   }
 
-  /** This node's id for the store's stamp and fence, or undefined for one gateway (src/cluster/node-id.ts). */
+  /** This node's id for the store's stamp and fence, or undefined for one gateway (src/node-id.ts). */
   private nodeId(): string | undefined {
     return this.node.nodeId() ?? undefined;
   }

@@ -11,6 +11,7 @@ import { yieldToEventLoop } from '../loop-turns.js';
 import type { CampaignStore, SenderEntry } from '../store/campaign-store.js';
 import type { CampaignRequestStore } from '../store/campaign-request-store.js';
 import type { Async } from '../store/ports.js';
+import { isTransientStoreFailure } from '../store/write-failures.js';
 import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignRequestInSlices, type CampaignRequest } from './campaign-request.js';
 
 /**
@@ -94,7 +95,8 @@ export class CampaignService {
       else await this.insertInSlices(owner, id, state, request);
     } catch (err) {
       await this.dropSlices(id);
-      this.logger.error({ err, clientId: owner.clientId }, 'campaign could not be stored');
+      // A store that cannot serve now is the API's outage log's to report (once per outage, not per request).
+      if (!isTransientStoreFailure(err)) this.logger.error({ err, clientId: owner.clientId }, 'campaign could not be stored');
       throw new GatewayError(CAMPAIGN_ERROR.notStored, 'the campaign could not be stored; nothing was accepted, retry later', {
         retryable: true,
         cause: err,

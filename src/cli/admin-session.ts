@@ -5,15 +5,16 @@
  * a coded GatewayError (missing client or user, duplicate, bad config) prints its message and
  * exits 1; usage errors are the caller's (exit 2 via withUsage).
  */
-import { existsSync } from 'node:fs';
 import { AuthService } from '../auth/index.js';
+import { describeDatabase } from '../config/database.js';
+import { maskKnownSecrets } from '../config/secret-text.js';
 import { loadConfig, type SmsGateConfig } from '../gateway-config.js';
-import { GatewayError, isGatewayError } from '../errors.js';
+import { isGatewayError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { exitCodeFor } from './coded-exit.js';
 import { openDatabase, type Database, type Store } from '../store/database.js';
 import { createPgStores } from '../store/pg/stores.js';
-import { SecretBox } from '../store/secret-box.js';
+import { sealedSecretOf, secretBoxForDatabase } from '../store/secret-box.js';
 import { sqliteBackup, sqliteStorePorts, type DatabaseBackup, type StorePorts } from '../store/store-ports.js';
 
 /** An open database as the commands use it. */
@@ -50,27 +51,32 @@ export function adminOutput(json: boolean): AdminOutput {
   };
 }
 
+export interface DatabaseSessionOptions {
+  /** Apply pending migrations first. */
+  migrate: boolean;
+  /** SQLite: create the database file when there is none (default false: exit 1 naming the file). */
+  createIfMissing?: boolean;
+}
+
 /**
  * Runs `body` with the database the config selects (SQLite `database.path` or PostgreSQL
  * `database.url`, issue 11 item 1); coded failures become a message on stderr and exit code 1.
  */
 export async function withDatabase(
   configPath: string | undefined,
-  options: { migrate: boolean; mustExist?: boolean },
+  options: DatabaseSessionOptions,
   body: (config: SmsGateConfig, database: Database) => Promise<number>,
 ): Promise<number> {
   let database: Database | undefined;
   try {
-    const config = loadConfig(configPath);
-    // Opening a missing file would create an empty database: a command that only reads one says so instead.
-    if (options.mustExist === true && config.database.url === undefined && config.database.path !== ':memory:' && !existsSync(config.database.path)) {
-      throw new GatewayError('DATABASE_NOT_FOUND', `no database at ${config.database.path} (database.path)`);
-    }
-    database = await openDatabase(config.database, { migrate: options.migrate, maxConnections: 2 });
+    const config = loadConfig(configPath, process.env, { purpose: 'admin' });
+    // A missing SQLite file is refused (DATABASE_NOT_FOUND naming it), not created empty: that would
+    // hide a deleted database. Only a command that sets up an installation passes createIfMissing.
+    database = await openDatabase(config.database, { migrate: options.migrate, maxConnections: 2, createIfMissing: options.createIfMissing ?? false });
     return await body(config, database);
   } catch (err) {
     if (!isGatewayError(err)) throw err;
-    process.stderr.write(`smsgate: ${err.message}\n`);
+    process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
     return exitCodeFor(err.code);
   } finally {
     await database?.close();
@@ -83,7 +89,7 @@ export async function withDatabase(
  */
 export function withPorts(
   configPath: string | undefined,
-  options: { migrate: boolean; mustExist?: boolean },
+  options: DatabaseSessionOptions,
   body: (session: StoreSession) => Promise<number>,
 ): Promise<number> {
   return withDatabase(configPath, options, (config, database) => {
@@ -116,7 +122,8 @@ export function withPorts(
 
 export function withAdminSession(configPath: string | undefined, body: (session: AdminSession) => Promise<number>): Promise<number> {
   return withPorts(configPath, { migrate: true }, async ({ config, ports }) => {
-    const secretBox = SecretBox.fromKeyFile(config.database.keyFile);
+    // No new key beside sealed secrets (secretBoxForDatabase): it would open none of them.
+    const secretBox = secretBoxForDatabase(config.database.keyFile, await sealedSecretOf(ports.auth), describeDatabase(config.database));
     const auth = await AuthService.create(ports.auth, config.auth, secretBox, { logger: silentLogger() });
     return body({ config, ports, auth });
   });

@@ -4,6 +4,7 @@
  * with `exitCodeFor(code)`; anything else is a bug and propagates. Usage errors stay the caller's
  * (exit 2 via withUsage).
  */
+import { maskKnownSecrets } from '../config/secret-text.js';
 import { isGatewayError, type ErrorCode } from '../errors.js';
 
 /** README "CLI": a command that fails for a named reason exits 1; 2 is kept for usage errors. */
@@ -19,7 +20,7 @@ export async function withCodedExit(body: () => number | Promise<number>): Promi
     return await body();
   } catch (err) {
     if (!isGatewayError(err)) throw err;
-    process.stderr.write(`smsgate: ${err.code}: ${err.message}\n`);
+    process.stderr.write(`smsgate: ${err.code}: ${maskKnownSecrets(err.message)}\n`);
     return exitCodeFor(err.code);
   }
 }

@@ -8,15 +8,18 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CONFIG_SEARCH_ORDER } from '../config/locate.js';
+import { maskKnownSecrets } from '../config/secret-text.js';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
 import { packageVersion } from './package-version.js';
 
 type CommandModule = { run(args: string[]): Promise<number> };
 
 const COMMANDS: Record<string, { module: string; usage: string[] }> = {
+  init: { module: './commands/init.js', usage: ['smsgate init [--dir DIR] [--json]'] },
   serve: { module: './commands/serve.js', usage: ['smsgate serve [--config FILE]'] },
   migrate: { module: './commands/migrate.js', usage: ['smsgate migrate [--config FILE] [--json]'] },
-  config: { module: './commands/config.js', usage: ['smsgate config check [--config FILE] [--json]'] },
+  config: { module: './commands/config.js', usage: ['smsgate config check [--config FILE] [--json]', 'smsgate config schema'] },
   client: {
     module: './commands/client.js',
     usage: [
@@ -37,6 +40,7 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
       'smsgate user deactivate --username U [--config FILE] [--json]',
       'smsgate user activate --username U [--config FILE] [--json]',
       'smsgate user set-password --username U (--password P | --password-stdin) [--config FILE] [--json]',
+      'smsgate user set-admin --username U [--revoke] [--config FILE] [--json]',
     ],
   },
   token: {
@@ -92,8 +96,15 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   },
 };
 
+/** How a command finds its config (src/config/locate.ts), under every usage that takes --config. */
+const CONFIG_SEARCH_HELP = [
+  '',
+  `config file, the first found: ${CONFIG_SEARCH_ORDER.join(', ')}`,
+  '(and config/default.json when run from the source checkout); `smsgate init` writes a starter ./smsgate.json',
+].join('\n');
+
 export function usage(): string {
-  return ['usage: smsgate <command> [options]', '', ...Object.values(COMMANDS).flatMap((c) => c.usage.map((line) => `  ${line}`))].join('\n');
+  return ['usage: smsgate <command> [options]', '', ...Object.values(COMMANDS).flatMap((c) => c.usage.map((line) => `  ${line}`)), CONFIG_SEARCH_HELP].join('\n');
 }
 
 const HELP_FLAGS = new Set(['--help', '-h']);
@@ -106,7 +117,9 @@ export function commandUsage(name: string, action?: string): string | undefined 
   const command = COMMANDS[name];
   if (command === undefined) return undefined;
   const ofAction = action === undefined ? [] : command.usage.filter((line) => line === `smsgate ${name} ${action}` || line.startsWith(`smsgate ${name} ${action} `));
-  return (ofAction.length > 0 ? ofAction : command.usage).map((line, i) => `${i === 0 ? 'usage:' : '      '} ${line}`).join('\n');
+  const lines = ofAction.length > 0 ? ofAction : command.usage;
+  const text = lines.map((line, i) => `${i === 0 ? 'usage:' : '      '} ${line}`).join('\n');
+  return lines.some((line) => line.includes('--config')) ? `${text}\n${CONFIG_SEARCH_HELP}` : text;
 }
 
 function unknownCommand(name: string): number {
@@ -170,7 +183,7 @@ if (isMainModule()) {
     },
     (err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(`smsgate: ${message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(message)}\n`);
       process.exitCode = 1;
     },
   );

@@ -2,7 +2,6 @@
  * The composition root of a node of a cluster on PostgreSQL (issue 11): what createGateway
  * (src/index.ts) builds when `database.url` is set.
  */
-import { existsSync } from 'node:fs';
 import { createAdminListener } from '../admin/admin-listener.js';
 import { AuthService } from '../auth/index.js';
 import { serveKeyFileProblem } from '../config/database.js';
@@ -18,7 +17,7 @@ import { RunningGateway, type Gateway, type GatewayBackend, type GatewayOptions 
 import { openDatabase, type Store } from '../store/database.js';
 import { createPgStores } from '../store/pg/stores.js';
 import { PgWebhookStore } from '../store/pg/webhook-store.js';
-import { SecretBox } from '../store/secret-box.js';
+import { sealedSecretOf, secretBoxForDatabase, type SecretBox } from '../store/secret-box.js';
 import type { StorePorts } from '../store/store-ports.js';
 import { PgWebhookOutbox, WebhookSender } from '../webhooks/index.js';
 import type { ClusterRuntime } from './cluster-runtime.js';
@@ -100,26 +99,9 @@ export async function createClusterNode(
  * Every node must hold the key the cluster's secrets were sealed with (README "Running a
  * cluster"): a node with another key, or none, would seal new secrets with a key of its own and fail
  * to open the webhook secrets and signing keys the others wrote. Refused at start, naming the file;
- * a missing key file is made only for a database that holds no sealed secret yet (the first node).
+ * a missing key file is made only for a database that holds no sealed secret yet (the first node):
+ * the rule every command follows (secretBoxForDatabase).
  */
 async function sharedSecretBox(ports: StorePorts, keyFile: string, databaseName: string): Promise<SecretBox> {
-  const sealed = (await ports.auth.signingKeys()).find((key) => key.retired_at === null);
-  if (sealed !== undefined && !existsSync(keyFile)) {
-    throw new GatewayError(
-      'SECRET_KEY_INVALID',
-      `database.keyFile: ${keyFile} does not exist, and ${databaseName} holds secrets sealed with another node's key: copy that node's key file to ${keyFile}`,
-    );
-  }
-  const secretBox = SecretBox.fromKeyFile(keyFile);
-  if (sealed === undefined) return secretBox;
-  try {
-    secretBox.open(sealed.private_jwk_enc);
-  } catch (cause) {
-    throw new GatewayError(
-      'SECRET_KEY_INVALID',
-      `database.keyFile: ${keyFile} does not open the secrets stored in ${databaseName}: every node of a cluster must use the same key file (copy it from a node that served this database)`,
-      { cause },
-    );
-  }
-  return secretBox;
+  return secretBoxForDatabase(keyFile, await sealedSecretOf(ports.auth), databaseName);
 }

@@ -22,7 +22,7 @@ import type { Transport } from '../transports/transport.js';
 import { BindSlotKeeper, isSlottedTransport, type SlotSession } from './bind-slot-keeper.js';
 import { parsePublishedSettings, type ConfigAgreement } from './config-agreement.js';
 import { ClusterMembership, type BeatReport, type MembershipRegistry } from './membership.js';
-import type { NodeIdSource } from './node-id.js';
+import type { NodeIdSource } from '../node-id.js';
 import type { ClusterReadiness } from '../admin/readiness.js';
 import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type ReapHook } from '../store/cluster/node-registry.js';
 

@@ -2,11 +2,11 @@
  * This node's membership of the cluster, one beat at a time (issue 11 item 2): renew the lease,
  * and when it had run out (the node stalled, or lost the database, for longer than the lease),
  * rejoin under a new id; then take over whatever expired nodes held, and count the live nodes.
- * It is the NodeIdSource every claim and fenced write asks (src/cluster/node-id.ts): the id it
+ * It is the NodeIdSource every claim and fenced write asks (src/node-id.ts): the id it
  * answers changes at a rejoin, so work claimed under the old id is refused by the stores' fences
  * and done by whoever claims it next (at-least-once).
  */
-import type { NodeIdSource } from './node-id.js';
+import type { NodeIdSource } from '../node-id.js';
 import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type HeartbeatOutcome, type LiveNodeSettings, type NodeIdentity, type ReapHook } from '../store/cluster/node-registry.js';
 
 /** The registry as a beat uses it (NodeRegistry, src/store/cluster/node-registry.ts). */

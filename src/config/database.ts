@@ -5,6 +5,7 @@
  * caller that uses describeDatabase / redactDatabaseUrl.
  */
 import { GatewayError } from '../errors.js';
+import { maskSecretsIn, redactUrlPassword, rememberSecret, urlPassword } from './secret-text.js';
 import type { ConfigProblem, DatabaseConfig } from './types.js';
 
 export const DEFAULT_DATABASE_PATH = 'data/smsgate.sqlite';
@@ -22,17 +23,18 @@ export function databaseTarget(database: DatabaseConfig): DatabaseTarget {
     : { kind: 'postgres', url: database.url };
 }
 
-/** The URL with any password replaced by `***` (user, host, port and database stay readable). */
+/** The URL with any password replaced by `***` (user, host, port and database stay readable), whatever characters it holds. */
 export function redactDatabaseUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // Not a parseable URL: a password would sit between the user's ':' and the '@'.
-    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-  }
-  if (parsed.password !== '') parsed.password = '***';
-  return parsed.toString();
+  return redactUrlPassword(url);
+}
+
+/**
+ * `text` (a driver's error message, a log line) with the URL's password masked in every form it can
+ * take: pg's own errors may echo the connection string or parts of it.
+ */
+export function maskDatabaseUrlSecret(text: string, url: string): string {
+  const password = urlPassword(url);
+  return password === undefined ? redactUrlPassword(text) : maskSecretsIn(text, [password]);
 }
 
 /** How messages name the database: the SQLite path, or the redacted PostgreSQL URL. */
@@ -40,9 +42,23 @@ export function describeDatabase(database: DatabaseConfig): string {
   return database.url === undefined ? database.path : redactDatabaseUrl(database.url);
 }
 
+/** A password with `/ ? # @ :` or a space breaks the URL's structure unless percent-encoded. */
+const ENCODE_HINT = '; in the user and password, write / ? # @ : % and space percent-encoded (%2F %3F %23 %40 %3A %25 %20)';
+
+function decodedOrUndefined(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `path` and `url` both given, or a url that is not postgresql://[user[:password]@]host[:port]/database. */
 export function databaseProblem(database: { path?: string; url?: string }): ConfigProblem | null {
   if (database.url === undefined) return null;
+  // Every message of this process masks the password from here on, whatever prints it.
+  const password = urlPassword(database.url);
+  if (password !== undefined) rememberSecret(password);
   if (database.path !== undefined) {
     return { key: 'database.url', what: 'give either database.url (PostgreSQL) or database.path (SQLite), not both' };
   }
@@ -51,7 +67,10 @@ export function databaseProblem(database: { path?: string; url?: string }): Conf
   try {
     parsed = new URL(database.url);
   } catch {
-    return { key: 'database.url', what: `"${shown}" is not a URL (postgresql://user@host:port/database)` };
+    return { key: 'database.url', what: `"${shown}" is not a URL (postgresql://user:password@host:port/database)${ENCODE_HINT}` };
+  }
+  if (password !== undefined && decodedOrUndefined(password) === undefined) {
+    return { key: 'database.url', what: `"${shown}": the password is not percent-encoded correctly (a % must start %XX: write %25 for %)` };
   }
   if (!POSTGRES_PROTOCOLS.has(parsed.protocol)) {
     return { key: 'database.url', what: `"${shown}" is not a PostgreSQL URL: it must start with postgresql:// or postgres://` };

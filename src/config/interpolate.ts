@@ -12,20 +12,24 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Returns a copy of `value` with every placeholder replaced; throws CONFIG_INVALID naming the key. */
-export function interpolateEnv(value: unknown, env: Environment, sourceName: string, path: JsonPath = []): unknown {
-  if (typeof value === 'string') return interpolateString(value, env, sourceName, path);
-  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, sourceName, [...path, index]));
+/**
+ * Returns a copy of `value` with every placeholder replaced; throws CONFIG_INVALID naming the key.
+ * An unset variable in a key `keepUnset` accepts (one the command does not use) stays as written,
+ * `${NAME}`, and `keepUnset` is told of it.
+ */
+export function interpolateEnv(value: unknown, env: Environment, sourceName: string, path: JsonPath = [], keepUnset?: (path: JsonPath) => boolean): unknown {
+  if (typeof value === 'string') return interpolateString(value, env, sourceName, path, keepUnset);
+  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, sourceName, [...path, index], keepUnset));
   if (value !== null && typeof value === 'object') {
     const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[key] = interpolateEnv(item, env, sourceName, [...path, key]);
+    for (const [key, item] of Object.entries(value)) copy[key] = interpolateEnv(item, env, sourceName, [...path, key], keepUnset);
     return copy;
   }
   return value;
 }
 
-function interpolateString(text: string, env: Environment, sourceName: string, path: JsonPath): string {
-  return text.replace(PLACEHOLDER, (_match, escape: string, body: string) => {
+function interpolateString(text: string, env: Environment, sourceName: string, path: JsonPath, keepUnset?: (path: JsonPath) => boolean): string {
+  return text.replace(PLACEHOLDER, (match: string, escape: string, body: string) => {
     if (escape === '$') return `\${${body}}`;
     const separator = body.indexOf(':-');
     const name = separator === -1 ? body : body.slice(0, separator);
@@ -37,6 +41,7 @@ function interpolateString(text: string, env: Environment, sourceName: string, p
     const found = env[name];
     if (found !== undefined && (found !== '' || fallback === undefined)) return found;
     if (fallback !== undefined) return fallback;
+    if (keepUnset?.(path) === true) return match;
     return fail(`environment variable ${name} is not set`);
   });
 }

@@ -37,6 +37,12 @@ const apiSchema = section({
   maxBodyBytes: { ...positiveInt, default: 67108864 },
   // Request body bytes held across all requests in flight; left out: DEFAULT_MAX_BUFFERED_BYTES (src/api/body-budget.ts).
   maxBufferedBytes: positiveInt,
+  // Per-client share and slow-body deadline; left out: the defaults in src/api/body-budget.ts and
+  // src/api/read-json-body.ts (half of maxBufferedBytes, 4 uploads, 8192 bytes/s after 10000 ms).
+  maxBufferedBytesPerClient: positiveInt,
+  maxUploadsPerClient: positiveInt,
+  minBodyBytesPerSecond: nonNegativeInt,
+  bodyRateGraceMs: positiveInt,
 });
 
 const authSchema = section({
@@ -112,4 +118,51 @@ export function buildConfigSchema({ transportTypes, defaultTransports, sections 
       ...sections,
     },
   };
+}
+
+/** Where the published schema lives; `smsgate init` writes it as the starter file's `$schema`. */
+export const PUBLISHED_SCHEMA_URL = 'https://raw.githubusercontent.com/smsgate/smsgate/main/config/smsgate.schema.json';
+
+/**
+ * The schema published as config/smsgate.schema.json (and printed by `smsgate config schema`):
+ * the same schema the loader validates with, its transport entries completed by each type's own
+ * schema (`if type is X then X's schema`), so an editor checks every key of the file. The loader
+ * itself validates in two steps instead, for messages that name the entry's own fields.
+ */
+export function buildPublishedSchema(parts: ConfigSchemaParts, transports: readonly { type: string; schema: object }[]): object {
+  const whole = acceptEnvReferences(buildConfigSchema(parts)) as { properties: Record<string, object> };
+  const transportsSchema = whole.properties['transports'] as { items: object };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: PUBLISHED_SCHEMA_URL,
+    title: 'smsgate configuration file',
+    ...whole,
+    properties: {
+      ...whole.properties,
+      transports: {
+        ...transportsSchema,
+        items: {
+          ...transportsSchema.items,
+          allOf: transports.map(({ type, schema }) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: acceptEnvReferences(schema) })),
+        },
+      },
+    },
+  };
+}
+
+/** A string that is, or holds, a `${NAME}` or `${NAME:-fallback}` reference (src/config/interpolate.ts). */
+const ENV_REFERENCE = { type: 'string', pattern: '\\$\\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\\}' } as const;
+
+/**
+ * A copy in which each string with a pattern also accepts an environment reference: the loader
+ * checks the pattern after interpolation, so `"pin": "${MODEM1_PIN}"` is right in the file, and an
+ * editor must not flag it.
+ */
+function acceptEnvReferences(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(acceptEnvReferences);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'default' || key === 'const' || key === 'enum' ? value : acceptEnvReferences(value)]));
+  if (copy['type'] !== 'string' || typeof copy['pattern'] !== 'string') return copy;
+  const { default: fallback, ...rule } = copy;
+  return { ...(fallback === undefined ? {} : { default: fallback }), anyOf: [rule, ENV_REFERENCE] };
 }

@@ -2,7 +2,7 @@
  * The sections of the config file that config/ owns, after defaults are applied. The whole file's
  * type, with the feature modules' sections and the registry's transport entries, is SmsGateConfig
  * in src/gateway-config.ts (the composition root), so config/ imports no feature module.
- * Relative paths are resolved against the current working directory (the README says so).
+ * Relative paths in a file are resolved against its directory (src/config/relative-paths.ts).
  */
 export interface DatabaseConfig {
   /**
@@ -30,6 +30,14 @@ export interface ApiConfig {
    * answered 503 with Retry-After. Left out: 256 MiB (src/api/body-budget.ts DEFAULT_MAX_BUFFERED_BYTES).
    */
   maxBufferedBytes?: number;
+  /** One client's share of maxBufferedBytes (429 past it). Left out: half of maxBufferedBytes. */
+  maxBufferedBytesPerClient?: number;
+  /** Request bodies one client may send at once (429 past it). Left out: 4. */
+  maxUploadsPerClient?: number;
+  /** The average rate a body must arrive at once bodyRateGraceMs have passed (408 below it); 0: none. Left out: 8192. */
+  minBodyBytesPerSecond?: number;
+  /** How long a body is read before its rate is measured. Left out: 10000. */
+  bodyRateGraceMs?: number;
 }
 
 export interface LegacyAuthConfig {

@@ -106,7 +106,7 @@ export class DispatchEngine {
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
     this.schedulerWorker = new BackgroundWorker({ clock, intervalMs: config.pollIntervalMs, pass: () => this.schedulePass(), onError: (err) => this.schedulerFailures.failed(err) });
-    this.inbound = deps.inbound ?? new InboundService({ store: this.backend.inbound, logger: logger.child({ part: 'inbound' }), now: this.now, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
+    this.inbound = deps.inbound ?? new InboundService({ store: this.backend.inbound, logger: logger.child({ part: 'inbound' }), now: this.now, observer: this.observer, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
   }
 
   /**
@@ -122,7 +122,7 @@ export class DispatchEngine {
     for (const transport of transports) {
       transport.setHandlers({
         onReceipt: (receipt: TransportReceipt) => {
-          this.observer.receiptReceived(transport.name, receipt.status);
+          this.observer.receiptReceived(transport.name, receipt);
           return this.backend.acceptReceipt(transport.name, receipt);
         },
         onInbound: async (message: InboundMessage) => {

@@ -5,7 +5,7 @@
  * one transaction on one pooled connection, fenced on the node id (pg/backend.ts). Which one the
  * engine uses follows from the store it is given (DispatchEngineDeps.store).
  */
-import type { NodeIdSource } from '../cluster/node-id.js';
+import type { NodeIdSource } from '../node-id.js';
 import type { Store } from '../store/database.js';
 import type { ClaimablePart, DueCampaign } from '../store/dispatch-store.js';
 import type { InboundStore } from '../store/inbound-store.js';

@@ -8,7 +8,7 @@
  * When there are more campaigns than one claim holds, the next claim starts after the last
  * campaign served (a cursor over campaign ids), so none waits more than a few claims.
  */
-import type { NodeIdSource } from '../cluster/node-id.js';
+import type { NodeIdSource } from '../node-id.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { PgDispatchStore } from '../store/pg/dispatch-store.js';
 import { evenShares } from './even-shares.js';

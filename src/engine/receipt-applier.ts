@@ -7,6 +7,7 @@
  * engine.unmatchedReceiptTtlMs it is marked 'expired' and logged.
  */
 import type { Logger } from '../log.js';
+import { logExpiredReceipts } from './expired-receipts-log.js';
 import { fitStatus, isDeliveredStatus } from '../receipts/index.js';
 import type { DispatchStore, ExpiredReceipt, ReceiptInsert, ReceiptTarget } from '../store/dispatch-store.js';
 import type { TransportReceipt } from '../transports/transport.js';
@@ -75,15 +76,10 @@ export class ReceiptApplier {
     return enqueued;
   }
 
-  /** Marks pending receipts older than the TTL expired and logs each; returns them. */
+  /** Marks pending receipts older than the TTL expired and logs them (one line per sweep); returns them. */
   expireUnmatched(ttlMs: number): ExpiredReceipt[] {
     const expired = this.store.expireReceipts(this.now() - ttlMs);
-    for (const r of expired) {
-      this.logger.warn(
-        { receiptId: r.id, transport: r.transport, messageId: r.message_id, status: r.status, receivedAt: new Date(r.received_at).toISOString() },
-        'receipt matched no submitted part within the TTL: expired (kept in table receipts)',
-      );
-    }
+    logExpiredReceipts(this.logger, expired);
     return expired;
   }
 

@@ -20,7 +20,7 @@
 import PQueue from 'p-queue';
 import { BackgroundWorker, type PassResult } from '../background-worker.js';
 import type { Clock } from '../clock.js';
-import type { GatewayObserver, PartOutcomeKind } from '../gateway-observer.js';
+import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../log.js';
 import type { ClaimablePart } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
@@ -75,6 +75,9 @@ export class TransportLane {
   private readonly window: PartWindow;
   private readonly feeder: BackgroundWorker;
   private readonly claimFailures: FailureLog;
+  /** A transport whose submit keeps rejecting, or outcomes that keep failing to write: summarised, not a line per message. */
+  private readonly submitFailures: FailureLog;
+  private readonly outcomeWriteFailures: FailureLog;
   private readonly claimer: LaneClaimer;
   private started = false;
   /** Submits handed to the transport since start. */
@@ -89,6 +92,8 @@ export class TransportLane {
     this.queue = new PQueue(rate === undefined ? { concurrency } : { concurrency, ...rate });
     this.syncWindow();
     this.claimFailures = new FailureLog(deps.logger, 'claiming parts');
+    this.submitFailures = new FailureLog(deps.logger, 'transport.submit (rejected: treated as lost responses)');
+    this.outcomeWriteFailures = new FailureLog(deps.logger, 'writing submit outcomes (the parts stay submitting until requeued)');
     this.claimer = deps.backend.claimerFor(transport.name);
     this.feeder = new BackgroundWorker({
       intervalMs: deps.config.pollIntervalMs,
@@ -205,30 +210,33 @@ export class TransportLane {
   }
 
   private async submit(message: OutboundMessage, parts: readonly ClaimablePart[]): Promise<readonly PartOutcome[]> {
-    const { transport, logger, observer } = this.deps;
+    const { transport, observer } = this.deps;
     this.submits++;
     try {
       observer.partsSubmitted(transport.name, parts.length);
       const outcomes = await transport.submit(message);
-      for (const outcome of outcomes) observer.partOutcome(transport.name, outcomeLabel(outcome));
+      for (const outcome of outcomes) observer.partOutcome(transport.name, outcome);
+      this.submitFailures.recovered({ transport: transport.name });
       return outcomes;
     } catch (err) {
-      parts.forEach(() => observer.partOutcome(transport.name, 'failed-temporary'));
       // Contract: submit never rejects for a per-part problem. Treat it as a lost response.
-      logger.error({ err, transport: transport.name, messageKey: message.messageKey }, 'transport.submit rejected');
-      return parts.map((p) => ({ part: p.part_number, kind: 'temporary', status: 'SUBMIT_ERROR' }));
+      this.submitFailures.failed(err, { transport: transport.name, messageKey: message.messageKey });
+      const lost: PartOutcome[] = parts.map((p) => ({ part: p.part_number, kind: 'temporary', status: 'SUBMIT_ERROR' }));
+      for (const outcome of lost) observer.partOutcome(transport.name, outcome);
+      return lost;
     }
   }
 
   private async writeOutcomes(parts: readonly ClaimablePart[], results: readonly PartOutcome[]): Promise<void> {
-    const { transport, backend, logger } = this.deps;
+    const { transport, backend } = this.deps;
     try {
       await backend.writeOutcomes({ transport: transport.name, parts, outcomes: results });
+      this.outcomeWriteFailures.recovered({ transport: transport.name });
     } catch (err) {
       // Only a write no retry can cure (or one still queued at stop) gets here: a store refusing
       // for a passing reason is retried by the WriteBatcher and this waits, holding the window
       // slots. The parts stay 'submitting'; the next start (or this stop) requeues them.
-      logger.error({ err, transport: transport.name }, 'writing submit outcomes failed');
+      this.outcomeWriteFailures.failed(err, { transport: transport.name });
     }
   }
 
@@ -252,18 +260,5 @@ export class TransportLane {
       concatReference: first.concat_reference,
       ...(everyPart ? {} : { partNumbers: parts.map((p) => p.part_number) }),
     };
-  }
-}
-
-/** The metric's label values (README, Admin listener) predate the union's kind names: kept as they were. */
-function outcomeLabel(outcome: PartOutcome): PartOutcomeKind {
-  switch (outcome.kind) {
-    case 'accepted':
-      return 'accepted';
-    case 'permanent':
-      return 'failed-permanent';
-    case 'temporary':
-    case 'not-sent':
-      return 'failed-temporary';
   }
 }

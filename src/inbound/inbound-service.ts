@@ -10,21 +10,36 @@
  * transaction; an unrouted one is kept (client_id NULL) and never sent to any client.
  */
 import { randomUUID } from 'node:crypto';
+import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
+import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { yieldToEventLoop } from '../loop-turns.js';
 import { numberingPlanFor, type NumberingPlan } from '../sms/index.js';
 import type { InboundPartRow } from '../store/entities.js';
-import type { InboundDelivery, InboundStore, NewInboundMessage, PartGroupKey, StoredInbound } from '../store/inbound-store.js';
+import type { AdmitPart, InboundDelivery, InboundStore, NewInboundMessage, PartGroupKey, PartLimitName, StoredInbound } from '../store/inbound-store.js';
 import type { Async } from '../store/ports.js';
 import type { InboundMessage } from '../transports/transport.js';
 import { normalizeInboundAddress } from './address.js';
 import { assembleParts, decodeOctets } from './assemble.js';
 import { serializeInboundWebhook } from './inbound-webhook.js';
 import { isOptoutText } from './optout-keywords.js';
+import { DEFAULT_INBOUND_PART_LIMITS, partAdmission, type InboundPartLimits } from './part-limits.js';
 
 /** Issue 14: an incomplete message is delivered as what arrived after 10 minutes. */
 export const INBOUND_REASSEMBLY_TIMEOUT_MS = 10 * 60_000;
-/** The sweep for overdue parts runs this often at most (and at least every tenth of the timeout). */
+/** The sweep for overdue parts runs this often at most (and at least every tenth of the timeout), unless configured. */
 const MAX_SWEEP_INTERVAL_MS = 30_000;
+/**
+ * A sweep slice: the groups of at most this many stale parts, or as many as fit in
+ * SWEEP_SLICE_BUDGET_MS of work, become messages in one transaction (one commit); then the sweep
+ * yields to the event loop. On SQLite the slice runs on the loop (better-sqlite3 is synchronous),
+ * so the budget, plus one commit, is what a sweep may hold a loop turn for: well under 50 ms
+ * however many groups are overdue.
+ */
+export const SWEEP_SLICE_PARTS = 200;
+export const SWEEP_SLICE_BUDGET_MS = 8;
+/** Refused parts are logged as one summary line at most this often. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 export interface InboundServiceOptions {
   /** The inbound store's port: each arrival is one of its methods, so one transaction (issue 11). */
@@ -34,8 +49,14 @@ export interface InboundServiceOptions {
   wakeWebhooks(): void;
   now?: () => number;
   reassemblyTimeoutMs?: number;
+  /** How often overdue groups are swept; default a tenth of the timeout, at most 30 s. */
+  sweepIntervalMs?: number;
+  /** Bounds on parts held for incomplete groups (part-limits.ts); default DEFAULT_INBOUND_PART_LIMITS. */
+  partLimits?: InboundPartLimits;
   /** How From and To numbers are normalised (config `numbering.country`); default Ireland's, SPEC "Recipient". */
   numbering?: NumberingPlan;
+  /** Metrics hooks (src/admin): inbound parts and messages stored. */
+  observer?: GatewayObserver;
 }
 
 /** What receive() did with a message or part, for logs and tests. */
@@ -52,7 +73,13 @@ export class InboundService {
   private readonly now: () => number;
   private readonly timeoutMs: number;
   private readonly numbering: NumberingPlan;
+  private readonly admit: AdmitPart;
+  private readonly sweepIntervalMs: number;
+  /** Parts refused since the last summary line, by the bound that refused them. */
+  private refused: Record<PartLimitName, number> = { originator: 0, total: 0 };
+  private refusalLoggedAtMs = Number.NEGATIVE_INFINITY;
   private sweepTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
   /** The sweep in progress: one at a time, so a slow store never stacks them up. */
   private sweeping: Promise<number> | undefined;
 
@@ -61,26 +88,33 @@ export class InboundService {
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.reassemblyTimeoutMs ?? INBOUND_REASSEMBLY_TIMEOUT_MS;
     this.numbering = options.numbering ?? numberingPlanFor();
+    this.admit = partAdmission(options.partLimits ?? DEFAULT_INBOUND_PART_LIMITS);
+    this.sweepIntervalMs = options.sweepIntervalMs ?? Math.min(MAX_SWEEP_INTERVAL_MS, Math.max(10, Math.floor(this.timeoutMs / 10)));
   }
 
   /**
-   * Sweeps overdue parts now (left by a crash or a stop) and then periodically. Resolves once the
-   * first sweep is over; never rejects (a failed sweep is logged and retried at the next interval).
+   * Sweeps overdue parts now (left by a crash or a stop) and then periodically. Resolves at once:
+   * the first sweep runs in the background, in slices, so a gateway restarted over thousands of
+   * overdue groups listens and answers /health while it sweeps (sweep() returns the sweep in
+   * progress, for callers that must wait for it). Never rejects (a failed sweep is logged and
+   * retried at the next interval).
    */
   start(): Promise<void> {
+    this.stopped = false;
     const sweepLogged = (): Promise<void> =>
       this.sweep().then(
-        () => undefined,
+        () => this.logRefusals(this.now()),
         (err: unknown) => this.options.logger.error({ err }, 'inbound reassembly sweep failed; retried at the next interval'),
       );
-    const first = sweepLogged();
-    const intervalMs = Math.min(MAX_SWEEP_INTERVAL_MS, Math.max(10, Math.floor(this.timeoutMs / 10)));
-    this.sweepTimer = setInterval(() => void sweepLogged(), intervalMs);
+    void sweepLogged();
+    this.sweepTimer = setInterval(() => void sweepLogged(), this.sweepIntervalMs);
     this.sweepTimer.unref();
-    return first;
+    return Promise.resolve();
   }
 
+  /** Stops the periodic sweep; a sweep in progress ends after its current slice. */
   stop(): void {
+    this.stopped = true;
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
   }
@@ -88,6 +122,8 @@ export class InboundService {
   /**
    * Stores one message or part: committed when the promise resolves. The transport acknowledges
    * (deliver_sm_resp, AT+CMGD) only after that, so nothing acknowledged is lost to a crash.
+   * Rejects with INBOUND_PARTS_LIMIT (retryable) when a part is over a bound (part-limits.ts):
+   * nothing is stored and the transport asks for it again later.
    */
   async receive(transport: string, message: InboundMessage): Promise<InboundOutcome> {
     const nowMs = this.now();
@@ -110,9 +146,11 @@ export class InboundService {
         received_at: nowMs,
       } as const;
       let missing: number[] = [];
-      const stored = await this.store.storePart(key, part, (parts) => this.assembleRecording(key, parts, nowMs, (m) => (missing = m)), nowMs);
+      const stored = await this.store.storePart(key, part, (parts) => this.assembleRecording(key, parts, nowMs, (m) => (missing = m)), nowMs, this.admit);
+      if (stored.kind === 'part-refused') throw this.refusal(key, stored.limit, nowMs);
       if (stored.kind === 'message') this.warnIfIncomplete(key, missing);
       outcome = stored.kind === 'message' ? messageOutcome(stored) : stored;
+      if (outcome.kind !== 'part-repeated') (this.options.observer ?? NOOP_OBSERVER).inboundPart(transport);
     }
     this.afterCommit(transport, outcome);
     return outcome;
@@ -126,19 +164,62 @@ export class InboundService {
     return this.sweeping;
   }
 
+  /**
+   * In slices of SWEEP_SLICE_PARTS stale parts, one transaction each, yielding to the event loop
+   * between them (loop-turns.ts), so /health and the transports are served while thousands of
+   * groups are swept. One summary line per sweep, not one per message; the inbound webhooks are
+   * outbox rows written with their messages, and the sender is woken once per slice.
+   */
   private async sweepOnce(): Promise<number> {
     const nowMs = this.now();
-    const groups = await this.store.staleGroups(nowMs - this.timeoutMs);
+    const cutoffMs = nowMs - this.timeoutMs;
     let delivered = 0;
-    for (const key of groups) {
-      let missing: number[] = [];
-      const stored = await this.store.completeStaleGroup(key, (parts) => this.assembleRecording(key, parts, nowMs, (m) => (missing = m)), nowMs);
-      if (stored === undefined) continue;
-      delivered++;
-      this.warnIfIncomplete(key, missing);
-      this.afterCommit(key.transport, messageOutcome(stored));
+    let incomplete = 0;
+    let missingParts = 0;
+    let slices = 0;
+    for (;;) {
+      let sliceMissing = 0;
+      const swept = await this.store.completeStaleGroups(cutoffMs, SWEEP_SLICE_PARTS, (key, parts) => this.assembleRecording(key, parts, nowMs, (m) => {
+        sliceMissing += m.length;
+      }), nowMs, SWEEP_SLICE_BUDGET_MS);
+      if (swept.length === 0) break;
+      slices++;
+      delivered += swept.length;
+      incomplete += swept.filter((group) => group.stored.incomplete).length;
+      missingParts += sliceMissing;
+      const observer = this.options.observer ?? NOOP_OBSERVER;
+      for (const group of swept) {
+        observer.inboundMessage(group.key.transport, group.stored.incomplete);
+        this.options.logger.debug({ transport: group.key.transport, outcome: messageOutcome(group.stored) }, 'inbound message stored by the reassembly sweep');
+      }
+      if (swept.some((group) => group.stored.clientId !== null)) this.options.wakeWebhooks();
+      await yieldToEventLoop();
+      if (this.stopped) break;
+    }
+    if (incomplete > 0) {
+      this.options.logger.warn({ delivered, incomplete, missingParts, slices, reassemblyTimeoutMs: this.timeoutMs }, 'inbound messages incomplete after the reassembly timeout; delivered as what arrived, flagged incomplete');
+    } else if (delivered > 0) {
+      this.options.logger.info({ delivered, slices }, 'inbound reassembly sweep delivered messages');
     }
     return delivered;
+  }
+
+  /** The coded refusal of a part over a bound; logged as one summary line per REFUSAL_LOG_INTERVAL_MS. */
+  private refusal(key: PartGroupKey, limit: PartLimitName, nowMs: number): GatewayError {
+    this.refused[limit]++;
+    this.logRefusals(nowMs);
+    return new GatewayError('INBOUND_PARTS_LIMIT', `inbound part refused: over the ${limit === 'originator' ? 'per-originator' : 'total'} bound on parts of incomplete messages`, {
+      retryable: true,
+      details: { limit, transport: key.transport },
+    });
+  }
+
+  /** The refusals not yet logged, as one line, when REFUSAL_LOG_INTERVAL_MS has passed since the last (also called after each sweep, so the last ones of a flood are logged too). */
+  private logRefusals(nowMs: number): void {
+    if (this.refused.originator + this.refused.total === 0 || nowMs - this.refusalLoggedAtMs < REFUSAL_LOG_INTERVAL_MS) return;
+    this.options.logger.warn({ refused: this.refused }, 'inbound parts refused: incomplete messages hold as many parts as allowed (inbound.maxPartsPerOriginator, inbound.maxParts); the SMSC is asked to retry later');
+    this.refused = { originator: 0, total: 0 };
+    this.refusalLoggedAtMs = nowMs;
   }
 
   /**
@@ -188,6 +269,7 @@ export class InboundService {
       logger.debug({ transport, outcome }, 'inbound part stored');
       return;
     }
+    (this.options.observer ?? NOOP_OBSERVER).inboundMessage(transport, outcome.incomplete);
     // Text is not logged (STYLE 12): only who and whether it was routed.
     logger.info({ transport, messageId: outcome.publicId, routed: outcome.clientId !== null, incomplete: outcome.incomplete, optedOut: outcome.optedOut }, 'inbound message stored');
     if (outcome.clientId !== null) this.options.wakeWebhooks();

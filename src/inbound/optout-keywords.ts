@@ -1,12 +1,26 @@
 /**
- * Opt-out keywords (issue 14 item 5): a client's list is off unless set; an inbound text opts its
- * sender out when, trimmed and case-folded, it equals one of the keywords (so "stop " and "Stop"
- * match STOP, "STOP please" does not).
+ * Opt-out keywords: a client's list is off unless set; an inbound text opts its sender out when,
+ * normalised, it equals one of the keywords normalised the same way. The whole text must be the
+ * keyword: "STOP please" and "STOP SENDING ME THE BILL?" do not match STOP.
+ *
+ * Normalised (normalizeKeywordText): Unicode NFKC (so fullwidth ＳＴＯＰ is STOP, TS 23.038 UCS-2
+ * handsets with East Asian keyboards send those forms), case-folded, whitespace trimmed at both
+ * ends, and punctuation (Unicode category P) and whitespace trimmed at the end. Carriers'
+ * compliance practice (CTIA's messaging principles, Ofcom and ComReg codes) treats "STOP.",
+ * "Stop!" and "stop " as the keyword itself.
  */
 
 /** Unicode case folding as far as JavaScript offers it: upper then lower (ß -> SS -> ss, ſ -> S -> s). */
 export function foldKeyword(text: string): string {
   return text.trim().toUpperCase().toLowerCase();
+}
+
+/** Trailing punctuation and whitespace, in any mix ("STOP !", "STOP..."). */
+const TRAILING_PUNCTUATION = /[\p{P}\s]+$/u;
+
+/** The form a text and a keyword are compared in (see the module comment). */
+export function normalizeKeywordText(text: string): string {
+  return foldKeyword(text.normalize('NFKC')).replace(TRAILING_PUNCTUATION, '');
 }
 
 /** Parses --keywords STOP,STOPALL: comma-separated, each trimmed, none empty; folded and de-duplicated. */
@@ -18,5 +32,7 @@ export function parseKeywordList(raw: string): { ok: true; keywords: string[] } 
 
 export function isOptoutText(text: string, keywords: readonly string[]): boolean {
   if (keywords.length === 0) return false;
-  return keywords.includes(foldKeyword(text));
+  const normalized = normalizeKeywordText(text);
+  if (normalized.length === 0) return false;
+  return keywords.some((keyword) => normalizeKeywordText(keyword) === normalized);
 }

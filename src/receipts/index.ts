@@ -1,6 +1,6 @@
 /**
  * smsgate/receipts: the pure receipt core (no I/O). Parses SMPP receipt text and TLVs, maps
- * TP-Status of modem status reports, normalises message ids, and parks early receipts.
+ * TP-Status of modem status reports and normalises message ids.
  */
 export { parseReceiptText, RECEIPT_LABELS } from './receipt-text.js';
 export type { ParsedReceiptText, ReceiptField, ReceiptTextFields } from './receipt-text.js';
@@ -20,6 +20,4 @@ export { MESSAGE_ID_MODES, normalizeMessageId } from './message-id.js';
 export type { MessageIdMode } from './message-id.js';
 export { parseReceiptDate, parseSmppReceipt } from './smpp-receipt.js';
 export type { ParsedSmppReceipt, SmppReceiptInput, SmppReceiptResult } from './smpp-receipt.js';
-export { PendingReceipts } from './pending-receipts.js';
 export { receiptInMessageText } from './unmarked-receipt.js';
-export type { PendingEntry, PendingReceiptsOptions } from './pending-receipts.js';

@@ -56,6 +56,7 @@ export class AuthStore {
       insertUser: db.prepare<[number, string, string, number, number]>(
         'INSERT INTO users (client_id, username, password_hash, is_admin, active, created_at) VALUES (?, ?, ?, ?, 1, ?)'),
       setUserActive: db.prepare<[number, number]>('UPDATE users SET active = ? WHERE id = ?'),
+      setUserAdmin: db.prepare<[number, number]>('UPDATE users SET is_admin = ? WHERE id = ?'),
       userByName: db.prepare<[string], UserWithClientRow>(`${USER_WITH_CLIENT} WHERE u.username = ?`),
       userById: db.prepare<[number], UserWithClientRow>(`${USER_WITH_CLIENT} WHERE u.id = ?`),
       insertPat: db.prepare<[number, string, string, number, number | null]>(
@@ -102,6 +103,10 @@ export class AuthStore {
 
   setUserActive(userId: number, active: boolean): void {
     this.statements.setUserActive.run(active ? 1 : 0, userId);
+  }
+
+  setUserAdmin(userId: number, isAdmin: boolean): void {
+    this.statements.setUserAdmin.run(isAdmin ? 1 : 0, userId);
   }
 
   userByUsername(username: string): UserWithClient | undefined {

@@ -3,13 +3,14 @@
  * with the pragmas that make a 202 survive kill -9 and a power cut, and the raw better-sqlite3 handle
  * for hot paths that use prepared statements.
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
-import { databaseTarget, redactDatabaseUrl } from '../config/database.js';
+import { databaseTarget, maskDatabaseUrlSecret, redactDatabaseUrl } from '../config/database.js';
 import type { DatabaseConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
+import { DatabaseFileGuard, guardTransactions } from './database-file-guard.js';
 import { MIGRATIONS } from './migrations.js';
 import { connectListening, pgPoolConfig, type PgPool } from './pg/pool.js';
 
@@ -24,17 +25,25 @@ export interface StoreOptions {
    */
   synchronous?: 'FULL' | 'NORMAL';
   busyTimeoutMs?: number;
+  /**
+   * Create the file when there is none (default true for the library and tests). The commands pass
+   * false (openDatabase's default): only `smsgate migrate` and `serve` on a fresh install make a database.
+   */
+  createIfMissing?: boolean;
 }
 
 export interface Store {
   readonly dataSource: DataSource;
   /** The raw connection, for prepared statements on hot paths. Synchronous: keep each call short. */
   readonly db: SqliteDatabase;
+  /** Notices the file at the path being deleted or replaced under the open store; undefined for ':memory:'. */
+  readonly file: DatabaseFileGuard | undefined;
   close(): Promise<void>;
 }
 
 export async function openStore(options: StoreOptions, { migrate = true }: { migrate?: boolean } = {}): Promise<Store> {
   if (options.path !== ':memory:') {
+    if (options.createIfMissing === false && !existsSync(options.path)) throw missingDatabase(options.path);
     mkdirSync(dirname(options.path), { recursive: true });
     // Issue 9 item 10: the database holds password hashes, sealed secrets and every message. SQLite
     // creates it 0644 and gives -wal and -shm the mode of the database file, so creating it 0600
@@ -62,17 +71,43 @@ export async function openStore(options: StoreOptions, { migrate = true }: { mig
     },
   });
   await dataSource.initialize();
-  if (migrate) await dataSource.runMigrations({ transaction: 'each' });
   // typeorm's Driver interface does not expose the connection; its better-sqlite3 driver keeps it as
   // `databaseConnection` (typed any), so it is given better-sqlite3's type here, once, not at each use.
   const db = (dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection;
+  let file: DatabaseFileGuard | undefined;
+  try {
+    // The identity of the file as SQLite opened it, before anything writes (migrations included).
+    if (options.path !== ':memory:') {
+      file = DatabaseFileGuard.of(options.path);
+      guardTransactions(db, file);
+      file.watch();
+    }
+    if (migrate) await dataSource.runMigrations({ transaction: 'each' });
+  } catch (err) {
+    file?.stop();
+    await dataSource.destroy();
+    throw err;
+  }
   return {
     dataSource,
     db,
+    file,
     async close() {
+      file?.stop();
       if (dataSource.isInitialized) await dataSource.destroy();
     },
   };
+}
+
+/**
+ * A command other than `smsgate migrate` found no database file: it says so instead of creating an
+ * empty one (which would hide a deleted database and leave every token failing).
+ */
+export function missingDatabase(path: string): GatewayError {
+  return new GatewayError(
+    'DATABASE_NOT_FOUND',
+    `no database at ${path} (database.path): run \`smsgate migrate\` to create a new one; if it was deleted or moved, restore it (with its key file) or correct database.path`,
+  );
 }
 
 /** Applies pending migrations; returns the names applied (empty when up to date). */
@@ -96,31 +131,40 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** PostgreSQL only: the pool's size (default DEFAULT_POOL_SIZE). */
   maxConnections?: number;
+  /**
+   * SQLite only: create the database file when there is none. Default false: a command refuses with
+   * DATABASE_NOT_FOUND naming the file. Only `smsgate migrate` (and a command that sets up a new
+   * installation) passes true.
+   */
+  createIfMissing?: boolean;
 }
 
 export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Promise<Database> {
   const target = databaseTarget(config);
   const migrate = options.migrate ?? true;
   if (target.kind === 'sqlite') {
-    const store = await openStore({ path: target.path, synchronous: target.synchronous }, { migrate });
+    const store = await openStore({ path: target.path, synchronous: target.synchronous, createIfMissing: options.createIfMissing ?? false }, { migrate });
     return { kind: 'sqlite', store, describe: target.path, close: () => store.close() };
   }
   const describe = redactDatabaseUrl(target.url);
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url: target.url,
-    entities: [],
-    migrations: [...MIGRATIONS],
-    migrationsTransactionMode: 'each',
-    synchronize: false,
-    logging: false,
-    // Handed to pg.Pool as it is: int8 as numbers, per pool (src/store/pg/pool.ts).
-    extra: pgPoolConfig(target.url, options.maxConnections),
-  });
+  let dataSource: DataSource;
   try {
+    dataSource = new DataSource({
+      type: 'postgres',
+      url: target.url,
+      entities: [],
+      migrations: [...MIGRATIONS],
+      migrationsTransactionMode: 'each',
+      synchronize: false,
+      logging: false,
+      // Handed to pg.Pool as it is: int8 as numbers, per pool (src/store/pg/pool.ts).
+      extra: pgPoolConfig(target.url, options.maxConnections),
+    });
     await dataSource.initialize();
   } catch (cause) {
-    throw new GatewayError('DATABASE_UNREACHABLE', `cannot connect to PostgreSQL at ${describe}: ${(cause as Error).message}`, { cause });
+    // pg's message may echo the connection string or its parts: the password is masked in it too.
+    const reason = maskDatabaseUrlSecret((cause as Error).message, target.url);
+    throw new GatewayError('DATABASE_UNREACHABLE', `cannot connect to PostgreSQL at ${describe}: ${reason}`, { cause });
   }
   // typeorm's Driver interface does not expose the pool; its postgres driver keeps it as `master`.
   const pool = (dataSource.driver as unknown as { master: PgPool }).master;

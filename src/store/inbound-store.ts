@@ -7,6 +7,7 @@
  * means (assembly, opt-out words, the webhook body) stays in src/inbound and comes in as data and
  * pure functions.
  */
+import { performance } from 'node:perf_hooks';
 import type { SqliteDatabase } from './database.js';
 import type { ClientRow, InboundPartRow } from './entities.js';
 import { insertOutboxRow } from './webhook-store.js';
@@ -54,10 +55,36 @@ export interface StoredInbound {
 export type StoredPart =
   | { kind: 'part-stored'; stored: number; total: number }
   | { kind: 'part-repeated' }
+  | { kind: 'part-refused'; limit: PartLimitName; originatorParts: number; totalParts: number }
   | ({ kind: 'message' } & StoredInbound);
 
 /** Builds a whole message from a group's parts (in sequence order). Pure: called inside the transaction. */
 export type AssembleGroup = (parts: readonly InboundPartRow[]) => InboundDelivery;
+
+/** Which bound on stored parts refused a part. */
+export type PartLimitName = 'originator' | 'total';
+
+/** What the store counts before it stores a new part (the part itself not included). */
+export interface PartCounts {
+  /** Parts stored for this transport and sender (the originator), every group. */
+  originatorParts: number;
+  /** Parts stored on the gateway. */
+  totalParts: number;
+  /** The part is the last one its group lacks: storing it removes the group's parts. */
+  completesGroup: boolean;
+}
+
+/** Decides whether a new part may be stored. Pure: called inside the transaction (src/inbound/part-limits.ts). */
+export type AdmitPart = (counts: PartCounts) => { kind: 'accept' } | { kind: 'refuse'; limit: PartLimitName };
+
+/** A stale group made one message by completeStaleGroups, with the group it was. */
+export interface SweptGroup {
+  key: PartGroupKey;
+  stored: StoredInbound;
+}
+
+/** Builds a stale group's message from its parts (in sequence order). Pure: called inside the transaction. */
+export type AssembleStaleGroup = (key: PartGroupKey, parts: readonly InboundPartRow[]) => InboundDelivery;
 
 export interface InboundMessageView {
   id: number;
@@ -122,6 +149,12 @@ export class InboundStore {
          GROUP BY transport, sender, recipient, scheme, reference, total HAVING MIN(received_at) <= ?`,
       ),
       oldestPart: db.prepare<[]>(`SELECT MIN(received_at) FROM inbound_parts`).pluck(),
+      // Oldest parts first, by the received_at index: a page costs its LIMIT, however many parts are stored.
+      staleParts: db.prepare<[number, number], PartGroupKey>(
+        `SELECT transport, sender, recipient, scheme, reference, total FROM inbound_parts WHERE received_at <= ? ORDER BY received_at, id LIMIT ?`,
+      ),
+      originatorParts: db.prepare<[string, string]>(`SELECT COUNT(*) FROM inbound_parts WHERE transport = ? AND sender = ?`).pluck(),
+      totalParts: db.prepare<[]>(`SELECT COUNT(*) FROM inbound_parts`).pluck(),
       insertMessage: db.prepare(
         `INSERT INTO inbound_messages (public_id, transport, sender, recipient, text, raw, received_at, client_id, incomplete)
          VALUES (@publicId, @transport, @sender, @recipient, @text, @raw, @receivedAtMs, @clientId, @incomplete)`,
@@ -183,8 +216,21 @@ export class InboundStore {
    * One part of a concatenated message in one transaction: stored (a repeat is ignored), and when
    * it completes its group, the group becomes a message as storeMessage does.
    */
-  storePart(key: PartGroupKey, part: Pick<NewInboundPart, 'sequence' | 'coding' | 'body' | 'raw' | 'received_at'>, assemble: AssembleGroup, nowMs: number): StoredPart {
+  storePart(
+    key: PartGroupKey, part: Pick<NewInboundPart, 'sequence' | 'coding' | 'body' | 'raw' | 'received_at'>, assemble: AssembleGroup, nowMs: number, admit?: AdmitPart,
+  ): StoredPart {
     return this.db.transaction((): StoredPart => {
+      if (admit !== undefined) {
+        const present = this.groupParts(key);
+        if (present.some((p) => p.sequence === part.sequence)) return { kind: 'part-repeated' };
+        const counts: PartCounts = {
+          originatorParts: this.s.originatorParts.get(key.transport, key.sender) as number,
+          totalParts: this.s.totalParts.get() as number,
+          completesGroup: present.length + 1 >= key.total,
+        };
+        const admission = admit(counts);
+        if (admission.kind === 'refuse') return { kind: 'part-refused', limit: admission.limit, originatorParts: counts.originatorParts, totalParts: counts.totalParts };
+      }
       if (!this.insertPart({ ...keyColumns(key), ...part })) return { kind: 'part-repeated' };
       const parts = this.groupParts(key);
       if (parts.length < key.total) return { kind: 'part-stored', stored: parts.length, total: key.total };
@@ -203,6 +249,29 @@ export class InboundStore {
       if (parts.length === 0) return undefined;
       this.deleteGroup(key);
       return this.deliver(assemble(parts), nowMs);
+    })();
+  }
+
+  /**
+   * The groups of the pageParts oldest parts received at or before cutoffMs (so at most pageParts
+   * groups, each stale: its first part is at least that old), each made one message from what
+   * arrived, in ONE transaction (one commit, so one fsync, for the slice). The caller sweeps in
+   * such slices and yields to the event loop between them; an empty result means none is left.
+   * Stops taking groups once budgetMs of the slice is spent (at least one group per slice).
+   */
+  completeStaleGroups(cutoffMs: number, pageParts: number, assemble: AssembleStaleGroup, nowMs: number, budgetMs = Number.POSITIVE_INFINITY): SweptGroup[] {
+    return this.db.transaction((): SweptGroup[] => {
+      const swept: SweptGroup[] = [];
+      // better-sqlite3 runs the slice on the event loop: past budgetMs of work it commits what it has.
+      const startedMs = performance.now();
+      for (const key of uniqueGroups(this.s.staleParts.all(cutoffMs, pageParts))) {
+        if (swept.length > 0 && performance.now() - startedMs >= budgetMs) break;
+        const parts = this.groupParts(key);
+        if (parts.length === 0) continue;
+        this.deleteGroup(key);
+        swept.push({ key, stored: this.deliver(assemble(key, parts), nowMs) });
+      }
+      return swept;
     })();
   }
 
@@ -318,6 +387,20 @@ export class InboundStore {
   listForClient(clientId: number, listing: InboundListing): InboundMessageView[] {
     return this.s.forClient.all(clientId, listing.afterId, listing.sinceMs ?? Number.MIN_SAFE_INTEGER, listing.maxRows).map(view);
   }
+}
+
+/** The distinct groups of a page of parts, in the page's order (the store's rows carry no other fields). */
+export function uniqueGroups(rows: readonly PartGroupKey[]): PartGroupKey[] {
+  const seen = new Set<string>();
+  const groups: PartGroupKey[] = [];
+  for (const r of rows) {
+    const key: PartGroupKey = { transport: r.transport, sender: r.sender, recipient: r.recipient, scheme: r.scheme, reference: Number(r.reference), total: Number(r.total) };
+    const id = JSON.stringify([key.transport, key.sender, key.recipient, key.scheme, key.reference, key.total]);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    groups.push(key);
+  }
+  return groups;
 }
 
 function keyColumns(key: PartGroupKey): Pick<InboundPartRow, 'transport' | 'sender' | 'recipient' | 'scheme' | 'reference' | 'total'> {

@@ -22,6 +22,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DatabaseTarget } from '../config/database.js';
 import { GatewayError } from '../errors.js';
+import { isStoreWriteRefusal } from './write-refusal.js';
 
 export interface ServeLockHolder {
   pid: number;
@@ -85,6 +86,10 @@ export class ServeLock {
         db.prepare('DELETE FROM serve_lock_holder').run();
         db.exec('COMMIT');
       }
+    } catch (err) {
+      // The lock file deleted under us (`rm gw.sqlite*` takes it too: SQLITE_READONLY_DBMOVED) or
+      // the disk full: closing below releases the lock all the same; the holder row only names it.
+      if (!isStoreWriteRefusal(err)) throw err;
     } finally {
       db.close();
     }

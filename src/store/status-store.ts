@@ -3,6 +3,7 @@
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe. Each
  * query uses an existing index (message_parts_claim, webhook_outbox_dead, recipients_status).
  */
+import type { DatabaseFileGuard } from './database-file-guard.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface QueuedParts {
@@ -11,6 +12,13 @@ export interface QueuedParts {
   queued: number;
   /** Parts handed to the transport, outcome not yet written. */
   submitting: number;
+}
+
+/** How long a transport's queue has kept a part waiting: the oldest due time of its queued parts (null: none due). */
+export interface QueueDueSince {
+  transport: string;
+  /** The earliest next_attempt_at of its queued parts that are due (<= now), ms since epoch; null when none is due. */
+  oldestDueAtMs: number | null;
 }
 
 export interface ClientWebhooks {
@@ -36,6 +44,23 @@ export interface CampaignProgress {
   pending: number;
 }
 
+/**
+ * Undelivered recipients of a campaign grouped by what failed them: `lastStatus` is the receipt
+ * status (UNDELIV, EXPIRED...) or, for a part the network never took, the submit's code
+ * (ESME_RINVDSTADR, CMS_ERROR_500...); `rejected` is true for the latter (a part undelivered with no
+ * message id). The breakdown itself is one pure function (src/admin/campaign-outcomes.ts).
+ */
+export interface UndeliveredGroup {
+  lastStatus: string | null;
+  rejected: boolean;
+  recipients: number;
+}
+
+export interface ClientName {
+  id: number;
+  name: string;
+}
+
 export type WriteProbe = { ok: true } | { ok: false; reason: string };
 
 /**
@@ -43,7 +68,11 @@ export type WriteProbe = { ok: true } | { ok: false; reason: string };
  * them through `Async<StatusQueries>`; a PostgreSQL class with the same method names stands in).
  */
 export class StatusQueries {
-  constructor(private readonly db: SqliteDatabase) {}
+  /** `file`: the store's file guard (database-file-guard.ts); a moved file is not writable. */
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly file?: Pick<DatabaseFileGuard, 'check'>,
+  ) {}
 
   /**
    * Parts queued and submitting per transport: one count per (transport, state), each a range of
@@ -57,6 +86,21 @@ export class StatusQueries {
       queued: count.get(transport, 'queued') as number,
       submitting: count.get(transport, 'submitting') as number,
     }));
+  }
+
+  /**
+   * The oldest due time of each named transport's queued parts (smsgate_queue_oldest_age_seconds):
+   * a part not yet claimed although due since then. Parts waiting for a later retry are not due
+   * and do not count. Reads the fair-claim index's (transport, state) prefix, as the counts do.
+   */
+  oldestDueByTransport(transports: readonly string[], nowMs: number): QueueDueSince[] {
+    const oldest = this.db.prepare<[string, number]>(`SELECT MIN(next_attempt_at) FROM message_parts WHERE transport = ? AND state = 'queued' AND next_attempt_at <= ?`).pluck();
+    return transports.map((transport) => ({ transport, oldestDueAtMs: (oldest.get(transport, nowMs) as number | null) ?? null }));
+  }
+
+  /** Webhook events waiting for their first attempt or a retry (smsgate_webhook_pending). */
+  pendingWebhookCount(): number {
+    return this.db.prepare(`SELECT COUNT(*) FROM webhook_outbox WHERE state = 'pending'`).pluck().get() as number;
   }
 
   deadLetterCount(): number {
@@ -111,11 +155,58 @@ export class StatusQueries {
   }
 
   /**
+   * Campaigns that are over, newest first: failed, or ready with no recipient pending. Same shape
+   * as campaignsInProgress (`sent` counts recipients all of whose parts the network answered).
+   */
+  finishedCampaigns(maxCampaigns: number): CampaignProgress[] {
+    const campaigns = this.db
+      .prepare(
+        `SELECT c.id, c.name, cl.name AS client, c.state, c.created_at AS createdAtMs, COALESCE(c.total_sent, 0) AS total
+         FROM campaigns c JOIN clients cl ON cl.id = c.client_id
+         WHERE c.state = 'failed'
+            OR (c.state = 'ready' AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.status = 'pending'))
+         ORDER BY c.created_at DESC, c.id LIMIT ?`,
+      )
+      .all(maxCampaigns) as Omit<CampaignProgress, 'sent' | 'delivered' | 'undelivered' | 'pending'>[];
+    const byStatus = this.db.prepare<[string]>(`SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = ? GROUP BY status`);
+    return campaigns.map((c) => {
+      const counts = { delivered: 0, undelivered: 0, pending: 0 };
+      for (const row of byStatus.all(c.id) as { status: keyof typeof counts; n: number }[]) counts[row.status] = row.n;
+      return { ...c, ...counts, sent: counts.delivered + counts.undelivered + counts.pending };
+    });
+  }
+
+  /**
+   * The campaign's undelivered recipients by (lastStatus, rejected), in no order: recipients_status,
+   * then each one's parts by its unique key (recipient_id, part_number).
+   */
+  undeliveredGroups(campaignId: string): UndeliveredGroup[] {
+    const rows = this.db
+      .prepare<[string]>(
+        `SELECT r.last_status AS lastStatus,
+                EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id AND p.state = 'undelivered' AND p.message_id IS NULL) AS rejected,
+                COUNT(*) AS recipients
+         FROM recipients r WHERE r.campaign_id = ? AND r.status = 'undelivered'
+         GROUP BY 1, 2`,
+      )
+      .all(campaignId) as { lastStatus: string | null; rejected: number; recipients: number }[];
+    return rows.map((r) => ({ ...r, rejected: r.rejected === 1 }));
+  }
+
+  /** Every client's id and name, so pages and logs name clients instead of numbering them. */
+  clientNames(): ClientName[] {
+    return this.db.prepare(`SELECT id, name FROM clients ORDER BY id`).all() as ClientName[];
+  }
+
+  /**
    * Whether the database takes writes now: BEGIN IMMEDIATE (the write lock), a real schema write,
    * then ROLLBACK, so nothing changes. Waits at most maxWaitMs for another writer (busy_timeout is
    * restored after), so a held lock reads as "not writable" instead of stalling the caller.
    */
   probeWritable(maxWaitMs = 250): WriteProbe {
+    // The open file may no longer be the database's (deleted or replaced): the probe would succeed into it.
+    const moved = this.file?.check();
+    if (moved !== undefined) return { ok: false, reason: moved.message };
     if (this.db.inTransaction) return { ok: true };
     const previousTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(maxWaitMs))}`);

@@ -58,7 +58,7 @@ export interface StorePorts {
 }
 
 /** The ports over one SQLite store: each class prepares its statements once, here. */
-export function sqliteStorePorts(store: Pick<Store, 'db'>): StorePorts {
+export function sqliteStorePorts(store: Pick<Store, 'db'> & { file?: Store['file'] }): StorePorts {
   const { db } = store;
   const webhooks = {
     countOutboxByState: () => countOutboxByState(db),
@@ -73,7 +73,7 @@ export function sqliteStorePorts(store: Pick<Store, 'db'>): StorePorts {
     inbound: asyncPort(new InboundStore(db)),
     undecodable: asyncPort(new UndecodablePduStore(db)),
     admin: asyncPort(new AdminQueries(db)),
-    status: asyncPort(new StatusQueries(db)),
+    status: asyncPort(new StatusQueries(db, store.file)),
     webhooks: asyncPort(webhooks),
   };
 }

@@ -84,7 +84,8 @@ export interface RedriveFilter extends RedriveEndpoint {
  * only the sender's rare rows (a missing event id, redrive), waiting up to busyTimeoutMs for the lock.
  */
 export function openSenderConnection(path: string, busyTimeoutMs: number): SqliteDatabase {
-  const db = new Database(path, { timeout: busyTimeoutMs });
+  // fileMustExist: the gateway made the file; one gone by now was deleted, and must not come back empty.
+  const db = new Database(path, { timeout: busyTimeoutMs, fileMustExist: true });
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma('foreign_keys = ON');
   return db;

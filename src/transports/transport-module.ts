@@ -1,5 +1,5 @@
 /**
- * What a transport folder declares once (issue 10 item 5): its `type` in the config file, the JSON
+ * What a transport folder declares once: its `type` in the config file, the JSON
  * Schema of its entries and how to build one. The list of modules is src/transports/registry.ts;
  * the config loader and the engine's factory read it, so adding a transport touches its own folder
  * and that one list.
@@ -10,7 +10,7 @@ import type { Transport } from './transport.js';
 
 export interface TransportModuleDeps {
   logger: Logger;
-  /** Cluster (issue 11 item 3): the bind slots an SMPP transport may open; other types ignore it. */
+  /** In a cluster: the bind slots an SMPP transport may open; other types ignore it. */
   slotGate?: BindSlotGate;
 }
 
@@ -22,5 +22,5 @@ export interface TransportModule<Type extends string, Entry extends { name: stri
    * Builds the transport from a validated entry. Imports its heavy code (the smpp package,
    * serialport) only here, so a config that does not name this type never loads it.
    */
-  create(entry: Entry, deps: TransportModuleDeps): Promise<Transport>;
+  create(entry: Entry, deps: TransportModuleDeps): Promise<Transport<Type>>;
 }

@@ -7,9 +7,12 @@
  * a transport acknowledges a receipt to its peer (deliver_sm_resp, AT+CNMA, deleting a stored
  * report) only after the handler's promise resolves, so a receipt is never acknowledged before
  * it is stored.
+ *
+ * This contract knows no list of transport types: the registry (src/transports/registry.ts)
+ * imports the transports, never the reverse, so the contract stays the innermost module of
+ * transports/ (ARCHITECTURE.md, arrows point inward; test/architecture/no-import-cycles.test.ts).
  */
 import type { Encoding, SenderKind } from '../sms/index.js';
-import type { TransportType } from './registry.js';
 
 // One definition of the sender kinds (src/sms/sender-id.ts), re-exported for transports' users.
 export type { SenderKind } from '../sms/index.js';
@@ -44,7 +47,7 @@ export interface OutboundMessage {
    * Asked by a transport that had to wait (for a window slot, a rate token) just before a part
    * goes on the wire: false means send nothing more of this message and answer its parts
    * 'not-sent' (LEASE_LAPSED). The engine sets it on a cluster node, where a node frozen past its
-   * lease wakes with submits its peers have sent meanwhile (issue 11 item 7). Absent: always send.
+   * lease wakes with submits its peers have sent meanwhile. Absent: always send.
    */
   mayStillSend?: () => boolean;
 }
@@ -127,7 +130,7 @@ export interface InboundConcat {
   sequence: number;
 }
 
-/** A PDU a modem handed up that the codec could not read (issue 9 item 6 d). */
+/** A PDU a modem handed up that the codec could not read: stored before it leaves the SIM, never dropped unrecorded. */
 export interface UndecodablePdu {
   /** The device it came from. */
   device: string;
@@ -191,9 +194,10 @@ export interface TransportHandlers {
   onState(state: TransportState): void;
 }
 
-export interface Transport {
+/** `Type` is the transport's config `type` ('smpp', 'modem', ...); its module (TransportModule) pins it. */
+export interface Transport<Type extends string = string> {
   readonly name: string;
-  readonly type: TransportType;
+  readonly type: Type;
   /** Most submits this transport can usefully have in flight at once (the engine's queue concurrency). */
   readonly windowSize: number;
   /** Parts per second this transport accepts at most (the engine's queue rate). */
@@ -226,4 +230,24 @@ export interface Transport {
   recoverReceipts?(messageIds: readonly string[]): number;
   /** Optional diagnostics per link (SMPP binds, modems); a transport without links is shown as one. */
   links?(): TransportLink[];
+  /**
+   * Optional: what its links did since the transport was built, over every link it ever had (a
+   * bind handed to another cluster node keeps its counts here), so each only grows. Read when
+   * metrics are scraped (smsgate_bind_attempts_total and the others); must not block.
+   */
+  linkCounters?(): LinkCounters;
+}
+
+/**
+ * Counts of a transport's link events. A failure's reason is the coded error (GatewayError code
+ * such as SMPP_CONNECT_FAILED, SMPP_BIND_REFUSED, SMPP_BIND_TIMEOUT) or OTHER: a bounded set, never
+ * the error's text, so the metric's label values stay few.
+ */
+export interface LinkCounters {
+  /** Attempts to bind (or open) a link. */
+  bindAttempts: number;
+  /** Attempts that failed, by reason. */
+  bindFailures: ReadonlyMap<string, number>;
+  /** Sessions lost after they were bound (each followed by a reconnect, unless the transport stops). */
+  sessionsLost: number;
 }

@@ -6,12 +6,12 @@
  * refused: they change nothing, and the node holding the row now sends it, with the same X-Event-Id
  * (at-least-once, SPEC "Events" point 8).
  *
- * The node id is asked for at every claim and write, never kept (src/cluster/node-id.ts): it changes
+ * The node id is asked for at every claim and write, never kept (src/node-id.ts): it changes
  * when a fenced-out node rejoins. While it is null the node is not a member of the cluster (fenced
  * out, rejoining): it claims nothing, and the results it still holds are refused, since the leases
  * they belong to were given up with its old id.
  */
-import type { NodeIdSource } from '../cluster/node-id.js';
+import type { NodeIdSource } from '../node-id.js';
 import type { PgWebhookStore } from '../store/pg/webhook-store.js';
 import type { AttemptRecord, DueOutboxRow, RedriveEndpoint, RedriveFilter } from '../store/webhook-store.js';
 import type { ProbeOutcome, ResultsWritten, WebhookOutbox } from './outbox.js';

@@ -2,7 +2,7 @@
  * The messages between the gateway and its webhook sender thread (sender-thread.ts, sender-worker.ts).
  * Structured-clone data only: no functions, no class instances.
  */
-import type { WebhookAttemptResult } from '../gateway-observer.js';
+import type { WebhookAttemptDetail, WebhookAttemptResult } from '../gateway-observer.js';
 import type { AttemptRecord } from '../store/webhook-store.js';
 import type { WebhookSenderConfig } from './config.js';
 
@@ -19,6 +19,7 @@ export interface SenderThreadData {
 export interface ObservedAttempt {
   result: WebhookAttemptResult;
   lagMs: number | undefined;
+  detail?: WebhookAttemptDetail;
 }
 
 export type ToSenderThread =

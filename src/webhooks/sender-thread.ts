@@ -113,7 +113,7 @@ export class WebhookSenderThread {
           error = err instanceof Error ? err.message : String(err);
         }
         // Counted only once written, as the in-process sender counts at its flush.
-        if (error === undefined) for (const a of message.attempts) this.observer.webhookAttempt(a.result, a.lagMs);
+        if (error === undefined) for (const a of message.attempts) this.observer.webhookAttempt(a.result, a.lagMs, a.detail);
         this.send(error === undefined ? { type: 'written', id: message.id } : { type: 'written', id: message.id, error });
         return;
       }

@@ -37,7 +37,7 @@ const sender = new WebhookSender({
   logger,
   config: data.config,
   // Metrics are the gateway's: each attempt travels with its results batch.
-  observer: { ...NOOP_OBSERVER, webhookAttempt: (result, lagMs) => void observed.push({ result, lagMs }) },
+  observer: { ...NOOP_OBSERVER, webhookAttempt: (result, lagMs, detail) => void observed.push({ result, lagMs, ...(detail === undefined ? {} : { detail }) }) },
   writeResults: (records: readonly AttemptRecord[]) =>
     new Promise<void>((resolve, reject) => {
       const id = nextBatchId++;

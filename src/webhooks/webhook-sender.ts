@@ -35,6 +35,7 @@ import type { AttemptRecord, DueOutboxRow } from '../store/webhook-store.js';
 import { systemWebhookClock, type WebhookClock } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
+import { EndpointLogs } from './endpoint-logs.js';
 import { OutageLog } from './outage-log.js';
 import { NOTHING_REFUSED, settle, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from './outbox.js';
 import { SqliteWebhookOutbox } from './sqlite-outbox.js';
@@ -202,6 +203,14 @@ export class WebhookSender {
     requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0, redriven: 0, probes: 0, fencedResults: 0,
   };
   private readonly outage: OutageLog;
+  /** Breaker openings, closings and dead letters, summarised per endpoint (endpoint-logs.ts). */
+  private readonly endpointLogs: EndpointLogs;
+  /**
+   * The last failure of each endpoint's attempts (ECONNREFUSED, TIMEOUT, HTTP_503), by breaker key:
+   * what the breaker-opened line names as the cause. Kept only for endpoints that failed last; a
+   * success deletes it, so it holds at most the endpoints now failing.
+   */
+  private readonly lastFailure = new Map<string, { clientId: number; url: string; cause: string }>();
   /** Set by stop(): a results write still failing after this (by the system clock) is given up. */
   private giveUpWritesAtMs = Number.POSITIVE_INFINITY;
   /** Endpoints with dead letters to redrive; null when redrive is off (redriveWithinMs 0). */
@@ -227,14 +236,21 @@ export class WebhookSender {
     this.readBatchRows = Math.max(256, this.config.concurrency * 8);
     this.leaseMs = CLAIM_ROUNDS * this.config.timeoutMs + this.flushIntervalMs + LEASE_MARGIN_MS;
     this.outage = new OutageLog(this.logger, this.now);
+    this.endpointLogs = new EndpointLogs(this.logger, this.now);
     this.breakers = new EndpointBreakers({
       failuresToOpen: this.config.breakerFailures,
       openMs: this.config.breakerOpenMs,
       now: this.now,
       onStateChange: (key, state) => {
-        const clientId = Number(key.slice(0, key.indexOf(' ')));
-        if (state === 'open') this.logger.warn({ clientId, openMs: this.config.breakerOpenMs }, 'webhook circuit breaker opened');
-        else this.logger.info({ clientId, state }, 'webhook circuit breaker state');
+        if (state === 'open') {
+          const failure = this.lastFailure.get(key);
+          const space = key.indexOf(' ');
+          const endpoint = failure ?? { clientId: Number(key.slice(0, space)), url: key.slice(space + 1), cause: 'UNKNOWN' };
+          this.endpointLogs.breakerOpened(key, endpoint, endpoint.cause, this.config.breakerOpenMs);
+        } else if (state === 'closed') {
+          this.endpointLogs.breakerClosed(key);
+        }
+        // half-open (a trial let through) is not news: its result opens or closes the breaker.
       },
     });
     this.worker = new BackgroundWorker({
@@ -281,6 +297,7 @@ export class WebhookSender {
     if (cause === 'start') return;
     // The clock brought this pass (a poll, a retry falling due): look at the outbox again.
     if (cause === 'due') this.outboxMayHaveNewRows = true;
+    this.endpointLogs.flush();
     this.pump();
   }
 
@@ -487,13 +504,19 @@ export class WebhookSender {
       headers[SIGNATURE_HEADER] = signBody(body, secret);
     }
     const url = row.webhookUrl;
-    const outcome = await this.breakers.run(EndpointBreakers.keyFor(row.clientId, url), async () => {
+    const key = EndpointBreakers.keyFor(row.clientId, url);
+    const outcome = await this.breakers.run(key, async () => {
       this.counters.requests += 1;
       const response = await this.http.post({ url, headers, body, timeoutMs: this.config.timeoutMs });
-      return { verdict: verdictOf(response), value: response };
+      const verdict = verdictOf(response);
+      // Noted before the breaker counts it, so the line of the breaker it opens names this cause.
+      if (verdict === 'transient') this.lastFailure.set(key, { clientId: row.clientId, url, cause: errorCodeOf(response) ?? 'UNKNOWN' });
+      else this.lastFailure.delete(key);
+      return { verdict, value: response };
     });
     if (outcome.kind === 'circuit-open') {
       this.counters.circuitOpenFastFails += 1;
+      this.endpointLogs.held(key);
       this.record(row, attempts, 'transient', WEBHOOK_ERROR.circuitOpen);
     } else {
       this.record(row, attempts, outcome.verdict, errorCodeOf(outcome.value));
@@ -643,14 +666,24 @@ export class WebhookSender {
         // Never silently dropped: the dead letter stays in the outbox for `smsgate webhook list --failed` and replay.
         const fields = { outboxId: row.id, eventId: row.eventId, clientId: row.clientId, recipientId: row.recipientId, attempts, lastError: error, reason };
         // A failed probe is the expected news while an endpoint is down (one per breaker window): info, not warn.
-        if (probeOf === undefined) this.logger.warn(fields, 'webhook dead letter');
-        else this.logger.info(fields, 'webhook redrive probe failed; the event stays a dead letter');
+        // Other dead letters are summarised per endpoint (endpoint-logs.ts): counted into an open
+        // breaker's lines, else the first logged and the rest counted, at most a line per interval.
+        if (probeOf === undefined) this.endpointLogs.deadLetter(url === null ? null : EndpointBreakers.keyFor(row.clientId, url), { clientId: row.clientId, url: url ?? '' }, fields);
+        else this.endpointLogs.probeFailed(url === null ? null : EndpointBreakers.keyFor(row.clientId, url), fields);
       } else {
         record = { id: row.id, kind: 'retry', attempts, nextAttemptAt, lastError: error };
         this.counters.retriesScheduled += 1;
       }
     }
-    (this.options.observer ?? NOOP_OBSERVER).webhookAttempt(record.kind, record.kind === 'delivered' ? atMs - row.createdAt : undefined);
+    const key = EndpointBreakers.keyFor(row.clientId, row.webhookUrl ?? '');
+    const failedFast = record.kind !== 'delivered' && record.lastError === WEBHOOK_ERROR.circuitOpen;
+    (this.options.observer ?? NOOP_OBSERVER).webhookAttempt(record.kind, record.kind === 'delivered' ? atMs - row.createdAt : undefined, {
+      clientId: row.clientId,
+      error: record.kind === 'delivered' || failedFast ? null : record.lastError,
+      failedFast,
+      breaker: this.breakers.state(key),
+      halfOpensAtMs: this.breakers.halfOpensAt(key),
+    });
     this.results.push(record);
     if (this.results.length >= this.flushBatchRows) this.flush();
     else if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.flushIntervalMs);

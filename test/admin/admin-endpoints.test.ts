@@ -36,7 +36,11 @@ describe('/ready, /status.json and /health', () => {
   it('/ready is 200 with the database writable and the bind up', async () => {
     const response = await fetch(`${fixture.adminUrl}/ready`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ ready: true, database: 'writable', transportsUp: ['carrier'], reasons: [] });
+    expect(await response.json()).toEqual({
+      ready: true, database: 'writable', transportsUp: ['carrier'],
+      routes: [{ prefix: '', servable: true, transports: [{ name: 'carrier', state: 'bound', up: true }] }],
+      reasons: [],
+    });
   });
 
   it('/ready is 503 naming the database while another connection holds the write lock', async () => {
@@ -74,12 +78,26 @@ describe('/ready, /status.json and /health', () => {
     const dead = recipients.filter((m) => m.endsWith('8')).length;
     const after = await until(
       readFacts,
-      // Once every recipient is final the campaign is no longer in progress.
-      (f) => f.webhooks.deadLetters === dead && f.webhooks.clients.every((c) => c.pending === 0) && !f.campaigns.some((c) => c.id === id),
+      // Once every recipient is final the campaign is shown as finished, with its outcome.
+      (f) => f.webhooks.deadLetters === dead && f.webhooks.clients.every((c) => c.pending === 0) && f.campaigns.some((c) => c.id === id && c.finished),
       30_000,
       `${dead} dead letters, nothing pending, the campaign finished`,
     );
-    expect(after.webhooks.clients).toEqual([{ clientId: expect.any(Number), client: 'acme <b>&co', hasWebhook: true, pending: 0, dead }]);
+    const undeliv = recipients.filter((m) => m.endsWith('9')).length;
+    expect(after.campaigns.find((c) => c.id === id)?.outcomes).toEqual({
+      delivered: 300 - undeliv,
+      undelivered: { total: undeliv, byStatus: [{ name: 'UNDELIV', recipients: undeliv }] },
+      rejected: { total: 0, byCode: [] },
+      pending: 0,
+    });
+    // The endpoint answered 400 for those: a permanent error, which leaves the breaker closed.
+    expect(after.webhooks.clients).toEqual([{
+      clientId: expect.any(Number), client: 'acme <b>&co', hasWebhook: true, pending: 0, dead,
+      breaker: 'closed', lastError: 'HTTP_400', lastErrorAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    }]);
+    expect(after.gateway).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), startedAt: expect.any(String), uptimeSeconds: expect.any(Number) });
+    expect(after.readiness?.ready).toBe(true);
+    expect(after.transports?.[0]?.parts).toEqual({ submitted: 300, accepted: 300, throttled: 0, rejected: 0, failed: 0 });
     expect(after.queues).toEqual([{ transport: 'carrier', queued: 0, submitting: 0 }]);
     expect(after.recentErrors).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', message: 'webhook dead letter' })]));
   });
@@ -89,7 +107,10 @@ describe('/ready, /status.json and /health', () => {
     const response = await until(() => fetch(`${fixture.adminUrl}/ready`), (r) => r.status === 503, 15_000, '/ready 503');
     const body = (await response.json()) as { reasons: string[]; transportsUp: string[] };
     expect(body.transportsUp).toEqual([]);
-    expect(body.reasons).toEqual([expect.stringMatching(/^no transport is up: carrier (down|binding)/)]);
+    expect(body.reasons).toEqual([
+      expect.stringMatching(/^no transport is up: carrier (down|binding)/),
+      expect.stringMatching(/^route "" \(every number\) has no transport up to carry it: transport carrier: not bound/),
+    ]);
     // The bind's last error and the transport's warnings, as the status page shows them.
     const facts = await until(
       async () => (await (await fetch(`${fixture.adminUrl}/status.json`)).json()) as StatusFacts,

@@ -4,7 +4,7 @@
  * campaign lasts long enough to be seen in progress.
  */
 import { rmSync } from 'node:fs';
-import { createGateway, type Gateway } from '../../src/index.js';
+import { createGateway, SIMULATOR_DEMO_OUTCOMES, type Gateway } from '../../src/index.js';
 import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -22,7 +22,20 @@ export interface AdminFixture {
 }
 
 /** Recipients whose msisdn ends in 9 get UNDELIV receipts; the receiver answers 400 (a dead letter) for msisdns ending in 8. */
-export async function startAdminFixture(name: string, options: { maxPerSecond?: number; window?: number } = {}): Promise<AdminFixture> {
+/**
+ * `simulator`: also a simulator transport `sim` with the demo outcomes (config/simulator-demo.json:
+ * 9 UNDELIV, 8 rejected REJECTD, 7 throttled once), routed numbers starting 44.
+ */
+export async function startAdminFixture(
+  name: string,
+  options: {
+    maxPerSecond?: number;
+    window?: number;
+    receiptDelayMs?: number;
+    simulator?: boolean;
+    extraTransports?: (smsc: { host: string; port: number }) => Record<string, unknown>[];
+  } = {},
+): Promise<AdminFixture> {
   const dir = tempDir(name);
   const started: { smsc?: ReceiptingSmsc; receiver?: WebhookReceiver; gateway?: Gateway } = {};
   const stop = async (): Promise<void> => {
@@ -32,17 +45,23 @@ export async function startAdminFixture(name: string, options: { maxPerSecond?: 
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    started.smsc = await ReceiptingSmsc.start({ statusFor: (destination) => (destination.endsWith('9') ? 'UNDELIV' : 'DELIVRD') });
+    started.smsc = await ReceiptingSmsc.start({ statusFor: (destination) => (destination.endsWith('9') ? 'UNDELIV' : 'DELIVRD'), receiptDelayMs: options.receiptDelayMs ?? 0 });
     started.receiver = await WebhookReceiver.start();
     started.receiver.respondWith((request) => {
       const body = JSON.parse(request.rawBody.toString('utf8')) as { To?: string };
       return body.To?.endsWith('8') === true ? { kind: 'status', statusCode: 400 } : undefined;
     });
-    const raw = {
-      ...gatewayConfig(dir, started.smsc.address, { maxPerSecond: options.maxPerSecond ?? 100, window: options.window ?? 10 }),
+    const base = gatewayConfig(dir, started.smsc.address, { maxPerSecond: options.maxPerSecond ?? 100, window: options.window ?? 10 });
+    const raw: Record<string, unknown> = {
+      ...base,
+      transports: [...(base['transports'] as Record<string, unknown>[]), ...(options.extraTransports?.(started.smsc.address) ?? [])],
       logging: { level: 'silent' },
       admin: { host: '127.0.0.1', port: 0 },
     };
+    if (options.simulator === true) {
+      raw['transports'] = [...(raw['transports'] as object[]), { name: 'sim', type: 'simulator', receiptDelayMs: 50, outcomes: SIMULATOR_DEMO_OUTCOMES }];
+      raw['routes'] = [{ prefix: '44', transport: 'sim' }, { prefix: '', transport: 'carrier' }];
+    }
     const { config } = writeGatewayConfig(dir, raw);
     const account = await seedAccount(config, { clientName: 'acme <b>&co', webhookUrl: started.receiver.url, senders: [{ name: 'Admin', type: 0 }] });
     started.gateway = await createGateway(config);

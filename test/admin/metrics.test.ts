@@ -65,8 +65,8 @@ describe('GET /metrics during a campaign over SMPP', () => {
     );
     const s = after.series;
     expect(s.get('smsgate_parts_submitted_total{transport="carrier"}')).toBe(RECIPIENTS);
-    expect(s.get('smsgate_part_outcomes_total{transport="carrier",outcome="accepted"}')).toBe(RECIPIENTS);
-    expect(s.get('smsgate_part_outcomes_total{transport="carrier",outcome="failed-permanent"}')).toBe(0);
+    expect(s.get('smsgate_part_outcomes_total{transport="carrier",outcome="accepted",reason="OK"}')).toBe(RECIPIENTS);
+    expect([...s.keys()].filter((k) => k.startsWith('smsgate_part_outcomes_total{') && !k.includes('outcome="accepted"'))).toEqual([]);
     expect(s.get('smsgate_receipts_total{transport="carrier",status="DELIVRD"}')).toBe(RECIPIENTS - undelivered);
     expect(s.get('smsgate_receipts_total{transport="carrier",status="UNDELIV"}')).toBe(undelivered);
     expect(s.get('smsgate_queue_parts{transport="carrier"}')).toBe(0);

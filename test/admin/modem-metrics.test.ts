@@ -65,7 +65,7 @@ describe('modem metrics', () => {
     expect(page).toContain('-71 dBm');
   });
 
-  it('shows the last CMS error a submit got, and counts the permanent failure', async () => {
+  it('shows the last CMS error a submit got, and counts the permanent failure under its CMS error', async () => {
     // TS 27.005 §3.2.5: +CMS ERROR 1, unassigned number: a permanent failure.
     emulator.failNextSubmits(1);
     const { id } = await postCampaign(baseUrlOf(gateway), account.token, { text: 'CMS', from: 'Modem', recipientInfo: [{ msisdn: '353871230001' }] });
@@ -73,7 +73,7 @@ describe('modem metrics', () => {
     const facts = (await (await fetch(`${adminUrl}/status.json`)).json()) as StatusFacts;
     expect(facts.transports?.[0]?.links[0]?.modem?.lastCmsError).toBe('CMS_ERROR_1');
     const { series } = await scrape(adminUrl);
-    expect(series.get('smsgate_part_outcomes_total{transport="modems",outcome="failed-permanent"}')).toBe(1);
+    expect(series.get('smsgate_part_outcomes_total{transport="modems",outcome="failed-permanent",reason="CMS_ERROR_1"}')).toBe(1);
     expect(series.get('smsgate_parts_submitted_total{transport="modems"}')).toBe(1);
     const page = await (await fetch(`${adminUrl}/status`)).text();
     expect(page).toContain('<td class="err">CMS_ERROR_1</td>');
@@ -85,6 +85,9 @@ describe('modem metrics', () => {
     expect(series.get('smsgate_transport_up{transport="modems",bind="sim1"}')).toBe(0);
     const ready = await fetch(`${adminUrl}/ready`);
     expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { reasons: string[] }).reasons).toEqual([expect.stringMatching(/^no transport is up: modems /)]);
+    expect(((await ready.json()) as { reasons: string[] }).reasons).toEqual([
+      expect.stringMatching(/^no transport is up: modems /),
+      expect.stringMatching(/^route "" \(every number\) has no transport up to carry it: transport modems: not bound \((binding|down: no modem ready)\)$/),
+    ]);
   });
 });

@@ -65,6 +65,9 @@ describe('smsgate status', () => {
     expect(result.stdout).toMatch(/^smsgate status at \S+ \(from the running serve\)\n/);
     expect(result.stdout).toMatch(/\n {2}carrier \(smpp\) bound since \S+: 1\/1 binds bound; /);
     expect(result.stdout).toMatch(/\n {4}0: bound since \S+; window \d+\/10\n/);
+    expect(result.stdout).toMatch(/\nsmsgate \d+\.\d+\.\d+\S*, up \d+ s \(since \S+\)\nready\n/);
+    expect(result.stdout).toMatch(/\n {4}parts since start: \d+ submitted, \d+ accepted, 0 throttled, 0 rejected, 0 failed\n/);
+    expect(result.stdout).toMatch(new RegExp(`\\n  ${campaignId} "CLI run" \\(client statusco, ready(, finished)?\\): \\d+/200 sent; \\d+ delivered, 0 undelivered, 0 rejected, \\d+ pending\\n`));
   });
 
   it('falls back to the database when serve is not answering, and says so', async () => {
@@ -84,6 +87,9 @@ describe('smsgate status', () => {
     expect(text.stdout).toContain('(from the database only)');
     expect(text.stdout).toContain('note: smsgate serve is not answering');
     expect(text.stdout).toContain('transports:\n  unknown (serve not answering)');
+    // Finished campaigns and their outcome come from the database alone too.
+    expect(facts.campaigns[0]).toMatchObject({ id: campaignId, finished: true, outcomes: { delivered: 200, undelivered: { total: 0, byStatus: [] }, rejected: { total: 0, byCode: [] }, pending: 0 } });
+    expect(text.stdout).toContain(`${campaignId} "CLI run" (client statusco, ready, finished): 200/200 sent; 200 delivered, 0 undelivered, 0 rejected, 0 pending`);
   });
 
   it('is a usage error with the usage line for a stray argument or option, exit 2', async () => {

@@ -1,11 +1,13 @@
 /**
- * The /status page (issue 13) in headless Chromium while a campaign runs over a real SMPP bind:
- * what a person sees (the bind and its state, a progress figure that moves between two loads,
- * webhooks per client with escaped names), the replay button re-queueing dead letters, and a
- * cross-site POST refused. The screenshot goes to a temp file; with SMSGATE_UPDATE_SCREENSHOT=1 it
- * also replaces config/status-page.png, the one the README shows.
+ * The /status page in headless Chromium while a campaign runs over a real SMPP bind: what a person
+ * sees (the bind and its state, a progress figure that moves between two loads, webhooks per client
+ * with escaped names), the replay button re-queueing dead letters, a cross-site POST refused, and a
+ * populated page (readiness banner, version and uptime, part counts per transport, a finished
+ * campaign's outcome breakdown, the webhook breaker and last error). The screenshots go to a temp
+ * dir; with SMSGATE_UPDATE_SCREENSHOT=1 the populated one also replaces docs/images/status-page.png,
+ * the one the README shows.
  */
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +24,7 @@ let csrfToken: string | null = null;
 
 beforeAll(async () => {
   // 40 parts/s: the campaign lasts about ten seconds, so two loads see it move.
-  fixture = await startAdminFixture('statuspage', { maxPerSecond: 40 });
+  fixture = await startAdminFixture('statuspage', { maxPerSecond: 40, simulator: true });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -35,9 +37,25 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
+/**
+ * Loads /status. The page's own refresh (meta refresh, every 5 s) may start a navigation while
+ * goto waits on a loaded machine: goto is then retried, within a deadline.
+ */
+async function loadStatus(): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      await page.goto(`${fixture.adminUrl}/status`);
+      return;
+    } catch (err) {
+      if (!(err instanceof Error && /interrupted by another navigation/.test(err.message)) || Date.now() > deadline) throw err;
+    }
+  }
+}
+
 /** The "N / M sent" figure of the campaign's row, as the page shows it. */
 async function sentFigure(id: string): Promise<number> {
-  await page.goto(`${fixture.adminUrl}/status`);
+  await loadStatus();
   const text = (await page.locator(`tr[data-campaign="${id}"] .sent-figure`).textContent()) ?? '';
   const match = /^(\d+) \/ (\d+) sent$/.exec(text.trim());
   if (match === null) throw new Error(`no sent figure in "${text}"`);
@@ -65,7 +83,6 @@ describe('/status in Chromium during a campaign', () => {
     const png = readFileSync(shot);
     expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(png.length).toBeGreaterThan(20_000);
-    if (process.env['SMSGATE_UPDATE_SCREENSHOT'] === '1') copyFileSync(shot, join(REPO_ROOT, 'config', 'status-page.png'));
   });
 
   it('refreshes itself', async () => {
@@ -76,7 +93,7 @@ describe('/status in Chromium during a campaign', () => {
   it('shows webhooks per client with the name escaped, and the replay button re-queues its dead letters', async () => {
     const dead = msisdns(RECIPIENTS).filter((m) => m.endsWith('8')).length;
     await until(async () => {
-      await page.goto(`${fixture.adminUrl}/status`);
+      await loadStatus();
       return page.locator('#dead-letters').textContent();
     }, (text) => text === String(dead), 30_000, `${dead} dead letters on the page`);
     const row = page.locator('#webhooks tbody tr');
@@ -104,7 +121,7 @@ describe('/status in Chromium during a campaign', () => {
     await page.goto(`${fixture.adminUrl}/status?notice=made-up&replayed=1000&client=x`);
     expect(await page.locator('.notice').count()).toBe(0);
     await until(async () => {
-      await page.goto(`${fixture.adminUrl}/status`);
+      await loadStatus();
       return page.locator('#dead-letters').textContent();
     }, (text) => text === '0', 10_000, 'no dead letter left');
   });
@@ -130,5 +147,41 @@ describe('/status in Chromium during a campaign', () => {
     });
     expect(forged.status).toBe(403);
     expect(await forged.text()).toContain('csrf');
+  });
+
+  it('shows a populated page: readiness, version, part counts, a finished campaign\'s outcome and the webhook breaker', async () => {
+    // To the simulator (routed 44...): 9 UNDELIV, 8 rejected REJECTD, 7 throttled once. The name is markup, shown as text.
+    const finished = await sendCampaign(fixture, msisdns(40, '4477009'), '<img src=x onerror=alert(1)>');
+    await until(async () => {
+      await loadStatus();
+      return page.locator(`tr[data-campaign="${finished}"]`).getAttribute('class');
+    }, (c) => c === 'campaign finished', 20_000, 'the simulator campaign finished');
+    const inProgress = await sendCampaign(fixture, msisdns(RECIPIENTS, '3538713'), 'Autumn reminder');
+    await until(() => sentFigure(inProgress), (n) => n > 0 && n < RECIPIENTS, 20_000, 'the carrier campaign under way');
+
+    expect(await page.locator('#readiness strong').textContent()).toBe('Ready');
+    expect(await page.locator('#version').textContent()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await page.locator('#uptime').textContent()).toMatch(/^\d+ (s|min)/);
+    const row = page.locator(`tr[data-campaign="${finished}"]`);
+    expect(await row.textContent()).toContain('<img src=x onerror=alert(1)>');
+    expect(await page.locator('tr[data-campaign] img').count()).toBe(0);
+    expect(await row.locator('.delivered-figure').textContent()).toBe('32');
+    expect(await row.locator('.undelivered-figure').textContent()).toBe('4');
+    expect(await row.locator('.by-status').textContent()).toBe('UNDELIV 4');
+    expect(await row.locator('.rejected-figure').textContent()).toBe('4');
+    expect(await row.locator('.by-code').textContent()).toBe('REJECTD 4');
+    const sim = page.locator('tr[data-transport-summary="sim"]');
+    expect(await sim.locator('.throttled').textContent()).toBe('4');
+    expect(await sim.locator('.rejected').textContent()).toBe('4');
+    expect(await page.locator('tr[data-client="acme <b>&co"] .breaker').textContent()).toBe('breaker closed');
+    expect(await page.locator('tr[data-client="acme <b>&co"] .last-error').textContent()).toMatch(/^HTTP_400 /);
+
+    const shot = join(fixture.dir, 'status-page-populated.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(readFileSync(shot).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    if (process.env['SMSGATE_UPDATE_SCREENSHOT'] === '1') {
+      mkdirSync(join(REPO_ROOT, 'docs', 'images'), { recursive: true });
+      copyFileSync(shot, join(REPO_ROOT, 'docs', 'images', 'status-page.png'));
+    }
   });
 });

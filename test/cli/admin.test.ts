@@ -87,16 +87,21 @@ describe('smsgate admin commands', () => {
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual({ id: 1, username: 'alice', clientName: 'acme', isAdmin: true });
     expect(created.stdout).not.toContain('correct horse');
-    expect(await smsgate('user', 'create', '--client', 'nope', '--username', 'carol', '--password', 'x', ...cfg))
+    expect(await smsgate('user', 'create', '--client', 'nope', '--username', 'carol', '--password', 'x'.repeat(12), ...cfg))
       .toEqual({ code: 1, stdout: '', stderr: 'smsgate: no client named "nope"\n' });
   });
 
   it('user create reads the password from stdin with --password-stdin', async () => {
     const stdin = Object.getOwnPropertyDescriptor(process, 'stdin');
-    Object.defineProperty(process, 'stdin', { value: Readable.from([Buffer.from('from stdin\nignored\n')]), configurable: true });
+    Object.defineProperty(process, 'stdin', { value: Readable.from([Buffer.from('from stdin, twelve or more\nignored\n')]), configurable: true });
     try {
       const created = await smsgate('user', 'create', '--client', 'acme', '--username', 'dave', '--password-stdin', ...cfg);
-      expect(created).toEqual({ code: 0, stdout: 'created user dave (id 2) of client acme\n', stderr: '' });
+      expect(created).toEqual({
+        code: 0,
+        stdout: 'created user dave (id 2) of client acme\n',
+        stderr: 'smsgate: warning: dave is not an administrator, and only administrators may call the API (every request with its tokens is answered 403); ' +
+          'make it one with: smsgate user set-admin --username dave\n',
+      });
     } finally {
       Object.defineProperty(process, 'stdin', stdin as PropertyDescriptor);
     }

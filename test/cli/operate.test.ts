@@ -321,7 +321,8 @@ describe('db backup', () => {
     const elsewhere = join(dir, 'elsewhere.json');
     writeFileSync(elsewhere, JSON.stringify({ database: { path: join(dir, 'missing', 'gw.sqlite') } }));
     expect(await captureCliOutput(() => dbCommand(['backup', join(dir, 'backup-2.sqlite'), '--config', elsewhere]))).toEqual({
-      code: 1, stdout: '', stderr: `smsgate: no database at ${join(dir, 'missing', 'gw.sqlite')} (database.path)\n`,
+      code: 1, stdout: '',
+      stderr: `smsgate: no database at ${join(dir, 'missing', 'gw.sqlite')} (database.path): run \`smsgate migrate\` to create a new one; if it was deleted or moved, restore it (with its key file) or correct database.path\n`,
     });
     expect(existsSync(join(dir, 'missing'))).toBe(false);
     await until(async () => (await getCampaign(account.token, busyId)).json() as Promise<{ pending?: number }>, (s) => s.pending === 0, 60_000, 'the busy campaign');

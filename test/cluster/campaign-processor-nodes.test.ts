@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CampaignProcessor } from '../../src/campaigns/campaign-processor.js';
-import type { NodeIdSource } from '../../src/cluster/node-id.js';
+import type { NodeIdSource } from '../../src/node-id.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
 import type { PgPool } from '../../src/store/pg/pool.js';

@@ -43,7 +43,10 @@ describe('createGateway on PostgreSQL', () => {
     const admin = gateway.admin!.address()!;
     const adminUrl = `http://${admin.host}:${admin.port}`;
     const ready = await until(() => fetch(`${adminUrl}/ready`).then(async (r) => ({ status: r.status, body: await r.json() as unknown })), (r) => r.status === 200, 10_000, '/ready 200');
-    expect(ready.body).toEqual({ ready: true, database: 'writable', transportsUp: ['sim'], transportsHeldByPeers: [], reasons: [] });
+    expect(ready.body).toEqual({
+      ready: true, database: 'writable', transportsUp: ['sim'], transportsHeldByPeers: [],
+      routes: [{ prefix: '', servable: true, transports: [{ name: 'sim', state: 'bound', up: true }] }], reasons: [],
+    });
 
     const metrics = await until(() => scrape(adminUrl), (m) => (m.series.get('smsgate_cluster_heartbeats_total') ?? 0) >= 2, 10_000, 'two heartbeats counted');
     expect(metrics.series.get('smsgate_cluster_live_nodes')).toBe(1);

@@ -31,7 +31,9 @@ const smpp = { name: 'carrier', type: 'smpp', host: '127.0.0.1', port: 2775, sys
 describe('loadConfig', () => {
   it('loads the shipped config/default.json with every section defaulted', () => {
     const config = loadConfig('config/default.json', {});
-    expect(config.database).toEqual({ path: 'data/smsgate.sqlite', synchronous: 'FULL', keyFile: 'data/smsgate.key' });
+    // "../data/smsgate.sqlite", relative to config/: the checkout's data/ (relative paths follow the file).
+    const root = join(import.meta.dirname, '..', '..');
+    expect(config.database).toEqual({ path: join(root, 'data', 'smsgate.sqlite'), synchronous: 'FULL', keyFile: join(root, 'data', 'smsgate.key') });
     expect(config.api).toEqual({ host: '127.0.0.1', port: 8080, maxBodyBytes: 67108864 });
     expect(config.auth).toMatchObject({
       patPrefix: 'smsgate', clientId: 'messaging-api', accessTokenSeconds: 300, refreshTokenSeconds: 1800,
@@ -61,11 +63,13 @@ describe('loadConfig', () => {
   });
 
   it('an empty object means the embedded defaults, except the admin listener that only default.json turns on', () => {
-    const config = resolveConfigFromObject({}, 'empty.json', {});
-    const { admin, ...shipped } = loadConfig('config/default.json', {});
+    const { database, ...config } = resolveConfigFromObject({}, 'empty.json', {});
+    const { admin, database: shippedDatabase, ...shipped } = loadConfig('config/default.json', {});
     expect(config).toEqual(shipped);
+    expect(database).toEqual({ path: 'data/smsgate.sqlite', synchronous: 'FULL', keyFile: 'data/smsgate.key' });
+    expect(shippedDatabase.path.endsWith(join('data', 'smsgate.sqlite'))).toBe(true);
     expect(config.admin).toBeUndefined();
-    expect(admin).toEqual({ host: '127.0.0.1', port: 8081 });
+    expect(admin).toEqual({ host: '127.0.0.1', port: 8081, allowedHosts: [] });
   });
 
   it('does not share default arrays between two loads', () => {
@@ -118,8 +122,8 @@ describe('environment interpolation', () => {
 
 describe('validation errors name the file and the key', () => {
   const cases: [string, unknown, string][] = [
-    ['an unknown top-level key', { apii: {} }, 'v.json: apii: unknown key'],
-    ['an unknown nested key', { auth: { legacy: { clientID: 'x' } } }, 'v.json: auth.legacy.clientID: unknown key'],
+    ['an unknown top-level key', { apii: {} }, 'v.json: apii: unknown key "apii" at /: did you mean "api"?'],
+    ['an unknown nested key', { auth: { legacy: { clientID: 'x' } } }, 'v.json: auth.legacy.clientID: unknown key "clientID" at /auth/legacy: did you mean "clientId"?'],
     ['a port out of range', { api: { port: 70000 } }, 'v.json: api.port: must be <= 65535'],
     ['a string where a number goes', { engine: { batchSize: '500' } }, 'v.json: engine.batchSize: must be integer'],
     ['a zero max attempts', { engine: { maxAttempts: 0 } }, 'v.json: engine.maxAttempts: must be >= 1'],
@@ -132,12 +136,12 @@ describe('validation errors name the file and the key', () => {
     ['an unknown transport type', { transports: [{ name: 'x', type: 'http' }] }, 'v.json: transports[0].type: must be one of "simulator", "smpp", "modem"'],
     ['a transport without a name', { transports: [{ type: 'simulator' }] }, 'v.json: transports[0].name: is required'],
     ['an SMPP transport without host', { transports: [{ ...smpp, host: undefined }] }, 'v.json: transports[0].host: is required'],
-    ['an SMPP key of another type', { transports: [{ ...smpp, devices: [] }] }, 'v.json: transports[0].devices: unknown key'],
+    ['an SMPP key of another type', { transports: [{ ...smpp, devices: [] }] }, 'v.json: transports[0].devices: unknown key "devices" at /transports/0'],
     ['an SMPP bad bind mode', { transports: [{ ...smpp, bindMode: 'receiver' }] }, 'v.json: transports[0].bindMode: must be one of "transceiver", "transmitter-receiver"'],
     ['an SMPP bad data coding', { transports: [{ ...smpp, dataCoding: { gsm7: 8 } }] }, 'v.json: transports[0].dataCoding.gsm7: must be one of 0, 1, 3'],
     ['an SMPP system_id past 64 characters', { transports: [{ ...smpp, systemId: 'a'.repeat(65) }] }, 'v.json: transports[0].systemId: must NOT have more than 64 characters'],
     ['a modem without devices', { transports: [{ name: 'm', type: 'modem', devices: [] }] }, 'v.json: transports[0].devices: must NOT have fewer than 1 items'],
-    ['a modem device key unknown', { transports: [{ name: 'm', type: 'modem', devices: [{ path: '/dev/ttyUSB0', speed: 1 }] }] }, 'v.json: transports[0].devices[0].speed: unknown key'],
+    ['a modem device key unknown', { transports: [{ name: 'm', type: 'modem', devices: [{ path: '/dev/ttyUSB0', speed: 1 }] }] }, 'v.json: transports[0].devices[0].speed: unknown key "speed" at /transports/0/devices/0'],
     ['a simulator outcome of an unknown kind', { transports: [{ name: 's', type: 'simulator', outcomes: [{ suffix: '9', status: 'X', kind: 'maybe' }] }] }, 'v.json: transports[0].outcomes[0].kind: must be one of "receipt", "reject", "temporary"'],
     ['a modem PIN that is not 4-8 digits', { transports: [{ name: 'm', type: 'modem', devices: [{ path: '/dev/ttyUSB0', pin: '12' }] }] }, 'v.json: transports[0].devices[0].pin: must match pattern "^[0-9]{4,8}$"'],
     ['a simulator outcome without status', { transports: [{ name: 's', type: 'simulator', outcomes: [{ suffix: '9' }] }] }, 'v.json: transports[0].outcomes[0].status: is required'],

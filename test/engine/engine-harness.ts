@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../src/engine/config.js';
 import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
 import type { Route } from '../../src/engine/routing.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { planMessage } from '../../src/sms/index.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../src/store/entities.js';
@@ -23,6 +23,8 @@ export interface HarnessOptions {
   engine?: Partial<EngineConfig>;
   /** The engine's loops sleep on this clock (default: real time); now() stays Date.now() + clockSkewMs. */
   clock?: ManualClock;
+  /** The engine's logger (default: silent). */
+  logger?: Logger;
 }
 
 export interface SeedCampaign {
@@ -96,7 +98,7 @@ export async function startEngineHarness(options: HarnessOptions): Promise<Engin
     transports: options.transports,
     routes: options.routes ?? [{ prefix: '', transport: options.transports[0]?.name ?? 'sim' }],
     config: { ...ENGINE_DEFAULTS, pollIntervalMs: 20, retryBaseDelayMs: 10, retryMaxDelayMs: 100, drainTimeoutMs: 2_000, ...options.engine },
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     deliveryReceipts: {
       enqueue: enqueueDeliveryReceipt,
       enqueueMany: enqueueDeliveryReceipts,

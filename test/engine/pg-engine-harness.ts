@@ -5,7 +5,7 @@
  * stopped after the test, also when it fails.
  */
 import { randomUUID } from 'node:crypto';
-import type { NodeIdSource } from '../../src/cluster/node-id.js';
+import type { NodeIdSource } from '../../src/node-id.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../src/engine/config.js';
 import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
 import type { Route } from '../../src/engine/routing.js';

@@ -6,7 +6,7 @@
  * nor is one it claimed under the id it had before it was fenced and rejoined.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { NodeIdSource } from '../../src/cluster/node-id.js';
+import type { NodeIdSource } from '../../src/node-id.js';
 import type { DispatchEngine } from '../../src/engine/dispatch-engine.js';
 import type { PgPool } from '../../src/store/pg/pool.js';
 import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';

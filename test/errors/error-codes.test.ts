@@ -39,6 +39,9 @@ describe('the error code table', () => {
       REQUEST_BODY_TOO_LARGE: 413,
       REQUEST_BODY_BUDGET_EXHAUSTED: 503,
       NOT_CLIENT_ADMINISTRATOR: 403,
+      STORE_UNAVAILABLE: 503,
+      REQUEST_CLIENT_BUDGET_EXHAUSTED: 429,
+      REQUEST_BODY_TOO_SLOW: 408,
     };
     for (const code of ERROR_CODES) {
       const problem = httpProblemFor(code);

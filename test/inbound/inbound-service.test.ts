@@ -61,6 +61,8 @@ describe('InboundService', () => {
     await rig.reopen();
     rig.clock.nowMs += INBOUND_REASSEMBLY_TIMEOUT_MS;
     await rig.service.start();
+    await rig.service.sweep();
+    rig.service.stop();
     expect(rig.messages()).toMatchObject([{ text: 'lonely', incomplete: 1 }]);
   });
 

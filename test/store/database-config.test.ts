@@ -54,7 +54,12 @@ describe('database config', () => {
     ['another scheme', 'mysql://gw@db/smsgate', '"mysql://gw@db/smsgate" is not a PostgreSQL URL: it must start with postgresql:// or postgres://'],
     ['no database', 'postgresql://gw@db:5432/', '"postgresql://gw@db:5432/" names no database (postgresql://user@host:port/database)'],
     ['not a URL', 'db.example:5432', '"db.example:5432" is not a PostgreSQL URL: it must start with postgresql:// or postgres://'],
-    ['a bad port', 'postgresql://gw@db:99999/smsgate', '"postgresql://gw@db:99999/smsgate" is not a URL (postgresql://user@host:port/database)'],
+    ['a bad port', 'postgresql://gw@db:99999/smsgate',
+      '"postgresql://gw@db:99999/smsgate" is not a URL (postgresql://user:password@host:port/database); in the user and password, write / ? # @ : % and space percent-encoded (%2F %3F %23 %40 %3A %25 %20)'],
+    ['a raw / in the password', 'postgresql://gw:pa/ss@db/smsgate',
+      '"postgresql://gw:***@db/smsgate" is not a URL (postgresql://user:password@host:port/database); in the user and password, write / ? # @ : % and space percent-encoded (%2F %3F %23 %40 %3A %25 %20)'],
+    ['a lone % in the password', 'postgresql://gw:50%off@db/smsgate',
+      '"postgresql://gw:***@db/smsgate": the password is not percent-encoded correctly (a % must start %XX: write %25 for %)'],
   ])('refuses a url with %s', (_name, url, what) => {
     expect(rejection(() => resolveConfigFromObject({ database: { url } }, 'v.json', {}))).toBe(`v.json: database.url: ${what}`);
   });

@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { sqliteStorePorts, type StorePorts } from '../../src/store/store-ports.js';
 import { SecretBox } from '../../src/store/secret-box.js';
-import type { AuthConfig } from '../../src/config/types.js';
+import type { ApiConfig, AuthConfig } from '../../src/config/types.js';
 import { fetchChecked } from './openapi-check.js';
 
 export const FIXTURE_AUTH_CONFIG: AuthConfig = {
@@ -36,6 +36,8 @@ export interface ApiFixtureOptions {
   maxBodyBytes?: number;
   /** api.maxBufferedBytes; left out: the app's default. */
   maxBufferedBytes?: number;
+  /** api.maxBufferedBytesPerClient, maxUploadsPerClient, minBodyBytesPerSecond, bodyRateGraceMs; left out: the app's defaults. */
+  bodyLimits?: Pick<ApiConfig, 'maxBufferedBytesPerClient' | 'maxUploadsPerClient' | 'minBodyBytesPerSecond' | 'bodyRateGraceMs'>;
   /** Start the background processor (default true). Off: call fixture.processor.processOnce(). */
   startProcessor?: boolean;
   synchronous?: 'FULL' | 'NORMAL';
@@ -103,6 +105,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       api: {
         host: '127.0.0.1', port: 0, maxBodyBytes: options.maxBodyBytes ?? 67_108_864,
         ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
+        ...options.bodyLimits,
       },
     },
     logger,

@@ -4,7 +4,9 @@
  * when the link comes back):
  * - cut(): a failover; every connection through it is reset, and every new one until restore();
  * - silence(): a partition; the open connections carry nothing more either way (no FIN, no RST),
- *   new ones are relayed; dropAll() then closes them, as the server's TCP keepalive eventually would.
+ *   new ones are relayed; dropAll() then closes them, as the server's TCP keepalive eventually would;
+ * - stopListening(): a stopped server; every connection is reset and new ones are refused
+ *   (ECONNREFUSED) until listenAgain() opens the same port again.
  */
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
@@ -52,10 +54,28 @@ export class TcpRelay {
     this.open.clear();
   }
 
+  /** As a stopped server: resets every connection and closes the port (new ones get ECONNREFUSED). */
+  async stopListening(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.cutOff = false;
+  }
+
+  /** Opens the same port again after stopListening(), relaying as before. */
+  async listenAgain(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
   /** Resets every connection and stops listening. */
   async close(): Promise<void> {
     this.cut();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private accept(client: Socket, host: string, port: number): void {

@@ -1,4 +1,4 @@
-/** Issue 11 item 5: an unreachable outbox is logged once, then at most every 30 s, and its end once. */
+/** An unreachable outbox is logged once, then at most every 30 s, and its end once. */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
@@ -36,7 +36,7 @@ describe('OutageLog', () => {
     log.succeeded();
     log.succeeded();
     expect(lines).toHaveLength(3);
-    expect(lines[2]).toMatchObject({ level: 30, msg: 'webhook outbox reachable again', failedForMs: 35_000, failuresSinceLastLine: 1 });
+    expect(lines[2]).toMatchObject({ level: 30, msg: 'webhook outbox reachable again', failingForMs: 35_000, failuresSinceLastLine: 1, failures: 152 });
     // A new outage is logged at once again.
     log.failed(new Error('ECONNRESET'), 'reading due events');
     expect(lines).toHaveLength(4);

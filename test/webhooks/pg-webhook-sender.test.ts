@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { NodeIdSource } from '../../src/cluster/node-id.js';
+import type { NodeIdSource } from '../../src/node-id.js';
 import { silentLogger } from '../../src/log.js';
 import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
 import { inTransaction } from '../../src/store/pg/pool.js';

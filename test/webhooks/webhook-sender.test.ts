@@ -208,7 +208,7 @@ describe('WebhookSender against a real receiver', () => {
     expect(r.count).toBe(2);
     expect(s.breakerState(clientId, r.url)).toBe('open');
     expect(s.stats()).toMatchObject({ requests: 2, circuitOpenFastFails: 2, deadLetters: 1 });
-    expect(fx.logs.some((l) => l.msg === 'webhook circuit breaker opened' && l['clientId'] === clientId)).toBe(true);
+    expect(fx.logs.some((l) => l.msg.startsWith('webhook circuit breaker opened') && l['cause'] === 'HTTP_500' && l['clientId'] === clientId)).toBe(true);
 
     await vi.waitFor(() => expect(s.breakerState(clientId, r.url)).toBe('half-open'), WAIT);
     r.respondWith(() => ({ kind: 'status', statusCode: 200 }));

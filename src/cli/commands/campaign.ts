@@ -1,9 +1,11 @@
 /**
  * `smsgate campaign list [--client NAME] [--state S] [--limit N]`: campaigns newest first (50 unless
  * --limit says otherwise) with their recipient counts; `smsgate campaign show ID`: one campaign's
- * counts (recipients by summary status, parts by send state, webhooks by state) and timings
- * (created, ready, dispatched, first and last submit, last final outcome).
+ * counts (recipients by summary status, parts by send state, webhooks by state), its outcome
+ * breakdown (the status page's: delivered, undelivered by receipt status, rejected by submit code,
+ * pending) and timings (created, ready, dispatched, first and last submit, last final outcome).
  */
+import { formatOutcomes, outcomeBreakdown, type OutcomeBreakdown } from '../../admin/campaign-outcomes.js';
 import { GatewayError } from '../../errors.js';
 import type { CampaignDetail } from '../../store/admin-queries.js';
 import type { CampaignState } from '../../store/entities.js';
@@ -63,11 +65,11 @@ async function list(parsed: ParsedArgs, extra: string[]): Promise<number> {
   });
 }
 
-function showJson(c: CampaignDetail) {
+function showJson(c: CampaignDetail, outcomes: OutcomeBreakdown) {
   return {
     id: c.id, client: c.client, user: c.username, state: c.state, name: c.name, from: c.sender, encoding: c.encoding,
     partsPerMessage: c.partsPerMessage, totalSent: c.totalSent, skipped: c.skipped, failureReason: c.failureReason,
-    recipients: c.recipients, parts: c.parts, webhooks: c.webhooks,
+    recipients: c.recipients, outcomes, parts: c.parts, webhooks: c.webhooks,
     times: {
       createdAt: isoTime(c.createdAt), sendAtLocal: c.sendAtLocal, sendAt: isoTime(c.sendAt), readyAt: isoTime(c.readyAt),
       dispatchedAt: isoTime(c.dispatchedAt), firstSubmittedAt: isoTime(c.firstSubmittedAt), lastSubmittedAt: isoTime(c.lastSubmittedAt),
@@ -84,6 +86,7 @@ function showText(c: ReturnType<typeof showJson>): string {
     `encoding ${c.encoding ?? '-'}, ${c.partsPerMessage ?? '-'} part(s) per message; total sent ${c.totalSent ?? '-'}, skipped ${c.skipped ?? '-'}`,
     ...(c.failureReason === null ? [] : [`failed: ${c.failureReason}`]),
     `recipients: ${counts(c.recipients)}`,
+    `outcome: ${formatOutcomes(c.outcomes)}`,
     `parts: ${counts(c.parts)}`,
     `webhooks: ${counts(c.webhooks)}`,
     ...Object.entries(c.times).map(([k, v]) => `${k.padEnd(17)} ${v ?? '-'}`),
@@ -101,7 +104,8 @@ async function show(parsed: ParsedArgs, rest: string[]): Promise<number> {
   return withPorts(parsed.values.get('config'), { migrate: true }, async ({ ports }) => {
     const detail = await ports.admin.campaignDetail(id.toLowerCase());
     if (detail === undefined) throw new GatewayError('CAMPAIGN_NOT_FOUND', `no campaign with id ${id}`);
-    const json = showJson(detail);
+    const undelivered = detail.recipients.undelivered === 0 ? [] : await ports.status.undeliveredGroups(detail.id);
+    const json = showJson(detail, outcomeBreakdown(detail.recipients, undelivered));
     out.result(showText(json), json);
     return 0;
   });

@@ -1,21 +1,29 @@
 /**
  * `smsgate config check [--config FILE] [--json]`: loads the config as `serve` would (environment
- * interpolation, schema, defaults, routes) and prints the effective config with secrets masked;
- * an invalid one exits 1 with the file and the key (`config/x.json: transports[0].window: must be
- * >= 1`). Nothing is opened: no database, no port, no device.
+ * interpolation, schema, defaults, routes, modem profiles) and prints the effective config with
+ * secrets masked; an invalid one exits 1 with the file and the key (`config/x.json:
+ * transports[0].window: must be >= 1`). It also refuses what `serve` would refuse at start: a
+ * cluster node without a shared key file, and a listener whose port is in use (`api.port 8080 is in
+ * use`), found by opening and at once closing each address. No database or device is opened.
+ *
+ * `smsgate config schema` prints the JSON Schema of the file (config/smsgate.schema.json).
  */
-import { configPathFrom, loadConfig } from '../../gateway-config.js';
+import { serveKeyFileProblem } from '../../config/database.js';
+import { redactUrlPassword } from '../../config/secret-text.js';
+import { GatewayError } from '../../errors.js';
+import { configJsonSchema, loadConfig, locateConfig } from '../../gateway-config.js';
 import { withCodedExit } from '../coded-exit.js';
 import { adminOutput } from '../admin-session.js';
-import { parseArgs, rejectExtraArguments, unknownWordError, withUsage } from '../args.js';
+import { parseArgs, rejectExtraArguments, unknownWordError, UsageError, withUsage } from '../args.js';
+import { configuredListeners, tryListen } from '../listen-check.js';
 
-const USAGE = 'smsgate config check [--config FILE] [--json]';
+const USAGE = 'smsgate config check [--config FILE] [--json]\n       smsgate config schema';
 export const MASK = '[redacted]';
 
 /** Keys whose string value is a secret: transports[].password, devices[].pin, webhook secrets, bearer tokens. */
 const SECRET_KEY = /(password|secret|token|pin|apikey)$/i;
 
-/** A copy with secret values replaced by MASK, and the password of any URL with credentials (postgresql://u:p@h). */
+/** A copy with secret values replaced by MASK, and the password of any URL with credentials by `***` (postgresql://u:***@h). */
 export function maskSecrets(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item, key));
   if (value !== null && typeof value === 'object') {
@@ -23,15 +31,8 @@ export function maskSecrets(value: unknown, key = ''): unknown {
   }
   if (typeof value !== 'string') return value;
   if (SECRET_KEY.test(key)) return MASK;
-  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) {
-    try {
-      const url = new URL(value);
-      if (url.password !== '') url.password = MASK;
-      return url.toString();
-    } catch {
-      return MASK;
-    }
-  }
+  // Any URL with a password (postgresql://gw:pw@host/db), whatever characters the password holds.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return redactUrlPassword(value);
   return value;
 }
 
@@ -39,12 +40,25 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config'], booleans: ['json'] }, USAGE);
     const [action, ...extra] = parsed.positionals;
-    if (action !== 'check') throw unknownWordError('action', action, USAGE, 'check');
+    if (action === 'schema') {
+      rejectExtraArguments(extra, USAGE);
+      if (parsed.values.size > 0 || parsed.booleans.size > 0) throw new UsageError('config schema takes no options', USAGE);
+      process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+      return 0;
+    }
+    if (action !== 'check') throw unknownWordError('action', action, USAGE, 'check or schema');
     rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
-    return withCodedExit(() => {
-      const file = configPathFrom(parsed.values.get('config'));
-      const effective = maskSecrets(loadConfig(file));
+    return withCodedExit(async () => {
+      const file = locateConfig(parsed.values.get('config'));
+      const config = loadConfig(file);
+      const keyFileProblem = serveKeyFileProblem(config.database);
+      if (keyFileProblem !== null) throw keyFileProblem;
+      for (const listener of configuredListeners(config)) {
+        const problem = await tryListen(listener);
+        if (problem !== null) throw new GatewayError('CONFIG_INVALID', `${file}: ${problem}`, { details: { path: `${listener.section}.port` } });
+      }
+      const effective = maskSecrets(config);
       out.result(`${file}: valid; effective config (secrets masked):\n${JSON.stringify(effective, null, 2)}`, { file, valid: true, config: effective });
       return 0;
     });

@@ -30,7 +30,7 @@ export async function run(args: string[]): Promise<number> {
     rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     // No migration: a backup copies the database as it is, even one a newer smsgate has migrated.
-    return withPorts(parsed.values.get('config'), { migrate: false, mustExist: true }, async ({ config, backup }) => {
+    return withPorts(parsed.values.get('config'), { migrate: false }, async ({ config, backup }) => {
       if (backup === undefined) throw new GatewayError('BACKEND_UNSUPPORTED', `db backup copies a SQLite database file; ${config.database.url === undefined ? 'this database' : 'a PostgreSQL database (database.url)'} is backed up with its own tools (pg_dump, pg_basebackup or a replica)`);
       const progress = ttyProgress(process.stderr);
       const startedMs = Date.now();

@@ -3,6 +3,7 @@
  * database the config selects: SQLite (`database.path`) or PostgreSQL (`database.url`, named
  * without its password).
  */
+import { maskKnownSecrets } from '../../config/secret-text.js';
 import { isGatewayError } from '../../errors.js';
 import { loadConfig } from '../../gateway-config.js';
 import { applyDatabaseMigrations, openDatabase } from '../../store/database.js';
@@ -18,8 +19,9 @@ export async function run(args: string[]): Promise<number> {
     rejectExtraArguments(parsed.positionals, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     try {
-      const config = loadConfig(parsed.values.get('config'));
-      const database = await openDatabase(config.database, { migrate: false });
+      const config = loadConfig(parsed.values.get('config'), process.env, { purpose: 'admin' });
+      // The one command that makes a new database file (an installation's first step).
+      const database = await openDatabase(config.database, { migrate: false, createIfMissing: true });
       try {
         const applied = await applyDatabaseMigrations(database);
         const text = applied.length === 0 ? `${database.describe}: up to date` : `${database.describe}: applied ${applied.join(', ')}`;
@@ -31,7 +33,7 @@ export async function run(args: string[]): Promise<number> {
     } catch (err) {
       // As every admin command (admin-session.ts withDatabase): a coded failure is a message and exit 1.
       if (!isGatewayError(err)) throw err;
-      process.stderr.write(`smsgate: ${err.message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
       return exitCodeFor(err.code);
     }
   });

@@ -5,9 +5,10 @@
  * while stopping exits at once with 1 (state is durable; the next start resumes). SIGHUP reopens
  * `logging.file` (src/cli/process-logger.ts) and changes nothing else.
  */
-import { loadConfig } from '../../gateway-config.js';
+import { loadConfig, locateConfig } from '../../gateway-config.js';
 import { createGateway } from '../../index.js';
 import { parseArgs, UsageError, withUsage } from '../args.js';
+import { listenErrorCode, listenFailureText } from '../listen-check.js';
 import { createProcessLogger } from '../process-logger.js';
 
 const USAGE = 'smsgate serve [--config FILE]';
@@ -16,7 +17,8 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config'] }, USAGE);
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, USAGE);
-    const config = loadConfig(parsed.values.get('config'));
+    const file = locateConfig(parsed.values.get('config'));
+    const config = loadConfig(file);
     const logs = createProcessLogger({ level: config.logging.level, ...(config.logging.file === undefined ? {} : { file: config.logging.file }) });
     const logger = logs.logger;
     // Installed before anything else can take long: without a handler SIGHUP would end the process.
@@ -25,7 +27,15 @@ export async function run(args: string[]): Promise<number> {
       else logger.info('SIGHUP: logging to stdout, no log file to reopen');
     });
     const gateway = await createGateway(config, { logger });
-    await gateway.start();
+    try {
+      await gateway.start();
+    } catch (err) {
+      // The API's listen error is a bare errno: name the keys, as the admin listener's own error does.
+      const code = listenErrorCode(err);
+      if (code === undefined) throw err;
+      process.stderr.write(`smsgate: ${file}: ${listenFailureText({ section: 'api', host: config.api.host, port: config.api.port }, code)}\n`);
+      return 1;
+    }
     const code = await new Promise<number>((resolve) => {
       let stopping = false;
       const onSignal = (signal: NodeJS.Signals): void => {

@@ -5,8 +5,11 @@
  * so (binds and recent errors are known only to a running serve).
  */
 import type { AdminConfig } from '../../admin/admin-config.js';
+import { formatOutcomes } from '../../admin/campaign-outcomes.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
+import { rateText } from '../../admin/status-page.js';
 import { loadConfig } from '../../gateway-config.js';
+import { maskKnownSecrets } from '../../config/secret-text.js';
 import { isGatewayError } from '../../errors.js';
 import { withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
@@ -31,7 +34,7 @@ export async function run(args: string[]): Promise<number> {
       admin = loadConfig(configPath).admin;
     } catch (err) {
       if (!isGatewayError(err)) throw err;
-      process.stderr.write(`smsgate: ${err.message}\n`);
+      process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
       return 1;
     }
     const fetched: Fetched = admin === undefined ? { ok: false, why: 'the config has no admin section' } : await fetchLive(admin);
@@ -81,10 +84,16 @@ function print(facts: StatusFacts, json: boolean, note: string | null): void {
 export function formatStatus(facts: StatusFacts, note: string | null): string[] {
   const lines = [`smsgate status at ${facts.generatedAt} (from ${facts.source === 'serve' ? 'the running serve' : 'the database only'})`];
   if (note !== null) lines.push(`note: ${note}`);
+  if (facts.gateway !== null) lines.push(`smsgate ${facts.gateway.version}, up ${facts.gateway.uptimeSeconds} s (since ${facts.gateway.startedAt})`);
+  if (facts.readiness !== null) {
+    lines.push(facts.readiness.ready ? 'ready' : 'NOT READY (GET /ready answers 503):');
+    for (const reason of facts.readiness.reasons) lines.push(`  ${reason}`);
+  }
   lines.push('', 'transports:');
   if (facts.transports === null) lines.push('  unknown (serve not answering)');
   for (const t of facts.transports ?? []) {
-    lines.push(`  ${t.name} (${t.type}) ${t.state}${t.since === null ? '' : ` since ${t.since}`}${t.detail === null ? '' : `: ${t.detail}`}; ${t.ratePerSecond}/${t.maxPerSecond} parts/s; window ${t.windowUsed}/${t.windowSize}`);
+    lines.push(`  ${t.name} (${t.type}) ${t.state}${t.since === null ? '' : ` since ${t.since}`}${t.detail === null ? '' : `: ${t.detail}`}; ${rateText(t)}; window ${t.windowUsed}/${t.windowSize}`);
+    lines.push(`    parts since start: ${t.parts.submitted} submitted, ${t.parts.accepted} accepted, ${t.parts.throttled} throttled, ${t.parts.rejected} rejected, ${t.parts.failed} failed${t.lastError === null ? '' : `; last error: ${t.lastError}`}`);
     for (const link of t.links) {
       const modem = link.modem === undefined ? '' : `; ${link.modem.operator ?? 'no operator'}, ${link.modem.signalDbm ?? '?'} dBm, ${link.modem.registration}${link.modem.lastCmsError === null ? '' : `, last ${link.modem.lastCmsError}`}`;
       lines.push(`    ${link.name}: ${link.state}${link.since === null ? '' : ` since ${link.since}`}; window ${link.windowUsed}/${link.windowSize}${link.lastError === null ? '' : `; last error: ${link.lastError}`}${modem}`);
@@ -93,13 +102,16 @@ export function formatStatus(facts: StatusFacts, note: string | null): string[] 
   lines.push('', 'queues (parts waiting in the store / claimed by the engine):');
   if (facts.queues.length === 0) lines.push('  empty');
   for (const q of facts.queues) lines.push(`  ${q.transport}: ${q.queued} / ${q.submitting}`);
-  lines.push('', 'campaigns in progress:');
+  lines.push('', 'campaigns (in progress, then recently finished):');
   if (facts.campaigns.length === 0) lines.push('  none');
   for (const c of facts.campaigns) {
-    lines.push(`  ${c.id} ${JSON.stringify(c.name)} (client ${c.client}, ${c.state}): ${c.sent}/${c.total} sent, ${c.delivered} delivered, ${c.undelivered} undelivered, ${c.pending} pending`);
+    lines.push(`  ${c.id} ${JSON.stringify(c.name)} (client ${c.client}, ${c.state}${c.finished ? ', finished' : ''}): ${c.sent}/${c.total} sent; ${formatOutcomes(c.outcomes)}`);
   }
   lines.push('', `webhooks: ${facts.webhooks.deadLetters} dead letter${facts.webhooks.deadLetters === 1 ? '' : 's'}`);
-  for (const w of facts.webhooks.clients) lines.push(`  ${w.client}: ${w.pending} pending, ${w.dead} dead`);
+  for (const w of facts.webhooks.clients) {
+    const breaker = w.breaker === null ? '' : `; breaker ${w.breaker}`;
+    lines.push(`  ${w.client}: ${w.pending} pending, ${w.dead} dead${breaker}${w.lastError === null ? '' : `; last error ${w.lastError} at ${w.lastErrorAt}`}`);
+  }
   lines.push('', 'recent errors:');
   if (facts.recentErrors === null) lines.push('  unknown (serve not answering)');
   else if (facts.recentErrors.length === 0) lines.push('  none');

@@ -11,7 +11,7 @@ import type { SmsGateConfig } from '../../gateway-config.js';
 import { createLogger } from '../../log.js';
 import { GatewayError } from '../../errors.js';
 import type { Store } from '../../store/database.js';
-import { SecretBox } from '../../store/secret-box.js';
+import { sealedSecretOf, secretBoxForDatabase } from '../../store/secret-box.js';
 import type { StorePorts } from '../../store/store-ports.js';
 import type { DeadLetterRow } from '../../store/webhook-store.js';
 import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
@@ -144,7 +144,7 @@ async function sendNow(session: StoreSession, store: Store, ids: readonly number
   const logger = createLogger({ level: config.logging.level, destination: process.stderr });
   // Redrive off: this command sends the events it re-queued and stops; redrive is the server's job.
   const sender = new WebhookSender({
-    store, secretBox: SecretBox.fromKeyFile(config.database.keyFile), logger, config: { ...config.webhooks, redriveWithinMs: 0 },
+    store, secretBox: secretBoxForDatabase(config.database.keyFile, await sealedSecretOf(ports.auth), config.database.path), logger, config: { ...config.webhooks, redriveWithinMs: 0 },
   });
   const count = async () => {
     const tally = { delivered: 0, dead: 0, pending: 0 };

@@ -9,7 +9,7 @@
  * node-takeover.ts), and at stop it requeues only the parts it still holds. A single gateway on
  * PostgreSQL (no node id) requeues its own unstamped parts at start, as on SQLite.
  */
-import type { NodeIdSource } from '../../cluster/node-id.js';
+import type { NodeIdSource } from '../../node-id.js';
 import type { Logger } from '../../log.js';
 import type { DueCampaign } from '../../store/dispatch-store.js';
 import { PgDispatchStore } from '../../store/pg/dispatch-store.js';

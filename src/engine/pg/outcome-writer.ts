@@ -7,7 +7,7 @@
  * (parked, possibly by another node's bind) are taken and applied, and the recipient's status with
  * its webhook row written, in the same transaction as the part's change.
  */
-import type { NodeIdSource } from '../../cluster/node-id.js';
+import type { NodeIdSource } from '../../node-id.js';
 import type { Logger } from '../../log.js';
 import type { ClaimablePart } from '../../store/dispatch-store.js';
 import { PgDispatchStore } from '../../store/pg/dispatch-store.js';
@@ -83,7 +83,7 @@ export class PgOutcomeWriter {
    */
   private async applyBatch(client: PgClient, results: readonly SubmitResult[]): Promise<Tally[]> {
     const nowMs = this.now();
-    // Asked at the write: the id changes when a fenced node rejoins (src/cluster/node-id.ts).
+    // Asked at the write: the id changes when a fenced node rejoins (src/node-id.ts).
     const nodeId = this.node.nodeId();
     const store = new PgDispatchStore(client);
     const changes = new PgPartChanges(store, client, this.logger);

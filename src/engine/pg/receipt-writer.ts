@@ -11,6 +11,7 @@ import type { ReceiptTarget } from '../../store/dispatch-store.js';
 import { PgDispatchStore } from '../../store/pg/dispatch-store.js';
 import { inTransaction, type PgClient, type PgPool } from '../../store/pg/pool.js';
 import type { TransportReceipt } from '../../transports/transport.js';
+import { logExpiredReceipts } from '../expired-receipts-log.js';
 import { usableReceipt } from '../receipt-applier.js';
 import { PgPartChanges } from './part-changes.js';
 import type { PgUnitRunner, PgWriteGroup } from './unit-runner.js';
@@ -112,12 +113,7 @@ export class PgReceiptWriter {
       if (rematched < SWEEP_BATCH) break;
     }
     const expired = await new PgDispatchStore(this.pool).expireReceipts(this.now() - ttlMs);
-    for (const r of expired) {
-      this.logger.warn(
-        { receiptId: r.id, transport: r.transport, messageId: r.message_id, status: r.status, receivedAt: new Date(r.received_at).toISOString() },
-        'receipt matched no submitted part within the TTL: expired (kept in table receipts)',
-      );
-    }
+    logExpiredReceipts(this.logger, expired);
     return expired.length;
   }
 }

@@ -47,6 +47,10 @@ export class PgAuthStore implements Async<AuthStore> {
     await changes(this.pool, 'UPDATE users SET active = $1 WHERE id = $2', [active ? 1 : 0, userId]);
   }
 
+  async setUserAdmin(userId: number, isAdmin: boolean): Promise<void> {
+    await changes(this.pool, 'UPDATE users SET is_admin = $1 WHERE id = $2', [isAdmin ? 1 : 0, userId]);
+  }
+
   async userByUsername(username: string): Promise<UserWithClient | undefined> {
     return toUserWithClient(await row<UserWithClientRow>(this.pool, `${USER_WITH_CLIENT} WHERE u.username = $1`, [username]));
   }

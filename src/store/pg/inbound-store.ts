@@ -9,8 +9,9 @@
  * two parts committed side by side could each see the group short, and it would wait for the sweep).
  */
 import type { ClientRow, InboundPartRow } from '../entities.js';
+import { uniqueGroups } from '../inbound-store.js';
 import type {
-  AssembleGroup, InboundDelivery, InboundListing, InboundMessageView, InboundRouteView, InboundStore, NewInboundMessage, NewInboundPart, OptoutView, PartGroupKey, StoredInbound,
+  AdmitPart, AssembleGroup, AssembleStaleGroup, InboundDelivery, PartCounts, SweptGroup, InboundListing, InboundMessageView, InboundRouteView, InboundStore, NewInboundMessage, NewInboundPart, OptoutView, PartGroupKey, StoredInbound,
   StoredPart,
 } from '../inbound-store.js';
 import type { Async } from '../ports.js';
@@ -47,10 +48,22 @@ export class PgInboundStore implements Async<InboundStore> {
 
   /** One part in one transaction; the part that completes its group makes it one message, as storeMessage. */
   storePart(
-    key: PartGroupKey, part: Pick<NewInboundPart, 'sequence' | 'coding' | 'body' | 'raw' | 'received_at'>, assemble: AssembleGroup, nowMs: number,
+    key: PartGroupKey, part: Pick<NewInboundPart, 'sequence' | 'coding' | 'body' | 'raw' | 'received_at'>, assemble: AssembleGroup, nowMs: number, admit?: AdmitPart,
   ): Promise<StoredPart> {
     return inTransaction(this.pool, async (client): Promise<StoredPart> => {
       await lockGroup(client, key);
+      if (admit !== undefined) {
+        // Counted without a table lock: parts stored at the same moment on other nodes may each
+        // see the count one short, so a cluster can overshoot a bound by its concurrent arrivals.
+        const present = await groupParts(client, key);
+        if (present.some((p) => p.sequence === part.sequence)) return { kind: 'part-repeated' };
+        const counted = await row<{ originator: string; total: string }>(client,
+          `SELECT (SELECT COUNT(*) FROM inbound_parts WHERE transport = $1 AND sender = $2) AS originator, (SELECT COUNT(*) FROM inbound_parts) AS total`,
+          [key.transport, key.sender]);
+        const counts: PartCounts = { originatorParts: Number(counted?.originator ?? 0), totalParts: Number(counted?.total ?? 0), completesGroup: present.length + 1 >= key.total };
+        const admission = admit(counts);
+        if (admission.kind === 'refuse') return { kind: 'part-refused', limit: admission.limit, originatorParts: counts.originatorParts, totalParts: counts.totalParts };
+      }
       if (!(await insertPart(client, { ...key, ...part }))) return { kind: 'part-repeated' };
       const parts = await groupParts(client, key);
       if (parts.length < key.total) return { kind: 'part-stored', stored: parts.length, total: key.total };
@@ -67,6 +80,25 @@ export class PgInboundStore implements Async<InboundStore> {
       if (parts.length === 0) return undefined;
       await changes(client, `DELETE FROM inbound_parts WHERE ${GROUP}`, groupParams(key));
       return deliver(client, assemble(parts), nowMs);
+    });
+  }
+
+  /** As the SQLite store's: the groups of the pageParts oldest stale parts made messages in one transaction. */
+  completeStaleGroups(cutoffMs: number, pageParts: number, assemble: AssembleStaleGroup, nowMs: number, _budgetMs?: number): Promise<SweptGroup[]> {
+    // No budget here: the slice's statements are awaited, so it never holds the event loop.
+    return inTransaction(this.pool, async (client) => {
+      const page = await rows<PartGroupKey>(client,
+        `SELECT transport, sender, recipient, scheme, reference, total FROM inbound_parts WHERE received_at <= $1 ORDER BY received_at, id LIMIT $2`,
+        [cutoffMs, pageParts]);
+      const swept: SweptGroup[] = [];
+      for (const key of uniqueGroups(page)) {
+        await lockGroup(client, key);
+        const parts = await groupParts(client, key);
+        if (parts.length === 0) continue;
+        await changes(client, `DELETE FROM inbound_parts WHERE ${GROUP}`, groupParams(key));
+        swept.push({ key, stored: await deliver(client, assemble(key, parts), nowMs) });
+      }
+      return swept;
     });
   }
 

@@ -3,7 +3,7 @@
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe.
  */
 import type { Async } from '../ports.js';
-import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, WriteProbe } from '../status-store.js';
+import type { CampaignProgress, ClientName, ClientWebhooks, QueueDueSince, QueuedParts, StatusQueries, UndeliveredGroup, WriteProbe } from '../status-store.js';
 import { connectListening, row, rows, type PgClient, type PgPool } from './pool.js';
 
 export class PgStatusQueries implements Async<StatusQueries> {
@@ -19,6 +19,21 @@ export class PgStatusQueries implements Async<StatusQueries> {
       queued: counted.find((c) => c.transport === transport && c.state === 'queued')?.n ?? 0,
       submitting: counted.find((c) => c.transport === transport && c.state === 'submitting')?.n ?? 0,
     }));
+  }
+
+  /** As status-store.ts oldestDueByTransport: one grouped MIN over the claim index. */
+  async oldestDueByTransport(transports: readonly string[], nowMs: number): Promise<QueueDueSince[]> {
+    const found = await rows<{ transport: string; oldest: string | number | null }>(this.pool,
+      `SELECT transport, MIN(next_attempt_at) AS oldest FROM message_parts
+       WHERE transport = ANY($1::text[]) AND state = 'queued' AND next_attempt_at <= $2 GROUP BY transport`, [transports, nowMs]);
+    return transports.map((transport) => {
+      const oldest = found.find((f) => f.transport === transport)?.oldest;
+      return { transport, oldestDueAtMs: oldest === undefined || oldest === null ? null : Number(oldest) };
+    });
+  }
+
+  async pendingWebhookCount(): Promise<number> {
+    return Number((await row<{ n: number | string }>(this.pool, `SELECT COUNT(*) AS n FROM webhook_outbox WHERE state = 'pending'`))?.n ?? 0);
   }
 
   async deadLetterCount(): Promise<number> {
@@ -60,6 +75,39 @@ export class PgStatusQueries implements Async<StatusQueries> {
       const total = counts.delivered + counts.undelivered + counts.pending;
       return { ...c, ...counts, sent: total - (waiting.get(c.id) ?? 0) - (unsent.get(c.id) ?? 0) };
     });
+  }
+
+  /** As status-store.ts finishedCampaigns. */
+  async finishedCampaigns(maxCampaigns: number): Promise<CampaignProgress[]> {
+    const campaigns = await rows<Omit<CampaignProgress, 'sent' | 'delivered' | 'undelivered' | 'pending'>>(this.pool,
+      `SELECT c.id, c.name, cl.name AS client, c.state, c.created_at AS "createdAtMs", COALESCE(c.total_sent, 0) AS total
+       FROM campaigns c JOIN clients cl ON cl.id = c.client_id
+       WHERE c.state = 'failed'
+          OR (c.state = 'ready' AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.status = 'pending'))
+       ORDER BY c.created_at DESC, c.id COLLATE "C" LIMIT $1`, [maxCampaigns]);
+    if (campaigns.length === 0) return [];
+    const byStatus = await rows<{ id: string; status: 'delivered' | 'undelivered' | 'pending'; n: number }>(this.pool,
+      `SELECT campaign_id AS id, status, COUNT(*) AS n FROM recipients WHERE campaign_id = ANY($1::text[]) GROUP BY campaign_id, status`,
+      [campaigns.map((c) => c.id)]);
+    return campaigns.map((c) => {
+      const counts = { delivered: 0, undelivered: 0, pending: 0 };
+      for (const r of byStatus) if (r.id === c.id) counts[r.status] = r.n;
+      return { ...c, ...counts, sent: counts.delivered + counts.undelivered + counts.pending };
+    });
+  }
+
+  /** As status-store.ts undeliveredGroups. */
+  async undeliveredGroups(campaignId: string): Promise<UndeliveredGroup[]> {
+    return rows<UndeliveredGroup>(this.pool,
+      `SELECT r.last_status AS "lastStatus",
+              EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id AND p.state = 'undelivered' AND p.message_id IS NULL) AS rejected,
+              COUNT(*) AS recipients
+       FROM recipients r WHERE r.campaign_id = $1 AND r.status = 'undelivered'
+       GROUP BY 1, 2`, [campaignId]);
+  }
+
+  async clientNames(): Promise<ClientName[]> {
+    return rows<ClientName>(this.pool, `SELECT id, name FROM clients ORDER BY id`);
   }
 
   /**

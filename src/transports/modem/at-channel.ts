@@ -7,6 +7,7 @@
  * port reads (`receive`). Closing the link fails the command in flight and everything queued
  * with AT_CLOSED, so no caller waits forever.
  */
+import { type Clock, systemClock } from '../../clock.js';
 import { GatewayError } from '../../errors.js';
 import { redactAtCommand } from './at-command-redaction.js';
 import { AtFramer, type AtFrame } from './at-framer.js';
@@ -51,6 +52,8 @@ export interface AtChannelOptions {
   onStray?(text: string): void;
   /** After a timeout, a final result arriving within this window is the late answer and is dropped. */
   lateFinalGuardMs?: number;
+  /** Command deadlines and the late-answer guard run on this clock (default: the system clock). */
+  clock?: Clock;
 }
 
 /** TS 27.005 §3.5.1: <ctrl-Z> ends the PDU, <ESC> cancels the send. */
@@ -76,11 +79,14 @@ export class AtChannel {
   private tail: Promise<unknown> = Promise.resolve();
   private closedReason: string | null = null;
   private discardFinalUntilMs = 0;
+  private readonly clock: Clock;
 
   constructor(
     private readonly link: AtLink,
     private readonly options: AtChannelOptions,
-  ) {}
+  ) {
+    this.clock = options.clock ?? systemClock();
+  }
 
   get closed(): boolean {
     return this.closedReason !== null;
@@ -154,10 +160,12 @@ export class AtChannel {
     this.checkOpen();
     const command = `AT+CMGS=${tpduOctets}`;
     const { flight, response: pending } = this.begin(command, '+CMGS', true);
+    let answer!: (prompted: boolean) => void;
     const prompted = new Promise<boolean>((resolve) => {
-      flight.onPrompt = () => resolve(true);
-      setTimeout(() => resolve(false), options.promptTimeoutMs).unref?.();
+      answer = resolve;
     });
+    flight.onPrompt = () => answer(true);
+    const promptTimer = this.clock.setTimer(() => answer(false), options.promptTimeoutMs);
     this.inFlight = flight;
     this.link.write(`${command}\r`);
     const early = pending.then(
@@ -165,11 +173,12 @@ export class AtChannel {
       () => false,
     );
     const gotPrompt = await Promise.race([prompted, early]);
+    this.clock.clearTimer(promptTimer);
     if (!gotPrompt && this.inFlight === flight && flight.awaitingPrompt) {
       // No prompt in time. TS 27.005 §3.5.1: ESC aborts the send; its OK/ERROR is absorbed here.
       flight.awaitingPrompt = false;
       this.link.write(ESC);
-      await Promise.race([pending.catch(() => undefined), sleep(this.options.lateFinalGuardMs ?? 1_000)]);
+      await Promise.race([pending.catch(() => undefined), sleep(this.clock, this.options.lateFinalGuardMs ?? 1_000)]);
       if (this.inFlight === flight) this.inFlight = null;
       pending.catch(() => undefined);
       throw new GatewayError('AT_PROMPT_TIMEOUT', `no '> ' prompt within ${options.promptTimeoutMs} ms`, { retryable: true });
@@ -181,13 +190,13 @@ export class AtChannel {
   }
 
   private withDeadline(flight: InFlight, pending: Promise<AtResponse>, timeoutMs: number, code: 'AT_TIMEOUT' | 'AT_RESULT_TIMEOUT', message: string): Promise<AtResponse> {
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimer(() => {
       if (this.inFlight !== flight) return;
       this.inFlight = null;
-      this.discardFinalUntilMs = Date.now() + (this.options.lateFinalGuardMs ?? 1_000);
+      this.discardFinalUntilMs = this.clock.now() + (this.options.lateFinalGuardMs ?? 1_000);
       flight.reject(new GatewayError(code, `${message} within ${timeoutMs} ms`, { retryable: true, details: { command: redactAtCommand(flight.command), timeoutMs } }));
     }, timeoutMs);
-    return pending.finally(() => clearTimeout(timer));
+    return pending.finally(() => this.clock.clearTimer(timer));
   }
 
   private onFrame(frame: AtFrame): void {
@@ -217,7 +226,7 @@ export class AtChannel {
     }
     if (line.kind === 'final') {
       if (flight === null) {
-        if (Date.now() > this.discardFinalUntilMs) this.options.onStray?.(text);
+        if (this.clock.now() > this.discardFinalUntilMs) this.options.onStray?.(text);
         this.discardFinalUntilMs = 0;
         return;
       }

@@ -38,8 +38,8 @@ export interface ModemTransportConfig {
   /** Delays between reopen attempts after a device drops; the last one repeats. Default 1, 2, 5, 10, 30 s. */
   reopenBackoffMs?: number[];
   /**
-   * Accepted for old configs and unused: the engine alone counts attempts (engine.maxAttempts, issue 10
-   * item 2); a temporary +CMS error is reported after one send.
+   * Accepted for old configs and unused: the engine alone counts attempts (engine.maxAttempts); a
+   * temporary +CMS error is reported after one send.
    */
   maxAttemptsPerPart?: number;
   /** Wait before a part that failed temporarily is tried again. Default 2 s. */

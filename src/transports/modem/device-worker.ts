@@ -8,9 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { SerialPort } from 'serialport';
 import { BackgroundWorker, type PassResult } from '../../background-worker.js';
-import type { Clock } from '../../clock.js';
+import type { Clock, ClockTimer } from '../../clock.js';
 import { isGatewayError } from '../../errors.js';
 import type { DecodedDeliver, DecodedStatusReport } from '../../pdu/index.js';
 import type { PartOutcome } from '../transport.js';
@@ -19,6 +18,7 @@ import { sleep } from './sleep.js';
 import { type ModemHealth, ModemSession, type SendResult, type UndecodableReason } from './modem-session.js';
 import type { PartQueue, QueuedPart } from './part-queue.js';
 import type { ModemProfile } from './profile.js';
+import { closeSerialPort, type ModemPort, openSerialPort, type SerialBinding } from './serial-port.js';
 
 export type DeviceState = 'opening' | 'initialising' | 'ready' | 'down' | 'stopped';
 
@@ -34,8 +34,10 @@ export interface DeviceWorkerOptions {
   registrationPollMs: number;
   healthIntervalMs: number;
   reopenBackoffMs: readonly number[];
-  /** The reopen backoff sleeps on this clock (default: the system clock). */
-  clock?: Clock;
+  /** How the port is opened: the OS's serial ports, or a mock binding in unit tests. */
+  binding: SerialBinding;
+  /** Every time this worker reads or waits for (pacing, reopen backoff, health polls, AT deadlines). */
+  clock: Clock;
   /** The least delay before the engine retries a part this modem refused temporarily. */
   retryDelayMs: number;
   queue: PartQueue;
@@ -67,7 +69,7 @@ export interface DeviceStatus {
 export class DeviceWorker {
   private stateValue: DeviceState = 'down';
   private stopping = false;
-  private port: SerialPort | null = null;
+  private port: ModemPort | null = null;
   private channel: AtChannel | null = null;
   private session: ModemSession | null = null;
   private nextSlotMs = 0;
@@ -77,20 +79,21 @@ export class DeviceWorker {
   private firstAttempt: () => void = () => undefined;
   private failures = 0;
   private nextDelayMs = 0;
-  private healthTimer: NodeJS.Timeout | null = null;
+  private healthTimer: ClockTimer | null = null;
   private healthValue: ModemHealth | null = null;
   private sentCount = 0;
   private lastError: string | null = null;
   private lastCmsError: string | null = null;
-  private stateSinceMs = Date.now();
+  private stateSinceMs: number;
   private pinRefused = false;
 
   constructor(private readonly options: DeviceWorkerOptions) {
+    this.stateSinceMs = options.clock.now();
     this.lifecycle = new BackgroundWorker({
       intervalMs: () => this.nextDelayMs,
       pass: () => this.lifecyclePass(),
       onError: (err) => this.options.logger.error({ err, path: this.options.path }, 'modem lifecycle pass failed'),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      clock: options.clock,
     });
   }
 
@@ -136,7 +139,7 @@ export class DeviceWorker {
     this.options.queue.wake();
     // Ends the reopen backoff now; settles once the pass holding the link has returned.
     const lifecycleEnded = this.lifecycle.stop();
-    if (this.inFlight !== null) await Promise.race([this.inFlight, sleep(drainTimeoutMs)]);
+    if (this.inFlight !== null) await Promise.race([this.inFlight, sleep(this.options.clock, drainTimeoutMs)]);
     this.closePort('stopped');
     await lifecycleEnded;
     this.setState('stopped');
@@ -145,7 +148,7 @@ export class DeviceWorker {
   private setState(state: DeviceState, reason?: string): void {
     if (this.stateValue === state) return;
     this.stateValue = state;
-    this.stateSinceMs = Date.now();
+    this.stateSinceMs = this.options.clock.now();
     this.options.onStateChange(this.options.name, state, reason);
   }
 
@@ -190,8 +193,7 @@ export class DeviceWorker {
 
   /** Opens the port and wires it to a new channel and session; `closed` settles when the link drops. */
   private async open(): Promise<{ closed: Promise<void> }> {
-    const port = new SerialPort({ path: this.options.path, baudRate: this.options.baudRate, autoOpen: false });
-    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+    const port = await openSerialPort(this.options.binding, this.options.path, this.options.baudRate);
     let markClosed!: () => void;
     const closed = new Promise<void>((resolve) => {
       markClosed = resolve;
@@ -201,6 +203,7 @@ export class DeviceWorker {
       {
         onUrc: (urc) => void this.session?.handleUrc(urc),
         onStray: (text) => this.options.logger.debug({ line: text }, 'unexpected line from the modem'),
+        clock: this.options.clock,
       },
     );
     const lost = (reason: string): void => {
@@ -221,6 +224,7 @@ export class DeviceWorker {
       smsc: this.options.smsc,
       registrationTimeoutMs: this.options.registrationTimeoutMs,
       registrationPollMs: this.options.registrationPollMs,
+      clock: this.options.clock,
       logger: this.options.logger,
       handlers: {
         onStatusReport: (report, hex) => this.options.onStatusReport(this.options.name, report, hex),
@@ -235,7 +239,7 @@ export class DeviceWorker {
     this.channel?.close(reason);
     const port = this.port;
     this.port = null;
-    if (port?.isOpen) port.close(() => undefined);
+    if (port !== null) void closeSerialPort(port);
     this.options.queue.wake();
   }
 
@@ -252,13 +256,18 @@ export class DeviceWorker {
         }
       }
     };
+    const every = (): void => {
+      this.healthTimer = this.options.clock.setTimer(() => {
+        every();
+        void poll();
+      }, this.options.healthIntervalMs);
+    };
     void poll();
-    this.healthTimer = setInterval(() => void poll(), this.options.healthIntervalMs);
-    this.healthTimer.unref();
+    every();
   }
 
   private stopHealth(): void {
-    if (this.healthTimer !== null) clearInterval(this.healthTimer);
+    if (this.healthTimer !== null) this.options.clock.clearTimer(this.healthTimer);
     this.healthTimer = null;
   }
 
@@ -270,9 +279,9 @@ export class DeviceWorker {
     const session = this.session;
     if (channel === null || session === null) return;
     while (!this.stopping && !channel.closed) {
-      const now = Date.now();
+      const now = this.options.clock.now();
       if (now < this.nextSlotMs) {
-        await sleep(this.nextSlotMs - now);
+        await sleep(this.options.clock, this.nextSlotMs - now);
         continue;
       }
       const part = queue.take(now);

@@ -8,3 +8,4 @@ export type { DeviceStatus } from './device-worker.js';
 export { probeModem } from './probe.js';
 export type { ProbeResult } from './probe.js';
 export type { ModemHealth, ModemIdentity } from './modem-session.js';
+export type { SerialBinding } from './serial-port.js';

@@ -5,6 +5,7 @@
  * the handler's promise resolved.
  */
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../../clock.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedPdu, type DecodedStatusReport, decodePdu } from '../../pdu/index.js';
 import { MAX_STATUS_CHARS } from '../../receipts/index.js';
@@ -76,6 +77,8 @@ export interface SessionOptions {
   registrationTimeoutMs: number;
   /** Pause between registration polls. Default 1 s. */
   registrationPollMs?: number;
+  /** The registration wait's deadline and polls run on this clock (default: the system clock). */
+  clock?: Clock;
   logger: Logger;
   handlers: SessionHandlers;
 }
@@ -113,11 +116,14 @@ export class ModemSession {
   private readonly indexesInHand = new Set<string>();
   /** AT+CPMS switches and the reads under them run one at a time (a switch changes what every read addresses). */
   private storageQueue: Promise<void> = Promise.resolve();
+  private readonly clock: Clock;
 
   constructor(
     private readonly channel: AtChannel,
     private readonly options: SessionOptions,
-  ) {}
+  ) {
+    this.clock = options.clock ?? systemClock();
+  }
 
   private get timeouts(): ModemProfile['timeouts'] {
     return this.options.profile.timeouts;
@@ -235,7 +241,7 @@ export class ModemSession {
   }
 
   private async waitForRegistration(): Promise<void> {
-    const deadline = Date.now() + this.options.registrationTimeoutMs;
+    const deadline = this.clock.now() + this.options.registrationTimeoutMs;
     for (;;) {
       const stat = await this.registration();
       if (stat === 'unsupported') {
@@ -243,13 +249,13 @@ export class ModemSession {
         return;
       }
       if (stat !== null && REGISTERED_STATS.has(stat)) return;
-      if (Date.now() >= deadline) {
+      if (this.clock.now() >= deadline) {
         throw new GatewayError('MODEM_NOT_REGISTERED', `not registered on a network after ${this.options.registrationTimeoutMs} ms (stat ${stat ?? 'none'})`, {
           retryable: true,
           details: { stat },
         });
       }
-      await sleep(this.options.registrationPollMs ?? 1_000);
+      await sleep(this.clock, this.options.registrationPollMs ?? 1_000);
     }
   }
 

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { pino } from 'pino';
+import { type Clock, type ClockTimer, systemClock } from '../../clock.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
 import { isFinalStatus, MAX_STATUS_CHARS, statusFromTpStatus } from '../../receipts/index.js';
@@ -16,12 +17,26 @@ import type { UndecodableReason } from './modem-session.js';
 import { PartQueue } from './part-queue.js';
 import { loadProfile } from './profile.js';
 import { ReceiptMatcher } from './receipt-matcher.js';
+import { type SerialBinding, SYSTEM_SERIAL_BINDING } from './serial-port.js';
 
 export interface ModemTransportOptions {
   logger?: Logger;
   /** Registration poll interval; tests shorten it. Default 1 s. */
   registrationPollMs?: number;
+  /**
+   * How device paths are opened. Default: the OS's serial ports (serialport's own binding). Unit
+   * tests pass @serialport/binding-mock to script the modem's replies without a pty.
+   */
+  serialBinding?: SerialBinding;
+  /**
+   * The transport's time: receipt-match ages, device state times, send pacing, registration and
+   * AT deadlines, health polls and the reopen backoff. Default: the system clock.
+   */
+  clock?: Clock;
 }
+
+/** How often sent parts past their receipt-match window are forgotten. */
+const PRUNE_INTERVAL_MS = 60_000;
 
 /** Longest start() waits for the devices' first attempts. */
 const START_WAIT_CAP_MS = 10_000;
@@ -37,14 +52,15 @@ export class ModemTransport implements Transport {
 
   private readonly config: ResolvedModemTransportConfig;
   private readonly logger: Logger;
-  private readonly queue = new PartQueue();
+  private readonly clock: Clock;
+  private readonly queue: PartQueue;
   private readonly matcher: ReceiptMatcher;
   private readonly workers: DeviceWorker[];
   private handlers: TransportHandlers | null = null;
   private stopped = false;
   private started = false;
   private stateValue: TransportState = { state: 'down', reason: 'not started' };
-  private pruneTimer: NodeJS.Timeout | null = null;
+  private pruneTimer: ClockTimer | null = null;
   /** Device name -> the SIM's configured number (ModemDeviceConfig.number). */
   private readonly simNumbers: ReadonlyMap<string, string>;
 
@@ -52,6 +68,9 @@ export class ModemTransport implements Transport {
     this.config = withModemDefaults(config);
     this.name = config.name;
     this.logger = (options.logger ?? pino({ level: 'silent' })).child({ transport: config.name });
+    this.clock = options.clock ?? systemClock();
+    this.queue = new PartQueue(this.clock);
+    const binding = options.serialBinding ?? SYSTEM_SERIAL_BINDING;
     this.matcher = new ReceiptMatcher(this.config.receiptMatchWindowMs);
     this.simNumbers = new Map(this.config.devices.flatMap((device) => (device.number === undefined ? [] : [[deviceName(device), device.number] as const])));
     // Profiles are loaded (and validated) up front: a bad profile is a config error, not a runtime one.
@@ -70,10 +89,12 @@ export class ModemTransport implements Transport {
         registrationPollMs: options.registrationPollMs ?? 1_000,
         healthIntervalMs: this.config.healthIntervalMs,
         reopenBackoffMs: this.config.reopenBackoffMs,
+        binding,
+        clock: this.clock,
         retryDelayMs: this.config.retryDelayMs,
         queue: this.queue,
         logger: this.logger.child({ device: name }),
-        onAccepted: (dev, mr, destination, messageId) => this.matcher.remember(dev, mr, destination, messageId, Date.now()),
+        onAccepted: (dev, mr, destination, messageId) => this.matcher.remember(dev, mr, destination, messageId, this.clock.now()),
         onStatusReport: (dev, report, hex) => this.onStatusReport(dev, report, hex),
         onInbound: (dev, message, hex) => this.onInbound(dev, message, hex),
         onUndecodable: (dev, hex, reason) => this.onUndecodable(dev, hex, reason),
@@ -97,17 +118,23 @@ export class ModemTransport implements Transport {
     if (this.started) return;
     this.started = true;
     this.setState({ state: 'binding' });
-    this.pruneTimer = setInterval(() => this.matcher.prune(Date.now()), 60_000);
-    this.pruneTimer.unref();
+    this.schedulePrune();
     // Each device's first attempt ends when it is ready or has failed once; a modem still waiting
     // for the network (registrationTimeoutMs) does not hold up the gateway's start beyond the cap.
-    await Promise.race([Promise.all(this.workers.map((w) => w.start())), new Promise((resolve) => setTimeout(resolve, START_WAIT_CAP_MS).unref())]);
+    let capReached!: () => void;
+    const cap = new Promise<void>((resolve) => {
+      capReached = resolve;
+    });
+    const capTimer = this.clock.setTimer(() => capReached(), START_WAIT_CAP_MS);
+    await Promise.race([Promise.all(this.workers.map((w) => w.start())), cap]);
+    this.clock.clearTimer(capTimer);
     this.refreshState();
   }
 
   async stop(drainTimeoutMs = 5_000): Promise<void> {
     this.stopped = true;
-    if (this.pruneTimer !== null) clearInterval(this.pruneTimer);
+    if (this.pruneTimer !== null) this.clock.clearTimer(this.pruneTimer);
+    this.pruneTimer = null;
     await Promise.all(this.workers.map((w) => w.stop(drainTimeoutMs)));
     for (const part of this.queue.drainAll()) {
       part.resolve({ part: part.sequence, kind: 'not-sent', reason: 'TRANSPORT_STOPPED' });
@@ -179,6 +206,14 @@ export class ModemTransport implements Transport {
     return Promise.all(outcomes);
   }
 
+  /** Forgets sent parts whose receipt window has passed, once a minute. */
+  private schedulePrune(): void {
+    this.pruneTimer = this.clock.setTimer(() => {
+      this.matcher.prune(this.clock.now());
+      if (!this.stopped) this.schedulePrune();
+    }, PRUNE_INTERVAL_MS);
+  }
+
   private setState(state: TransportState): void {
     const same = JSON.stringify(state) === JSON.stringify(this.stateValue);
     this.stateValue = state;
@@ -208,11 +243,11 @@ export class ModemTransport implements Transport {
   private async onStatusReport(device: string, report: DecodedStatusReport, hex: string): Promise<void> {
     const handlers = this.handlers;
     if (handlers === null) throw new Error('no receipt handler set; report left unacknowledged');
-    let messageId = this.matcher.match(device, report.messageReference, report.recipient.digits, Date.now());
+    let messageId = this.matcher.match(device, report.messageReference, report.recipient.digits, this.clock.now());
     for (const delayMs of RECEIPT_LOOKUP_RETRIES_MS) {
       if (messageId !== null) break;
-      await sleep(delayMs);
-      messageId = this.matcher.match(device, report.messageReference, report.recipient.digits, Date.now());
+      await sleep(this.clock, delayMs);
+      messageId = this.matcher.match(device, report.messageReference, report.recipient.digits, this.clock.now());
     }
     if (messageId === null) {
       this.logger.warn({ device, messageReference: report.messageReference, status: report.status, pdu: hex }, 'status report matches no sent part');
@@ -234,7 +269,7 @@ export class ModemTransport implements Transport {
   private async onUndecodable(device: string, hex: string, reason: UndecodableReason): Promise<void> {
     const store = this.handlers?.onUndecodable;
     if (store === undefined) throw new Error('no undecodable-PDU handler set; PDU left on the SIM');
-    await store({ device, hex, reasonCode: reason.code, reason: reason.message, receivedAt: new Date().toISOString() });
+    await store({ device, hex, reasonCode: reason.code, reason: reason.message, receivedAt: new Date(this.clock.now()).toISOString() });
   }
 
   /**

@@ -3,6 +3,7 @@
  * next part when its own rate allows, so faster devices take more, and a device that drops
  * leaves its waiting parts to the others (they were never bound to it).
  */
+import type { Clock } from '../../clock.js';
 import type { PartOutcome } from '../transport.js';
 
 export interface QueuedPart {
@@ -21,6 +22,9 @@ export interface QueuedPart {
 export class PartQueue {
   private items: QueuedPart[] = [];
   private readonly wakers = new Set<() => void>();
+
+  /** `clock` times wait(): the transport's clock. */
+  constructor(private readonly clock: Clock) {}
 
   get length(): number {
     return this.items.length;
@@ -55,11 +59,11 @@ export class PartQueue {
   wait(maxWaitMs: number): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
-        clearTimeout(timer);
+        this.clock.clearTimer(timer);
         this.wakers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, maxWaitMs));
+      const timer = this.clock.setTimer(done, Math.max(0, maxWaitMs));
       this.wakers.add(done);
     });
   }

@@ -3,11 +3,11 @@
  * No init beyond ATE0 / AT+CMEE, no SIM PIN, nothing sent.
  */
 import { pino } from 'pino';
-import { SerialPort } from 'serialport';
 import { GatewayError } from '../../errors.js';
 import { AtChannel } from './at-channel.js';
 import { ModemSession } from './modem-session.js';
 import { type ModemProfile, loadProfile } from './profile.js';
+import { closeSerialPort, openSerialPort, type SerialBinding, SYSTEM_SERIAL_BINDING } from './serial-port.js';
 
 export interface ProbeResult {
   path: string;
@@ -22,12 +22,12 @@ export interface ProbeResult {
   operator: string | null;
 }
 
-export async function probeModem(path: string, profileName = 'generic', profilesDir?: string): Promise<ProbeResult> {
+/** `binding`: how `path` is opened (default: the OS's serial ports; unit tests pass a mock binding). */
+export async function probeModem(path: string, profileName = 'generic', profilesDir?: string, binding: SerialBinding = SYSTEM_SERIAL_BINDING): Promise<ProbeResult> {
   const profile: ModemProfile = loadProfile(profileName, profilesDir);
-  const port = new SerialPort({ path, baudRate: profile.baudRate, autoOpen: false });
-  await new Promise<void>((resolve, reject) =>
-    port.open((err) => (err ? reject(new GatewayError('MODEM_OPEN_FAILED', `cannot open ${path}: ${err.message}`, { details: { path } })) : resolve())),
-  );
+  const port = await openSerialPort(binding, path, profile.baudRate).catch((err: Error) => {
+    throw new GatewayError('MODEM_OPEN_FAILED', `cannot open ${path}: ${err.message}`, { details: { path } });
+  });
   const channel = new AtChannel({ write: (data) => port.write(Buffer.from(data, 'latin1')) }, { onUrc: () => undefined });
   port.on('data', (chunk: Buffer) => channel.receive(chunk));
   port.on('close', () => channel.close('port closed'));
@@ -60,6 +60,6 @@ export async function probeModem(path: string, profileName = 'generic', profiles
     };
   } finally {
     channel.close('probe done');
-    await new Promise<void>((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
+    await closeSerialPort(port);
   }
 }

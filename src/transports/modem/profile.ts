@@ -3,7 +3,7 @@
  * +CNMA, baud rate, rate limit, quirks with their sources), kept as JSON files in hardware/ so a
  * new device is a data change, not a code change (Kannel's modems.conf idea).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -136,6 +136,15 @@ export function loadProfile(name: string, profilesDir: string = defaultProfilesD
   const profile = parseProfile(json, file);
   if (profile.name !== name) throw new GatewayError('MODEM_PROFILE_INVALID', `${file}: /name is '${profile.name}', expected '${name}'`, { details: { file, key: '/name' } });
   return profile;
+}
+
+/** The profile names a directory holds (its `<name>.json` files), sorted; none when it cannot be read. */
+export function knownProfiles(profilesDir: string = defaultProfilesDir()): string[] {
+  try {
+    return readdirSync(profilesDir).filter((file) => /^[a-z0-9-]+\.json$/.test(file)).map((file) => file.slice(0, -'.json'.length)).sort();
+  } catch {
+    return [];
+  }
 }
 
 /** Reads the <ds> field of a +CNMI setting. */

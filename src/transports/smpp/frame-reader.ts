@@ -17,10 +17,12 @@
 export const SMPP_HEADER_BYTES = 16;
 
 /**
- * The longest frame accepted. SMPP 3.4 §3.1/§2.2 set no upper bound on command_length; the
- * largest PDU it allows in practice is a message_payload TLV (at most 65 535 octets of value,
- * §5.3.2.32) with its header and mandatory fields, so 64 KiB plus room for those fields. A longer
- * length is a corrupt or hostile stream, not a message, and buffering it would only waste memory.
+ * The longest frame accepted: 66 560 octets (64 KiB + 1 KiB). SMPP 3.4 §3.1/§2.2 set no upper
+ * bound on command_length; the largest legal deliver_sm (§4.6.1) is its 16-octet header, at most
+ * 316 octets of mandatory fields (a 254-octet short_message included), every optional TLV it
+ * allows at its longest (222 octets with their 4-octet headers) and a message_payload TLV of
+ * 65 535 octets of value (§5.3.2.32) with its header: 66 089 octets. A longer length is a corrupt
+ * or hostile stream, not a message, and buffering it would only waste memory.
  */
 export const MAX_COMMAND_LENGTH_BYTES = 64 * 1024 + 1024;
 

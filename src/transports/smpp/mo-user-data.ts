@@ -15,7 +15,7 @@
 import smpp from 'smpp';
 import type { PDU } from 'smpp';
 import { decodeUserData, IEI, type InformationElement } from '../../pdu/index.js';
-import { decodeGsm7Septets, type Gsm7Shift, isNationalLanguage, NATIONAL_LANGUAGE_ID, type NationalLanguage } from '../../sms/index.js';
+import { decodeGsm7Septets, decodeUcs2, type Gsm7Shift, isNationalLanguage, NATIONAL_LANGUAGE_ID, type NationalLanguage } from '../../sms/index.js';
 import type { InboundConcat, InboundMessage } from '../transport.js';
 import { isReceiptType } from './esm-class.js';
 
@@ -117,10 +117,24 @@ function sarConcat(pdu: PDU): InboundConcat | undefined {
 }
 
 /**
- * The message or part a non-receipt deliver_sm carries. `fallbackText` is the text as the package
- * decoded it, used for codings read as plain text and when the header cannot be read.
+ * What reading an MO's user data had to do that the PDU did not ask for; the caller logs it, so
+ * no text is changed or dropped without a line saying so (STYLE 7).
+ *  - `udh-unreadable`: esm_class says UDHI, but the header's length (UDHL) points past the end of
+ *    the user data, or an IE inside it runs past the header (TS 23.040 §9.2.3.24). The octets are
+ *    read as text without a header (the first octet included), never as an empty text.
+ *  - `gsm7-top-bit-masked`: data_coding 0 carries one septet per octet (SMPP 3.4 §5.2.19), so an
+ *    octet above 0x7F is not a septet. Its top bit is masked (octet & 0x7F) and the septet is read
+ *    with the GSM-7 table, as SMSC clients that receive 8-bit-clean links do.
  */
-export function inboundFromDeliverSm(pdu: PDU, fallbackText: string, receivedAt: string): InboundMessage {
+export type MoReadingNote =
+  | { kind: 'udh-unreadable'; reason: string; octets: number }
+  | { kind: 'gsm7-top-bit-masked'; octets: number };
+
+/**
+ * The message or part a non-receipt deliver_sm carries. `fallbackText` is the text as the package
+ * decoded it, used for codings read as plain text. `onNote` hears every MoReadingNote.
+ */
+export function inboundFromDeliverSm(pdu: PDU, fallbackText: string, receivedAt: string, onNote: (note: MoReadingNote) => void = () => undefined): InboundMessage {
   const from = typeof pdu['source_addr'] === 'string' ? pdu['source_addr'] : '';
   const to = typeof pdu['destination_addr'] === 'string' ? pdu['destination_addr'] : '';
   const raw = (pdu as unknown as FilterablePdu)[RAW_USER_DATA] ?? {};
@@ -131,25 +145,42 @@ export function inboundFromDeliverSm(pdu: PDU, fallbackText: string, receivedAt:
   const base: InboundMessage = { from, to, text: fallbackText, receivedAt, raw: fallbackText, ...(sar === undefined ? {} : { concat: sar }) };
   if (octets === undefined) return base;
   const hasHeader = ((numberField(pdu, 'esm_class') ?? 0) & ESM_UDHI) !== 0;
-  let userData;
-  try {
-    // Read as 8-bit: SMPP carries GSM-7 unpacked, one septet per octet, so the body is its septets.
-    userData = decodeUserData(octets, octets.length, '8-bit', hasHeader);
-  } catch {
-    return base;
-  }
+  // Read as 8-bit: SMPP carries GSM-7 unpacked, one septet per octet, so the body is its septets.
+  const userData = readUserData(octets, hasHeader, onNote);
   const concat: InboundConcat | undefined = userData.concat === null
     ? sar
     : { scheme: userData.concat.referenceBits === 16 ? 'udh16' : 'udh8', reference: userData.concat.reference, total: userData.concat.total, sequence: userData.concat.sequence };
   const rawHex = octets.toString('hex').toUpperCase();
   const message: InboundMessage = { from, to, text: fallbackText, receivedAt, raw: rawHex, ...(concat === undefined ? {} : { concat }) };
   const body = Buffer.from(userData.dataHex, 'hex');
-  if (coding === 'gsm7') {
-    if (body.some((octet) => octet > 0x7f)) return { ...message, text: fallbackText };
-    return { ...message, text: decodeGsm7Septets(body, shiftOf(userData.udh)) };
-  }
+  if (coding === 'gsm7') return { ...message, text: decodeGsm7Septets(maskTopBits(body, onNote), shiftOf(userData.udh)) };
   // `text` is this PDU alone as read (for logs and single-part use); the joined octets in `content` are what count.
-  if (coding === 'ucs2') return { ...message, text: fallbackText, content: { coding, octetsHex: userData.dataHex } };
+  if (coding === 'ucs2') return { ...message, text: decodeOctetsAsUcs2(body, fallbackText, userData.headerRead), content: { coding, octetsHex: userData.dataHex } };
   if (coding === 'binary') return { ...message, text: userData.dataHex.toUpperCase(), content: { coding, octetsHex: userData.dataHex } };
-  return message;
+  return userData.headerRead ? message : { ...message, text: body.toString('latin1') };
+}
+
+/** The user data, or (its header unreadable) the whole octets as a body without a header. */
+function readUserData(octets: Buffer, hasHeader: boolean, onNote: (note: MoReadingNote) => void): ReturnType<typeof decodeUserData> & { headerRead: boolean } {
+  try {
+    return { ...decodeUserData(octets, octets.length, '8-bit', hasHeader), headerRead: true };
+  } catch (err) {
+    onNote({ kind: 'udh-unreadable', reason: err instanceof Error ? err.message : String(err), octets: octets.length });
+    return { ...decodeUserData(octets, octets.length, '8-bit', false), headerRead: false };
+  }
+}
+
+/** The package's UCS-2 text when it read the same header we did; else our own reading of the body. */
+function decodeOctetsAsUcs2(body: Buffer, fallbackText: string, headerRead: boolean): string {
+  if (headerRead) return fallbackText;
+  const even = body.length - (body.length % 2);
+  return decodeUcs2(body.subarray(0, even)) + (even === body.length ? '' : '\uFFFD');
+}
+
+function maskTopBits(body: Buffer, onNote: (note: MoReadingNote) => void): Uint8Array {
+  let masked = 0;
+  for (const octet of body) if (octet > 0x7f) masked++;
+  if (masked === 0) return body;
+  onNote({ kind: 'gsm7-top-bit-masked', octets: masked });
+  return body.map((octet) => octet & 0x7f);
 }

@@ -7,6 +7,13 @@
 import smpp from 'smpp';
 import type { PDU } from 'smpp';
 import { COMMAND_STATUS_CODE } from './command-status.js';
+import { MAX_COMMAND_LENGTH_BYTES } from './frame-reader.js';
+
+// The package refuses to decode any PDU longer than its PDU.maxLength (16 384 octets by default),
+// which made every deliver_sm with a message_payload above ~16 000 octets an ESME_RINVCMDLEN.
+// SMPP 3.4 §5.3.2.32 allows 65 535 octets of message_payload, so the package's bound is raised to
+// the frame reader's, which already stops anything longer than a legal PDU can be.
+smpp.PDU.maxLength = Math.max(smpp.PDU.maxLength, MAX_COMMAND_LENGTH_BYTES);
 
 /** SMPP 3.4 §5.1.2.1: the command_id of a response has bit 31 set. */
 const RESPONSE_BIT = 0x80000000;

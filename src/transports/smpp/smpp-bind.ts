@@ -14,6 +14,7 @@ import type { ResolvedSmppTransportConfig } from './config.js';
 import { authFailurePolicy, nextReconnectDelayMs, type BackoffPolicy } from './reconnect.js';
 import { requestFailure, type ResultCallback, type SessionWindow } from './session-window.js';
 import { SmppConnection, type BindCommand } from './smpp-connection.js';
+import type { LinkCounterTally } from '../link-counters.js';
 import { BindThrottle } from './throttle.js';
 
 export type BindState = { state: 'binding' } | { state: 'bound' } | { state: 'down'; reason: string };
@@ -34,6 +35,8 @@ export interface SmppBindDeps {
   onStateChange(): void;
   /** The reconnect backoff sleeps on this clock (default: the system clock). */
   clock?: Clock;
+  /** The transport's counts of bind attempts, failures and lost sessions (metrics). */
+  counters?: LinkCounterTally;
 }
 
 export class SmppBind {
@@ -176,9 +179,11 @@ export class SmppBind {
       this.firstAttemptDone();
       const reason = await this.waitForConnectionLoss();
       if (this.stopped) return 'idle';
+      this.deps.counters?.lost();
       this.setState({ state: 'down', reason: `connection lost: ${reason}` });
       this.nextDelayMs = nextReconnectDelayMs(this.attempt++, this.deps.random(), this.config.reconnect);
     } catch (err) {
+      this.deps.counters?.failed(err);
       const refused = isGatewayError(err, 'SMPP_BIND_REFUSED');
       const policy: BackoffPolicy = refused ? authFailurePolicy(this.config.reconnect) : this.config.reconnect;
       this.nextDelayMs = nextReconnectDelayMs(refused ? this.authFailures++ : this.attempt++, this.deps.random(), policy);
@@ -192,6 +197,7 @@ export class SmppBind {
 
   private async bindAll(): Promise<void> {
     this.bindAttempts++;
+    this.deps.counters?.attempted();
     const commands: BindCommand[] =
       this.config.bindMode === 'transceiver' ? ['bind_transceiver'] : ['bind_transmitter', 'bind_receiver'];
     this.lastCloseReason = '';

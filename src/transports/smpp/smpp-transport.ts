@@ -10,9 +10,11 @@
  */
 import type { PDU } from 'smpp';
 import type { Clock } from '../../clock.js';
+import { isGatewayError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { normalizeMessageId, parseSmppReceipt } from '../../receipts/index.js';
 import type {
+  LinkCounters,
   NotSentReason,
   OutboundMessage,
   PartOutcome,
@@ -32,6 +34,7 @@ import { SmppBind, type BindSlot } from './smpp-bind.js';
 import type { RequestResult, SmppConnection } from './smpp-connection.js';
 import { planSubmits, type PlannedSubmit } from './submit-pdu.js';
 import { TokenBucket } from './token-bucket.js';
+import { LinkCounterTally } from '../link-counters.js';
 
 /**
  * Which of the carrier's `binds` slots this node may open, when several nodes share them (issue 11
@@ -89,6 +92,7 @@ export class SmppTransport implements Transport {
   private stopping = false;
   private waiters: Waiter[] = [];
   private lastState: TransportState = { state: 'binding' };
+  private readonly linkTally = new LinkCounterTally();
 
   constructor(config: SmppTransportConfig, options: SmppTransportOptions = {}) {
     this.config = resolveSmppConfig(config);
@@ -104,6 +108,7 @@ export class SmppTransport implements Transport {
         onDeliverSm: (pdu, connection) => void this.onDeliverSm(pdu, connection),
         onSlotFreed: () => this.wakeAll(),
         onStateChange: () => this.onBindStateChange(),
+        counters: this.linkTally,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
       });
     this.slotGate = options.slotGate;
@@ -205,6 +210,11 @@ export class SmppTransport implements Transport {
 
   currentState(): TransportState {
     return this.lastState;
+  }
+
+  /** Bind attempts, failures by reason and lost sessions over every bind this transport had (metrics). */
+  linkCounters(): LinkCounters {
+    return this.linkTally;
   }
 
   /** Bind attempts made by each bind since start (for diagnostics and tests). */
@@ -408,12 +418,17 @@ export class SmppTransport implements Transport {
       await this.handleReceipt(pdu, connection, handlers);
       return;
     }
-    const message = inboundFromDeliverSm(pdu, deliverSmText(pdu, 'inbound'), new Date().toISOString());
+    const message = inboundFromDeliverSm(pdu, deliverSmText(pdu, 'inbound'), new Date().toISOString(), (note) => {
+      // Text is not logged (STYLE 12): what was done to it, and to how many octets.
+      this.logger.warn({ source_addr: pdu['source_addr'], note }, note.kind === 'udh-unreadable' ? 'MO user data header unreadable; read as text without a header' : 'MO GSM-7 octets above 0x7F; top bit masked');
+    });
     try {
       await handlers.onInbound(message);
       connection.respond(pdu);
     } catch (err) {
-      this.logger.warn({ err: errorMessage(err) }, 'inbound handler failed; asking the SMSC to retry');
+      // A part over the inbound bounds is summarised by the inbound service, not logged per PDU (a flood would flood the log).
+      if (isGatewayError(err, 'INBOUND_PARTS_LIMIT')) this.logger.debug({ err: errorMessage(err) }, 'inbound part refused; asking the SMSC to retry later');
+      else this.logger.warn({ err: errorMessage(err) }, 'inbound handler failed; asking the SMSC to retry');
       connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_T_APPN);
     }
   }

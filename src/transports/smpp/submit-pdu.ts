@@ -13,7 +13,10 @@ import { concatUdh, gsm7SeptetCapacity, ucs2UnitCapacity } from '../../sms/index
 import type { OutboundMessage } from '../transport.js';
 import type { ResolvedSmppTransportConfig } from './config.js';
 import { encodeSubmitSm } from './submit-sm-encoder.js';
+import type { SubmitSmFields } from './submit-sm-fields.js';
 import { encodePartText, gsm7Septets } from './text-coding.js';
+
+export type { SubmitSmFields, SubmitSmMandatoryFields } from './submit-sm-fields.js';
 
 /** SMPP 3.4 §5.2.12 esm_class bits smsgate sets. */
 export const ESM_CLASS = {
@@ -24,37 +27,6 @@ export const ESM_CLASS = {
 /** SMPP 3.4 §5.2.5/§5.2.6: destinations are international ISDN numbers. */
 export const DESTINATION_TON = 1;
 export const DESTINATION_NPI = 1;
-
-/**
- * The submit_sm mandatory parameters smsgate chooses (SMPP 3.4 §4.4.1), by their spec names. The
- * three it always sends as fixed values (schedule_delivery_time '', replace_if_present_flag 0,
- * sm_default_msg_id 0) are left out; a decoder of the wire bytes adds them back.
- */
-export interface SubmitSmMandatoryFields {
-  service_type: string;
-  source_addr_ton: number;
-  source_addr_npi: number;
-  source_addr: string;
-  dest_addr_ton: number;
-  dest_addr_npi: number;
-  destination_addr: string;
-  esm_class: number;
-  protocol_id: number;
-  priority_flag: number;
-  validity_period: string;
-  registered_delivery: number;
-  data_coding: number;
-  /** Always octets: a Buffer makes the smpp package send it unchanged. */
-  short_message: Buffer;
-}
-
-/** submit_sm fields by their SMPP 3.4 names, with the optional TLVs smsgate may add (§5.3.2). */
-export interface SubmitSmFields extends SubmitSmMandatoryFields {
-  sar_msg_ref_num?: number;
-  sar_total_segments?: number;
-  sar_segment_seqnum?: number;
-  message_payload?: Buffer;
-}
 
 export interface PlannedSubmit {
   /** The part numbers whose outcome is this PDU's outcome. */

@@ -6,7 +6,7 @@
  * sends them, numbers them and does everything else.
  */
 import type { OutgoingPdu } from 'smpp';
-import type { SubmitSmFields } from './submit-pdu.js';
+import type { SubmitSmFields } from './submit-sm-fields.js';
 
 /** SMPP 3.4 §5.1.2. */
 export const SUBMIT_SM_COMMAND_ID = 0x00000004;

@@ -53,6 +53,14 @@ describeEachBackend('admin, status and inbound queries', (open) => {
       { transport: 'carrier', queued: 1, submitting: 0 }, { transport: 'sim', queued: 0, submitting: 0 },
     ]);
     expect(await stores.status.webhooksByClient()).toEqual([{ clientId: seeded.clientId, client: 'acme', hasWebhook: true, pending: 1, dead: 0 }]);
+    // The queue age metric's source: the oldest due queued part (none due before it was queued), and the pending webhooks.
+    const [carrierDue, simDue] = await stores.status.oldestDueByTransport(['carrier', 'sim'], T0_MS + 3_600_000);
+    expect(carrierDue).toEqual({ transport: 'carrier', oldestDueAtMs: expect.any(Number) });
+    expect(carrierDue?.oldestDueAtMs).toBeLessThanOrEqual(T0_MS + 3_600_000);
+    expect(simDue).toEqual({ transport: 'sim', oldestDueAtMs: null });
+    expect(await stores.status.oldestDueByTransport(['carrier'], 0)).toEqual([{ transport: 'carrier', oldestDueAtMs: null }]);
+    expect(await stores.status.pendingWebhookCount()).toBe(1);
+    expect(await stores.status.deadLetterCount()).toBe(0);
     expect(await stores.status.probeWritable(250)).toEqual({ ok: true });
   });
 

@@ -37,7 +37,7 @@ const FIXTURES: Record<string, { input: string; frames: AtFrame[] }> = {
     input: `\r\n+CMGR: 0,,25\r\n${STATUS_REPORT_PDU}\r\n\r\nOK\r\n`,
     frames: [{ kind: 'pdu', header: '+CMGR: 0,,25', hex: STATUS_REPORT_PDU }, { kind: 'line', text: 'OK' }],
   },
-  '+CMGR response whose PDU carries SIM record fill (issue 9 item 6 c: the framer keeps every FF)': {
+  '+CMGR response whose PDU carries SIM record fill (the framer keeps every FF)': {
     input: `\r\n+CMGR: 0,,175\r\n${STATUS_REPORT_PDU}${'FF'.repeat(150)}\r\n\r\nOK\r\n`,
     frames: [{ kind: 'pdu', header: '+CMGR: 0,,175', hex: `${STATUS_REPORT_PDU}${'FF'.repeat(150)}` }, { kind: 'line', text: 'OK' }],
   },

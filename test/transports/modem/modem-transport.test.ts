@@ -134,59 +134,6 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(emu.received.map((r) => r.pdu.userData.concat)).toEqual([{ reference: 0x2a, referenceBits: 8, total: 3, sequence: 2 }]);
   });
 
-  it('reports a temporary +CMS ERROR 42 (congestion) after one send, and the next submit succeeds', async () => {
-    const emu = await emulator('m0');
-    const t = await transport([{ path: emu.path }]);
-    emu.failNextSubmits(42, 1);
-    // The engine alone retries (issue 10 item 2): one AT+CMGS, then the outcome.
-    const first = await t.transport.submit(message('retry me'));
-    expect(first).toEqual([{ part: 1, kind: 'temporary', status: 'CMS_ERROR_42', errorCode: 42, retryAfterMs: 10 }]);
-    expect(emu.commands.filter((c) => c.startsWith('AT+CMGS=')).length).toBe(1);
-    const second = await t.transport.submit(message('retry me'));
-    expect(second[0]?.kind).toBe('accepted');
-    expect(emu.commands.filter((c) => c.startsWith('AT+CMGS=')).length).toBe(2);
-    expect(emu.received).toHaveLength(1);
-  });
-
-  it('sends once per submit whatever maxAttemptsPerPart says: temporary CMS_ERROR_332 with retryDelayMs as retryAfterMs', async () => {
-    const emu = await emulator('m0');
-    const t = await transport([{ path: emu.path }], { maxAttemptsPerPart: 2 });
-    emu.failNextSubmits(332, 2);
-    const outcomes = await t.transport.submit(message('network timeout'));
-    expect(outcomes).toEqual([{ part: 1, kind: 'temporary', status: 'CMS_ERROR_332', errorCode: 332, retryAfterMs: 10 }]);
-    expect(emu.submitPdusReceived).toBe(1);
-  });
-
-  it('fails a part permanently on +CMS ERROR 1 (unassigned number), also in the verbose AT+CMEE=2 form', async () => {
-    const emu = await emulator('m0');
-    const t = await transport([{ path: emu.path, profile: 'test-verbose' }], { profilesDir: profilesDir({ 'test-verbose': { cmee: 2 } }) });
-    emu.failNextSubmits(1, 1);
-    const outcomes = await t.transport.submit(message('nobody there'));
-    expect(emu.commands).toContain('AT+CMEE=2');
-    expect(outcomes).toEqual([{ part: 1, kind: 'permanent', status: 'CMS_ERROR_1', errorCode: 1 }]);
-  });
-
-  it('cancels a send with ESC when the prompt never comes, fails the part temporarily, and keeps working', async () => {
-    const emu = await emulator('m0');
-    const dirWithProfile = profilesDir({ 'test-fast': { timeouts: { commandMs: 2000, promptMs: 300, submitMs: 5000 } } });
-    const t = await transport([{ path: emu.path, profile: 'test-fast' }], { profilesDir: dirWithProfile });
-    emu.dropNextPrompts(1);
-    const first = await t.transport.submit(message('no prompt', '353871234567', 'a'));
-    expect(first).toEqual([{ part: 1, kind: 'temporary', status: 'PROMPT_TIMEOUT', retryAfterMs: 10 }]);
-    const second = await t.transport.submit(message('after the prompt failure', '353871234567', 'b'));
-    expect(second[0]?.kind).toBe('accepted');
-    expect(emu.received.map((r) => r.pdu.userData.text)).toEqual(['after the prompt failure']);
-  });
-
-  it('routes unsolicited noise in the middle of responses apart from the responses', async () => {
-    const emu = await emulator('m0');
-    emu.setNoise(['^RSSI: 14', '^MODE: 5,4', 'RING', '^BOOT: 1234,0,0,0,72']);
-    const t = await transport([{ path: emu.path }]);
-    const outcomes = await Promise.all([t.transport.submit(message('one', '353871111111', 'a')), t.transport.submit(message('two', '353872222222', 'b'))]);
-    expect(outcomes.flat().map((o) => o.kind)).toEqual(['accepted', 'accepted']);
-    await until(() => t.receipts.length === 2, 'receipts');
-  });
-
   it('comes up on a minimal modem that refuses +CMEE, +CPIN?, +CREG?, +CSMS, +CPMS and +CNMI, and reads +CMGS: <mr>,<scts>', async () => {
     const emu = await emulator('m0', {
       refuseCommands: ['AT+CMEE', 'AT+CPIN?', 'AT+CREG?', 'AT+CSMS', 'AT+CPMS', 'AT+CNMI'],
@@ -245,43 +192,12 @@ describe('ModemTransport against the emulated modem over a socat pty', () => {
     expect(emu.cnmaCount).toBe(0);
   });
 
-  it('matches receipts by TP-MR across the wrap from 255 to 0', async () => {
-    const emu = await emulator('m0', { firstMessageReference: 255 });
-    const t = await transport([{ path: emu.path }]);
-    const a = await t.transport.submit(message('mr 255', '353871111111', 'a'));
-    const b = await t.transport.submit(message('mr 0', '353871111111', 'b'));
-    expect(emu.received.map((r) => r.messageReference)).toEqual([255, 0]);
-    await until(() => t.receipts.length === 2, 'receipts');
-    const byId = new Map(t.receipts.map((r) => [r.messageId, r]));
-    // One single-part message each: two outcomes, both matched (an empty list would prove nothing).
-    expect([...a, ...b]).toHaveLength(2);
-    for (const outcome of [...a, ...b]) expect(byId.has(outcome.kind === 'accepted' ? outcome.messageId : '')).toBe(true);
-  });
-
   it('maps an expired status report (TP-ST 0x46) to a final EXPIRED receipt', async () => {
     const emu = await emulator('m0', { reportStatus: 0x46 });
     const t = await transport([{ path: emu.path }]);
     await t.transport.submit(message('too late'));
     await until(() => t.receipts.length === 1, 'receipt');
     expect(t.receipts[0]).toMatchObject({ status: 'EXPIRED', final: true, errorCode: '70' });
-  });
-
-  it('keeps matching after an intermediate report (TP-ST 0x20, ENROUTE) and forgets the part after the final one', async () => {
-    const emu = await emulator('m0', { statusReports: false });
-    const t = await transport([{ path: emu.path }]);
-    const [outcome] = await t.transport.submit(message('pending a while'));
-    const sent = emu.received[0];
-    if (sent === undefined || outcome?.kind !== 'accepted') throw new Error('not sent');
-    emu.reportStatus(sent.messageReference, sent.pdu.destination.digits, 0x20);
-    await until(() => t.receipts.length === 1, 'intermediate receipt');
-    expect(t.receipts[0]).toMatchObject({ messageId: outcome.messageId, status: 'ENROUTE', final: false });
-    emu.reportStatus(sent.messageReference, sent.pdu.destination.digits, 0x00);
-    await until(() => t.receipts.length === 2, 'final receipt');
-    expect(t.receipts[1]).toMatchObject({ messageId: outcome.messageId, status: 'DELIVRD', final: true });
-    expect(t.receipts[1]?.doneAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/);
-    emu.reportStatus(sent.messageReference, sent.pdu.destination.digits, 0x00);
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(t.receipts).toHaveLength(2);
   });
 
   it('hands incoming SMS (+CMTI) to onInbound and deletes them from the SIM afterwards', async () => {

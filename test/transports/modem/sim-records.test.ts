@@ -1,8 +1,8 @@
 /**
  * Stored messages read back from the SIM (AT+CMGR after +CDSI / +CMTI) over a socat pty to the
- * modem emulator: a status report followed by SIM record fill still becomes its receipt (issue 9
- * item 6 c), and a PDU that cannot be decoded is stored with its hex and reason before it is
- * deleted, never deleted unrecorded (item 6 d).
+ * modem emulator: a status report followed by SIM record fill still becomes its receipt, and a
+ * PDU that cannot be decoded is stored with its hex and reason before it is deleted, never
+ * deleted unrecorded.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

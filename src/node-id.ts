@@ -1,9 +1,13 @@
 /**
- * The id a node stamps its claims with (issue 11 item 2). A single gateway on SQLite has none
+ * The id a node stamps its claims with. A single gateway on SQLite has none
  * (null): its claims are its own and a start-up requeues them all. A node of a cluster on
  * PostgreSQL has the id NodeRegistry gave it; the id changes when a node that was fenced out (its
  * lease ran out while it stalled) rejoins, so every writer asks for it at the moment it claims or
  * writes, never keeps a copy.
+ *
+ * The engine, the campaign processor and the webhook outbox ask it; src/cluster provides it. It
+ * lives beside the clock rather than in cluster/ so those layers depend on the question, not on
+ * the cluster that answers it (the cluster imports them, not the reverse).
  */
 export interface NodeIdSource {
   nodeId(): string | null;
@@ -13,7 +17,7 @@ export interface NodeIdSource {
    * A node frozen past its lease (SIGSTOP, a paused VM) wakes with messages it claimed before the
    * freeze still queued; its peers have requeued and sent those parts meanwhile. The stores refuse
    * its late writes, but the carrier would still get the submits: so it submits nothing until a
-   * beat gets through again (issue 11 item 7's duplicate bound). Absent: always true.
+   * beat gets through again, which bounds the duplicates a freeze can cause. Absent: always true.
    */
   leaseHeld?(): boolean;
 }

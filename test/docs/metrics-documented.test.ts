@@ -1,0 +1,40 @@
+/**
+ * docs/reference/metrics.md names every metric the gateway metrics module registers: its own
+ * smsgate_* series (a cluster node's included) and prom-client's default process and Node.js ones
+ * it keeps.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { GatewayMetrics } from '../../src/admin/gateway-metrics.js';
+import { TransportActivity } from '../../src/admin/transport-activity.js';
+import type { ClusterStats } from '../../src/cluster/cluster-runtime.js';
+
+async function registeredMetricNames(): Promise<string[]> {
+  const metrics = new GatewayMetrics({
+    // A gateway with no transports and an empty store: the names do not depend on the values.
+    status: {
+      queuedPartsByTransport: () => Promise.resolve([]),
+      deadLetterCount: () => Promise.resolve(0),
+      pendingWebhookCount: () => Promise.resolve(0),
+      oldestDueByTransport: () => Promise.resolve([]),
+    },
+    transports: () => [],
+    activity: new TransportActivity(),
+  });
+  const stats: ClusterStats = { nodeId: 'n1', liveNodes: 1, beats: 0, failedBeats: 0, rejoins: 0, nodesTakenOver: 0, rowsRequeued: 0, slotSessionOpen: true };
+  metrics.watchCluster(() => stats);
+  return (await metrics.registry.getMetricsAsJSON()).map((metric) => metric.name);
+}
+
+describe('docs/reference/metrics.md', () => {
+  const doc = readFileSync('docs/reference/metrics.md', 'utf8');
+
+  it('names every metric the gateway registers, cluster ones included', async () => {
+    const names = await registeredMetricNames();
+    expect(names).toContain('smsgate_transport_up');
+    expect(names).toContain('smsgate_cluster_live_nodes');
+    expect(names).toContain('process_cpu_seconds_total');
+    const missing = names.filter((name) => !doc.includes(`\`${name}\``));
+    expect(missing, `metrics missing from docs/reference/metrics.md: ${missing.join(', ')}`).toEqual([]);
+  });
+});
