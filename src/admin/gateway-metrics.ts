@@ -8,7 +8,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClusterStats } from '../cluster/cluster-runtime.js';
-import { packageVersion } from '../cli/package-version.js';
+import { packageVersion } from '../package-version.js';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
 import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
 import type { Async } from '../store/ports.js';

@@ -10,7 +10,7 @@
 import { BackgroundWorker } from '../background-worker.js';
 import type { Clock } from '../clock.js';
 import { SINGLE_GATEWAY, type NodeIdSource } from '../node-id.js';
-import { FailureLog } from '../engine/failure-log.js';
+import { FailureLog } from '../failure-log.js';
 import { isGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { yieldToEventLoop } from '../loop-turns.js';

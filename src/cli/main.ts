@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { CONFIG_SEARCH_ORDER } from '../config/locate.js';
 import { maskKnownSecrets } from '../config/secret-text.js';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
-import { packageVersion } from './package-version.js';
+import { packageVersion } from '../package-version.js';
 
 type CommandModule = { run(args: string[]): Promise<number> };
 

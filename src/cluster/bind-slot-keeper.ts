@@ -12,7 +12,7 @@
  * Without a session the gate grants nothing, so no bind opens while the node cannot prove it holds
  * the slot.
  */
-import { FailureLog } from '../engine/failure-log.js';
+import { FailureLog } from '../failure-log.js';
 import type { Logger } from '../log.js';
 import { fairShareOfBinds } from '../store/cluster/bind-slots.js';
 import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';

@@ -15,7 +15,7 @@
  * every beat; nothing here throws into the process.
  */
 import { BackgroundWorker } from '../background-worker.js';
-import { FailureLog } from '../engine/failure-log.js';
+import { FailureLog } from '../failure-log.js';
 import type { Logger } from '../log.js';
 import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';
 import type { Transport } from '../transports/transport.js';

@@ -15,7 +15,7 @@ import type { InboundMessage, Transport, TransportReceipt, TransportState, Undec
 import { CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
 import { isPostgresEngineStore, type EngineBackend, type EngineStore } from './engine-backend.js';
-import { FailureLog } from './failure-log.js';
+import { FailureLog } from '../failure-log.js';
 import type { OutcomeCounts } from './outcome-writer.js';
 import { PgEngineBackend, type PgWriteRetryOptions } from './pg/backend.js';
 import type { DeliveryReceiptSink } from './recipient-updates.js';

@@ -26,7 +26,7 @@ import type { ClaimablePart } from '../store/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
 import type { CampaignPlan, CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
-import { FailureLog } from './failure-log.js';
+import { FailureLog } from '../failure-log.js';
 import type { EngineBackend, LaneClaimer } from './engine-backend.js';
 import { PartWindow } from './part-window.js';
 

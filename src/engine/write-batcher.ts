@@ -16,7 +16,7 @@ import { GatewayError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { isTransientStoreFailure } from '../store/write-failures.js';
-import { FAILURE_LOG_INTERVAL_MS, FailureLog } from './failure-log.js';
+import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../failure-log.js';
 import { backoffDelayMs } from './retry-policy.js';
 
 export interface WriteBatcherOptions {

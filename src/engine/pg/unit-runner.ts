@@ -20,7 +20,7 @@ import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { inTransaction, type PgClient, type PgPool } from '../../store/pg/pool.js';
 import { isTransientStoreFailure } from '../../store/write-failures.js';
-import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../failure-log.js';
+import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../../failure-log.js';
 import { backoffDelayMs } from '../retry-policy.js';
 
 export interface PgWriteRetryOptions {

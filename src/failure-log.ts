@@ -11,7 +11,7 @@
  * line is written by the failure or count that finds the interval over, so a quiet failure writes
  * nothing more. Time is an input (`now`), so tests step it.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from './log.js';
 
 export const FAILURE_LOG_INTERVAL_MS = 30_000;
 

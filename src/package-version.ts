@@ -1,6 +1,6 @@
 /**
  * The installed package's version, read from its package.json: the nearest one above this module
- * named "smsgate" (dist/src/cli/ in a build or an install, src/cli/ under the test runner).
+ * named "smsgate" (dist/src/ in a build or an install, src/ under the test runner).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
