@@ -6,7 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Issue 9 item 9: peers a test started are stopped after it (setup file), and the run fails
+    // Peers a test started are stopped after it (setup file), and the run fails
     // when a process it started is still running at its end (global setup's teardown).
     setupFiles: ['test/support/peer-cleanup.ts'],
     globalSetup: ['test/support/leftover-peers.ts'],

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Fair claims (issue 9 item 8): a transport lane now claims round robin over the campaigns that
+ * Fair claims: a transport lane now claims round robin over the campaigns that
  * have queued parts on it (src/engine/fair-claim.ts), with two statements of src/store/dispatch-store.ts:
  *   - the next campaign after a cursor: MIN(campaign_id) WHERE transport = ? AND state = 'queued'
  *     AND campaign_id > ?, repeated as a recursive skip-scan, one index seek per campaign;

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dialectOf, runDdl } from './dialect.js';
 
 /**
- * What automatic redrive and receiver de-duplication need on every outbox event (issue 9 item 7):
+ * What automatic redrive and receiver de-duplication need on every outbox event:
  *
  * - `event_id`: a UUID fixed when the event is queued and sent as `X-Event-Id` on every attempt,
  *   retry, redrive and replay, so a receiver can de-duplicate. The store writes one at insert; the

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dialectOf, runDdl } from './dialect.js';
 
 /**
- * Inbound SMS end to end (issue 14): parts stored as they arrive and joined once complete,
+ * Inbound SMS end to end: parts stored as they arrive and joined once complete,
  * routes from an addressed number to a client, the client's inbound webhook URL and opt-out
  * keywords, the suppression list, and an event kind on the one webhook outbox.
  *

@@ -3,7 +3,7 @@ import { runDdl } from './dialect.js';
 
 /**
  * The recipients of a large Create Campaign Request, stored as JSON in slices of a few thousand
- * (issue 9 item 3). One 60 MiB request_recipients value was stringified, bound and committed in one
+ *. One 60 MiB request_recipients value was stringified, bound and committed in one
  * go, holding the event loop for seconds; slices are written a transaction at a time, yielding in
  * between, and the campaign row that makes them visible is inserted last. Small requests still use
  * campaigns.request_recipients. Rows are deleted once the campaign is processed.

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { runDdl } from './dialect.js';
 
 /**
- * PDUs a modem handed up that smsgate could not decode (issue 9 item 6 d). Each is stored with its
+ * PDUs a modem handed up that smsgate could not decode. Each is stored with its
  * raw hex and the decoder's reason before it is deleted from the SIM, so nothing leaves the SIM
  * unrecorded and an operator can decode it later. A table of its own rather than a flag on
  * inbound_messages: such a PDU has no sender, recipient or text, and may be a status report.

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { runDdl } from './dialect.js';
 
 /**
- * The nodes of a cluster on PostgreSQL (issue 11 item 2): one row per running `smsgate serve`,
+ * The nodes of a cluster on PostgreSQL: one row per running `smsgate serve`,
  * heartbeating about once a second and holding a lease of about 5 s. A row is keyed by a fresh id
  * per start (and per rejoin after being fenced), so work stamped with an old id can never be
  * mistaken for the node's current work. Created on SQLite too (the same migrations run on both),

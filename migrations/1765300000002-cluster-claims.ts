@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { runDdl } from './dialect.js';
 
 /**
- * Who holds what in a cluster (issue 11 item 2): a part being submitted is stamped with the claiming
+ * Who holds what in a cluster: a part being submitted is stamped with the claiming
  * node's id (message_parts.claimed_by), an outbox event being sent with the sending node's id and
  * lease (webhook_outbox.leased_by, lease_until), a campaign being processed with the processing
  * node's id (campaigns.processing_by). Every later write by that node is fenced on its stamp, and

@@ -1,5 +1,5 @@
 /**
- * The same migrations run on SQLite and PostgreSQL (issue 11 item 1). Each migration's SQL is
+ * The same migrations run on SQLite and PostgreSQL. Each migration's SQL is
  * written for SQLite, as it landed, and runs on SQLite byte for byte (test/store/sqlite-schema-unchanged.test.ts);
  * on PostgreSQL its DDL goes through postgresDdl, and the few statements that use SQLite-only
  * functions (randomblob, triggers) have a PostgreSQL form of their own beside them.

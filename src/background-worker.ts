@@ -1,6 +1,6 @@
 /**
  * One background loop: runs `pass` again and again until stopped, sleeping between passes on an
- * injected Clock (issue 10 item 4). Contract:
+ * injected Clock. Contract:
  * - start() runs the first pass at once (in a microtask); a second start() is an error.
  * - After a pass that returns 'more', the next pass runs after one turn of the event loop
  *   (setImmediate, real time: it yields to I/O, it does not wait for the schedule). After any other

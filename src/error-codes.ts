@@ -1,5 +1,5 @@
 /**
- * Every error code of smsgate, in one table (issue 10 item 1). `GatewayError.code` is typed by
+ * Every error code of smsgate, in one table. `GatewayError.code` is typed by
  * `ErrorCode`, so a misspelt or unknown code is a compile error wherever it is thrown or compared.
  * A code maps to an HTTP status in one place (api/http-errors.ts `httpProblemFor`) and to a CLI
  * exit code in one place (cli/coded-exit.ts `exitCodeFor`).

@@ -1,5 +1,5 @@
 /**
- * The composition root of the config file (issue 10 item 5): config/ validates and reports, this
+ * The composition root of the config file: config/ validates and reports, this
  * module hands it what the feature modules own (their sections' schemas and defaults, the transport
  * registry, the rules a schema cannot say). Arrows point inward: features and this root import
  * config/, never the other way.
@@ -100,7 +100,7 @@ const webhooksSchema = section({
   breakerOpenMs: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerOpenMs },
   breakerFailures: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.breakerFailures },
   concurrency: { ...positiveInt, default: DEFAULT_WEBHOOK_CONFIG.concurrency },
-  // Issue 9 item 7: transient dead letters younger than this are redriven when their endpoint recovers; 0: off.
+  // Transient dead letters younger than this are redriven when their endpoint recovers; 0: off.
   redriveWithinMs: { ...nonNegativeInt, default: DEFAULT_WEBHOOK_CONFIG.redriveWithinMs },
 });
 
@@ -183,7 +183,7 @@ const loader = createConfigLoader<SmsGateConfig>({
     webhooks: webhooksSchema,
     logging: loggingSchema,
     processing: processingSchema,
-    // No default: without the section there is no admin listener (issue 13).
+    // No default: without the section there is no admin listener.
     admin: adminConfigSchema,
     numbering: numberingSchema,
     scheduling: schedulingSchema,

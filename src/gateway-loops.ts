@@ -1,5 +1,5 @@
 /**
- * The loops every gateway runs, whatever its database (issue 11): the inbound service, the dispatch
+ * The loops every gateway runs, whatever its database: the inbound service, the dispatch
  * engine, the campaign processor, the campaign service and the API app, wired to each other the
  * same way for a single gateway on SQLite (src/index.ts) and a node of a cluster on PostgreSQL
  * (src/cluster/cluster-node.ts). What differs is passed in: the engine's store, the node id, the

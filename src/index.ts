@@ -30,7 +30,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
   const engineConfig: EngineConfig = resolveEngineConfig(config.engine);
-  // Issue 11: database.url makes this gateway a node of a cluster on PostgreSQL.
+  // Database.url makes this gateway a node of a cluster on PostgreSQL.
   if (config.database.url !== undefined) return createClusterNode(config, options, { logger, now, engineConfig });
   // One gateway per SQLite file (README "serve"): refused at once, before the database is touched.
   const lock: ServeGuard = ServeLock.acquire(config.database.path, now);
@@ -46,18 +46,18 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     throw err;
   }
   try {
-    // The one place the backend's ports are chosen (issue 11 item 1).
+    // The one place the backend's ports are chosen.
     const ports = sqliteStorePorts(store);
     const sealed = await sealedSecretOf(ports.auth);
     const emptyBesideKey = keyFileWithoutDatabaseProblem(keyFile, config.database.path, sealed === undefined);
     if (emptyBesideKey !== null) throw emptyBesideKey;
     const secretBox = secretBoxForDatabase(keyFile, sealed, config.database.path);
     store.file?.onMoved((problem) => logger.error({ path: config.database.path, code: problem.code }, problem.message));
-    // Issue 13: metrics and the status page's recent errors see the engine, transports and webhooks.
+    // Metrics and the status page's recent errors see the engine, transports and webhooks.
     const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
     const observed = admin?.tapLogger(logger) ?? logger;
     const auth = await AuthService.create(ports.auth, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
-    // Issue 12: the sender runs on its own thread (the second core) when built; an injected clock
+    // The sender runs on its own thread (the second core) when built; an injected clock
     // (tests) or the TypeScript sources keep it in this thread.
     const webhooks: WebhookSender | WebhookSenderThread =
       options.now === undefined && WebhookSenderThread.available()

@@ -1,6 +1,6 @@
 /**
  * One queue of event-loop turns shared by every job that works in slices: the parse, validation
- * and storage of large request bodies and the processing of their campaigns (issue 9 item 3).
+ * and storage of large request bodies and the processing of their campaigns.
  *
  * Why not one `setImmediate` per job: libuv accepts at most one new connection per loop turn (its
  * uv__server_io calls accept4 once per readiness event; strace of the gateway under four 60 MiB

@@ -39,9 +39,9 @@ export interface Gateway {
    * there throws BACKEND_UNSUPPORTED (use `ports`, or `cluster` for the node's runtime).
    */
   readonly store: Store;
-  /** The node's cluster runtime when database.url selects PostgreSQL (issue 11); undefined on SQLite. */
+  /** The node's cluster runtime when database.url selects PostgreSQL; undefined on SQLite. */
   readonly cluster: ClusterRuntime | undefined;
-  /** The async store ports everything outside the engine and the webhook sender uses (issue 11). */
+  /** The async store ports everything outside the engine and the webhook sender uses. */
   readonly ports: StorePorts;
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;

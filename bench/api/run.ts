@@ -2,7 +2,7 @@
  * bench:api — POST /v1/campaign latency (p50, p99) at 1, 1,000 and 100,000 recipients over real
  * HTTP on loopback with a real SQLite file (synchronous=FULL), the processing rate to ready
  * (recipients per second), and peak RSS. Prints a table; asserts nothing (the machine is shared).
- * Goals (issue 3): 100,000 recipients accepted in under 1 s and ready in under 5 s.
+ * Goals: 100,000 recipients accepted in under 1 s and ready in under 5 s.
  */
 import { performance } from 'node:perf_hooks';
 import { startApiFixture, type ApiFixture } from '../../test/support/api-fixture.js';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:cluster [-- OPTIONS]` (issue 11 item 8): end-to-end rates (accepted -> submitted ->
+ * `npm run bench:cluster [-- OPTIONS]`: end-to-end rates (accepted -> submitted ->
  * receipts -> webhooks 2xx) of one campaign through 1, 2 and 3 `smsgate serve` nodes on one
  * PostgreSQL, against 1 node on SQLite (the embedded default), with the same SMSC and webhook
  * receiver (bench:e2e's sink processes) on the same machine; prints rates, latency percentiles, CPU
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   console.log(machineLine());
   console.log(
     `sink: bench:e2e's receipting SMSC and webhook receiver, each in its own process, a fresh pair per column; the SMSC sends every receipt on its first ` +
-      `bound transceiver, so with N nodes one node takes every receipt and matches it against parts the others submitted (issue 11 item 4)`,
+      `bound transceiver, so with N nodes one node takes every receipt and matches it against parts the others submitted`,
   );
   let postgres: PostgresServer | undefined;
   const columns: ColumnFigures[] = [];

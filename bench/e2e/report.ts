@@ -1,5 +1,5 @@
 /**
- * The e2e bench's printout: per size, the stages side by side, the targets of issue 12 with
+ * The e2e bench's printout: per size, the stages side by side, the targets with
  * pass/short, the gateway's CPU profile summary, and what bounds smsgate when it stops short; at the
  * end one Markdown table to paste into the README.
  */
@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import type { Category, ProfileSummary } from './cpu-profile.js';
 import { cpuUsPerMessage, endToEndPerSecond, type RunFigures, type Stage } from './stats.js';
 
-/** Issue 12, item 2: the targets on this 2-core machine with the harness on it too. */
+/** The targets on this 2-core machine with the harness on it too. */
 export const TARGETS = {
   ratioVsKannel: 3,
   ratioOnTheWay: 2,
@@ -129,7 +129,7 @@ export function targetLines(smsgate: RunFigures, kannels: readonly RunFigures[])
 
 export function formatTargets(smsgate: RunFigures, kannels: readonly RunFigures[]): string {
   const lines = targetLines(smsgate, kannels);
-  return table(['target (issue 12), smsgate at ' + int(smsgate.messages), 'figure', 'target', ''], lines.map((l) => [l.what, l.figure, l.target, l.verdict]));
+  return table(['target, smsgate at ' + int(smsgate.messages), 'figure', 'target', ''], lines.map((l) => [l.what, l.figure, l.target, l.verdict]));
 }
 
 export function formatProfile(run: RunFigures): string {

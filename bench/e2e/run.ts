@@ -3,7 +3,7 @@
  * API -> SQLite -> SMPP to a receipting test SMSC -> receipts -> signed webhooks to a receiver), and
  * the same messages through Kannel (bearerbox + smsbox, sendsms with dlr-url callbacks, store-type
  * file) to the same kind of SMSC and receiver, in the same run, with the ratio; by default at 50,000
- * and then 100,000 recipients. Prints figures and issue 12's targets with pass/short; asserts nothing.
+ * and then 100,000 recipients. Prints figures and the targets with pass/short; asserts nothing.
  *
  * The SMSC and the receiver run in processes of their own (sink-process.ts), a fresh pair per run,
  * so neither shares an event loop with the bench driver; every child (gateway, bearerbox, smsbox,

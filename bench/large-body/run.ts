@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 3: four concurrent 60 MiB POST /v1/campaign against a real gateway (its own process,
+ * Four concurrent 60 MiB POST /v1/campaign against a real gateway (its own process,
  * bench/large-body/gateway-child.ts) bound over SMPP to the test SMSC, while /health is requested
  * every 10 ms whether or not the previous one was answered (open loop, so a stall shows in every
  * request it delays). Prints /health latency p50/p99/max from the first POST until all four

@@ -6,7 +6,7 @@
  *
  * Time is scaled 10x: each AT+CMGS takes 200-400 ms instead of 2-4 s, and the generic profile's
  * 12 messages per minute becomes 120 per scaled minute. Figures are printed in scaled and real
- * terms. Goal (issue 5): within 5% of the limit. Asserts nothing (the machine is shared).
+ * terms. Goal: within 5% of the limit. Asserts nothing (the machine is shared).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

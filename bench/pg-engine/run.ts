@@ -1,5 +1,5 @@
 /**
- * `npm run bench:pg-engine`: the dispatch engine alone on PostgreSQL (issue 11), one node, against
+ * `npm run bench:pg-engine`: the dispatch engine alone on PostgreSQL, one node, against
  * the same engine on SQLite in the same run. N recipients of one ready campaign (seeded by SQL)
  * go through the engine to a receipting test SMSC over SMPP on loopback (2 binds x window 100, no
  * rate cap) until every recipient is final: parts submitted, receipts applied, webhook outbox rows

@@ -2,10 +2,10 @@
  * A receiver outage on the spec's numbers (retries 2/4/8 s, breaker 30 s after two failures): events
  * are queued at a steady rate, the receiver answers 503 for a few seconds, then recovers. Prints how
  * many events became dead letters at the peak, how many are left dead at the end (0 with automatic
- * redrive, issue 9 item 7), when the last one was delivered, and how many requests and duplicate
+ * redrive), when the last one was delivered, and how many requests and duplicate
  * 2xx deliveries it took. Real time: about a minute. Run:
  *   npm run build && node dist/bench/webhooks/outage.js [eventsPerSecond] [blipMs] [queueForMs] [redriveWithinMs]
- * (redriveWithinMs 0: redrive off, as before issue 9 item 7; the run then gives up 60 s after the last event).
+ * (redriveWithinMs 0: redrive off, as before ; the run then gives up 60 s after the last event).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Webhook sender throughput on PostgreSQL (issue 11 item 5): one sender, as one cluster node
+ * Webhook sender throughput on PostgreSQL: one sender, as one cluster node
  * (PgWebhookOutbox: rows leased to the node, results written fenced), against a throwaway
  * PostgreSQL 15 started here and a local receiver that verifies every signature (in this process,
  * so the figure includes the receiver's work). Same shape as run.ts, the SQLite figure. Run:

@@ -1,5 +1,5 @@
 /**
- * The `admin` config section (issue 13): the admin listener's address and, when it is bound beyond
+ * The `admin` config section: the admin listener's address and, when it is bound beyond
  * loopback, the bearer token every request must carry. Without the section there is no listener.
  */
 

@@ -302,7 +302,7 @@ export class GatewayMetrics implements GatewayObserver {
   }
 
   /**
-   * A node of a cluster on PostgreSQL (issue 11): its membership and takeovers, read from the
+   * A node of a cluster on PostgreSQL: its membership and takeovers, read from the
    * runtime's counters when scraped. Called once, when the gateway is a cluster node.
    */
   watchCluster(stats: () => ClusterStats): void {

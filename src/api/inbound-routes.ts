@@ -1,5 +1,5 @@
 /**
- * GET /v1/inbound (issue 14 item 4): the authenticated account's inbound messages in the order
+ * GET /v1/inbound: the authenticated account's inbound messages in the order
  * they were stored (newest last), `{"messages":[{id, from, to, text, receivedAt, incomplete}], "next": cursor|null}`.
  * Authentication and 401/403 exactly as the campaign endpoints; a bad query is a 400 Validation
  * Error naming the field. `next` is null when this page holds the last message.

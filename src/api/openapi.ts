@@ -1,6 +1,6 @@
 /**
- * The OpenAPI 3.1 document of the whole HTTP interface (issue 13 item 2): every SPEC.md endpoint,
- * GET /v1/inbound as issue 14 item 4 defines it, the delivery-receipt webhook, the error bodies
+ * The OpenAPI 3.1 document of the whole HTTP interface: every SPEC.md endpoint,
+ * GET /v1/inbound as defines it, the delivery-receipt webhook, the error bodies
  * (problem+json, OAuth errors, the legacy shape) and the security schemes. Served at GET
  * /openapi.json without a token. The request schemas start from the ajv schemas the API enforces
  * (campaign-request.ts), with the limits the code checks beside them (CAMPAIGN_LIMITS), so the

@@ -1,5 +1,5 @@
 /**
- * JSON.parse for large request bodies without stalling the event loop (issue 9 item 3: one 62 MiB
+ * JSON.parse for large request bodies without stalling the event loop (one 62 MiB
  * POST blocked the loop for 3.4 s). A structural scan, done a slice of bytes at a time, finds the
  * members of a top-level object and the elements of every array at the first two levels; each
  * element (or a run of small ones) is then handed to JSON.parse, yielding to the event loop between

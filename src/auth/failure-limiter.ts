@@ -2,7 +2,7 @@
  * Brute-force brake for the token endpoints: attempts are counted per key (a username, a client
  * address) in a sliding window. An attempt is counted when it starts, before any password-hash
  * work, so concurrent guesses cannot all pass the check while the first ones are still hashing
- * (issue 9 item 2: 60 concurrent guesses against a limit of 10 all reached the hash when only
+ * (60 concurrent guesses against a limit of 10 all reached the hash when only
  * failures were counted, after it). A successful attempt is given back (`release`); a failed one
  * stays counted until it leaves the window. Once a key has `maxFailures` attempts inside the window
  * it is limited until the oldest of them leaves it. Pure: time comes in as `nowMs`.

@@ -113,7 +113,7 @@ interface Admission {
 /**
  * Counts this attempt against the address and (for the password grant) the username before any
  * hash work: both keys are checked and counted in one synchronous step, so concurrent requests
- * cannot all pass a check made before the first of them fails (issue 9 item 2). A limited request
+ * cannot all pass a check made before the first of them fails. A limited request
  * holds no attempt.
  */
 function admit(deps: TokenEndpointDeps, keys: { username?: string; address: string }): Admission | TokenResponse {
@@ -180,7 +180,7 @@ async function passwordGrant(deps: TokenEndpointDeps, client: TokenClientProfile
 async function checkPassword(deps: TokenEndpointDeps, client: TokenClientProfile, admission: Admission, username: string, password: string, address: string): Promise<IssuedTokens | TokenResponse> {
   const user = await deps.store.userByUsername(username);
   const passwordOk = await deps.verifyPassword(password, user?.passwordHash ?? (await deps.decoyPasswordHash()));
-  // A user of a deactivated client cannot log in either (issue 9 item 2); the answer does not say
+  // A user of a deactivated client cannot log in either; the answer does not say
   // which check failed, so it reveals nothing about the account.
   if (user === undefined || !passwordOk || !user.userActive || !user.clientActive) {
     deps.logger.info({ address, usernameTag: tagOf(deps, username), clientId: client.clientId }, 'password grant refused');

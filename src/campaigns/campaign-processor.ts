@@ -41,7 +41,7 @@ export interface CampaignProcessorOptions {
   /** The zone sendAt is read in (config scheduling.timeZone); default Europe/Dublin (SPEC.md). */
   timeZone?: string;
   /**
-   * The node this processor runs on (issue 11 item 5: each campaign is processed to ready by one
+   * The node this processor runs on (each campaign is processed to ready by one
    * node). Asked at every claim and write, because a node that was fenced out rejoins with a new
    * id. Default SINGLE_GATEWAY: no id, every campaign is this process's (SQLite).
    */
@@ -68,7 +68,7 @@ const TRANSIENT_SQLITE_CODES: ReadonlySet<string> = new Set(['SQLITE_BUSY', 'SQL
 
 export class CampaignProcessor {
   private readonly campaigns: Async<CampaignStore>;
-  /** The suppression lists (opt-out keywords, issue 14), read when each campaign is processed. */
+  /** The suppression lists (opt-out keywords), read when each campaign is processed. */
   private readonly optouts: Async<InboundStore>;
   private readonly requests: Async<CampaignRequestStore>;
   private readonly logger: Logger;
@@ -119,7 +119,7 @@ export class CampaignProcessor {
         this.passFailures.recovered();
       },
       // A database that is gone fails every pass (five a second at the default poll): logged once,
-      // then at most every 30 s (issue 11: a PostgreSQL failover; issue 9 item 4: a full disk).
+      // then at most every 30 s (a PostgreSQL failover, or a full disk).
       onError: (err) => this.passFailures.failed(err),
       ...(this.clock === undefined ? {} : { clock: this.clock }),
     });
@@ -253,7 +253,7 @@ export class CampaignProcessor {
 
   /**
    * Plans the recipients a slice at a time with a yield between slices, so a campaign of a million
-   * recipients never holds the event loop for long (issue 9 item 3).
+   * recipients never holds the event loop for long.
    */
   private async prepare(campaign: CampaignToProcess): Promise<{ recipients: RecipientToWrite[]; ready: ReadyCampaign }> {
     const senderType = await this.campaigns.senderType(campaign.client_id, campaign.sender);

@@ -39,7 +39,7 @@ export interface CampaignRequest {
   /**
    * The valid recipients as JSON arrays of at most RECIPIENTS_PER_REQUEST_SLICE RecipientRequests,
    * in request order: what is stored. Kept serialised so a million recipients are a few hundred
-   * strings for the garbage collector, not millions of objects (issue 9 item 3).
+   * strings for the garbage collector, not millions of objects.
    */
   recipientSlicesJson: string[];
   recipientCount: number;
@@ -159,7 +159,7 @@ export function validateCampaignRequest(body: unknown): CampaignRequestResult {
 /**
  * The same verdict as validateCampaignRequest, yielding to the event loop after every
  * RECIPIENTS_PER_VALIDATION_SLICE recipients, so a request with a million recipients never holds
- * the loop for long (issue 9 item 3).
+ * the loop for long.
  */
 export async function validateCampaignRequestInSlices(
   body: unknown,

@@ -16,7 +16,7 @@ import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignR
 
 /**
  * Slices of RECIPIENTS_PER_REQUEST_SLICE recipients per transaction: about 100 kB written per
- * commit, so no single write holds the event loop for long (issue 9 item 3).
+ * commit, so no single write holds the event loop for long.
  */
 export const SLICES_PER_TRANSACTION = 1;
 export { RECIPIENTS_PER_REQUEST_SLICE };

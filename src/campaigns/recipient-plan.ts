@@ -4,7 +4,7 @@
  * - numbers are normalised by the SMS core; one that cannot be normalised is skipped (invalid);
  * - duplicates are detected after normalisation; the first entry and its ClientReference are kept;
  * - Irish numbers (353...) are skipped when the sender is not on the account's permitted list;
- * - numbers on the account's suppression list (opted out by keyword, issue 14) are skipped.
+ * - numbers on the account's suppression list (opted out by keyword) are skipped.
  * One skipped number never stops the campaign.
  */
 import { normalizeMsisdn, type NumberingPlan } from '../sms/index.js';
@@ -27,7 +27,7 @@ export interface RecipientPlanOptions {
   senderPermittedForIreland: boolean;
   /** The deployment's numbering plan (config numbering.country); default Ireland's (SPEC.md). */
   numbering?: NumberingPlan;
-  /** The client's suppression list (opted-out numbers, issue 14); none by default. */
+  /** The client's suppression list (opted-out numbers); none by default. */
   suppressed?: ReadonlySet<string>;
 }
 

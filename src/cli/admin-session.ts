@@ -60,7 +60,7 @@ export interface DatabaseSessionOptions {
 
 /**
  * Runs `body` with the database the config selects (SQLite `database.path` or PostgreSQL
- * `database.url`, issue 11 item 1); coded failures become a message on stderr and exit code 1.
+ * `database.url`); coded failures become a message on stderr and exit code 1.
  */
 export async function withDatabase(
   configPath: string | undefined,

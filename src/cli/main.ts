@@ -138,7 +138,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === '--version' || name === '-V') {
-    // Issue 13 item 3: every admin command, --version included, has --json.
+    // Every admin command, --version included, has --json.
     process.stdout.write(rest.includes('--json') ? `${JSON.stringify({ version: packageVersion() })}\n` : `${packageVersion()}\n`);
     return 0;
   }

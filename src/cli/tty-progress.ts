@@ -1,5 +1,5 @@
 /**
- * One progress line on a terminal, rewritten in place, for long admin work (issue 13 item 3: "Long
+ * One progress line on a terminal, rewritten in place, for long admin work ("Long
  * admin work (backup, replay of many events) shows progress on a TTY"). Off the terminal (a pipe, a
  * log file, a cron job) there is no progress at all, so scripted output stays the result alone.
  */

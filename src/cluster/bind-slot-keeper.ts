@@ -1,5 +1,5 @@
 /**
- * Keeps this node's share of every SMPP transport's bind slots (issue 11 item 3: `binds` is the
+ * Keeps this node's share of every SMPP transport's bind slots (`binds` is the
  * carrier's limit for the whole cluster). The slots live on one dedicated database session
  * (BindSlotLocks, src/store/cluster/bind-slots.ts); this keeper is the BindSlotGate every SMPP
  * transport built from config is given, and it outlives that session:

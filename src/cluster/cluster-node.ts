@@ -1,5 +1,5 @@
 /**
- * The composition root of a node of a cluster on PostgreSQL (issue 11): what createGateway
+ * The composition root of a node of a cluster on PostgreSQL: what createGateway
  * (src/index.ts) builds when `database.url` is set.
  */
 import { createAdminListener } from '../admin/admin-listener.js';
@@ -25,7 +25,7 @@ import { clusterSettingsOf } from './config-agreement.js';
 import { joinPgCluster } from './pg-cluster.js';
 
 /**
- * A node of a cluster on PostgreSQL (issue 11): the same API, processor, engine and sender as a
+ * A node of a cluster on PostgreSQL: the same API, processor, engine and sender as a
  * single gateway, on the PostgreSQL stores, with the node's cluster runtime (membership, takeover,
  * bind slots, wake-ups: src/cluster). No ServeLock: every `serve` on the database is a node.
  */

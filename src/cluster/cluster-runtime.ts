@@ -1,5 +1,5 @@
 /**
- * What makes a `smsgate serve` on PostgreSQL a node of the cluster (issue 11 items 2-4), beside
+ * What makes a `smsgate serve` on PostgreSQL a node of the cluster, beside
  * the engine, the webhook sender and the campaign processor it serves:
  * - membership: joins with a fresh id (the NodeIdSource its claims are stamped with), heartbeats
  *   every NODE_HEARTBEAT_MS; a beat answered 'fenced' (the lease ran out while the node stalled or

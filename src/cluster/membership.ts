@@ -1,5 +1,5 @@
 /**
- * This node's membership of the cluster, one beat at a time (issue 11 item 2): renew the lease,
+ * This node's membership of the cluster, one beat at a time: renew the lease,
  * and when it had run out (the node stalled, or lost the database, for longer than the lease),
  * rejoin under a new id; then take over whatever expired nodes held, and count the live nodes.
  * It is the NodeIdSource every claim and fenced write asks (src/node-id.ts): the id it

@@ -1,5 +1,5 @@
 /**
- * The cluster runtime of a node on PostgreSQL (issue 11): the registry row, the bind slot lock
+ * The cluster runtime of a node on PostgreSQL: the registry row, the bind slot lock
  * session and the LISTEN session, each on the database the config names. Heartbeats and reaps run
  * on a small pool of their own: on the node's pool they would queue behind the engine's units when
  * it is busy, and a heartbeat late by a lease fences a healthy node out. The slot locks and the

@@ -1,5 +1,5 @@
 /**
- * The database section's rules a schema cannot say (issue 11 item 1): `database.url` (a
+ * The database section's rules a schema cannot say: `database.url` (a
  * postgresql:// or postgres:// URL) selects PostgreSQL, `database.path` (the default) SQLite, and
  * a file naming both is refused. A URL may carry a password: it is never printed, here or by any
  * caller that uses describeDatabase / redactDatabaseUrl.

@@ -4,7 +4,7 @@
  * auth, logging, routes, the common part of transport entries); the composition root
  * (src/gateway-config.ts) hands in the feature modules' sections (engine, webhooks, processing,
  * admin, numbering, scheduling) and the transport registry's types and schemas, so config/ imports no
- * feature module (issue 10 item 5). Every object is closed (`additionalProperties: false`):
+ * feature module. Every object is closed (`additionalProperties: false`):
  * a misspelt key is an error that names it, never a silently ignored setting.
  *
  * Transport entries are checked in two steps: the common part (`name`, `type`) here, then the

@@ -12,7 +12,7 @@ export interface DatabaseConfig {
   path: string;
   /**
    * postgresql://user[:password]@host[:port]/database (also postgres://): selects PostgreSQL
-   * (issue 11). Exclusive with an explicit `path`. Never logged with its password.
+   *. Exclusive with an explicit `path`. Never logged with its password.
    */
   url?: string;
   /** FULL by default: see src/store/database.ts. */

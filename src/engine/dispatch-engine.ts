@@ -27,7 +27,7 @@ import type { WriteBatcherOptions } from './write-batcher.js';
 export interface DispatchEngineDeps {
   /**
    * A SQLite Store (the default gateway), or `{ kind: 'postgres', pool, node }`: the engine on
-   * PostgreSQL, its claims and fenced writes stamped with node.nodeId() (issue 11).
+   * PostgreSQL, its claims and fenced writes stamped with node.nodeId().
    */
   store: EngineStore;
   transports: readonly Transport[];
@@ -64,7 +64,7 @@ export interface EngineStats {
   writesStalled: boolean;
   /**
    * PostgreSQL: outcome writes refused because the part was no longer this node's claim (its
-   * claims were reaped while it stalled: issue 11 item 2); they changed nothing. Always 0 on SQLite.
+   * claims were reaped while it stalled); they changed nothing. Always 0 on SQLite.
    */
   fencedWrites: number;
 }
@@ -212,7 +212,7 @@ export class DispatchEngine {
     }
   }
 
-  /** Issue 9 item 6 d: recorded before the modem deletes it from the SIM. */
+  /** Recorded before the modem deletes it from the SIM. */
   private async storeUndecodable(transport: string, pdu: UndecodablePdu): Promise<void> {
     const receivedAtMs = Date.parse(pdu.receivedAt);
     await this.backend.undecodable.insert({ transport, device: pdu.device, hex: pdu.hex, reasonCode: pdu.reasonCode, reason: pdu.reason, receivedAtMs: Number.isNaN(receivedAtMs) ? this.now() : receivedAtMs });

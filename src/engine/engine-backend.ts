@@ -1,5 +1,5 @@
 /**
- * The engine's backend seam (issue 11 items 2 and 4): what DispatchEngine and its lanes ask of the
+ * The engine's backend seam: what DispatchEngine and its lanes ask of the
  * database, in coarse units. SQLite answers with the synchronous code it always had (group-committed
  * WriteBatcher, FairClaimer inside db.transaction: sqlite-backend.ts); PostgreSQL runs each unit as
  * one transaction on one pooled connection, fenced on the node id (pg/backend.ts). Which one the

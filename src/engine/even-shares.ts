@@ -1,5 +1,5 @@
 /**
- * Rounds of even shares (issue 9 item 8), the one rule behind both fair loops of the engine: the
+ * Rounds of even shares, the one rule behind both fair loops of the engine: the
  * scheduler's recipients per due campaign and a lane's parts per campaign with queued parts. Each
  * round splits what is left of the budget evenly over the candidates still open (at least 1 each);
  * a candidate that used its whole share stays open for the next round, one that used less (it has

@@ -1,5 +1,5 @@
 /**
- * Round robin over campaigns for one transport lane (issue 9 item 8: a 1-recipient campaign of
+ * Round robin over campaigns for one transport lane (a 1-recipient campaign of
  * another account waited 30 s behind a 30,000-recipient one when parts were claimed in one global
  * FIFO). Each claim splits its limit evenly over the campaigns with queued parts, gives what a
  * small campaign leaves unused to the others, and returns the messages interleaved campaign by
@@ -77,14 +77,14 @@ export class FairClaimer {
 
   private claimIn(campaignId: string, nowMs: number, limit: number): ClaimablePart[] {
     const due = this.store.claimableInCampaign(this.transport, campaignId, nowMs, limit);
-    // One statement marks the claim (issue 12); a part no longer 'queued' is left out.
+    // One statement marks the claim; a part no longer 'queued' is left out.
     const marked = this.store.markManySubmitting(due.map((p) => p.id), nowMs);
     return due.filter((p) => marked.has(p.id));
   }
 }
 
 /**
- * FairClaimer on PostgreSQL (issue 11 item 2): the same rounds and cursor, each campaign's share
+ * FairClaimer on PostgreSQL: the same rounds and cursor, each campaign's share
  * taken by one claimParts statement (FOR UPDATE SKIP LOCKED, stamped with the node id asked at the
  * claim), so nodes claiming at once never get the same part and never wait for each other.
  */

@@ -84,7 +84,7 @@ export class ReceiptApplier {
   }
 
   /**
-   * Applies the receipts of one commit with a few statements for the whole batch (issue 12 item 3):
+   * Applies the receipts of one commit with a few statements for the whole batch:
    * one query finds every receipt's part with its recipient context (no per-receipt lookups), the
    * receipts go in with multi-row INSERTs, and so do the webhooks. A single-part recipient's status
    * is computed from the part it just read and changed, without reading it back; a recipient with

@@ -1,5 +1,5 @@
 /**
- * Per-part states aggregate into one recipient status (SPEC "Campaign Summary"; issue 6 point 3):
+ * Per-part states aggregate into one recipient status (SPEC "Campaign Summary"):
  * - delivered when every part is delivered;
  * - else undelivered with the status of the first part (by when it became final) that ended
  *   undelivered;

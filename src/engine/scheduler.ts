@@ -46,7 +46,7 @@ export class Scheduler {
   /**
    * Materialises up to batchSize due recipients in one transaction, shared evenly among the due
    * campaigns (what one leaves unused goes to the others), so a small campaign's recipients are
-   * not queued behind every recipient of a large one that is still being materialised (issue 9 item 8).
+   * not queued behind every recipient of a large one that is still being materialised.
    */
   materializeDue(nowMs: number, batchSize: number): MaterializeResult {
     const result: MaterializeResult = { recipients: 0, queuedByTransport: new Map(), webhooksEnqueued: false };
@@ -62,7 +62,7 @@ export class Scheduler {
   /** Returns the recipients materialised (fewer than `limit`: the campaign has none waiting now). */
   private materializeCampaign(campaign: DueCampaign, limit: number, nowMs: number, result: MaterializeResult): number {
     const waiting = this.store.waitingRecipients(campaign.id, limit);
-    // The batch's parts and dispatch marks go in with a few multi-row statements (issue 12);
+    // The batch's parts and dispatch marks go in with a few multi-row statements;
     // recipients no route matches are finished after their parts exist.
     const { parts, unrouted } = routeRecipients(campaign.id, this.plans.planFor(campaign).segments.length, waiting, this.routing, nowMs, result);
     this.store.insertParts(parts, nowMs);

@@ -11,7 +11,7 @@ import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';
 import type { Transport } from '../transports/transport.js';
 
 /**
- * `slotGate`: a node of a cluster (issue 11 item 3) hands every SMPP transport the gate of the
+ * `slotGate`: a node of a cluster hands every SMPP transport the gate of the
  * cluster's bind slots, so `binds` counts for the whole cluster; modems and simulators stay
  * node-local and take none.
  */

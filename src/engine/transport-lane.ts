@@ -45,7 +45,7 @@ export interface LaneDeps {
 
 /**
  * Claimed messages waiting in the queue are kept to about this much sending time at the
- * transport's rate (issue 9 item 8): a claim of 500 at 100 messages/s used to put 5 s of one
+ * transport's rate: a claim of 500 at 100 messages/s used to put 5 s of one
  * campaign ahead of anything posted after it.
  */
 export const CLAIM_AHEAD_MS = 500;

@@ -8,7 +8,7 @@
  * A batch the store refuses for a passing reason (disk full, I/O error: isTransientStoreFailure)
  * is kept and tried again with backoff until it commits, with new writes joining it; its callers
  * simply wait. So a submit keeps its window slot and its part never stays 'submitting' behind a
- * failed write (issue 9 item 4: a failed write used to free the slot and strand the part, and a
+ * failed write (a failed write used to free the slot and strand the part, and a
  * restart then sent such parts again). While stalled, `stalled` is true and the engine claims no
  * new parts; the failure is logged once, then at most every failureLogIntervalMs.
  */

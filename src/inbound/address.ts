@@ -1,7 +1,7 @@
 /**
  * Inbound addresses (a route's --to, a message's To and From) are compared in one form: a number
  * (digits with an optional leading '+') is normalised like a campaign msisdn, with the deployment's
- * numbering plan (config `numbering.country`, issue 13 item 5; default Ireland's, SPEC "Recipient":
+ * numbering plan (config `numbering.country`; default Ireland's, SPEC "Recipient":
  * 0871234567, +353871234567 and 00353871234567 are all 353871234567), so a route, an opt-out and
  * the campaign processor agree on one stored form; a short code stays as it is (normalizeMsisdn
  * leaves other digits unchanged); anything else (an alphanumeric originator, a modem named by its

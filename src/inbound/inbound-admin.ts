@@ -1,6 +1,6 @@
 /**
  * The admin operations behind `smsgate inbound …`, `smsgate client set-inbound-webhook`,
- * `smsgate client set-optout` and `smsgate optout …` (issue 14 items 2, 3 and 5). Clients are named;
+ * `smsgate client set-optout` and `smsgate optout …`. Clients are named;
  * a missing one is CLIENT_NOT_FOUND, a number routed to someone already INBOUND_ROUTE_EXISTS (exit 1).
  */
 import { GatewayError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * The query of GET /v1/inbound (issue 14 item 4), parsed and checked: `since` (an ISO-8601
+ * The query of GET /v1/inbound, parsed and checked: `since` (an ISO-8601
  * date-time with a zone; messages received at or after it), `limit` (1..1000, default 100) and
  * `cursor` (the `next` of the previous page, opaque). A bad value names its field.
  *

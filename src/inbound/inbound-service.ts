@@ -1,5 +1,5 @@
 /**
- * Where every transport's mobile-originated messages go (issue 14): each part is stored as it
+ * Where every transport's mobile-originated messages go: each part is stored as it
  * arrives (one transaction, before the transport acknowledges it), the whole message is made once
  * every part is there, and a message whose parts stop coming is made from what arrived after
  * reassemblyTimeoutMs (10 minutes), flagged incomplete. Parts live in the database, so reassembly
@@ -25,7 +25,7 @@ import { serializeInboundWebhook } from './inbound-webhook.js';
 import { isOptoutText } from './optout-keywords.js';
 import { DEFAULT_INBOUND_PART_LIMITS, partAdmission, type InboundPartLimits } from './part-limits.js';
 
-/** Issue 14: an incomplete message is delivered as what arrived after 10 minutes. */
+/** An incomplete message is delivered as what arrived after 10 minutes. */
 export const INBOUND_REASSEMBLY_TIMEOUT_MS = 10 * 60_000;
 /** The sweep for overdue parts runs this often at most (and at least every tenth of the timeout), unless configured. */
 const MAX_SWEEP_INTERVAL_MS = 30_000;
@@ -42,7 +42,7 @@ export const SWEEP_SLICE_BUDGET_MS = 8;
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 export interface InboundServiceOptions {
-  /** The inbound store's port: each arrival is one of its methods, so one transaction (issue 11). */
+  /** The inbound store's port: each arrival is one of its methods, so one transaction. */
   store: Async<InboundStore>;
   logger: Logger;
   /** Called after a commit that queued an inbound webhook. */

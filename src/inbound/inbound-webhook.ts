@@ -1,5 +1,5 @@
 /**
- * The inbound-message webhook body (issue 14 item 3): exactly
+ * The inbound-message webhook body: exactly
  * {"MessageId","From","To","Text","ReceivedAt"} in that order, ReceivedAt an ISO-8601 UTC instant,
  * plus "Incomplete": true only when parts never arrived. Serialised once and stored, so every
  * attempt, replay and redrive sends and signs the same bytes.

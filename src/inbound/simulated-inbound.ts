@@ -1,5 +1,5 @@
 /**
- * What `smsgate simulate inbound` injects (issue 14 "Done when"): a message a phone sends to a
+ * What `smsgate simulate inbound` injects: a message a phone sends to a
  * simulator transport, as that transport's parts. A text up to 160 characters is one plain part;
  * a longer one is cut into 67-unit UCS-2 parts (TS 23.040 concatenation, an 8-bit reference) so the
  * injection goes through the same reassembly as a real multi-part message, a surrogate pair cut

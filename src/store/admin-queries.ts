@@ -58,7 +58,7 @@ export interface MessageDetail {
 }
 
 /**
- * The queries above as one object per connection (issue 11: the admin CLI reaches them through
+ * The queries above as one object per connection (the admin CLI reaches them through
  * `Async<AdminQueries>`, so a PostgreSQL class with the same method names can stand in).
  */
 export class AdminQueries {

@@ -6,7 +6,7 @@
  * steps) nor end up half in it; in WAL mode the server's writes are not blocked meanwhile.
  * The copy is written beside the destination and renamed into place only when complete. It holds
  * what the database holds (token hashes, encrypted secrets), so it is created 0600 like the
- * database itself (issue 9 item 10), whatever the umask.
+ * database itself, whatever the umask.
  */
 import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { GatewayError } from '../errors.js';

@@ -90,7 +90,7 @@ const RECIPIENT_COLUMNS = 6;
  * The campaigns of one gateway's SQLite file. The processing methods take a trailing `nodeId` that
  * this store ignores: one gateway owns every claim (src/node-id.ts SINGLE_GATEWAY). It is
  * there so `Async<CampaignStore>` carries it to PostgreSQL's PgCampaignStore, where it stamps and
- * fences each campaign's processing to one node (issue 11 item 5).
+ * fences each campaign's processing to one node.
  */
 export class CampaignStore {
   private readonly insertCampaignStmt: Statement;

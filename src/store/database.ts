@@ -45,7 +45,7 @@ export async function openStore(options: StoreOptions, { migrate = true }: { mig
   if (options.path !== ':memory:') {
     if (options.createIfMissing === false && !existsSync(options.path)) throw missingDatabase(options.path);
     mkdirSync(dirname(options.path), { recursive: true });
-    // Issue 9 item 10: the database holds password hashes, sealed secrets and every message. SQLite
+    // The database holds password hashes, sealed secrets and every message. SQLite
     // creates it 0644 and gives -wal and -shm the mode of the database file, so creating it 0600
     // (empty: SQLite treats that as a new database) before SQLite opens it makes all three 0600.
     // An existing file keeps the mode its operator gave it.
@@ -117,7 +117,7 @@ export async function applyMigrations(store: Store): Promise<string[]> {
 }
 
 /**
- * Either backend, as the config selects it (issue 11 item 1): SQLite through openStore above, or
+ * Either backend, as the config selects it: SQLite through openStore above, or
  * PostgreSQL through TypeORM's postgres driver on pg 8 (migrations) and the driver's pg pool (the
  * stores in src/store/pg, src/store/pg/stores.ts createPgStores). `describe` names the database
  * for messages: the SQLite path, or the URL with its password redacted.

@@ -1,6 +1,6 @@
 /**
  * The row types of the store's tables, and TABLE_COLUMNS: the same columns as a runtime list
- * derived from them (issue 10 item 6). The migrations (migrations/) create the tables; the
+ * derived from them. The migrations (migrations/) create the tables; the
  * *-store.ts modules read and write them with prepared statements; nothing queries through TypeORM
  * entities, so there are none (TypeORM runs the migrations only). test/store/schema-matches-rows.test.ts
  * migrates a fresh file and compares every table's `PRAGMA table_info` with TABLE_COLUMNS, and the

@@ -3,7 +3,7 @@
  * routes from an addressed number to a client, per-client opt-out keywords and suppression list,
  * and the client's inbound webhook URL. Prepared statements on the raw better-sqlite3 handle. The
  * writes of one arrival are one method and one transaction here (storeMessage, storePart,
- * completeStaleGroup, issue 11: nothing holds a transaction across an await); what the arrival
+ * completeStaleGroup: nothing holds a transaction across an await); what the arrival
  * means (assembly, opt-out words, the webhook body) stays in src/inbound and comes in as data and
  * pure functions.
  */

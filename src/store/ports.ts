@@ -1,5 +1,5 @@
 /**
- * The async store seam (issue 11 item 1). Code outside src/store consumes a store through
+ * The async store seam. Code outside src/store consumes a store through
  * `Async<SomeStore>`: the same methods as the SQLite class, each returning a promise. SQLite answers
  * at once (better-sqlite3 is synchronous and a call is microseconds); PostgreSQL answers after a
  * network round trip. One method is one atomic unit of work on either backend: a caller never holds

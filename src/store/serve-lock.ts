@@ -1,5 +1,5 @@
 /**
- * One writer per SQLite file (issue 9 item 5; ARCHITECTURE "Stores and nodes"): a second gateway
+ * One writer per SQLite file (ARCHITECTURE "Stores and nodes"): a second gateway
  * on the same database would claim and send the same parts and webhooks. The gateway takes this
  * lock before it opens the database and holds it until it stops.
  *
@@ -12,7 +12,7 @@
  * database without this lock: SQLite's WAL lets them write beside a running serve.
  * Like SQLite itself, this needs a local file system (fcntl locks are unreliable over NFS).
  *
- * PostgreSQL (`database.url`, issue 11 item 2) is the opposite: every `serve` on it is a node of one
+ * PostgreSQL (`database.url`) is the opposite: every `serve` on it is a node of one
  * cluster by design, coordinated in the database (nodes, leases, SKIP LOCKED claims), so its guard
  * (serveGuardFor) takes no lock.
  */

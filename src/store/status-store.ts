@@ -1,5 +1,5 @@
 /**
- * Read-only SQL behind the admin status page, /metrics and `smsgate status` (issue 13): queue
+ * Read-only SQL behind the admin status page, /metrics and `smsgate status`: queue
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe. Each
  * query uses an existing index (message_parts_claim, webhook_outbox_dead, recipients_status).
  */
@@ -64,7 +64,7 @@ export interface ClientName {
 export type WriteProbe = { ok: true } | { ok: false; reason: string };
 
 /**
- * The status queries over one connection (issue 11: the admin listener and `smsgate status` reach
+ * The status queries over one connection (the admin listener and `smsgate status` reach
  * them through `Async<StatusQueries>`; a PostgreSQL class with the same method names stands in).
  */
 export class StatusQueries {

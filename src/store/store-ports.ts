@@ -1,6 +1,6 @@
 /**
- * Every store the code outside the engine and the webhook sender uses, as async ports (issue 11
- * item 1). The API, auth, campaigns, inbound, the admin listener and every CLI command take a
+ * Every store the code outside the engine and the webhook sender uses, as async ports.
+ * The API, auth, campaigns, inbound, the admin listener and every CLI command take a
  * `StorePorts` and await it; none of them sees a SQLite connection. The composition root (src/index.ts,
  * src/cli/admin-session.ts) builds one: `sqliteStorePorts(store)` here, or a PostgreSQL set whose
  * members implement the same `Async<...>` types, with no other change.

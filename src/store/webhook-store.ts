@@ -124,7 +124,7 @@ function prepareStatements(db: SqliteDatabase) {
       `UPDATE webhook_outbox SET state = 'dead', attempts = ?, dead_at = ?, last_error = ?, dead_reason = ?, dead_url = ?
        WHERE id = ? AND state = 'pending'`,
     ),
-    // Redrive (issue 9 item 7): each redriven event starts a fresh series, as a replay does.
+    // Redrive: each redriven event starts a fresh series, as a replay does.
     redrive: db.prepare<[number, number, string, number, number]>(
       `UPDATE webhook_outbox SET ${REQUEUE_SET}
        WHERE state = 'dead' AND dead_reason = 'transient' AND client_id = ? AND dead_url = ? AND created_at >= ? AND dead_at >= ?`,

@@ -14,7 +14,7 @@ export interface WebhookSenderConfig {
   /** Requests in flight at once, over all endpoints. */
   concurrency: number;
   /**
-   * Automatic redrive (issue 9 item 7): dead letters of transient failures created no longer ago
+   * Automatic redrive: dead letters of transient failures created no longer ago
    * than this are re-queued when their endpoint answers 2xx again. 0 turns redrive off.
    */
   redriveWithinMs: number;

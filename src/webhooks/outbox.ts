@@ -1,5 +1,5 @@
 /**
- * The outbox as the webhook sender sees it (issue 11 item 5): where it takes due events from and
+ * The outbox as the webhook sender sees it: where it takes due events from and
  * writes their results to. Two implementations: SqliteWebhookOutbox (one gateway on its SQLite file,
  * every method answering synchronously) and PgWebhookOutbox (a node of a cluster on PostgreSQL:
  * events leased to this node, results fenced on the lease).

@@ -1,5 +1,5 @@
 /**
- * The outbox of a cluster node on PostgreSQL (issue 11 item 5): events are leased to this node
+ * The outbox of a cluster node on PostgreSQL: events are leased to this node
  * (claimDueOutboxRows stamps them with its node id), and each result is written only while the row
  * is still leased to the node (recordLeasedAttempts). A node whose leases were taken over (it
  * expired and was reaped, or a lease lapsed and another node claimed the row) has its late results

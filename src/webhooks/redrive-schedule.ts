@@ -1,5 +1,5 @@
 /**
- * Which endpoints have dead letters waiting for redrive, and when each is probed next (issue 9 item
+ * Which endpoints have dead letters waiting for redrive, and when each is probed next (item
  * 7). Pure bookkeeping, time is an input; the sender does the I/O.
  *
  * - A transient dead letter at an endpoint schedules a probe when the endpoint's breaker lets its

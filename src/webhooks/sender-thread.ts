@@ -1,5 +1,5 @@
 /**
- * The gateway's webhook sender on a worker thread (issue 12 item 3): the WebhookSender runs in
+ * The gateway's webhook sender on a worker thread: the WebhookSender runs in
  * sender-worker.ts with its own SQLite connection, using the second core for the HTTP requests,
  * signatures and outbox reads, so webhooks keep pace with submits instead of waiting for the
  * engine's turns of the event loop. This side wakes it after the engine's commits, writes the

@@ -1,5 +1,5 @@
 /**
- * The webhook sender thread's entry (issue 12 item 3: use the second core). It runs the same
+ * The webhook sender thread's entry (use the second core). It runs the same
  * WebhookSender as the in-process one, reading due outbox rows through its own SQLite connection
  * (WAL lets it read while the gateway writes), so the HTTP requests, their signing and the outbox
  * reads run beside the engine instead of between its submits and receipts.

@@ -1,5 +1,5 @@
 /**
- * The webhook POST over undici (issue 12 item 3): the same contract as createNodeHttpClient
+ * The webhook POST over undici: the same contract as createNodeHttpClient
  * (http-client.ts): keep-alive connections, at most maxSockets per origin, redirects not followed
  * (undici's request never follows them), a deadline of timeoutMs until the response status line,
  * never rejects, failures coded (INVALID_URL, TIMEOUT, the socket's errno such as ECONNREFUSED or

@@ -7,20 +7,20 @@
  * Results are written in small batches (one transaction per flushIntervalMs) so a fast receiver does
  * not cost one synchronous commit per webhook; a crash before a flush only means a re-send.
  *
- * Dead letters of transient failures are redriven when their endpoint answers 2xx again (issue 9
- * item 7): the endpoint is probed once per breaker window while it has any, the probe being its
+ * Dead letters of transient failures are redriven when their endpoint answers 2xx again:
+ * the endpoint is probed once per breaker window while it has any, the probe being its
  * oldest redrivable dead letter re-sent alone (a real event, so a receiver sees nothing it would not
  * see anyway), and a 2xx from it, or from any other event to that endpoint, re-queues the rest, each
  * as a fresh series. Every request carries X-Event-Id, the row's stored UUID, so a receiver can
  * de-duplicate what retries, redrives and replays send again.
  *
- * The loop runs on a BackgroundWorker (issue 10 item 4) with keepScheduleOnWake: finished requests
+ * The loop runs on a BackgroundWorker with keepScheduleOnWake: finished requests
  * and new rows wake it, and the outbox is re-read on the clock at least once per pollIntervalMs even
  * while wakes keep coming (rows queued by another process, such as `smsgate webhook replay`). A retry
  * written back asks for a pass at its due time (wakeAt), which shortens a sleep already running; the
  * next redrive probe bounds every sleep.
  *
- * The outbox is a port (outbox.ts, issue 11 item 5): the SQLite file of one gateway (the default,
+ * The outbox is a port (outbox.ts): the SQLite file of one gateway (the default,
  * `store`, answering synchronously as it always did) or a cluster node's share of a PostgreSQL
  * outbox (`outbox: new PgWebhookOutbox(...)`): rows leased to this node, results fenced on the
  * lease (a refused one is counted in fencedResults and changes nothing), results kept and written

@@ -1,5 +1,5 @@
 /**
- * The `admin` config section (issue 13): off without it, loopback by default, and a non-loopback
+ * The `admin` config section: off without it, loopback by default, and a non-loopback
  * host without admin.token is a config error naming the key and the file.
  */
 import { describe, expect, it } from 'vitest';

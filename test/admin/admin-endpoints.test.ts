@@ -1,5 +1,5 @@
 /**
- * The admin listener's other endpoints (issue 13): /ready (a real write probe and the binds),
+ * The admin listener's other endpoints: /ready (a real write probe and the binds),
  * /status.json, the bearer token when one is configured, and that /health on the API port is
  * still exactly the spec's.
  */

@@ -1,5 +1,5 @@
 /**
- * /metrics on the admin listener (issue 13) while a campaign runs over a real SMPP bind to the
+ * /metrics on the admin listener while a campaign runs over a real SMPP bind to the
  * receipting test SMSC: the spec'd series exist with their labels, move as the campaign goes, and
  * the whole exposition passes `promtool check metrics` (Debian prometheus).
  */

@@ -1,5 +1,5 @@
 /**
- * Modem series of /metrics and the status page's modem table (issue 13), against the modem
+ * Modem series of /metrics and the status page's modem table, against the modem
  * emulator on a socat pty pair: signal as dBm (TS 27.007 §8.5: -113 + 2 * rssi), registration,
  * operator, and the link going down when the modem is unplugged.
  */

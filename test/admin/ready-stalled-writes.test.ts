@@ -1,6 +1,6 @@
 /**
- * /ready's "database writable" (issue 13 item 1) also counts the engine's own writes. Found on a
- * full tmpfs: the engine's group commits failed with SQLITE_FULL for minutes (issue 9 item 4: they
+ * /ready's "database writable" also counts the engine's own writes. Found on a
+ * full tmpfs: the engine's group commits failed with SQLITE_FULL for minutes (they
  * are retried, nothing new is claimed) while /ready answered 200 "writable", because its probe (one
  * page, rolled back) still fitted. Here the same state on a real SQLite file: PRAGMA max_page_count
  * caps the file at its size with two free pages left, so the probe's page fits and the engine

@@ -1,5 +1,5 @@
 /**
- * `smsgate status [--config FILE] [--json]` (issue 13): the /status.json facts from a running
+ * `smsgate status [--config FILE] [--json]`: the /status.json facts from a running
  * `smsgate serve` child's admin listener, and what the database alone tells when none answers
  * (said so).
  */

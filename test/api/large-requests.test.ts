@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 3: no input yields a 500 and no single request stalls the gateway. Over a real server
+ * No input yields a 500 and no single request stalls the gateway. Over a real server
  * and a real SQLite file: 125,000 invalid recipients are a 400 listing the first 20 errors with the
  * total; past api.maxBufferedBytes across requests in flight a request gets 503 with Retry-After;
  * /health answers while a large body is parsed, validated and stored.

@@ -1,5 +1,5 @@
 /**
- * Concurrent sliced jobs take turns of the event loop (src/loop-turns.ts, issue 9 item 3): libuv
+ * Concurrent sliced jobs take turns of the event loop (src/loop-turns.ts): libuv
  * accepts one new connection per turn, so a turn must hold one job's slice, not one of every job's.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 2: the OpenAPI 3.1 document is valid for a third-party parser, describes every
+ * The OpenAPI 3.1 document is valid for a third-party parser, describes every
  * SPEC.md endpoint and GET /v1/inbound, is served at GET /openapi.json without a token, and the
  * response checker the API tests use refuses responses the document does not allow.
  */

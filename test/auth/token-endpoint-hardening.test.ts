@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 2, over real HTTP and a real SQLite file: the login limiter holds under concurrency
+ * Over real HTTP and a real SQLite file: the login limiter holds under concurrency
  * (an attempt is counted before the hash work), a deactivated client's users cannot log in, a failed
  * login does not log the username, and a store that refuses a write gives 503 with Retry-After.
  */

@@ -152,7 +152,7 @@ describe('CampaignProcessor', () => {
   });
 
   it('leaves a campaign processing, not failed, when PostgreSQL drops the connection or fills its disk, and finishes it on the next pass', async () => {
-    // The SQLSTATEs a PostgreSQL backend answers with (issue 11): 57P01 admin_shutdown, 53100 disk_full.
+    // The SQLSTATEs a PostgreSQL backend answers with: 57P01 admin_shutdown, 53100 disk_full.
     for (const sqlstate of ['57P01', '53100']) {
       const id = await accept({ text: 'x', from: 'Registered', recipientInfo: [{ msisdn: '1' }, { msisdn: '2' }] });
       let refusals = 1;

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 5: numbering.country and scheduling.timeZone are settings with the spec's defaults
+ * Numbering.country and scheduling.timeZone are settings with the spec's defaults
  * (IE numbering, Europe/Dublin). A gateway configured for France and New York normalises French
  * national numbers and reads sendAt in New York time, through the HTTP API and the processor; a bad
  * value is a config error naming the key and the file.

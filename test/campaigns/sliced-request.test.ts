@@ -1,6 +1,6 @@
 /**
  * A request of more than RECIPIENTS_PER_REQUEST_SLICE recipients is stored in slices and processed
- * slice by slice (issue 9 item 3), with the spec's recipient rules unchanged across slices.
+ * slice by slice, with the spec's recipient rules unchanged across slices.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RECIPIENTS_PER_REQUEST_SLICE } from '../../src/campaigns/campaign-service.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: "smsgate migrate and every admin command work against either" backend. The same
+ * "smsgate migrate and every admin command work against either" backend. The same
  * admin flow as test/cli/admin.test.ts (SQLite), through the CLI's dispatcher, against a real
  * throwaway PostgreSQL selected by `database.url`; the token it creates then authenticates through
  * the PostgreSQL ports, and the SQLite-only operations say so and change nothing.

@@ -75,7 +75,7 @@ describe('help for every command', () => {
     expect(out.join('')).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 
-  it('--version --json prints {"version": ...} (issue 13 item 3: each command has --json)', async () => {
+  it('--version --json prints {"version": ...} (each command has --json)', async () => {
     const out: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
     try {

@@ -1,6 +1,6 @@
 /**
- * `smsgate message show --msisdn N` normalises N with the deployment's numbering.country (issue 13
- * item 5), as the API did when it stored the recipient: under US, the national 2125550123 was
+ * `smsgate message show --msisdn N` normalises N with the deployment's numbering.country,
+ * as the API did when it stored the recipient: under US, the national 2125550123 was
  * stored as 12125550123, and the operator typing it the national way must find it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The campaign processor of a cluster node (issue 11 item 5) on a real PostgreSQL: it claims and
+ * The campaign processor of a cluster node on a real PostgreSQL: it claims and
  * writes under its node id, so a campaign another live node is processing is left to that node,
  * and a campaign whose claim was taken over while it was being written is not marked ready by the
  * node that lost it.

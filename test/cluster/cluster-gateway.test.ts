@@ -1,5 +1,5 @@
 /**
- * createGateway with `database.url` in this process (issue 11): a node of a cluster on a real
+ * createGateway with `database.url` in this process: a node of a cluster on a real
  * PostgreSQL, with the admin listener on. It joins (its row in cluster_nodes), /ready is 200 and
  * /metrics carries the cluster series (passing `promtool check metrics`), it has no SQLite store,
  * and its stop leaves the cluster.

@@ -1,5 +1,5 @@
 /**
- * The cluster runtime of a node (src/cluster, issue 11 items 2-5) on a real PostgreSQL, with real
+ * The cluster runtime of a node (src/cluster) on a real PostgreSQL, with real
  * SMPP binds to a carrier SMSC that enforces its bind limit: a node fenced out (its lease ran out)
  * rejoins under a new id and its old claims are refused; a live node's beat takes over an expired
  * node's parts and campaigns and wakes its loops; the bind slots are shared fairly by the beats

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3, "a node that loses its database connection unbinds at once", when the loss is
+ * "a node that loses its database connection unbinds at once", when the loss is
  * silent: the path to PostgreSQL stops carrying bytes without a reset (a partition, a dead switch),
  * so the node's lock session raises no error, while the server may end that session and hand its
  * slots to another node at any moment. The runtime pings the session at each slot sync; one that

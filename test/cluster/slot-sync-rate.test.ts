@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3, "maxPerSecond is the cluster's cap": the cluster runtime syncs every SMPP
+ * "maxPerSecond is the cluster's cap": the cluster runtime syncs every SMPP
  * transport's bind slots each second, so a sync that leaves this node's slots (and so its share of
  * the rate) unchanged must leave its token bucket alone. A new bucket starts full, and one made at
  * every sync would hand out a burst beyond the cap each time. Real SMPP binds to a carrier SMSC that

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 5: config/ imports no feature module (the composition root, src/gateway-config.ts,
+ * Config/ imports no feature module (the composition root, src/gateway-config.ts,
  * hands it the sections and the transport registry), and the transport types are listed once.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -22,7 +22,7 @@ describe('shipped config files', () => {
   });
 
   // README "Running in production" installs an example as /etc/smsgate/smsgate.json and scrapes the
-  // admin listener on 127.0.0.1:8081 (issue 13 items 1 and 4); without an admin section it is off.
+  // admin listener on 127.0.0.1:8081; without an admin section it is off.
   it.each(['smpp-carrier.example.json', 'modems.example.json'])('%s enables the admin listener on loopback port 8081', (file) => {
     const config = loadConfig(join(configDir, file), { SMPP_PASSWORD: 'secret', MODEM1_PIN: '1234', SMSGATE_DB_PASSWORD: 'pw' });
     expect(config.admin).toMatchObject({ host: '127.0.0.1', port: 8081 });

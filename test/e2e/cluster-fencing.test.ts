@@ -1,5 +1,5 @@
 /**
- * Issue 11 items 2 and 7: a node frozen past its lease is fenced out and rejoins. Three real
+ * A node frozen past its lease is fenced out and rejoins. Three real
  * `smsgate serve` nodes on one throwaway PostgreSQL send a campaign through a carrier allowing 2
  * binds; a node holding a bind is stopped with SIGSTOP (its TCP links stay open: the carrier and
  * the database still see it) until a live node has taken it over (its row is gone from
@@ -20,7 +20,7 @@ import { postCampaign, until } from './e2e-setup.js';
 const NODES = 3;
 const RECIPIENTS = 6_000;
 const BOUNDS = { binds: 2, window: 40, maxPerSecond: 200 };
-/** issue 11 item 2: a lease of about 5 s; a takeover comes within a few heartbeats after it. */
+/** A lease of about 5 s; a takeover comes within a few heartbeats after it. */
 const TAKEOVER_DEADLINE_MS = 30_000;
 
 // A carrier gives up on a deliver_sm the frozen node does not answer and offers it on another bind.

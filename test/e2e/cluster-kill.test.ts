@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 7, the multi-node end to end: three real `smsgate serve` nodes on one throwaway
+ * The multi-node end to end: three real `smsgate serve` nodes on one throwaway
  * PostgreSQL, a 20,000-recipient campaign POSTed to one of them, SMPP to a carrier that allows 2
  * binds for the system_id (so one node holds none: the cluster's limit, not each node's) and sends
  * each receipt on another bind than the submit's; `kill -9` of a node holding a bind at about 30%

@@ -1,5 +1,5 @@
 /**
- * What the cluster end-to-end tests share (issue 11 item 7): the carrier (ClusterSmsc), the webhook
+ * What the cluster end-to-end tests share: the carrier (ClusterSmsc), the webhook
  * receiver, the nodes on one database, the campaign, and the accounting after a node was killed or
  * frozen, checked with the issue's numbers: lost 0 (every recipient final, every recipient's
  * webhook delivered), duplicate submits at most binds x window, never more binds than the limit

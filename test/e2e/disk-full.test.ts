@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 4, "a failed write never frees a window slot or strands a part", on a genuinely
+ * "a failed write never frees a window slot or strands a part", on a genuinely
  * full database: a gateway (createGateway, the code `serve` runs) sends a campaign over SMPP to
  * the test SMSC; mid-run its SQLite file is made full with `PRAGMA max_page_count` (SQLITE_FULL on
  * the next page the file needs), later given room again. Without a restart every recipient is

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 8, "one account cannot starve another": a 2,000-recipient campaign of one account
+ * "one account cannot starve another": a 2,000-recipient campaign of one account
  * is being sent at a paced 200 messages/s over SMPP to the test SMSC when another account posts a
  * 1-recipient campaign through the API. Counted at the SMSC (not timed): the small campaign's
  * message is submitted before the large campaign finishes, after at most a bounded number of the

@@ -1,5 +1,5 @@
 /**
- * Inbound SMS end to end with real peers (issue 14 item 6): real `smsgate serve` children, the Perl
+ * Inbound SMS end to end with real peers: real `smsgate serve` children, the Perl
  * Net::SMPP SMSC sending MO parts, a webhook receiver that verifies X-Signature over the raw body,
  * and `smsgate simulate inbound` as a child process against a serve on the simulator.
  *  - kill -9 between the parts of a message: the stored part survives, the restarted serve joins

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 5, one writer per SQLite file, with real `smsgate serve` children: a second serve on
+ * One writer per SQLite file, with real `smsgate serve` children: a second serve on
  * the same database exits 1 at once naming the file and the holder (pid, host) while the first keeps
  * serving; admin commands work beside a running serve; after a `kill -9` the lock is gone with the
  * process, so serve starts again on the same file; after a clean stop too.

@@ -1,5 +1,5 @@
 /**
- * What the tests of `smsgate serve` children on PostgreSQL (issue 11: database.url) share: one
+ * What the tests of `smsgate serve` children on PostgreSQL (database.url) share: one
  * throwaway PostgreSQL database, an SMSC, a webhook receiver, the serve config pointing at them
  * and an account seeded in the database, all started before the file's tests; the serve children
  * (SIGKILLed if still running), the receiver, the SMSC and the server stopped after them, also

@@ -2,7 +2,7 @@
  * `smsgate serve` as a real process: it applies migrations and listens on the configured
  * simulator default, stops cleanly on SIGTERM (exit 0), and fails fast with a clear message and
  * exit code when it cannot run (bad arguments 2, busy port or bad config 1). On PostgreSQL
- * (database.url, issue 11) it is a node of a cluster: it joins, serves and leaves on SIGTERM; it
+ * (database.url) it is a node of a cluster: it joins, serves and leaves on SIGTERM; it
  * refuses a url without database.keyFile, and a key file that does not open the cluster's secrets.
  */
 import { randomBytes } from 'node:crypto';

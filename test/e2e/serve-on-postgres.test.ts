@@ -1,5 +1,5 @@
 /**
- * Issue 11: a real `smsgate serve` child on a real throwaway PostgreSQL (database.url), with the
+ * A real `smsgate serve` child on a real throwaway PostgreSQL (database.url), with the
  * SMPP test SMSC and a real HTTP receiver: a campaign goes through to signed webhooks; `kill -9` in
  * the middle and a restart lose nothing. The restarted process is a new node: it finds the killed
  * node's row, and once that lease has run out its beat takes the killed node's in-flight parts

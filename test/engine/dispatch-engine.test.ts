@@ -253,7 +253,7 @@ describe('dispatch engine orderings', () => {
     expect(rows).toEqual([
       { transport: 'scripted', sender: '353871234567', recipient: '50123', text: 'STOP', raw: '0791...', received_at: expect.any(Number), client_id: null, incomplete: 0 },
     ]);
-    // Issue 14: ReceivedAt is when smsgate stored it (the keyset of GET /v1/inbound), not the network's stamp.
+    // ReceivedAt is when smsgate stored it (the keyset of GET /v1/inbound), not the network's stamp.
     expect(rows[0]!.received_at).toBeGreaterThanOrEqual(beforeMs);
     expect(rows[0]!.received_at).toBeLessThanOrEqual(afterMs);
   });

@@ -15,7 +15,7 @@ function drive(supply: Map<string, number>, budget: number): [string, number, nu
   return steps;
 }
 
-describe('evenShares (issue 9 item 8)', () => {
+describe('evenShares', () => {
   it('splits the budget evenly and gives what a small candidate leaves to those that filled their share', () => {
     expect(drive(new Map([['large', 1_000], ['small', 1]]), 10)).toEqual([
       ['large', 5, 5, true],

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 2: the engine alone counts attempts. A modem (the emulator on a socat pty) that
+ * The engine alone counts attempts. A modem (the emulator on a socat pty) that
  * answers every AT+CMGS with a temporary +CMS ERROR gets each part exactly engine.maxAttempts
  * times in all; before, the modem worker retried maxAttemptsPerPart times inside each engine
  * attempt (9 sends with 3 and 3).

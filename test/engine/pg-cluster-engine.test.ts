@@ -1,5 +1,5 @@
 /**
- * Several engines on one PostgreSQL database (issue 11 item 2), real SMPP over loopback: two nodes
+ * Several engines on one PostgreSQL database, real SMPP over loopback: two nodes
  * with their own node ids submit every part exactly once between them; a node whose claims were
  * reaped (requeueExpiredNodes, as NodeRegistry.reapExpired runs it) has its late outcomes refused
  * and its parts sent by the other; connections killed mid-run (pg_terminate_backend, as a failover

@@ -1,5 +1,5 @@
 /**
- * The dispatch engine on PostgreSQL (issue 11 items 2 and 4), end to end over real SMPP on
+ * The dispatch engine on PostgreSQL, end to end over real SMPP on
  * loopback (TestSmsc) against a real PostgreSQL 15: single- and multi-part messages, a receipt that
  * beats its submit_sm_resp, a temporary failure retried, NO_ROUTE with its webhook row, the
  * inbound store taken from PostgreSQL, and a clean stop that requeues only this node's own parts.

@@ -1,5 +1,5 @@
 /**
- * A cluster node that may have lost its lease sends nothing (issue 11 item 7: a node SIGSTOPped
+ * A cluster node that may have lost its lease sends nothing (a node SIGSTOPped
  * past its lease wakes with messages it claimed before the freeze still queued; its peers have sent
  * those parts meanwhile). NodeIdSource.leaseHeld false: the lane claims nothing and a claimed
  * message still waiting for its turn is not submitted but queued again, without spending an attempt;

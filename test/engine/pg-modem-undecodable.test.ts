@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 4 for undecodable PDUs: on PostgreSQL the engine records a PDU the modem path cannot
+ * On PostgreSQL the engine records a PDU the modem path cannot
  * decode in PostgreSQL's undecodable_pdus (before the modem deletes it from the SIM), over a socat
  * pty to the modem emulator.
  */

@@ -1,5 +1,5 @@
 /**
- * Which PostgreSQL failures the engine retries (issue 11: a database that drops connections or
+ * Which PostgreSQL failures the engine retries (a database that drops connections or
  * fails over) and which it reports; the SQLite classes are unchanged.
  */
 import { expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 2 for SMPP: the engine alone retries a temporary command_status. An SMSC (ours,
+ * The engine alone retries a temporary command_status. An SMSC (ours,
  * over loopback) refusing every submit_sm gets each part exactly engine.maxAttempts times, and an
  * ESME_RTHROTTLED refusal's retryAfterMs (the bind's pause, 1 s first) holds the retry back at least
  * that long, whatever the engine's shorter backoff says.

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 1: one table of error codes, each mapping to an HTTP status (api/http-errors.ts)
+ * One table of error codes, each mapping to an HTTP status (api/http-errors.ts)
  * and a CLI exit code (cli/coded-exit.ts), and an unknown code rejected by the compiler.
  */
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 /**
- * The cluster test's SMSC must itself be right before it can judge a cluster (issue 11 item 7):
+ * The cluster test's SMSC must itself be right before it can judge a cluster:
  * it refuses binds over the carrier's limit, sends receipts on another bind than the submit's,
  * and counts the most submits within one second exactly.
  */

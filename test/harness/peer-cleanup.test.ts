@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 9: the test suite cleans up after itself. Peers run in their own process group,
+ * The test suite cleans up after itself. Peers run in their own process group,
  * die with the process that started them, the Perl SMSC also exits on its own (parent gone, or
  * its maximum runtime), and a run that leaves a process behind fails naming it.
  */

@@ -1,5 +1,5 @@
 /**
- * Item 4: GET /v1/inbound over HTTP on loopback with a real SQLite file: each account sees only its
+ * GET /v1/inbound over HTTP on loopback with a real SQLite file: each account sees only its
  * own messages, oldest first, paged with `limit` and `next`, filtered with `since`; 401 with
  * `WWW-Authenticate: Bearer`, 403 for a non-administrator, 400 naming the bad query field.
  */

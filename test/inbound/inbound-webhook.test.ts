@@ -1,5 +1,5 @@
 /**
- * Item 3: one signed POST per whole inbound message to the client's inbound webhook URL, through the
+ * One signed POST per whole inbound message to the client's inbound webhook URL, through the
  * same outbox, retries, dead letters and replay as receipts, checked by a real HTTP receiver that
  * verifies X-Signature over the raw body. Receipt webhooks keep going to the receipt URL.
  */

@@ -1,5 +1,5 @@
 /**
- * The inbound side follows `numbering.country` (issue 13 item 5, issue 14 items 2 and 5): under US,
+ * The inbound side follows `numbering.country`: under US,
  * `smsgate optout add|remove --msisdn`, `smsgate inbound route add|remove --to`, `smsgate simulate
  * inbound` and a running gateway's InboundService (a real createGateway bound to the Perl Net::SMPP
  * SMSC) normalise a national 2125550123 to 12125550123, the form the campaign processor compares.

@@ -1,5 +1,5 @@
 /**
- * Item 5: opt-out keywords (off unless set) put the sender on the client's suppression list, and a
+ * Opt-out keywords (off unless set) put the sender on the client's suppression list, and a
  * later campaign of that client skips the number during processing (not counted in totalSent);
  * `smsgate client set-optout` and `smsgate optout list|add|remove` on the same real SQLite file.
  */

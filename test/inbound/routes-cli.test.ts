@@ -1,5 +1,5 @@
 /**
- * Item 2: `smsgate inbound route add|list|remove` and `smsgate inbound list --unrouted` against a
+ * `smsgate inbound route add|list|remove` and `smsgate inbound list --unrouted` against a
  * real SQLite file named by a temp config; messages to a routed number belong to its client, a
  * message to a number no client owns is kept, listed as unrouted and queued for no webhook.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: everything outside the engine and the webhook sender reaches the store through
+ * Everything outside the engine and the webhook sender reaches the store through
  * the async ports (src/store/store-ports.ts), so a PostgreSQL set of ports plugs in at the
  * composition root with no other change. A module in these areas that opens a SQLite handle, names
  * better-sqlite3, builds a SQLite store class of its own or opens a transaction would tie it to

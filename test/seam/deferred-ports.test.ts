@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: the API, auth, campaigns and inbound work unchanged when every store call
+ * The API, auth, campaigns and inbound work unchanged when every store call
  * answers a turn of the event loop later, as PostgreSQL's will (test/support/deferred-ports.ts over
  * a real SQLite file). Login with the password grant, a JWT on the campaign API, a campaign
  * accepted, processed with a suppressed number skipped and summarised, a multi-part inbound

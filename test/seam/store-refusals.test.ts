@@ -1,5 +1,5 @@
 /**
- * "Try again later" on either backend (issue 11): SQLite's result-code names and PostgreSQL's
+ * "Try again later" on either backend: SQLite's result-code names and PostgreSQL's
  * SQLSTATEs (PostgreSQL manual, Appendix A) for a store that cannot take a write now are refusals
  * (503 on the token endpoint, a campaign left to the next pass); a constraint or a missing table is
  * not. And a duplicate is a duplicate on both.

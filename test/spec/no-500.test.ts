@@ -1,5 +1,5 @@
 /**
- * "No input ever yields a 500" (issue 3, point 3): odd inputs at every field and every layer of
+ * "No input ever yields a 500": odd inputs at every field and every layer of
  * every endpoint of a real `smsgate serve` — wrong JSON types, huge numbers, deep nesting, unicode,
  * NUL, invalid UTF-8, duplicate keys, non-object bodies, odd content types, HEAD/OPTIONS, very long
  * URLs, Authorization header variants, malformed HTTP. Every answer must be a deliberate status

@@ -1,6 +1,6 @@
 /**
  * `smsgate db backup` writes a copy of everything the database holds (token hashes, encrypted
- * webhook secrets), so the copy is 0600 like the database (issue 9 item 10), also under the usual
+ * webhook secrets), so the copy is 0600 like the database, also under the usual
  * umask 022, under which SQLite alone makes 0644 files.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

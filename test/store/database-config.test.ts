@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: `"database": {"url": "postgresql://..."}` (or postgres://) selects PostgreSQL,
+ * `"database": {"url": "postgresql://..."}` (or postgres://) selects PostgreSQL,
  * `"database": {"path": ...}` (the default) SQLite; both, or a bad URL, is a config error naming the
  * key and the file, and a password in the URL never appears in a message.
  */

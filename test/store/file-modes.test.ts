@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 10: a fresh database made by `smsgate migrate` or `smsgate serve` (real children,
+ * A fresh database made by `smsgate migrate` or `smsgate serve` (real children,
  * umask 022 as on most systems, under which SQLite alone makes 0644 files) is 0600, and so are
  * its -wal and -shm while serve runs, the secrets key file and the serve lock.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: `smsgate migrate --config FILE` against PostgreSQL (`database.url`) applies every
+ * `smsgate migrate --config FILE` against PostgreSQL (`database.url`) applies every
  * migration and prints them, then reports the database up to date; the URL is printed without its
  * password; an unreachable server is a message and exit 1. (SQLite: test/cli/admin.test.ts.)
  */

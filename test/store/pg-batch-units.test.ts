@@ -1,5 +1,5 @@
 /**
- * The batch units perf's engine uses on SQLite (h-perf, issue 12 item 3: pendingReceiptsOf,
+ * The batch units perf's engine uses on SQLite (pendingReceiptsOf,
  * receiptTargets, insertReceipts, insertOutboxRows) on a real PostgreSQL: one statement each, same
  * rows and order as the SQLite statements give.
  */

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's multi-node units (issue 11 items 2, 4, 5) on a real server, several pools standing
+ * PostgreSQL's multi-node units on a real server, several pools standing
  * for several nodes: parts claimed with FOR UPDATE SKIP LOCKED go to exactly one node and a node
  * never waits for another's locked rows; a receipt racing its part's submit_sm_resp write on
  * another node is matched exactly once; outbox events are leased to one node at a time.

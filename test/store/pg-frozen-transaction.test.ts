@@ -1,5 +1,5 @@
 /**
- * A node frozen inside a transaction (issue 11 item 7: SIGSTOP past the lease) must not hold its
+ * A node frozen inside a transaction (SIGSTOP past the lease) must not hold its
  * locks for as long as it is frozen: every pool from pgPoolConfig has the server end a session that
  * waits on us inside a transaction for longer than IDLE_IN_TRANSACTION_TIMEOUT_MS, so a peer's write
  * to the same row, and its advisory lock on the same message id, go through soon after.

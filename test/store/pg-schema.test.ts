@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1 on PostgreSQL: every landed migration applies to a fresh PostgreSQL database, the
+ * Every landed migration applies to a fresh PostgreSQL database, the
  * tables and columns are those of TABLE_COLUMNS (src/store/entities.ts, also checked against SQLite
  * by schema-matches-rows.test.ts): INTEGER columns are BIGINT, returned as JS numbers; a second run
  * applies nothing. The throwaway server: test/support/postgres-server.ts.

@@ -12,7 +12,7 @@ class Counter {
   }
 }
 
-describe('asyncPort (issue 11 item 1: one async seam over a synchronous store)', () => {
+describe('asyncPort (one async seam over a synchronous store)', () => {
   it('runs the method on the store at call time and resolves with its result', async () => {
     const counter = new Counter();
     const port = asyncPort(counter);

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 6: one schema source. A fresh SQLite file migrated to the latest version has exactly
+ * One schema source. A fresh SQLite file migrated to the latest version has exactly
  * the tables and columns of TABLE_COLUMNS (src/store/entities.ts), which the compiler checks against
  * the row types the store uses; so the migrations, the runtime list and the row types cannot drift.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 6: SQL stays inside src/store/. Other modules call store functions; none prepares
+ * SQL stays inside src/store/. Other modules call store functions; none prepares
  * a statement of its own (a query outside the store is a copy of the schema the schema test cannot see).
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: the landed migrations became dialect-aware (migrations/dialect.ts), and on SQLite
+ * The landed migrations became dialect-aware (migrations/dialect.ts), and on SQLite
  * they must still build exactly the schema they built before: every table, index and trigger of a
  * fresh database, SQL text included, equals the sqlite_master recorded from main's migrations
  * before the change (test/store/fixtures/sqlite-schema-1764700000001.json). Only the migrations

@@ -67,7 +67,7 @@ export interface ApiFixture {
   dir: string;
   dbPath: string;
   store: Store;
-  /** The async ports the services run on (issue 11), over `store`. */
+  /** The async ports the services run on, over `store`. */
   ports: StorePorts;
   campaigns: CampaignService;
   processor: CampaignProcessor;
@@ -81,7 +81,7 @@ export interface ApiFixture {
 
 /**
  * Under vitest every response the fixture's helpers receive is checked against the OpenAPI document
- * (issue 13 item 2); benches that reuse the fixture fetch unchecked.
+ *; benches that reuse the fixture fetch unchecked.
  */
 const fetchFor: (url: string, init?: RequestInit) => Promise<Response> = process.env['VITEST'] === undefined ? fetch : fetchChecked;
 

@@ -1,5 +1,5 @@
 /**
- * N real `smsgate serve` nodes on one database, for the cluster tests and bench:cluster (issue 11
+ * N real `smsgate serve` nodes on one database, for the cluster tests and bench:cluster
  * items 7 and 8). Everything goes through the product's own front doors, the same on either
  * backend: one generated config per node (own API and admin ports, the same database, key file,
  * SMPP carrier and routes), `smsgate migrate` once, the account seeded with the admin commands

@@ -1,5 +1,5 @@
 /**
- * An SMSC that behaves like a carrier towards a cluster of gateway nodes (issue 11 item 7): it
+ * An SMSC that behaves like a carrier towards a cluster of gateway nodes: it
  * enforces a bind limit per system_id (a bind over the limit is refused with ESME_RBINDFAIL, as
  * carriers do), sends each receipt on a bound session OTHER than the one that submitted the
  * message (when there is one; the other binds take turns), keeps every receipt until a

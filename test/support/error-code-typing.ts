@@ -1,5 +1,5 @@
 /**
- * Compile-time proof for issue 10 item 1, checked by `npm run build` (tsc includes test/support):
+ * Compile-time proof for , checked by `npm run build` (tsc includes test/support):
  * `GatewayError` and `isGatewayError` take only codes from the ERROR_CODE table. If the table ever
  * widened to `string`, the `@ts-expect-error` lines would stop erroring and the build would fail.
  * Never called: it only has to type-check.

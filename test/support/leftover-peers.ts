@@ -1,5 +1,5 @@
 /**
- * vitest global setup (issue 9 item 9): gives the run an id that every worker and every process
+ * vitest global setup: gives the run an id that every worker and every process
  * they spawn inherits (SMSGATE_TEST_RUN_ID; spawnPeer also sets SMSGATE_TEST_PEER to it), and at
  * the end of the run lists the processes still carrying it. Any such process is a peer some test
  * did not stop: they are printed, killed, and the run fails. Only this run's processes match, so

@@ -1,6 +1,6 @@
 /**
  * Checks an HTTP response against the OpenAPI document (src/api/openapi.ts), so every response the
- * API tests receive is also a test of the document (issue 13 item 2). Shared: any test of an API
+ * API tests receive is also a test of the document. Shared: any test of an API
  * route calls `expectMatchesOpenApi(method, path, response)` or fetches through `fetchChecked`.
  *
  * What is checked: the path and method are documented (an undocumented path must be a 404 and a

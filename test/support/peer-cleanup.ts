@@ -1,5 +1,5 @@
 /**
- * vitest setup file (issue 9 item 9), run in every test file: the peers a test started
+ * vitest setup file, run in every test file: the peers a test started
  * (spawnPeer) are stopped after it, and those a file's beforeAll started after the file, also
  * when the test failed or timed out. Registered first, so these hooks run after the file's own.
  */

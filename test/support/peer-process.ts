@@ -1,6 +1,6 @@
 /**
  * Every peer process a test starts (the Perl SMSC, socat for the modem emulator, `smsgate serve`
- * children) is spawned here, so that none outlives its test run (issue 9 item 9):
+ * children) is spawned here, so that none outlives its test run:
  * - in its own process group (detached), so killPeer() stops the peer and anything it started;
  * - under `setpriv --pdeathsig TERM`, so it is told to stop when the test worker dies, even by
  *   SIGKILL on a timeout (Linux prctl PR_SET_PDEATHSIG; setpriv execs the peer, so the pid is the

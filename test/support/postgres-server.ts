@@ -1,5 +1,5 @@
 /**
- * A throwaway PostgreSQL 15 for one test file (issue 11 item 7; ARCHITECTURE "Stores and nodes"):
+ * A throwaway PostgreSQL 15 for one test file (ARCHITECTURE "Stores and nodes"):
  * initdb as the postgres user into a temporary directory, then the server itself, owned by the test
  * (no pg_ctl, which would leave it unowned), listening on 127.0.0.1 and a free port. Each test takes
  * a fresh database (CREATE DATABASE, a copy of template1: tens of ms) instead of a fresh server.

@@ -1,5 +1,5 @@
 /**
- * One throwaway PostgreSQL per test file and a fresh migrated database per test (issue 11 item 7):
+ * One throwaway PostgreSQL per test file and a fresh migrated database per test:
  * the hooks every PostgreSQL test file would otherwise repeat. Call usePostgresSuite() at the top
  * level of a test file; `open()` gives a migrated database that is closed after the test.
  */

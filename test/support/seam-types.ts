@@ -1,5 +1,5 @@
 /**
- * Compile-time half of the async store seam check (issue 11 item 1; the grep half is
+ * Compile-time half of the async store seam check (the grep half is
  * test/seam/consumers-use-ports.test.ts). `npm run build` type-checks this file: every consumer
  * outside the engine takes ports whose methods return promises, so any object with that shape
  * (PostgreSQL's classes) fits, and a synchronous SQLite store or a raw connection does not.

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 7 in the store: every outbox event has an X-Event-Id (a UUID on the row), dead
+ * Every outbox event has an X-Event-Id (a UUID on the row), dead
  * letters record why they died, and redrive picks an endpoint's transient dead letters within the
  * window. Includes a database migrated from before these columns existed.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 5 (and item 9: PostgreSQL's own HA is the operator's, nodes carry on): a database
+ * PostgreSQL's own HA is the operator's; the nodes carry on through it. A database
  * that drops every connection, as a failover does. The sender's link to a real PostgreSQL runs
  * through a proxy the test cuts right after the receiver got the event: the sender keeps the result
  * (the event is not sent again), logs the outage once, keeps trying, and writes the result when the

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 5: the webhook sender on PostgreSQL, on a real server (usePostgresSuite) and a real
+ * The webhook sender on PostgreSQL, on a real server (usePostgresSuite) and a real
  * HTTP receiver. One node: delivered, retried on 5xx, a dead letter after the attempts, the breaker,
  * redrive. Two nodes on one outbox: every event POSTed exactly once; one node's leases reaped while
  * its requests are out: its late results are refused (fencedResults) and the other node delivers,

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL outbox units the webhook sender uses as a cluster node (issue 11 item 5), on a real
+ * The PostgreSQL outbox units the webhook sender uses as a cluster node, on a real
  * server: the fenced results write, the redrive probe claimed by one node at a time, and leases
  * given back at stop.
  */

@@ -5,7 +5,7 @@ const A = { key: '1 http://a/', clientId: 1, url: 'http://a/' };
 const B = { key: '2 http://b/', clientId: 2, url: 'http://b/' };
 const WINDOW_MS = 30_000;
 
-describe('RedriveSchedule (issue 9 item 7: probe once per breaker window while an endpoint has dead letters)', () => {
+describe('RedriveSchedule (probe once per breaker window while an endpoint has dead letters)', () => {
   it('schedules a probe one window after the first dead letter, not pushed back by later ones', () => {
     const s = new RedriveSchedule(WINDOW_MS);
     expect(s.nextProbeAtMs()).toBe(Number.POSITIVE_INFINITY);

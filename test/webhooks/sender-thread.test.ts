@@ -1,5 +1,5 @@
 /**
- * The webhook sender on its worker thread (issue 12 item 3), as the built gateway runs it: the
+ * The webhook sender on its worker thread, as the built gateway runs it: the
  * compiled dist/ modules (a worker thread cannot load the TypeScript sources), a real SQLite file
  * shared by this thread's connection and the worker's, a real HTTP receiver.
  */

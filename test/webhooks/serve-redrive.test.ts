@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 7 through a real `smsgate serve` child: its webhook receiver answers 503 for longer
+ * Its webhook receiver answers 503 for longer
  * than a retry series, every event becomes a dead letter, then the receiver recovers and every
  * event is delivered with no operator command. The config shortens the series and the breaker window
  * (webhooks.retryDelaysMs, breakerOpenMs) so the outage takes seconds; webhook-redrive.test.ts runs

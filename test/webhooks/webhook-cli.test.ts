@@ -162,11 +162,11 @@ describe('smsgate webhook list / replay', () => {
     expect(states.map((s) => s.state).sort()).toEqual(['dead', 'delivered']);
     expect(states.find((s) => s.state === 'dead')?.last_error).toBe('HTTP_410');
     expect(receiver.count).toBe(3);
-    // Off a terminal the output is the result alone: no progress line (issue 13 item 3).
+    // Off a terminal the output is the result alone: no progress line.
     expect(err).not.toContain('replay:');
   });
 
-  it('with --now on a terminal, shows the replay progress (issue 13 item 3)', async () => {
+  it('with --now on a terminal, shows the replay progress', async () => {
     const acme = addClient('acme', receiver.url, 'whsec');
     const ids = ['353875000001', '353875000002', '353875000003'].map((msisdn) => deadLetter(acme, msisdn, 60_000));
     ensureBuilt();

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 7: webhooks survive an outage without an operator. A real receiver fails (503s, or
+ * Webhooks survive an outage without an operator. A real receiver fails (503s, or
  * connection refused with its server closed) for longer than a whole retry series, then recovers;
  * the sender runs on the spec's numbers (SPEC "Events" 6-7: retries 2, 4 and 8 s after each failure,
  * breaker open 30 s after two transient failures) on a clock the test steps.

@@ -110,7 +110,7 @@ describe('WebhookSender against a real receiver', () => {
     expect(r.count).toBe(2);
     expect(r.requests[1]?.rawBody.equals(r.requests[0]?.rawBody ?? Buffer.alloc(0))).toBe(true);
     expect(r.requests[1]?.headers['x-signature']).toBe(r.requests[0]?.headers['x-signature']);
-    // The event's id, the row's UUID, on both attempts (issue 9 item 7).
+    // The event's id, the row's UUID, on both attempts.
     expect(r.requests[0]?.headers['x-event-id']).toBe(fx.row(id).event_id);
     expect(r.requests[1]?.headers['x-event-id']).toBe(fx.row(id).event_id);
   });

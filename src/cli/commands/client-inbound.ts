@@ -1,5 +1,5 @@
 /**
- * The inbound actions of `smsgate client` (issue 14):
+ * The inbound actions of `smsgate client`:
  *   `client set-inbound-webhook --name NAME (--url URL | --clear)`: where the client's inbound
  *     messages are POSTed, one per whole message, signed with the client's webhook secret (the one
  *     `client set-webhook --secret` sets); --clear stops them (pending events become dead letters

@@ -23,7 +23,7 @@ function describe(client: CreatedClient): string {
 }
 
 export async function run(args: string[]): Promise<number> {
-  // set-inbound-webhook and set-optout (issue 14) live in client-inbound.ts.
+  // set-inbound-webhook and set-optout live in client-inbound.ts.
   if (isClientInboundAction(args[0])) return runClientInbound(args);
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config', 'name', 'webhook-url', 'webhook-secret', 'url', 'secret'], booleans: ['json', 'clear-secret'] }, USAGE);

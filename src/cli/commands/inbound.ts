@@ -4,7 +4,7 @@
  * `smsgate inbound route list` and `smsgate inbound route remove --to NUMBER` show and remove routes.
  * `smsgate inbound list [--unrouted] [--limit N]` shows the newest stored messages, or only those no
  * client owns (kept, never sent to any client). Numbers are normalised like msisdns, with the config's
- * numbering.country (issue 13 item 5), as the running InboundService normalises a message's To.
+ * numbering.country, as the running InboundService normalises a message's To.
  */
 import { InboundAdmin } from '../../inbound/inbound-admin.js';
 import { parseRouteNumber } from '../../inbound/address.js';

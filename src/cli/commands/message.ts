@@ -3,7 +3,7 @@
  * newest campaign first: the recipient's summary status, each part's send state, transport, message
  * id, attempts and last status, the receipts matched to it, and every webhook row with its attempts
  * and last error. The number is normalised as the API does, with the config's numbering.country
- * (issue 13 item 5): under IE, 0871234567 finds 353871234567; under US, 2125550123 finds 12125550123.
+ *: under IE, 0871234567 finds 353871234567; under US, 2125550123 finds 12125550123.
  */
 import { GatewayError } from '../../errors.js';
 import { normalizeMsisdn, numberingPlanFor } from '../../sms/index.js';

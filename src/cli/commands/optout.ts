@@ -1,11 +1,11 @@
 /**
- * A client's suppression list (issue 14 item 5): numbers its later campaigns skip during
+ * A client's suppression list: numbers its later campaigns skip during
  * processing. Filled by opt-out keywords (`smsgate client set-optout`) and by hand:
  *   `smsgate optout list --client NAME`
  *   `smsgate optout add --client NAME --msisdn N`
  *   `smsgate optout remove --client NAME --msisdn N`
- * Numbers are normalised like campaign msisdns, with the config's numbering.country (issue 13 item 5;
- * with the default IE, 0871234567 is 353871234567), so the stored form is the one the campaign
+ * Numbers are normalised like campaign msisdns, with the config's numbering.country (with the
+ * default IE, 0871234567 is 353871234567), so the stored form is the one the campaign
  * processor compares.
  */
 import { InboundAdmin } from '../../inbound/inbound-admin.js';

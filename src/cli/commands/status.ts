@@ -1,5 +1,5 @@
 /**
- * `smsgate status [--config FILE] [--json]` (issue 13): the /status.json facts. Asks the running
+ * `smsgate status [--config FILE] [--json]`: the /status.json facts. Asks the running
  * serve's admin listener (config's admin host and port, with admin.token when set); when none
  * answers, or the config has no admin section, it prints what the database alone can tell and says
  * so (binds and recent errors are known only to a running serve).

@@ -4,8 +4,7 @@
  * state. `smsgate webhook replay --client NAME [--since TIME] [--now]` puts the client's dead letters
  * back in the queue (same bytes, attempts reset, due now). A running server sends them at its next
  * poll; when none answers on the configured API address the command says so, and with --now it sends
- * them itself with the full retry policy and reports the outcome, with progress on a terminal
- * (issue 13 item 3).
+ * them itself with the full retry policy and reports the outcome, with progress on a terminal.
  */
 import type { SmsGateConfig } from '../../gateway-config.js';
 import { createLogger } from '../../log.js';

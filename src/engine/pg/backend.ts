@@ -1,5 +1,5 @@
 /**
- * The engine on PostgreSQL (issue 11 items 2 and 4): what engine-backend.ts asks, each unit one
+ * The engine on PostgreSQL: what engine-backend.ts asks, each unit one
  * transaction on one pooled connection. Claims are stamped with node.nodeId() (asked at each claim
  * and write), outcome writes fenced on it; outcome and receipt units the database refuses for a
  * passing reason are retried until they commit (PgUnitRunner).

@@ -1,5 +1,5 @@
 /**
- * The scheduler on PostgreSQL (issue 11 item 2): up to batchSize due recipients, shared evenly
+ * The scheduler on PostgreSQL: up to batchSize due recipients, shared evenly
  * among the due campaigns as on SQLite (Scheduler), become parts in ONE transaction. Recipients are
  * taken FOR UPDATE SKIP LOCKED, so two nodes never materialise one recipient twice; their parts, the
  * 'dispatched' marks and the NO_ROUTE recipients' final status with its webhook outbox row commit

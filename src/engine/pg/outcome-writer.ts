@@ -1,5 +1,5 @@
 /**
- * Submit outcomes on PostgreSQL (issue 11 item 2): one message's outcomes in one transaction,
+ * Submit outcomes on PostgreSQL: one message's outcomes in one transaction,
  * decided as on SQLite (outcome-decision.ts). Every write that ends the claim is fenced on the node
  * id asked at the write (markSubmittedTakingReceipts, requeue, failPart): a node whose claims were
  * reaped while it stalled finds its part requeued (perhaps sent by another node) and its write

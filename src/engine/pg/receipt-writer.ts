@@ -1,5 +1,5 @@
 /**
- * Receipts on PostgreSQL (issue 11 item 2): a receipt is stored and applied to its part, its
+ * Receipts on PostgreSQL: a receipt is stored and applied to its part, its
  * recipient and the recipient's webhook row in one transaction (group-committed with others; the
  * lock on the (transport, message id) pair orders it against the submitter's write on any node);
  * the promise resolves after COMMIT, so the transport acknowledges the SMSC only then. A receipt whose part has
@@ -55,8 +55,8 @@ export class PgReceiptWriter {
   }
 
   /**
-   * The receipts of one transaction with a few statements for the whole batch (as on SQLite, issue
-   * 12 item 3): their (transport, message id) locks in one statement (storeReceipt's lock: a
+   * The receipts of one transaction with a few statements for the whole batch (as on SQLite):
+   * their (transport, message id) locks in one statement (storeReceipt's lock: a
    * submitter writing one of these ids on any node is waited for, or waits), one query for every
    * receipt's part with its recipient context, one multi-row INSERT of the receipts; then each
    * matched receipt is applied to its part, recipient and webhook row.

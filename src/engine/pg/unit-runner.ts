@@ -9,8 +9,7 @@
  * in the same transaction instead of being parked. Each caller's promise settles only after COMMIT.
  *
  * A batch the database refuses for a passing reason (a dropped connection, a failover, a deadlock:
- * isTransientStoreFailure) is kept and run again with backoff until it commits (issue 9 item 4,
- * issue 11 item 2): its callers wait, a submit keeps its window slot, a receipt stays
+ * isTransientStoreFailure) is kept and run again with backoff until it commits: its callers wait, a submit keeps its window slot, a receipt stays
  * unacknowledged at the SMSC, and while it waits `stalled` is true and the lanes claim nothing new.
  * The failure is logged once, then at most every failureLogIntervalMs. After a failure no retry can
  * cure, each unit runs alone so one bad unit does not fail its neighbours. A unit may run more than

@@ -1,6 +1,6 @@
 /**
- * Which of an SMPP transport's bind slots this node may open, in a cluster on PostgreSQL (issue 11
- * item 3). `binds: N` is the carrier's limit for the whole cluster: slot k of transport T belongs to
+ * Which of an SMPP transport's bind slots this node may open, in a cluster on PostgreSQL.
+ * `binds: N` is the carrier's limit for the whole cluster: slot k of transport T belongs to
  * the node whose database session holds the advisory lock (transportLockKey(T), k). Locks are
  * session-level and live on one dedicated connection, so they vanish the moment that connection
  * does: a node that is killed, or cut off from the database, gives its slots up without anyone

@@ -1,5 +1,5 @@
 /**
- * A node's membership of a cluster on PostgreSQL (issue 11 item 2). Each `smsgate serve` joins with
+ * A node's membership of a cluster on PostgreSQL. Each `smsgate serve` joins with
  * a fresh id, heartbeats about once a second and so holds a lease of about 5 s. Times are the
  * database's clock, never the node's, so nodes with skewed clocks agree on who expired.
  *

@@ -4,7 +4,7 @@
  * read FOR UPDATE inside the transactions that depend on it, so a concurrent markFailed (another
  * node) waits instead of interleaving.
  *
- * In a cluster each campaign is processed to ready by one node (issue 11 item 5): a node passes
+ * In a cluster each campaign is processed to ready by one node: a node passes
  * its id (NodeRegistry.identity.id) as the trailing `nodeId`. Its claim stamps
  * campaigns.processing_by, and takes a 'queued' campaign or a 'processing' one whose stamp is NULL
  * (its node was reaped: requeueExpiredNodes clears the stamp) or its own; one conditional UPDATE, so
@@ -45,8 +45,8 @@ export class PgCampaignStore implements Async<CampaignStore> {
   }
 
   /**
-   * One statement: the row, and a wake-up of every node's campaign processor (issue 11 item 2:
-   * LISTEN/NOTIFY wakes nodes) delivered when it commits, so whichever node is free claims it.
+   * One statement: the row, and a wake-up of every node's campaign processor
+   * (LISTEN/NOTIFY wakes nodes) delivered when it commits, so whichever node is free claims it.
    */
   async insertCampaign(c: NewCampaign): Promise<void> {
     await changes(this.pool,

@@ -1,13 +1,13 @@
 /**
  * DispatchStore (src/store/dispatch-store.ts, main's API) on PostgreSQL, plus the atomic units
- * several nodes on one database need (issue 11 items 2 and 4):
+ * several nodes on one database need:
  * - claimParts: due parts taken with FOR UPDATE SKIP LOCKED and marked 'submitting' in one
  *   statement, so two nodes claiming at once never get the same part and never wait for each other;
  * - markSubmittedTakingReceipts / storeReceipt: the submit_sm_resp write and a receipt for the same
  *   (transport, message id) serialise on an advisory transaction lock on that pair, so a receipt
  *   that lands on another node's bind before the submitter has written the message id is either
  *   found by the submitter (parked first) or finds the part (written first), never neither.
- * - fencing (issue 11 item 2): claimParts stamps each part with the claiming node's id
+ * - fencing: claimParts stamps each part with the claiming node's id
  *   (message_parts.claimed_by; null for a single gateway), and every write that ends a claim
  *   (markSubmitted*, requeue, failPart) is refused unless the part is still 'submitting' under the
  *   same stamp. A node that stalled past its lease has had its parts requeued (requeueExpiredNodes,
@@ -71,7 +71,7 @@ export class PgDispatchStore implements Async<DispatchStore> {
 
   /**
    * Up to `limit` waiting recipients of a campaign, locked FOR UPDATE SKIP LOCKED for the caller's
-   * transaction (issue 11 item 2): recipients another node is materialising right now are passed
+   * transaction: recipients another node is materialising right now are passed
    * over, so no recipient is materialised twice. Only inside a transaction (a connection).
    */
   takeWaitingRecipients(campaignId: string, limit: number): Promise<WaitingRecipient[]> {
@@ -284,7 +284,7 @@ export class PgDispatchStore implements Async<DispatchStore> {
   }
 
   /**
-   * The sweep of parked receipts (issue 11 item 4): up to `maxRows` receipts still 'pending' whose
+   * The sweep of parked receipts: up to `maxRows` receipts still 'pending' whose
    * (transport, message id) has a part by now are matched to it (the newest such part, as
    * partByMessageId) and returned, oldest first, for the caller to apply as a receipt that just
    * arrived. Locked SKIP LOCKED, so sweeps on two nodes, or a sweep and a submitter taking the same

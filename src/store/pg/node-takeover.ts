@@ -1,5 +1,5 @@
 /**
- * What a live node takes over from expired ones (issue 11 item 2), across the tables their stamps
+ * What a live node takes over from expired ones, across the tables their stamps
  * are on: message parts, outbox leases and campaigns being processed.
  */
 import { changes, type PgClient } from './pool.js';

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL connection pool and its type parsing (issue 11 item 1). Millisecond timestamps,
+ * The PostgreSQL connection pool and its type parsing. Millisecond timestamps,
  * ids and counts are BIGINT (int8) in PostgreSQL (migrations/dialect.ts); pg returns int8 as a
  * string by default, because not every int8 fits a JS number. Every int8 this schema holds does
  * (ids, counts, ms since the epoch are far below 2^53), so this pool parses int8 to a number and
@@ -69,7 +69,7 @@ export type PgQueryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 /**
  * What a store runs on: the pool (each method its own unit), or a connection inside a transaction
  * its caller opened with inTransaction, so several store methods form one unit (the engine's
- * materialise, outcome and receipt units: issue 11 item 2).
+ * materialise, outcome and receipt units).
  */
 export type PgRunner = PgPool | PgClient;
 

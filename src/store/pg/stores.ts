@@ -1,5 +1,5 @@
 /**
- * Every PostgreSQL store over one pool (issue 11 item 1): what a composition root hands the
+ * Every PostgreSQL store over one pool: what a composition root hands the
  * services when `database.url` selects PostgreSQL, as the SQLite root hands `asyncPort(new X(db))`.
  * The pool comes from openDatabase (src/store/database.ts): `{ kind: 'postgres', pool }`. The
  * member names are those of the seam's StorePorts (src/store/store-ports.ts on h-seam: auth,

@@ -1,5 +1,5 @@
 /**
- * LISTEN/NOTIFY wake-ups between nodes (issue 11 item 2: "LISTEN/NOTIFY wakes nodes, polling is
+ * LISTEN/NOTIFY wake-ups between nodes ("LISTEN/NOTIFY wakes nodes, polling is
  * the fallback"). A node that makes work due (queues parts, an outbox event, a campaign) notifies a
  * channel; every node listening on it wakes its loop at once instead of at its next poll. A
  * notification sent inside a transaction is delivered when it commits, and only then, so a woken

@@ -1,6 +1,6 @@
 /**
  * WebhookStore (src/store/webhook-store.ts as a class: the functions minus `db`) on PostgreSQL,
- * plus claimDueOutboxRows, the lease that lets several nodes share one outbox (issue 11 item 5):
+ * plus claimDueOutboxRows, the lease that lets several nodes share one outbox:
  * on the stamp columns webhook_outbox.leased_by / lease_until when the caller passes its node id.
  */
 import { randomUUID } from 'node:crypto';
@@ -19,7 +19,7 @@ const DUE_COLUMNS = `o.id, o.event_id AS "eventId", o.kind, o.client_id AS "clie
   o.created_at AS "createdAt", CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS "webhookUrl",
   c.webhook_secret_enc AS "webhookSecretEnc"`;
 
-/** Pending, due at $1 and not under a live lease (issue 11 item 5). */
+/** Pending, due at $1 and not under a live lease. */
 const DUE_NOW = `state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)`;
 
 /** An attempt's outcome ends its lease. */
@@ -93,7 +93,7 @@ export class PgWebhookStore implements WebhookStorePort {
 
   /**
    * Due events taken for one attempt, selected FOR UPDATE SKIP LOCKED so concurrent claimers never
-   * take the same event nor wait for each other (issue 11 item 5). An event is due when pending,
+   * take the same event nor wait for each other. An event is due when pending,
    * next_attempt_at <= nowMs and not under a live lease (lease_until NULL or < nowMs).
    *
    * With a node id (a cluster) the lease is the stamp columns: leased_by = nodeId, lease_until =
@@ -156,7 +156,7 @@ export class PgWebhookStore implements WebhookStorePort {
   }
 
   /**
-   * The sender's fenced write (issue 11 item 5): recordAttempts with a node id, as one statement for
+   * The sender's fenced write: recordAttempts with a node id, as one statement for
    * the whole batch (a round trip per result would bound a node's webhooks/s by the database's
    * latency). Returns the ids whose result was refused because the row is no longer leased to
    * nodeId (reaped when the node expired, or taken by another node after the lease lapsed) or no
@@ -197,7 +197,7 @@ export class PgWebhookStore implements WebhookStorePort {
   }
 
   /**
-   * The redrive probe of one endpoint, cluster-wide (issue 11 item 5): re-queues the endpoint's
+   * The redrive probe of one endpoint, cluster-wide: re-queues the endpoint's
    * oldest redrivable dead letter and leases it to nodeId in the same unit, so the node that probes
    * is the node that sends it and learns the answer. The probe row keeps its dead_url while pending
    * (the marker; its result clears it): while one is out, another node's probe of the endpoint

@@ -53,7 +53,7 @@ export function deliverSmText(pdu: PDU, purpose: 'receipt' | 'inbound'): string 
   if (gsmDecoded && (purpose === 'receipt' || coding === DATA_CODING.ia5)) {
     // The octets as received, read as ASCII/Latin-1: what reversing the package's GSM decoding
     // gives for 0x00-0x7F, without a decode and re-encode through its per-call coder lookup per
-    // receipt (issue 12 item 3: about 4% of the gateway's CPU). Chosen as below.
+    // receipt (about 4% of the gateway's CPU). Chosen as below.
     const raw = rawUserData(pdu);
     const octets = raw.short_message !== undefined && raw.short_message.length > 0 ? raw.short_message : raw.message_payload ?? raw.short_message;
     if (octets !== undefined) return octets.toString('latin1');

@@ -37,8 +37,8 @@ import { TokenBucket } from './token-bucket.js';
 import { LinkCounterTally } from '../link-counters.js';
 
 /**
- * Which of the carrier's `binds` slots this node may open, when several nodes share them (issue 11
- * item 3: `binds` is the carrier's limit for the whole cluster). PostgreSQL's implementation holds
+ * Which of the carrier's `binds` slots this node may open, when several nodes share them
+ * (`binds` is the carrier's limit for the whole cluster). PostgreSQL's implementation holds
  * an advisory lock per slot (src/store/cluster/bind-slots.ts); without a gate every slot is this
  * process's, as for one gateway on SQLite.
  */
@@ -148,7 +148,7 @@ export class SmppTransport implements Transport {
   }
 
   /**
-   * Cluster (issue 11 item 3): brings the binds in line with this node's fair share of the slots.
+   * Cluster: brings the binds in line with this node's fair share of the slots.
    * Over the share (another node joined), the highest slots are drained, unbound and given back
    * first; then free slots are claimed up to the share and bound. The token bucket follows: the
    * cluster's maxPerSecond split evenly over the slots, times the slots held, so the cluster as a

@@ -30,7 +30,7 @@ export class TokenBucket {
    * The same bucket at another rate (a cluster node's share of the carrier's cap changed): the
    * tokens it holds carry over, up to the new capacity, instead of a full burst. A fresh full bucket
    * at every re-sync added a tenth of a second's sending each time, and nodes re-sync every beat:
-   * the cluster sent 10% over its cap (issue 11 item 3).
+   * the cluster sent 10% over its cap.
    */
   retuned(ratePerSecond: number, nowMs: number): TokenBucket {
     this.refill(nowMs);

@@ -1,6 +1,6 @@
 /**
  * An ordinary deliver_sm (esm_class type 0, no receipted_message_id) whose text is a well-formed
- * receipt for one of our submitted parts is read as that receipt (issue 9 item 6 e); see
+ * receipt for one of our submitted parts is read as that receipt; see
  * src/receipts/unmarked-receipt.ts. Anything else stays an inbound message.
  */
 import type { PDU } from 'smpp';

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3 on a real PostgreSQL: `binds: N` is the cluster's limit. Slot k of a transport is
+ * `binds: N` is the cluster's limit. Slot k of a transport is
  * held by the node whose session holds advisory lock (transport, k); nodes take at most their fair
  * share; a node that dies or loses its connection gives its slots up at once (and is told, so it
  * unbinds); the rate cap is split over the slots.

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 5 on a real PostgreSQL, several pools standing for several nodes: each campaign is
+ * Several pools standing for several nodes: each campaign is
  * processed to ready by one node (claimForProcessing stamps campaigns.processing_by, the node's
  * later writes are fenced on it), and an outbox event is attempted by one node at a time (a lease on
  * webhook_outbox.leased_by / lease_until, the attempt's result fenced on it). When a node's lease in

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 2 on a real PostgreSQL: a node that stalled past its lease (SIGSTOP, a long GC, a
+ * A node that stalled past its lease (SIGSTOP, a long GC, a
  * network cut) is fenced out. A live node takes its in-flight parts over in one transaction
  * (NodeRegistry.reapExpired with requeueExpiredNodes) and may claim them itself; when the stalled
  * node wakes, every write that would end its old claims (submit_sm_resp, a temporary or permanent

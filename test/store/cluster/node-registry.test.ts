@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 2 on a real PostgreSQL: nodes heartbeat into cluster_nodes and hold a lease; a live
+ * Nodes heartbeat into cluster_nodes and hold a lease; a live
  * node takes over an expired node's work in one transaction (and only one reaper does); a node whose
  * lease ran out is fenced at its next heartbeat and rejoins under a new id.
  */

@@ -1,5 +1,5 @@
 /**
- * Store conformance (issue 11 item 1): the admin reads, the status queries and the inbound store
+ * Store conformance: the admin reads, the status queries and the inbound store
  * give the same answers on SQLite and PostgreSQL (key names, 0/1 flags, counts as numbers, order).
  */
 import { expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Store conformance (issue 11 item 1): accounts and credentials behave the same on SQLite and
+ * Store conformance: accounts and credentials behave the same on SQLite and
  * PostgreSQL: ids, lookups, personal access tokens, refresh rotation and reuse detection.
  */
 import { expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The two backends the store conformance suite runs every scenario against (issue 11 item 1):
+ * The two backends the store conformance suite runs every scenario against:
  * SQLite through asyncPort over a temporary file (what the SQLite composition root hands out), and
  * PostgreSQL through createPgStores over a fresh database on a throwaway server
  * (test/support/postgres-server.ts, one per test file). Both are seen only through the async

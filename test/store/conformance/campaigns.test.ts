@@ -1,5 +1,5 @@
 /**
- * Store conformance (issue 11 item 1): campaigns on SQLite and PostgreSQL: queued -> processing
+ * Store conformance: campaigns on SQLite and PostgreSQL: queued -> processing
  * -> ready or failed, the guards of each step, large-request slices, and the summary counts.
  */
 import { expect, it } from 'vitest';

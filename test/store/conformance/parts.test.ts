@@ -1,5 +1,5 @@
 /**
- * Store conformance (issue 11 item 1): message parts on SQLite and PostgreSQL: state transitions
+ * Store conformance: message parts on SQLite and PostgreSQL: state transitions
  * and their guards, claim exclusivity under concurrency, the receipt that arrives before the
  * submit_sm_resp's message id is written, and crash recovery.
  */

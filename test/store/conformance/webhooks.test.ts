@@ -1,5 +1,5 @@
 /**
- * Store conformance (issue 11 item 1): the webhook outbox on SQLite and PostgreSQL: pending ->
+ * Store conformance: the webhook outbox on SQLite and PostgreSQL: pending ->
  * delivered | retry | dead, dead letters listed, replayed and redriven as fresh series with the
  * same event id.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3 with real parts: `binds: N` is the carrier's limit for the whole cluster. Two
+ * `binds: N` is the carrier's limit for the whole cluster. Two
  * SMPP transports stand for two nodes; each holds its bind slots as advisory locks on one real
  * PostgreSQL (BindSlotLocks), and a carrier SMSC refuses any bind over its limit of 3 per system_id.
  * The slots follow the live nodes (at most ceil(N / live) each), the rate cap is split by slots

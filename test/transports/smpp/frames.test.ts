@@ -1,5 +1,5 @@
 /**
- * Framing of the SMSC's byte stream (issue 10 item 3): an impossible command_length drops the
+ * Framing of the SMSC's byte stream: an impossible command_length drops the
  * link at once (unrecoverable), a sane frame the `smpp` package cannot decode is answered
  * generic_nack and the link kept (recoverable). The framer is fed whole and one byte at a time
  * (STYLE 8); the link behaviour runs over real loopback TCP, the SMSC writing raw bytes.

@@ -1,5 +1,5 @@
 /**
- * OutboundMessage.mayStillSend (issue 11 item 7): a submit that had to wait inside the transport
+ * OutboundMessage.mayStillSend: a submit that had to wait inside the transport
  * for a window slot asks again just before the wire, so a cluster node frozen while its submits
  * waited sends nothing its peers have sent meanwhile. Over real SMPP on loopback (TestSmsc).
  */

@@ -1,6 +1,6 @@
 /**
  * A deliver_sm typed as a receipt (esm_class 0x04) in data_coding 0 is not run through the smpp
- * package's GSM decoding (issue 12: its coder lookup per receipt was ~4% of the gateway's CPU):
+ * package's GSM decoding (its coder lookup per receipt was ~4% of the gateway's CPU):
  * its text is the octets as received, so '@' and '_' (GSM 03.38 would read '¡' and '§') survive,
  * and an MO message in the same coding is still decoded as GSM.
  */

@@ -1,6 +1,6 @@
 /**
  * SessionWindow: the one owner of an SMPP session's slots, deadlines and fail-all-on-close
- * (issue 10 item 3). Deadlines are stepped with an injected clock, never waited for.
+ *. Deadlines are stepped with an injected clock, never waited for.
  */
 import smpp from 'smpp';
 import type { PDU } from 'smpp';

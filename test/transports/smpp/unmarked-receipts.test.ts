@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 6 e: a deliver_sm whose esm_class marks an ordinary message (type 0) and that has
+ * A deliver_sm whose esm_class marks an ordinary message (type 0) and that has
  * no receipted_message_id, but whose text is a well-formed receipt (`id:… stat:…`) for a part we
  * submitted on that transport, is read as that receipt. Anything else stays an inbound message.
  * Over SMPP loopback against our test SMSC and the Perl Net::SMPP SMSC, and through the dispatch
