@@ -76,6 +76,8 @@ afterAll(() => {
 
 describe('kill -9 right after a 202', () => {
   it('keeps the accepted campaign: after a restart it is processed and its summary appears', async () => {
+    // Admin commands never create a database: only migrate (or serve) makes the file.
+    await cli('migrate');
     await cli('client', 'create', '--name', 'acme');
     await cli('user', 'create', '--client', 'acme', '--username', 'ops', '--password', 'a long password', '--admin');
     const { token } = (await cli('token', 'create', '--username', 'ops')) as { token: string };

@@ -186,8 +186,8 @@ describe('admin commands and transport secrets', () => {
       api: { port: 0 },
       transports: [{ name: 'carrier', type: 'smpp', host: '127.0.0.1', port: 2775, systemId: 'esme', password: '${SMPP_PASSWORD}' }],
     }));
-    expect(await smsgate(['client', 'create', '--name', 'acme', '--config', file])).toMatchObject({ code: 0, stderr: '' });
     expect(await smsgate(['migrate', '--config', file])).toMatchObject({ code: 0, stderr: '' });
+    expect(await smsgate(['client', 'create', '--name', 'acme', '--config', file])).toMatchObject({ code: 0, stderr: '' });
     const missing = `${file}: transports[0].password: environment variable SMPP_PASSWORD is not set`;
     expect((await smsgate(['config', 'check', '--config', file])).stderr).toBe(`smsgate: CONFIG_INVALID: ${missing}\n`);
     const serve = await smsgate(['serve', '--config', file]);
@@ -203,6 +203,7 @@ describe('users', () => {
 
   beforeAll(async () => {
     writeFileSync(file, JSON.stringify({ database: { path: 'users/gw.sqlite' }, api: { port: 0 } }));
+    expect((await smsgate(['migrate', '--config', file])).code).toBe(0);
     expect((await smsgate(['client', 'create', '--name', 'acme', '--config', file])).code).toBe(0);
     gateway = await createGateway(loadConfig(file, {}), { logger: silentLogger() });
     await gateway.start();
