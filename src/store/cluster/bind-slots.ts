@@ -70,16 +70,27 @@ export class BindSlotLocks {
    */
   async ping(timeoutMs: number): Promise<boolean> {
     if (this.lost) return false;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      // pg 8 honours a per-query query_timeout (lib/client.js); @types/pg lists it only for the client.
-      const probe: pg.QueryConfig & { query_timeout: number } = { text: 'SELECT 1', query_timeout: timeoutMs };
-      await this.client.query(probe);
+      const answered = this.client.query('SELECT 1').then(() => 'answered' as const);
+      // The deadline is decided after the loop's next poll phase (setImmediate), not in the timer
+      // itself: a process resumed after a freeze (SIGSTOP, a long GC pause) runs its overdue timers
+      // before it reads its sockets, so an answer already waiting would otherwise count as none,
+      // and a live session (and the slots its locks hold) would be given up for nothing.
+      const deadline = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => setImmediate(() => resolve('timeout')), timeoutMs);
+      });
+      if ((await Promise.race([answered, deadline])) === 'timeout') {
+        throw new Error(`the bind slot session did not answer within ${timeoutMs} ms`);
+      }
       return true;
     } catch (err) {
       this.lose(err instanceof Error ? err : new Error(String(err)));
       // Not awaited: over a silent path the goodbye may never be acknowledged.
       void this.client.end().catch(() => undefined);
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
