@@ -97,13 +97,21 @@ describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
     const summary = await finalSummary(nodes, cluster.account.token, id, 150_000);
     progress('every recipient final');
     // For a failure's message: what the woken node sent on its old bind of parts already sent.
-    const seenBefore = new Set<string>();
+    // The woken node's own re-sends of parts first sent before it woke (by it before the freeze, or
+    // by a peer that took them over): what the fencing and the lease hold-back are for.
+    const sentBeforeWaking = new Set<string>();
     let resentByWokenNode = 0;
+    let wokenResendsOfLaterParts = 0;
+    const seen = new Set<string>();
     for (const submit of carrier.submitLog) {
-      if (submit.atMs >= continuedAtMs && victimPorts.has(submit.remotePort) && seenBefore.has(submit.destination)) resentByWokenNode++;
-      seenBefore.add(submit.destination);
+      if (submit.atMs < continuedAtMs) sentBeforeWaking.add(submit.destination);
+      else if (victimPorts.has(submit.remotePort) && seen.has(submit.destination)) {
+        if (sentBeforeWaking.has(submit.destination)) resentByWokenNode++;
+        else wokenResendsOfLaterParts++;
+      }
+      seen.add(submit.destination);
     }
-    console.log(`after SIGCONT the woken node submitted ${resentByWokenNode} parts already submitted by another node`);
+    console.log(`after SIGCONT the woken node sent again ${resentByWokenNode} parts first sent before it woke, and ${wokenResendsOfLaterParts} parts first sent after it woke`);
     // For a failure's message: each part sent more than once, grouped by who sent it first and
     // again (node index, or ? for a port no node has now) and when, in seconds from the freeze.
     const nodeOfPort = (port: number): string => String(nodes.find((node) => !node.exited && node.localPortsTo(carrier.address.port).includes(port))?.index ?? (victimPorts.has(port) ? `${victim.index}` : '?'));
@@ -132,9 +140,10 @@ describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
     console.log(`parts sent before the node woke and sent again: ${extraOfPartsSentBeforeWaking} extra submits`);
     expect(extraOfPartsSentBeforeWaking).toBeLessThanOrEqual(BOUNDS.binds * BOUNDS.window);
     expect(resentByWokenNode).toBeLessThanOrEqual(BOUNDS.binds * BOUNDS.window);
-    // Open defect (docs/behaviour/cluster-agreement.md): in one run in four, parts the woken node
-    // first sent a second or two after waking, under its new id, were sent again some 40 s later
-    // (60 extra submits); the cluster-wide total is printed in the figures, not asserted here.
+    // Open defect (docs/behaviour/cluster-agreement.md): in some runs parts the woken node first
+    // sent a second or two after waking, under its new id, were sent again about 30 s later (60
+    // extra submits in one run): not parts of the freeze, so outside this bound; printed above and
+    // in the cluster-wide total of the figures, not asserted here.
     const figures = await expectNothingLost({
       database, smsc: carrier, receiver: webhooks, msisdns, summary, bounds: BOUNDS, webhookTimeoutMs: 60_000, duplicateBound: 'asserted by the caller',
     });
