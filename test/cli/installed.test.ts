@@ -3,7 +3,7 @@
  * (node_modules/.bin/smsgate, npx, npm i -g), the package installed into another project with
  * npm from the folder, and output into a pipe closed early.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +106,8 @@ describe('output into a pipe the reader closed', () => {
   it('`smsgate webhook list | head` ends quietly, exit 0, no EPIPE stack trace', async () => {
     const config = join(dir, 'pipe.json');
     writeFileSync(config, JSON.stringify({ database: { path: join(dir, 'pipe', 'gw.sqlite') } }));
+    // Admin commands never create a database: migrate makes it first.
+    execFileSync(process.execPath, [join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'), 'migrate', '--config', config], { cwd: dir, stdio: 'ignore' });
     // The built file itself, not the symlink: the pipe is what is under test here.
     const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'), 'webhook', 'list', '--config', config], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     // Closed before the command writes its first line (it opens the database first).

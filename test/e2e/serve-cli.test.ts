@@ -72,7 +72,8 @@ describe('smsgate serve', () => {
     try {
       const { code, stderr } = await runCli(['serve', '--config', simulatorConfig('busy', port)]);
       expect(code).toBe(1);
-      expect(stderr).toContain('EADDRINUSE');
+      // The port in use is named by its config key (and the file), as the admin port's is.
+      expect(stderr).toContain(`api.port ${port} is in use`);
     } finally {
       busy.close();
     }
