@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as clientCommand } from '../../src/cli/commands/client.js';
 import { run as inboundCommand } from '../../src/cli/commands/inbound.js';
+import { run as migrateCommand } from '../../src/cli/commands/migrate.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
 import { silentLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/database.js';
@@ -26,6 +27,8 @@ function inbound(...args: string[]): Promise<CliResult> {
 
 beforeAll(async () => {
   writeFileSync(configPath, JSON.stringify({ database: { path: dbPath } }));
+  // Admin commands never create a database: migrate makes it first.
+  expect((await captureCliOutput(() => migrateCommand(cfg))).code).toBe(0);
   for (const name of ['acme', 'globex']) expect((await captureCliOutput(() => clientCommand(['create', '--name', name, '--webhook-url', 'http://127.0.0.1:9/h', ...cfg]))).code).toBe(0);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
