@@ -2,8 +2,9 @@
  * The id a node stamps its claims with. A single gateway on SQLite has none
  * (null): its claims are its own and a start-up requeues them all. A node of a cluster on
  * PostgreSQL has the id NodeRegistry gave it; the id changes when a node that was fenced out (its
- * lease ran out while it stalled) rejoins, so every writer asks for it at the moment it claims or
- * writes, never keeps a copy.
+ * lease ran out while it stalled) rejoins, so a claim asks for it when it claims, never keeps a
+ * copy; the engine's outcome writes are fenced on the id their parts were claimed under (a stale
+ * copy of a part claimed under the former id must not end the claim made under the new one).
  *
  * The engine, the campaign processor and the webhook outbox ask it; src/cluster provides it. It
  * lives beside the clock rather than in cluster/ so those layers depend on the question, not on

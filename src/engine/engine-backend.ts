@@ -32,8 +32,12 @@ export function isPostgresEngineStore(store: EngineStore): store is PostgresEngi
 
 /** One lane's claims, fair across campaigns (FairClaimer). */
 export interface LaneClaimer {
-  /** Claims up to `limit` due parts ('queued' -> 'submitting') as messages (a recipient's parts), interleaved across campaigns. */
-  claim(nowMs: number, limit: number): Promise<ClaimablePart[][]>;
+  /**
+   * Claims up to `limit` due parts ('queued' -> 'submitting') as messages (a recipient's parts), interleaved across campaigns.
+   * `claimant`: the node id to stamp them with (EngineBackend.claimantId(), asked once by the lane,
+   * which fences every write of these parts on the same id); a single gateway's claims have none.
+   */
+  claim(nowMs: number, limit: number, claimant: string | null): Promise<ClaimablePart[][]>;
 }
 
 export interface BackendStats {

@@ -8,7 +8,6 @@
  * When there are more campaigns than one claim holds, the next claim starts after the last
  * campaign served (a cursor over campaign ids), so none waits more than a few claims.
  */
-import type { NodeIdSource } from '../node-id.js';
 import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
 import type { PgDispatchStore } from '../store/pg/dispatch-store.js';
 import { evenShares } from './even-shares.js';
@@ -85,8 +84,8 @@ export class FairClaimer {
 
 /**
  * FairClaimer on PostgreSQL: the same rounds and cursor, each campaign's share
- * taken by one claimParts statement (FOR UPDATE SKIP LOCKED, stamped with the node id asked at the
- * claim), so nodes claiming at once never get the same part and never wait for each other.
+ * taken by one claimParts statement (FOR UPDATE SKIP LOCKED, stamped with the node id the lane
+ * claims under), so nodes claiming at once never get the same part and never wait for each other.
  */
 export class PgFairClaimer {
   private cursor = '';
@@ -94,17 +93,20 @@ export class PgFairClaimer {
   constructor(
     private readonly store: PgDispatchStore,
     private readonly transport: string,
-    private readonly node: NodeIdSource,
   ) {}
 
-  async claim(nowMs: number, limit: number): Promise<ClaimablePart[][]> {
+  /**
+   * `claimant`: the id the lane asked for before this claim and fences the parts' writes on. Not
+   * asked again here: a rejoin during the claim would stamp the new id on parts whose writes are
+   * fenced on the old one, leaving them 'submitting' under a live id that no reaper requeues.
+   */
+  async claim(nowMs: number, limit: number, claimant: string | null): Promise<ClaimablePart[][]> {
     const campaigns = await this.campaigns(limit);
     if (campaigns.length === 0) return [];
-    const nodeId = this.node.nodeId();
     const rounds = fairRounds(campaigns, limit, (campaignId) => (this.cursor = campaignId));
     let step = rounds.next();
     while (step.done !== true) {
-      step = rounds.next(await this.store.claimParts(this.transport, step.value.campaignId, nowMs, step.value.want, nodeId));
+      step = rounds.next(await this.store.claimParts(this.transport, step.value.campaignId, nowMs, step.value.want, claimant));
     }
     return step.value;
   }

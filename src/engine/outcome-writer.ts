@@ -20,6 +20,13 @@ export interface SubmitResult {
   transport: string;
   parts: readonly ClaimablePart[];
   outcomes: readonly PartOutcome[];
+  /**
+   * The node id the parts were claimed under (LaneClaimer.claim's `claimant`; null for a single
+   * gateway). The PostgreSQL writer fences on it, not on the id asked at the write: a node that
+   * rejoined may hold the same part twice, a stale copy claimed under its former id and the one it
+   * claimed again under the new id, and the stale copy's write must not end the new claim.
+   */
+  claimedBy: string | null;
 }
 
 export interface OutcomeCounts {

@@ -149,7 +149,7 @@ export class TransportLane {
     }
     // A claim that throws goes to onError (claimFailures) and the worker sleeps the poll interval.
     const claimedAs = backend.claimantId();
-    const messages = await this.claimer.claim(this.deps.now(), claimMessages);
+    const messages = await this.claimer.claim(this.deps.now(), claimMessages, claimedAs);
     this.claimFailures.recovered();
     if (messages.length === 0) return 'idle';
     for (const parts of messages) void this.queue.add(() => this.send(parts, claimedAs));
@@ -165,7 +165,7 @@ export class TransportLane {
     const sender = plan?.sender;
     if (plan === undefined || sender === undefined) {
       const status = plan === undefined ? 'CAMPAIGN_MISSING' : 'INVALID_SENDER';
-      await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'permanent', status })));
+      await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'permanent', status })));
       return;
     }
     // Claimed before this node froze past its lease (NodeIdSource.leaseHeld), or under the id it
@@ -180,15 +180,15 @@ export class TransportLane {
     if (!(await this.window.acquire(parts.length))) {
       // The window closed (the node gave up, or lost, every bind slot of the transport) before
       // these parts went out: back to the queue unsent, no attempt spent, for a node holding slots.
-      await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'TRANSPORT_DOWN' })));
+      await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'TRANSPORT_DOWN' })));
       return;
     }
     try {
       if (stillOurs !== undefined && !stillOurs()) {
-        await this.writeOutcomes(parts, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'LEASE_LAPSED' })));
+        await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'LEASE_LAPSED' })));
         return;
       }
-      await this.writeOutcomes(parts, await this.submit(message, parts));
+      await this.writeOutcomes(parts, claimedAs, await this.submit(message, parts));
     } finally {
       // Resized first: a window that shrank meanwhile admits only what fits the new size.
       this.syncWindow();
@@ -227,10 +227,10 @@ export class TransportLane {
     }
   }
 
-  private async writeOutcomes(parts: readonly ClaimablePart[], results: readonly PartOutcome[]): Promise<void> {
+  private async writeOutcomes(parts: readonly ClaimablePart[], claimedBy: string | null, results: readonly PartOutcome[]): Promise<void> {
     const { transport, backend } = this.deps;
     try {
-      await backend.writeOutcomes({ transport: transport.name, parts, outcomes: results });
+      await backend.writeOutcomes({ transport: transport.name, parts, outcomes: results, claimedBy });
       this.outcomeWriteFailures.recovered({ transport: transport.name });
     } catch (err) {
       // Only a write no retry can cure (or one still queued at stop) gets here: a store refusing

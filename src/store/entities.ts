@@ -33,7 +33,7 @@ export interface MessagePartRow {
 }
 export interface ReceiptRow { id: number; transport: string; message_id: string; status: string; final: number; error_code: string | null; done_at: string | null; raw: string; received_at: number; match_state: 'matched' | 'pending' | 'expired'; part_id: number | null }
 export interface UndecodablePduRow { id: number; transport: string; device: string; hex: string; reason_code: string; reason: string; received_at: number }
-export interface ClusterNodeRow { id: string; host: string; pid: number; api_port: number | null; started_at: number; heartbeat_at: number; lease_until: number }
+export interface ClusterNodeRow { id: string; host: string; pid: number; api_port: number | null; started_at: number; heartbeat_at: number; lease_until: number; settings: string | null }
 export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number; /** Added by ALTER TABLE, which cannot add NOT NULL: the migration backfills it and every insert writes one. */ public_id: string | null; client_id: number | null; incomplete: number }
 export interface InboundRouteRow { id: number; client_id: number; address: string; created_at: number }
 export interface InboundPartRow { id: number; transport: string; sender: string; recipient: string; scheme: string; reference: number; total: number; sequence: number; coding: 'gsm7' | 'ucs2' | 'binary'; body: string; raw: string; received_at: number }
@@ -80,7 +80,7 @@ export const TABLE_COLUMNS = {
   inbound_routes: columns<InboundRouteRow>({ id: 'INTEGER', client_id: 'INTEGER', address: 'TEXT', created_at: 'INTEGER' }),
   inbound_parts: columns<InboundPartRow>({ id: 'INTEGER', transport: 'TEXT', sender: 'TEXT', recipient: 'TEXT', scheme: 'TEXT', reference: 'INTEGER', total: 'INTEGER', sequence: 'INTEGER', coding: 'TEXT', body: 'TEXT', raw: 'TEXT', received_at: 'INTEGER' }),
   optouts: columns<OptoutRow>({ client_id: 'INTEGER', msisdn: 'TEXT', source: 'TEXT', created_at: 'INTEGER' }),
-  cluster_nodes: columns<ClusterNodeRow>({ id: 'TEXT', host: 'TEXT', pid: 'INTEGER', api_port: 'INTEGER null', started_at: 'INTEGER', heartbeat_at: 'INTEGER', lease_until: 'INTEGER' }),
+  cluster_nodes: columns<ClusterNodeRow>({ id: 'TEXT', host: 'TEXT', pid: 'INTEGER', api_port: 'INTEGER null', started_at: 'INTEGER', heartbeat_at: 'INTEGER', lease_until: 'INTEGER', settings: 'TEXT null' }),
   undecodable_pdus: columns<UndecodablePduRow>({ id: 'INTEGER', transport: 'TEXT', device: 'TEXT', hex: 'TEXT', reason_code: 'TEXT', reason: 'TEXT', received_at: 'INTEGER' }),
   webhook_outbox: columns<WebhookOutboxRow>({
     id: 'INTEGER', client_id: 'INTEGER', recipient_id: 'INTEGER null', body: 'TEXT', state: 'TEXT', attempts: 'INTEGER', next_attempt_at: 'INTEGER', last_error: 'TEXT null',

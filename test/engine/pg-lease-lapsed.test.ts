@@ -78,20 +78,37 @@ it('submits nothing it claimed under the id it had before it was fenced and rejo
 
   // Fenced and rejoined while its first submit is unanswered: the three claims are node-a's, void now.
   id = 'node-b';
-  // Its writes under the new id are refused (fenced): every part stays node-a's claim until a reaper takes it over.
-  await until(() => Promise.resolve(engine.stats().fencedWrites), (n) => n >= 3);
-  expect((await partsOf(pool, campaign)).map((p) => [p.state, p.claimed_by])).toEqual(Array(3).fill(['submitting', 'node-a']));
-  expect(smsc.submits).toHaveLength(1);
+  // Their outcomes are written under the claim's id (node-a), not the new one: no reaper has taken
+  // node-a over, so the two waiting messages go back to the queue unsent (no attempt spent) and the
+  // timed-out submit is retried; nothing is refused. This node, as node-b, then sends them.
+  const recipients = await until(() => recipientsOf(pool, campaign), allFinal);
+  expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
+  expect(engine.stats().fencedWrites).toBe(0);
+  expect((await partsOf(pool, campaign)).map((p) => p.attempts).sort()).toEqual([1, 1, 2]);
+  // The unanswered first one is sent again (it may have reached the carrier: at-least-once); the held-back ones once.
+  expect(submitsPerDestination(smsc)).toEqual([1, 1, 2]);
+});
 
-  // The reaper (a live node's beat) requeues node-a's parts; this node, as node-b, sends them.
+it('refuses what it claimed under its former id once a peer took that id over', async () => {
+  let id = 'node-a';
+  let held = true;
+  const { pool, engine, campaign, smsc } = await startWithFirstSubmitUnanswered({ nodeId: () => id, leaseHeld: () => held });
+
+  // Frozen past its lease: a live node takes node-a over (its parts requeued) before it wakes as node-b.
+  held = false;
   const client = await pool.connect();
   try {
     await requeueExpiredNodes(client, ['node-a']);
   } finally {
     client.release();
   }
+  id = 'node-b';
+  held = true;
   engine.wake();
+  // node-a's writes are refused (the first submit's timeout and the two held-back messages): they
+  // never end node-b's claims of the same parts, so each is recorded once it is sent under node-b.
   const recipients = await until(() => recipientsOf(pool, campaign), allFinal);
   expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
+  expect(engine.stats().fencedWrites).toBe(3);
   expect(submitsPerDestination(smsc)).toEqual([1, 1, 2]);
 });

@@ -55,6 +55,8 @@ export class ClusterSmsc {
   readonly submitsByDestination = new Map<string, number>();
   /** Bind attempts refused because the limit was reached. */
   bindsRefused = 0;
+  /** When each refused bind came, from which local port, and the ports bound at that moment. */
+  readonly refusedBinds: { atMs: number; remotePort: number; boundPorts: number[] }[] = [];
   /** The most binds open at once over the whole run. */
   maxConcurrentBinds = 0;
   submitCount = 0;
@@ -206,6 +208,7 @@ export class ClusterSmsc {
     }
     if (this.boundCount >= this.options.maxBinds) {
       this.bindsRefused++;
+      this.refusedBinds.push({ atMs: Date.now(), remotePort: info.session.socket.remotePort ?? -1, boundPorts: this.boundRemotePorts() });
       info.session.send(pdu.response({ command_status: ESME_RBINDFAIL }));
       setTimeout(() => info.session.close(), 10);
       return;

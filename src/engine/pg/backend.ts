@@ -61,7 +61,7 @@ export class PgEngineBackend implements EngineBackend {
     this.inbound = new PgInboundStore(pool);
     this.units = new PgUnitRunner(pool, logger, deps.retry);
     this.materializer = new PgMaterializer(pool, deps.routing, deps.plans, logger);
-    this.outcomes = new PgOutcomeWriter(this.units, deps.node, config, logger, now, wake);
+    this.outcomes = new PgOutcomeWriter(this.units, config, logger, now, wake);
     this.receipts = new PgReceiptWriter(pool, this.units, logger, now, wake);
   }
 
@@ -91,7 +91,7 @@ export class PgEngineBackend implements EngineBackend {
   }
 
   claimerFor(transport: string): LaneClaimer {
-    return new PgFairClaimer(this.store, transport, this.deps.node);
+    return new PgFairClaimer(this.store, transport);
   }
 
   campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {

@@ -1,13 +1,13 @@
 /**
  * Submit outcomes on PostgreSQL: one message's outcomes in one transaction,
  * decided as on SQLite (outcome-decision.ts). Every write that ends the claim is fenced on the node
- * id asked at the write (markSubmittedTakingReceipts, requeue, failPart): a node whose claims were
- * reaped while it stalled finds its part requeued (perhaps sent by another node) and its write
- * refused, which changes nothing and is counted (fencedWrites). Receipts that beat the response
+ * id the parts were claimed under (SubmitResult.claimedBy; markSubmittedTakingReceipts, requeue,
+ * failPart): a node whose claims were reaped while it stalled finds its part requeued (perhaps
+ * sent by another node, or claimed again by itself under its new id) and its write refused, which
+ * changes nothing and is counted (fencedWrites). Receipts that beat the response
  * (parked, possibly by another node's bind) are taken and applied, and the recipient's status with
  * its webhook row written, in the same transaction as the part's change.
  */
-import type { NodeIdSource } from '../../node-id.js';
 import type { Logger } from '../../log.js';
 import type { ClaimablePart } from '../../store/dispatch-store.js';
 import { PgDispatchStore } from '../../store/pg/dispatch-store.js';
@@ -34,7 +34,6 @@ export class PgOutcomeWriter {
 
   constructor(
     private readonly units: PgUnitRunner,
-    private readonly node: NodeIdSource,
     private readonly config: EngineConfig,
     private readonly logger: Logger,
     private readonly now: () => number,
@@ -83,13 +82,13 @@ export class PgOutcomeWriter {
    */
   private async applyBatch(client: PgClient, results: readonly SubmitResult[]): Promise<Tally[]> {
     const nowMs = this.now();
-    // Asked at the write: the id changes when a fenced node rejoins (src/node-id.ts).
-    const nodeId = this.node.nodeId();
     const store = new PgDispatchStore(client);
     const changes = new PgPartChanges(store, client, this.logger);
-    const accepted: { tally: Tally; part: ClaimablePart; transport: string; messageId: string }[] = [];
+    const accepted: { tally: Tally; part: ClaimablePart; transport: string; messageId: string; nodeId: string | null }[] = [];
     const tallies: Tally[] = [];
     for (const result of results) {
+      // The claim's stamp, not the id now (it changes when a fenced node rejoins, src/node-id.ts).
+      const nodeId = result.claimedBy;
       const tally: Tally = { counts: { accepted: 0, retried: 0, held: 0, failed: 0 }, fenced: 0, webhooks: false, logs: [] };
       tallies.push(tally);
       for (const part of result.parts) {
@@ -100,7 +99,7 @@ export class PgOutcomeWriter {
         }
         switch (action.kind) {
           case 'submitted':
-            accepted.push({ tally, part, transport: result.transport, messageId: action.messageId });
+            accepted.push({ tally, part, transport: result.transport, messageId: action.messageId, nodeId });
             break;
           case 'requeue':
             if (await store.requeue(part.id, action.attempts, action.dueAtMs, action.status, action.errorCode, nowMs, nodeId)) tally.counts[action.counted]++;
@@ -123,8 +122,16 @@ export class PgOutcomeWriter {
       }
     }
     if (accepted.length === 0) return tallies;
-    const { submitted, receipts } = await store.markManySubmittedTakingReceipts(
-      accepted.map((a) => ({ id: a.part.id, transport: a.transport, messageId: a.messageId })), nowMs, nodeId);
+    // One statement per claim stamp (one, unless the batch spans a rejoin).
+    const submitted = new Set<number>();
+    const receipts: Awaited<ReturnType<PgDispatchStore['markManySubmittedTakingReceipts']>>['receipts'] = [];
+    for (const nodeId of new Set(accepted.map((a) => a.nodeId))) {
+      const marked = await store.markManySubmittedTakingReceipts(
+        accepted.filter((a) => a.nodeId === nodeId).map((a) => ({ id: a.part.id, transport: a.transport, messageId: a.messageId })), nowMs, nodeId);
+      for (const id of marked.submitted) submitted.add(id);
+      receipts.push(...marked.receipts);
+    }
+    receipts.sort((a, b) => a.id - b.id);
     const byPartId = new Map<number, (typeof accepted)[number]>();
     for (const a of accepted) {
       if (submitted.has(a.part.id)) {
