@@ -14,7 +14,7 @@
  *   the peer-cleanup setup file and the worker's exit hook stop it too if a test file never got to;
  * - the directory is removed when the server process exits, however it ends.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,12 @@ export interface PostgresServer {
    * the same data directory served again on the same port; resolves once it accepts connections.
    */
   restart(downMs?: number): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster and every backend for `frozenMs`, then SIGCONT: the server neither
+   * answers nor closes a session meanwhile (a stalled disk, a VM paused), so clients see silence,
+   * not a reset.
+   */
+  freeze(frozenMs: number): Promise<void>;
   /** Creates a new empty database and returns its URL. */
   createDatabase(): Promise<string>;
   /** Fast shutdown, waits for the exit, removes the directory. Safe to call twice. */
@@ -146,6 +152,17 @@ export async function startPostgres(): Promise<PostgresServer> {
           restarting = false;
         }
       },
+      async freeze(frozenMs: number) {
+        // The supervising shell's child is the postmaster; its children are the backends.
+        const postmaster = childPids(current.child.pid as number);
+        const stopped = [...postmaster, ...postmaster.flatMap(childPids)];
+        for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+        try {
+          await new Promise((resolve) => setTimeout(resolve, frozenMs));
+        } finally {
+          for (const pid of stopped) process.kill(pid, 'SIGCONT');
+        }
+      },
       stop() {
         stopping ??= (async () => {
           await shutDown(current);
@@ -189,5 +206,14 @@ async function waitUntilAccepting(url: string, server: ChildProcess, stderr: () 
       if (Date.now() >= deadline) throw new Error(`postgres not ready after ${READY_DEADLINE_MS} ms: ${(err as Error).message}\n${stderr()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The ids of a process's children (pgrep -P); none when it has none. */
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter((line) => line !== '').map(Number);
+  } catch {
+    return [];
   }
 }
