@@ -34,12 +34,14 @@ describe('PostgreSQL frozen mid-campaign under two nodes', () => {
 
     const submitsAtFreeze = carrier.submitCount;
     await postgres.freeze(FROZEN_MS);
-    // Both nodes come back: fenced out (their leases ran out while the database was frozen) and rejoined.
+    // The leases ran out while the database was frozen: the node whose first beat comes back first
+    // reaps the other, which finds itself fenced out and rejoins (the first keeps its row, so not
+    // every node is fenced: which one is a race).
     await until(
       () => nodes.map((node) => node.logLines.some((line) => line.includes('fenced out of the cluster'))),
-      (fenced) => fenced.every(Boolean),
+      (fenced) => fenced.some(Boolean),
       60_000,
-      'every node fenced and rejoined',
+      'a node fenced and rejoined',
     );
 
     const summary = await finalSummary(nodes, cluster.account.token, id, 180_000);

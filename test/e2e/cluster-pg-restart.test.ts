@@ -3,7 +3,7 @@
  * PostgreSQL, a carrier allowing 2 binds (one a node) with a window of 10, so the cluster may have
  * binds x window = 20 submits on the wire. Mid-campaign the server is shut down (fast shutdown:
  * every session ended, as a restart or a failover does) and kept down longer than the nodes' lease
- * (5 s), so when it is back every node finds itself fenced out and rejoins, and every part a node
+ * (5 s), so when it is back the nodes find their leases run out (one reaps the other), and every part a node
  * had sent without its outcome being recorded is requeued and sent again. That is what a node's
  * engine window bounds: `window` x the bind slots the node holds (one here), not x the cluster's
  * `binds` (which let each node leave 20 unrecorded, 40 for the cluster).
@@ -17,7 +17,7 @@ import { postCampaign, until } from './e2e-setup.js';
 const NODES = 2;
 const RECIPIENTS = 4_000;
 const BOUNDS = { binds: 2, window: 10, maxPerSecond: 200 };
-/** Longer than the 5 s lease: every node is fenced when the database is back. */
+/** Longer than the 5 s lease: the leases run out while the database is down. */
 const DOWN_MS = 8_000;
 
 const peers = useClusterPeers('cluster-pg-restart', { maxBinds: BOUNDS.binds });
@@ -35,12 +35,14 @@ describe('PostgreSQL restarted mid-campaign under two nodes', () => {
 
     const submitsAtRestart = carrier.submitCount;
     await postgres.restart(DOWN_MS);
-    // Both nodes come back: fenced out (their leases ran out while the database was down) and rejoined.
+    // The leases ran out while the database was down: the node whose first beat comes back first
+    // reaps the other, which finds itself fenced out and rejoins (the first keeps its row, so not
+    // every node is fenced: which one is a race).
     await until(
       () => nodes.map((node) => node.logLines.some((line) => line.includes('fenced out of the cluster'))),
-      (fenced) => fenced.every(Boolean),
+      (fenced) => fenced.some(Boolean),
       60_000,
-      'every node fenced and rejoined',
+      'a node fenced and rejoined',
     );
 
     const summary = await finalSummary(nodes, cluster.account.token, id, 180_000);
