@@ -26,6 +26,15 @@ export async function run(args: string[]): Promise<number> {
       if (logs.reopen()) logger.info({ file: config.logging.file }, 'log file reopened (SIGHUP)');
       else logger.info('SIGHUP: logging to stdout, no log file to reopen');
     });
+    // SIGTERM and SIGINT are heard from here on: one that comes while the gateway is still starting
+    // (its listening line may already be out) is kept and acted on once start has returned, instead
+    // of Node's default of ending the process on the spot.
+    let onSignal = (signal: NodeJS.Signals): void => {
+      signalDuringStart ??= signal;
+    };
+    let signalDuringStart: NodeJS.Signals | undefined;
+    process.on('SIGTERM', (signal) => onSignal(signal));
+    process.on('SIGINT', (signal) => onSignal(signal));
     const gateway = await createGateway(config, { logger });
     try {
       await gateway.start();
@@ -38,7 +47,7 @@ export async function run(args: string[]): Promise<number> {
     }
     const code = await new Promise<number>((resolve) => {
       let stopping = false;
-      const onSignal = (signal: NodeJS.Signals): void => {
+      onSignal = (signal: NodeJS.Signals): void => {
         if (stopping) {
           logger.warn({ signal }, 'second signal while stopping: exiting now');
           process.exit(1);
@@ -53,8 +62,7 @@ export async function run(args: string[]): Promise<number> {
           },
         );
       };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
+      if (signalDuringStart !== undefined) onSignal(signalDuringStart);
     });
     // Everything is closed by now; this only guards against a library handle that would keep the
     // process alive after a clean stop. unref: it never delays an exit that is already happening.
