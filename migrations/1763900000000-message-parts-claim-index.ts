@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * A transport lane claims its due parts with
  *   WHERE state = 'queued' AND transport = ? AND next_attempt_at <= ? ORDER BY next_attempt_at, id
- * (src/store/dispatch-store.ts). With only message_parts_due (state, next_attempt_at) SQLite walks
+ * (src/store/sqlite/dispatch-store.ts). With only message_parts_due (state, next_attempt_at) SQLite walks
  * every queued part in due order and skips those of other transports, so a backlog held for a
  * transport that is down slows every other lane's claim. This index starts at the transport and
  * yields the parts in claim order (the rowid id ends every index entry). It also serves the

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Fair claims: a transport lane now claims round robin over the campaigns that
- * have queued parts on it (src/engine/fair-claim.ts), with two statements of src/store/dispatch-store.ts:
+ * have queued parts on it (src/engine/fair-claim.ts), with two statements of src/store/sqlite/dispatch-store.ts:
  *   - the next campaign after a cursor: MIN(campaign_id) WHERE transport = ? AND state = 'queued'
  *     AND campaign_id > ?, repeated as a recursive skip-scan, one index seek per campaign;
  *   - a campaign's due parts: WHERE transport = ? AND state = 'queued' AND campaign_id = ?

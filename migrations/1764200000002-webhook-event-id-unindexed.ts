@@ -6,7 +6,7 @@ import { dialectOf } from './dialect.js';
  * path. Nothing looks an event up by its id, and the trigger, though its WHEN is false for every row
  * the store inserts (it names the id), roughly doubled the cost of an insert inside the engine's
  * receipt transaction (50k inserts: ~230 ms without, ~520 ms with). A row that reaches the sender
- * without an id gets one there, before its first request (src/store/webhook-store.ts assignEventId).
+ * without an id gets one there, before its first request (src/store/sqlite/webhook-store.ts assignEventId).
  */
 const RANDOM_UUID_SQL = `lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
   || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * GET /v1/inbound pages a client's messages in storage order (WHERE client_id = ? AND id > ?
- * ORDER BY id, src/store/inbound-store.ts): this index yields them in that order without a sort.
+ * ORDER BY id, src/store/sqlite/inbound-store.ts): this index yields them in that order without a sort.
  */
 export class InboundListingIndex1764300000002 implements MigrationInterface {
   name = 'InboundListingIndex1764300000002';

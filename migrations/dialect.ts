@@ -23,7 +23,7 @@ export function dialectOf(queryRunner: QueryRunner): Dialect {
  * - `INTEGER PRIMARY KEY` (SQLite's rowid alias, ids assigned on insert) -> a BIGINT identity column;
  * - every other `INTEGER` -> BIGINT: SQLite integers are 64-bit, and the `*_at` columns hold
  *   milliseconds since the epoch, past INTEGER's 2^31 (the pool returns BIGINT as a JS number,
- *   src/store/pg/pool.ts);
+ *   src/store/postgres/pool.ts);
  * - `BLOB` -> BYTEA; `WITHOUT ROWID` (a SQLite storage choice) is dropped.
  * TEXT, CHECK, UNIQUE, REFERENCES, DEFAULT, partial indexes and `--` comments mean the same in both.
  */

@@ -12,7 +12,7 @@ import { isValidTimeZone, SEND_AT_ZONE } from './campaigns/send-at.js';
 import { createConfigLoader, DEFAULT_CONFIG_PATH, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from './config/index.js';
 import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from './config/types.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from './engine/config.js';
-import { isGatewayError } from './errors.js';
+import { isGatewayError } from './common/errors.js';
 import { INBOUND_REASSEMBLY_TIMEOUT_MS } from './inbound/inbound-service.js';
 import { DEFAULT_INBOUND_PART_LIMITS } from './inbound/part-limits.js';
 import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from './sms/numbering.js';

@@ -10,13 +10,13 @@ import type { AdminClusterView, AdminListener } from './admin/admin-listener.js'
 import { createApiApp } from './api/app.js';
 import type { AuthService } from './auth/index.js';
 import { CampaignProcessor, CampaignService } from './campaigns/index.js';
-import type { NodeIdSource } from './node-id.js';
+import type { NodeIdSource } from './common/node-id.js';
 import type { EngineConfig } from './engine/config.js';
 import { DispatchEngine } from './engine/dispatch-engine.js';
 import type { EngineStore } from './engine/engine-backend.js';
 import type { SmsGateConfig } from './gateway-config.js';
 import { InboundService } from './inbound/inbound-service.js';
-import type { Logger } from './log.js';
+import type { Logger } from './common/log.js';
 import { numberingPlanFor } from './sms/numbering.js';
 import type { StorePorts } from './store/store-ports.js';
 import type { Transport } from './transports/transport.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackgroundWorker, type BackgroundWorkerOptions, type PassCause, type PassResult } from '../src/background-worker.js';
+import { BackgroundWorker, type BackgroundWorkerOptions, type PassCause, type PassResult } from '../src/common/background-worker.js';
 import { ManualClock } from './support/manual-clock.js';
 
 /** Lets the worker's promise chain (and one setImmediate turn) run; the manual clock does not move. */

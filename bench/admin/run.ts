@@ -15,7 +15,7 @@ import { renderStatusPage } from '../../src/admin/status-page.js';
 import { TransportActivity } from '../../src/admin/transport-activity.js';
 import { WebhookHealth } from '../../src/admin/webhook-health.js';
 import { readiness } from '../../src/admin/readiness.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 const RUNS = 10;

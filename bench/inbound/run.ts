@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { silentLogger } from '../../src/log.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { silentLogger } from '../../src/common/log.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import type { InboundMessage } from '../../src/transports/transport.js';
 

@@ -16,7 +16,7 @@ await gateway.start();
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
 // Loop turn lengths (a setImmediate chain runs once per turn): libuv accepts one new connection per
-// turn, so the turn length bounds how fast new connections are taken (src/loop-turns.ts).
+// turn, so the turn length bounds how fast new connections are taken (src/common/loop-turns.ts).
 const turns = createHistogram();
 let lastTurnMs = performance.now();
 const onTurn = (): void => {

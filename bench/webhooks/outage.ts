@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { silentLogger } from '../../src/log.js';
-import { openStore } from '../../src/store/database.js';
+import { silentLogger } from '../../src/common/log.js';
+import { openStore } from '../../src/store/sqlite/database.js';
 import { SecretBox, defaultKeyFileFor } from '../../src/store/secret-box.js';
-import { countOutboxByState } from '../../src/store/webhook-store.js';
+import { countOutboxByState } from '../../src/store/sqlite/webhook-store.js';
 import { DEFAULT_WEBHOOK_CONFIG, enqueueDeliveryReceipt, WebhookSender } from '../../src/webhooks/index.js';
 import { WebhookReceiver } from '../../test/support/webhook-receiver.js';
 

@@ -7,9 +7,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
-import { silentLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { createPgStores } from '../../src/store/pg/stores.js';
+import { silentLogger } from '../../src/common/log.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { createPgStores } from '../../src/store/postgres/stores.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { PgWebhookOutbox, WebhookSender } from '../../src/webhooks/index.js';
 import { startPostgres } from '../../test/support/postgres-server.js';

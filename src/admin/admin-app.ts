@@ -12,7 +12,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import Koa from 'koa';
 import { readFormBody } from '../auth/form-body.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { misdirectedReason } from './host-check.js';

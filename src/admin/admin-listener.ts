@@ -5,10 +5,10 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { GatewayObserver, WebhookAttemptDetail, WebhookAttemptResult } from '../gateway-observer.js';
-import { packageVersion } from '../package-version.js';
-import type { Logger } from '../log.js';
+import { packageVersion } from '../common/package-version.js';
+import type { Logger } from '../common/log.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { PartOutcome, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
 import type { AdminConfig } from './admin-config.js';

@@ -5,7 +5,7 @@
  * took: ESME_RINVDSTADR, CMS_ERROR_500, or the engine's own after its attempts ran out); pending.
  * delivered + undelivered.total + rejected.total + pending is every recipient of the campaign.
  */
-import type { UndeliveredGroup } from '../store/status-store.js';
+import type { UndeliveredGroup } from '../store/sqlite/status-store.js';
 
 /** A count per status or code, largest first (ties by name), as a list so the order survives JSON. */
 export type CountsByName = { name: string; recipients: number }[];

@@ -8,11 +8,11 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClusterStats } from '../cluster/cluster-runtime.js';
-import { packageVersion } from '../package-version.js';
+import { packageVersion } from '../common/package-version.js';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
 import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
 import type { Async } from '../store/ports.js';
-import type { StatusQueries } from '../store/status-store.js';
+import type { StatusQueries } from '../store/sqlite/status-store.js';
 import type { LinkCounters, PartOutcome, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
 import { transportFacts, type LinkFacts } from './status-facts.js';
 import type { TransportActivity } from './transport-activity.js';

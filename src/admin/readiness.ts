@@ -13,7 +13,7 @@
  * met; a new condition is one more function in the list.
  */
 import type { Async } from '../store/ports.js';
-import type { StatusQueries, WriteProbe } from '../store/status-store.js';
+import type { StatusQueries, WriteProbe } from '../store/sqlite/status-store.js';
 import type { Transport, TransportState } from '../transports/transport.js';
 
 /**

@@ -4,7 +4,7 @@
  * in them changes. Only the message and a few known, secret-free context fields are kept; the
  * page escapes them all the same (a bind's last error can quote an SMSC's text).
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 
 export interface RecentError {
   atMs: number;

@@ -7,7 +7,7 @@
  * tell, for `smsgate status` when no serve answers.
  */
 import type { Async } from '../store/ports.js';
-import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, UndeliveredGroup } from '../store/status-store.js';
+import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, UndeliveredGroup } from '../store/sqlite/status-store.js';
 import type { ModemRadio, Transport, TransportState } from '../transports/transport.js';
 import { outcomeBreakdown, type OutcomeBreakdown } from './campaign-outcomes.js';
 import type { Readiness } from './readiness.js';

@@ -9,7 +9,7 @@ import { authRouter, type AuthService } from '../auth/index.js';
 import type { CampaignService } from '../campaigns/index.js';
 import type { SmsGateConfig } from '../gateway-config.js';
 import type { GatewayObserver } from '../gateway-observer.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { StorePorts } from '../store/store-ports.js';
 import { BodyBudget, bodyBudgetLimits } from './body-budget.js';
 import { campaignRouter } from './campaign-routes.js';

@@ -6,7 +6,7 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type { CampaignService } from '../campaigns/index.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { ApiAuthenticator, ApiIdentity } from './auth-port.js';
 import { API_ERROR, NOT_ADMINISTRATOR_DETAIL, sendBearerChallenge } from './http-errors.js';
 import type { BodyBudget } from './body-budget.js';

@@ -9,7 +9,7 @@
  * every 30 s, and once when a request reaches the store again: never a line (nor a stack) per request.
  */
 import type { Middleware } from 'koa';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import { isTransientStoreFailure } from '../store/write-failures.js';
 import { API_ERROR, apiCodeOf, httpProblemFor, problemForStatus, RETRY_AFTER_SECONDS, sendProblem } from './http-errors.js';
 import type { StoreOutageLog } from './store-outage.js';

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import { CAMPAIGN_ERROR } from '../campaigns/index.js';
-import { ERROR_CODE, isGatewayError, type ErrorCode } from '../errors.js';
+import { ERROR_CODE, isGatewayError, type ErrorCode } from '../common/errors.js';
 import { isTransientStoreFailure } from '../store/write-failures.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

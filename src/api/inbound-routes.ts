@@ -6,7 +6,7 @@
  */
 import { Router } from '@koa/router';
 import { encodeCursor, parseInboundQuery } from '../inbound/inbound-query.js';
-import type { InboundStore } from '../store/inbound-store.js';
+import type { InboundStore } from '../store/sqlite/inbound-store.js';
 import type { Async } from '../store/ports.js';
 import type { ApiAuthenticator } from './auth-port.js';
 import { administratorOrRefuse } from './campaign-routes.js';

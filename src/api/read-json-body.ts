@@ -19,7 +19,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { BodyLease, Reservation } from './body-budget.js';
 import { API_ERROR } from './http-errors.js';
 import { JsonSyntaxError, parseJsonInSlices, parseJsonLazily } from './sliced-json.js';

@@ -3,7 +3,7 @@
  * duration. Headers are never logged, so Authorization cannot leak.
  */
 import type { Middleware } from 'koa';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import { afterRequest } from './after-request.js';
 
 export function requestLog(logger: Logger): Middleware {

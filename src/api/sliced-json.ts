@@ -12,7 +12,7 @@
  * TextDecoder. Errors are thrown as JsonSyntaxError with a message and no input echoed.
  */
 import { TextDecoder } from 'node:util';
-import { yieldToEventLoop } from '../loop-turns.js';
+import { yieldToEventLoop } from '../common/loop-turns.js';
 
 export class JsonSyntaxError extends Error {
   constructor(
@@ -26,7 +26,7 @@ export class JsonSyntaxError extends Error {
 
 /**
  * Bytes scanned between yields, and the byte size of one JSON.parse call's input. 64 KiB of scan is
- * about 0.6 ms (256 KiB was 2-3 ms): a turn holds one slice (src/loop-turns.ts) and the gateway
+ * about 0.6 ms (256 KiB was 2-3 ms): a turn holds one slice (src/common/loop-turns.ts) and the gateway
  * accepts one new connection per turn, so the slice length bounds the accept rate.
  */
 export const SCAN_SLICE_BYTES = 64 * 1024;
@@ -63,7 +63,7 @@ interface ValueNode {
 
 type Yield = () => Promise<void>;
 
-/** Turns shared with every other sliced job (src/loop-turns.ts), so concurrent bodies take turns. */
+/** Turns shared with every other sliced job (src/common/loop-turns.ts), so concurrent bodies take turns. */
 const defaultYield: Yield = yieldToEventLoop;
 
 export async function parseJsonInSlices(bytes: Uint8Array, yieldToLoop: Yield = defaultYield): Promise<unknown> {

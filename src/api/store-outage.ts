@@ -1,15 +1,15 @@
 /**
  * How the API reports a database that cannot serve (stopped, unreachable, disk full, busy past the
  * timeout): every such request is answered 503 with Retry-After, and the outage is logged as one
- * outage, not per request. FailureLog (src/failure-log.ts) does the counting: a first line when
+ * outage, not per request. FailureLog (src/common/failure-log.ts) does the counting: a first line when
  * it starts, then at most one line per 30 s saying how many requests were refused meanwhile, and
  * one line when a request reaches the store again. The lines carry the failure's code and message,
  * never its stack: the stack of a refused connection says nothing an operator can use, and before
  * this an outage wrote one per request.
  */
 import type { Context } from 'koa';
-import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../failure-log.js';
-import type { Logger } from '../log.js';
+import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../common/failure-log.js';
+import type { Logger } from '../common/log.js';
 
 /** The ctx.state key a route sets once the store answered it (an identity was read). */
 const STORE_REACHED = 'storeReached';

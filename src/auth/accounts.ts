@@ -4,8 +4,8 @@
  * a message and exit code 1: CLIENT_NOT_FOUND, USER_NOT_FOUND, TOKEN_NOT_FOUND, CLIENT_EXISTS,
  * USER_EXISTS, SENDER_EXISTS, INVALID_ARGUMENT.
  */
-import { GatewayError } from '../errors.js';
-import type { AuthStore } from '../store/auth-store.js';
+import { GatewayError } from '../common/errors.js';
+import type { AuthStore } from '../store/sqlite/auth-store.js';
 import type { Async } from '../store/ports.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 import type { SecretBox } from '../store/secret-box.js';

@@ -8,8 +8,8 @@
  * integration moving from v2 to v1 expects.
  */
 import type { AuthConfig } from '../config/types.js';
-import { silentLogger, type Logger } from '../log.js';
-import type { AuthStore } from '../store/auth-store.js';
+import { silentLogger, type Logger } from '../common/log.js';
+import type { AuthStore } from '../store/sqlite/auth-store.js';
 import type { Async } from '../store/ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { Accounts } from './accounts.js';

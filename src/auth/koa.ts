@@ -6,7 +6,7 @@
  */
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { silentLogger, type Logger } from '../log.js';
+import { silentLogger, type Logger } from '../common/log.js';
 import type { AuthService } from './auth-service.js';
 import { readFormBody } from './form-body.js';
 import { STORE_RETRY_AFTER_SECONDS, type TokenEndpointKind } from './token-endpoint.js';

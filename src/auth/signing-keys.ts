@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { GatewayError } from '../errors.js';
-import type { AuthStore } from '../store/auth-store.js';
+import { GatewayError } from '../common/errors.js';
+import type { AuthStore } from '../store/sqlite/auth-store.js';
 import type { Async } from '../store/ports.js';
 import type { SecretBox } from '../store/secret-box.js';
 

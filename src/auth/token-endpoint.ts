@@ -11,8 +11,8 @@
  *   temporarily_unavailable 503 the store refused a write (full, read-only, busy); Retry-After (RFC 6749 §4.1.2.1 names the code)
  * Every response carries Cache-Control: no-store (RFC 6749 §5.1).
  */
-import type { Logger } from '../log.js';
-import type { AuthStore } from '../store/auth-store.js';
+import type { Logger } from '../common/log.js';
+import type { AuthStore } from '../store/sqlite/auth-store.js';
 import type { Async } from '../store/ports.js';
 import { isTransientStoreFailure } from '../store/write-failures.js';
 import type { CountedAttempt, FailureLimiter } from './failure-limiter.js';

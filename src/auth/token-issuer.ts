@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { AuthStore } from '../store/auth-store.js';
+import type { AuthStore } from '../store/sqlite/auth-store.js';
 import type { Async } from '../store/ports.js';
 import type { RefreshSessionRow } from '../store/entities.js';
 import { randomToken, sha256Hex } from './secrets.js';

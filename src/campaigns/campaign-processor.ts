@@ -7,17 +7,17 @@
  * Crash recovery: a campaign left in 'processing' (by a crash, a stop or a busy database) is redone
  * from the start: the recipients an earlier attempt wrote are deleted first, so redoing is idempotent.
  */
-import { BackgroundWorker } from '../background-worker.js';
-import type { Clock } from '../clock.js';
-import { SINGLE_GATEWAY, type NodeIdSource } from '../node-id.js';
-import { FailureLog } from '../failure-log.js';
-import { isGatewayError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { yieldToEventLoop } from '../loop-turns.js';
+import { BackgroundWorker } from '../common/background-worker.js';
+import type { Clock } from '../common/clock.js';
+import { SINGLE_GATEWAY, type NodeIdSource } from '../common/node-id.js';
+import { FailureLog } from '../common/failure-log.js';
+import { isGatewayError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import { yieldToEventLoop } from '../common/loop-turns.js';
 import { analyzeText } from '../sms/index.js';
-import type { CampaignStore, CampaignToProcess, ReadyCampaign, RecipientToWrite } from '../store/campaign-store.js';
-import type { CampaignRequestStore } from '../store/campaign-request-store.js';
-import type { InboundStore } from '../store/inbound-store.js';
+import type { CampaignStore, CampaignToProcess, ReadyCampaign, RecipientToWrite } from '../store/sqlite/campaign-store.js';
+import type { CampaignRequestStore } from '../store/sqlite/campaign-request-store.js';
+import type { InboundStore } from '../store/sqlite/inbound-store.js';
 import type { Async } from '../store/ports.js';
 import { isPostgresRefusal } from '../store/write-refusal.js';
 import type { RecipientRequest } from './campaign-request.js';
@@ -100,7 +100,7 @@ export class CampaignProcessor {
     this.passFailures = new FailureLog(this.logger, 'campaign processing', undefined, this.now);
   }
 
-  /** This node's id for the store's stamp and fence, or undefined for one gateway (src/node-id.ts). */
+  /** This node's id for the store's stamp and fence, or undefined for one gateway (src/common/node-id.ts). */
   private nodeId(): string | undefined {
     return this.node.nodeId() ?? undefined;
   }

@@ -14,7 +14,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { validateSender } from '../sms/index.js';
-import { yieldToEventLoop } from '../loop-turns.js';
+import { yieldToEventLoop } from '../common/loop-turns.js';
 import { parseSendAt, type LocalMinute } from './send-at.js';
 
 export const CAMPAIGN_LIMITS = {

@@ -5,11 +5,11 @@
  * first, and its campaign row last); the CampaignProcessor turns it into recipients in the background.
  */
 import { randomUUID } from 'node:crypto';
-import { ERROR_CODE, GatewayError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { yieldToEventLoop } from '../loop-turns.js';
-import type { CampaignStore, SenderEntry } from '../store/campaign-store.js';
-import type { CampaignRequestStore } from '../store/campaign-request-store.js';
+import { ERROR_CODE, GatewayError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import { yieldToEventLoop } from '../common/loop-turns.js';
+import type { CampaignStore, SenderEntry } from '../store/sqlite/campaign-store.js';
+import type { CampaignRequestStore } from '../store/sqlite/campaign-request-store.js';
 import type { Async } from '../store/ports.js';
 import { isTransientStoreFailure } from '../store/write-failures.js';
 import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignRequestInSlices, type CampaignRequest } from './campaign-request.js';

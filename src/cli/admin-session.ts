@@ -7,13 +7,13 @@
  */
 import { AuthService } from '../auth/index.js';
 import { describeDatabase } from '../config/database.js';
-import { maskKnownSecrets } from '../config/secret-text.js';
+import { maskKnownSecrets } from '../common/secret-text.js';
 import { loadConfig, type SmsGateConfig } from '../gateway-config.js';
-import { isGatewayError } from '../errors.js';
-import { silentLogger } from '../log.js';
+import { isGatewayError } from '../common/errors.js';
+import { silentLogger } from '../common/log.js';
 import { exitCodeFor } from './coded-exit.js';
-import { openDatabase, type Database, type Store } from '../store/database.js';
-import { createPgStores } from '../store/pg/stores.js';
+import { openDatabase, type Database, type Store } from '../store/sqlite/database.js';
+import { createPgStores } from '../store/postgres/stores.js';
 import { sealedSecretOf, secretBoxForDatabase } from '../store/secret-box.js';
 import { sqliteBackup, sqliteStorePorts, type DatabaseBackup, type StorePorts } from '../store/store-ports.js';
 

@@ -4,8 +4,8 @@
  * with `exitCodeFor(code)`; anything else is a bug and propagates. Usage errors stay the caller's
  * (exit 2 via withUsage).
  */
-import { maskKnownSecrets } from '../config/secret-text.js';
-import { isGatewayError, type ErrorCode } from '../errors.js';
+import { maskKnownSecrets } from '../common/secret-text.js';
+import { isGatewayError, type ErrorCode } from '../common/errors.js';
 
 /** README "CLI": a command that fails for a named reason exits 1; 2 is kept for usage errors. */
 export const CODED_FAILURE_EXIT = 1;

@@ -9,9 +9,9 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_SEARCH_ORDER } from '../config/locate.js';
-import { maskKnownSecrets } from '../config/secret-text.js';
+import { maskKnownSecrets } from '../common/secret-text.js';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
-import { packageVersion } from '../package-version.js';
+import { packageVersion } from '../common/package-version.js';
 
 type CommandModule = { run(args: string[]): Promise<number> };
 

@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger } from '../common/log.js';
 
 export type LogOutput = 'file' | 'pretty' | 'json';
 

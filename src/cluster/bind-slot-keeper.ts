@@ -1,7 +1,7 @@
 /**
  * Keeps this node's share of every SMPP transport's bind slots (`binds` is the
  * carrier's limit for the whole cluster). The slots live on one dedicated database session
- * (BindSlotLocks, src/store/cluster/bind-slots.ts); this keeper is the BindSlotGate every SMPP
+ * (BindSlotLocks, src/store/postgres/bind-slots.ts); this keeper is the BindSlotGate every SMPP
  * transport built from config is given, and it outlives that session:
  * - the session is lost (the database went, a failover, a network cut): PostgreSQL has released
  *   every slot, so another node may bind them now; every SMPP transport drops its binds at once,
@@ -12,9 +12,9 @@
  * Without a session the gate grants nothing, so no bind opens while the node cannot prove it holds
  * the slot.
  */
-import { FailureLog } from '../failure-log.js';
-import type { Logger } from '../log.js';
-import { fairShareOfBinds } from '../store/cluster/bind-slots.js';
+import { FailureLog } from '../common/failure-log.js';
+import type { Logger } from '../common/log.js';
+import { fairShareOfBinds } from '../store/postgres/bind-slots.js';
 import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';
 import type { Transport } from '../transports/transport.js';
 

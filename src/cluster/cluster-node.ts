@@ -10,19 +10,19 @@ import type { DispatchEngine } from '../engine/dispatch-engine.js';
 import type { CampaignProcessor } from '../campaigns/index.js';
 import { buildGatewayLoops } from '../gateway-loops.js';
 import { createTransports } from '../engine/transport-factory.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { SmsGateConfig } from '../gateway-config.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import { RunningGateway, type Gateway, type GatewayBackend, type GatewayOptions } from '../running-gateway.js';
-import { openDatabase, type Store } from '../store/database.js';
-import { createPgStores } from '../store/pg/stores.js';
-import { PgWebhookStore } from '../store/pg/webhook-store.js';
+import { openDatabase, type Store } from '../store/sqlite/database.js';
+import { createPgStores } from '../store/postgres/stores.js';
+import { PgWebhookStore } from '../store/postgres/webhook-store.js';
 import { sealedSecretOf, secretBoxForDatabase, type SecretBox } from '../store/secret-box.js';
 import type { StorePorts } from '../store/store-ports.js';
 import { PgWebhookOutbox, WebhookSender } from '../webhooks/index.js';
 import type { ClusterRuntime } from './cluster-runtime.js';
 import { clusterSettingsOf } from './config-agreement.js';
-import { joinPgCluster } from './pg-cluster.js';
+import { joinPgCluster } from './postgres-cluster.js';
 
 /**
  * A node of a cluster on PostgreSQL: the same API, processor, engine and sender as a

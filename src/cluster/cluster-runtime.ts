@@ -10,21 +10,21 @@
  *   when it moved anything;
  * - bind slots: the SMPP transports' BindSlotGate (BindSlotKeeper), synced on its own loop so a
  *   slow drain of a bind never delays a heartbeat; woken at once when the live-node count changes;
- * - wake-ups: LISTEN on the wake channels (src/store/pg/wakeups.ts), polling stays the fallback.
+ * - wake-ups: LISTEN on the wake channels (src/store/postgres/wakeups.ts), polling stays the fallback.
  * A database that is gone is logged once, then at most every 30 s (FailureLog), and tried again at
  * every beat; nothing here throws into the process.
  */
-import { BackgroundWorker } from '../background-worker.js';
-import { FailureLog } from '../failure-log.js';
-import type { Logger } from '../log.js';
+import { BackgroundWorker } from '../common/background-worker.js';
+import { FailureLog } from '../common/failure-log.js';
+import type { Logger } from '../common/log.js';
 import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';
 import type { Transport } from '../transports/transport.js';
 import { BindSlotKeeper, isSlottedTransport, type SlotSession } from './bind-slot-keeper.js';
 import { parsePublishedSettings, type ConfigAgreement } from './config-agreement.js';
 import { ClusterMembership, type BeatReport, type MembershipRegistry } from './membership.js';
-import type { NodeIdSource } from '../node-id.js';
+import type { NodeIdSource } from '../common/node-id.js';
 import type { ClusterReadiness } from '../admin/readiness.js';
-import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type ReapHook } from '../store/cluster/node-registry.js';
+import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type ReapHook } from '../store/postgres/node-registry.js';
 
 /** The loops a node wakes: when work may have appeared that polling would find only later. */
 export interface ClusterWakeTargets {

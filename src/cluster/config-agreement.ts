@@ -14,7 +14,7 @@
  * holds none of that transport's bind slots until it agrees again; the nodes that agree share the
  * slots among themselves.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { TransportEntry } from '../transports/registry.js';
 import { resolveSmppConfig } from '../transports/smpp/config.js';
 

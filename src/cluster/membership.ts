@@ -2,14 +2,14 @@
  * This node's membership of the cluster, one beat at a time: renew the lease,
  * and when it had run out (the node stalled, or lost the database, for longer than the lease),
  * rejoin under a new id; then take over whatever expired nodes held, and count the live nodes.
- * It is the NodeIdSource every claim and fenced write asks (src/node-id.ts): the id it
+ * It is the NodeIdSource every claim and fenced write asks (src/common/node-id.ts): the id it
  * answers changes at a rejoin, so work claimed under the old id is refused by the stores' fences
  * and done by whoever claims it next (at-least-once).
  */
-import type { NodeIdSource } from '../node-id.js';
-import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type HeartbeatOutcome, type LiveNodeSettings, type NodeIdentity, type ReapHook } from '../store/cluster/node-registry.js';
+import type { NodeIdSource } from '../common/node-id.js';
+import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type HeartbeatOutcome, type LiveNodeSettings, type NodeIdentity, type ReapHook } from '../store/postgres/node-registry.js';
 
-/** The registry as a beat uses it (NodeRegistry, src/store/cluster/node-registry.ts). */
+/** The registry as a beat uses it (NodeRegistry, src/store/postgres/node-registry.ts). */
 export interface MembershipRegistry {
   readonly identity: NodeIdentity;
   /** How long a renewed lease runs (NODE_LEASE_MS unless the registry was given another). */
@@ -45,7 +45,7 @@ export class ClusterMembership implements NodeIdSource {
 
   constructor(
     private readonly registry: MembershipRegistry,
-    /** Run inside the reaper's transaction (src/store/pg/node-takeover.ts requeueExpiredNodes). */
+    /** Run inside the reaper's transaction (src/store/postgres/node-takeover.ts requeueExpiredNodes). */
     private readonly reapHooks: readonly ReapHook[],
     private readonly monotonicMs: () => number = () => performance.now(),
   ) {}

@@ -4,8 +4,8 @@
  * a file naming both is refused. A URL may carry a password: it is never printed, here or by any
  * caller that uses describeDatabase / redactDatabaseUrl.
  */
-import { GatewayError } from '../errors.js';
-import { maskSecretsIn, redactUrlPassword, rememberSecret, urlPassword } from './secret-text.js';
+import { GatewayError } from '../common/errors.js';
+import { maskSecretsIn, redactUrlPassword, rememberSecret, urlPassword } from '../common/secret-text.js';
 import type { ConfigProblem, DatabaseConfig } from './types.js';
 
 export const DEFAULT_DATABASE_PATH = 'data/smsgate.sqlite';

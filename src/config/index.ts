@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { databaseProblem, DEFAULT_DATABASE_PATH, noteKeyFileNotGiven } from './database.js';
 import { interpolateEnv, type Environment } from './interpolate.js';
 import { describeJsonSyntaxError } from './json-text.js';

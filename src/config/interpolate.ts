@@ -4,7 +4,7 @@
  * unset or empty variable; `$${` writes a literal `${`. Only strings are interpolated: a number or
  * boolean setting is written as a JSON number or boolean.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { formatJsonPath, type JsonPath } from './json-path.js';
 
 const PLACEHOLDER = /\$(\$?)\{([^}]*)\}/g;

@@ -11,7 +11,7 @@
  * four places and `smsgate init`.
  */
 import { existsSync } from 'node:fs';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { Environment } from './interpolate.js';
 
 export const LOCAL_CONFIG_FILE = 'smsgate.json';

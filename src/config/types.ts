@@ -15,7 +15,7 @@ export interface DatabaseConfig {
    *. Exclusive with an explicit `path`. Never logged with its password.
    */
   url?: string;
-  /** FULL by default: see src/store/database.ts. */
+  /** FULL by default: see src/store/sqlite/database.ts. */
   synchronous: 'FULL' | 'NORMAL';
   /** AES-256-GCM key for stored secrets; default: beside the database (data/smsgate.key). */
   keyFile: string;

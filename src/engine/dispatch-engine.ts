@@ -4,25 +4,25 @@
  * and crash recovery at start. It owns its transports' lifecycle: start() starts them with the
  * engine's handlers, stop() drains and stops them.
  */
-import { BackgroundWorker, type PassResult } from '../background-worker.js';
-import { systemClock, type Clock } from '../clock.js';
-import { GatewayError } from '../errors.js';
+import { BackgroundWorker, type PassResult } from '../common/background-worker.js';
+import { systemClock, type Clock } from '../common/clock.js';
+import { GatewayError } from '../common/errors.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import { InboundService } from '../inbound/inbound-service.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { NumberingPlan } from '../sms/index.js';
 import type { InboundMessage, Transport, TransportReceipt, TransportState, UndecodablePdu } from '../transports/transport.js';
 import { CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
 import { isPostgresEngineStore, type EngineBackend, type EngineStore } from './engine-backend.js';
-import { FailureLog } from '../failure-log.js';
-import type { OutcomeCounts } from './outcome-writer.js';
-import { PgEngineBackend, type PgWriteRetryOptions } from './pg/backend.js';
-import type { DeliveryReceiptSink } from './recipient-updates.js';
+import { FailureLog } from '../common/failure-log.js';
+import type { OutcomeCounts } from './sqlite/outcome-writer.js';
+import { PgEngineBackend, type PgWriteRetryOptions } from './postgres/backend.js';
+import type { DeliveryReceiptSink } from './sqlite/recipient-updates.js';
 import { RouteTable, type Route } from './routing.js';
-import { SqliteEngineBackend } from './sqlite-backend.js';
+import { SqliteEngineBackend } from './sqlite/backend.js';
 import { TransportLane } from './transport-lane.js';
-import type { WriteBatcherOptions } from './write-batcher.js';
+import type { WriteBatcherOptions } from './sqlite/write-batcher.js';
 
 export interface DispatchEngineDeps {
   /**

@@ -5,16 +5,16 @@
  * one transaction on one pooled connection, fenced on the node id (pg/backend.ts). Which one the
  * engine uses follows from the store it is given (DispatchEngineDeps.store).
  */
-import type { NodeIdSource } from '../node-id.js';
-import type { Store } from '../store/database.js';
-import type { ClaimablePart, DueCampaign } from '../store/dispatch-store.js';
-import type { InboundStore } from '../store/inbound-store.js';
-import type { PgPool } from '../store/pg/pool.js';
+import type { NodeIdSource } from '../common/node-id.js';
+import type { Store } from '../store/sqlite/database.js';
+import type { ClaimablePart, DueCampaign } from '../store/sqlite/dispatch-store.js';
+import type { InboundStore } from '../store/sqlite/inbound-store.js';
+import type { PgPool } from '../store/postgres/pool.js';
 import type { Async } from '../store/ports.js';
-import type { UndecodablePduStore } from '../store/undecodable-pdu-store.js';
+import type { UndecodablePduStore } from '../store/sqlite/undecodable-pdu-store.js';
 import type { TransportReceipt } from '../transports/transport.js';
-import type { OutcomeCounts, SubmitResult } from './outcome-writer.js';
-import type { MaterializeResult } from './scheduler.js';
+import type { OutcomeCounts, SubmitResult } from './sqlite/outcome-writer.js';
+import type { MaterializeResult } from './sqlite/scheduler.js';
 
 /** The engine on PostgreSQL: the node's pool and the id its claims and fenced writes carry. */
 export interface PostgresEngineStore {

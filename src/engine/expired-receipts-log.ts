@@ -4,8 +4,8 @@
  * receipt (a carrier sending receipts for another account's messages would otherwise write one
  * line per receipt; docs/behaviour/metrics-and-logs.md). Each is kept in table receipts.
  */
-import type { Logger } from '../log.js';
-import type { ExpiredReceipt } from '../store/dispatch-store.js';
+import type { Logger } from '../common/log.js';
+import type { ExpiredReceipt } from '../store/sqlite/dispatch-store.js';
 
 /** Receipts named in the line (id, transport, message id, status); the rest are only counted. */
 export const EXPIRED_RECEIPT_EXAMPLES = 5;

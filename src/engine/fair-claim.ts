@@ -8,8 +8,8 @@
  * When there are more campaigns than one claim holds, the next claim starts after the last
  * campaign served (a cursor over campaign ids), so none waits more than a few claims.
  */
-import type { ClaimablePart, DispatchStore } from '../store/dispatch-store.js';
-import type { PgDispatchStore } from '../store/pg/dispatch-store.js';
+import type { ClaimablePart, DispatchStore } from '../store/sqlite/dispatch-store.js';
+import type { PgDispatchStore } from '../store/postgres/dispatch-store.js';
 import { evenShares } from './even-shares.js';
 
 /** One campaign's share in a claim round: take up to `want` of its due parts. */

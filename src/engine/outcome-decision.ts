@@ -6,7 +6,7 @@
  * part for a poll interval without spending an attempt. The only place attempts are counted.
  */
 import { fitStatus } from '../receipts/index.js';
-import type { ClaimablePart } from '../store/dispatch-store.js';
+import type { ClaimablePart } from '../store/sqlite/dispatch-store.js';
 import type { PartOutcome } from '../transports/transport.js';
 import type { EngineConfig } from './config.js';
 import { attemptsExhausted, nextRetryAt } from './retry-policy.js';

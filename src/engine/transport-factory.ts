@@ -3,8 +3,8 @@
  * SMPP and modem code is imported only when a config names it, so the embedded default
  * (simulator) never loads the smpp package or serialport.
  */
-import { GatewayError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { GatewayError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import { TRANSPORT_MODULES, type TransportEntry } from '../transports/registry.js';
 import type { TransportModuleDeps } from '../transports/transport-module.js';
 import type { BindSlotGate } from '../transports/smpp/smpp-transport.js';

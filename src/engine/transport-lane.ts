@@ -18,15 +18,15 @@
  * is claimed, and sent, within about a second even on a slow transport.
  */
 import PQueue from 'p-queue';
-import { BackgroundWorker, type PassResult } from '../background-worker.js';
-import type { Clock } from '../clock.js';
+import { BackgroundWorker, type PassResult } from '../common/background-worker.js';
+import type { Clock } from '../common/clock.js';
 import type { GatewayObserver } from '../gateway-observer.js';
-import type { Logger } from '../log.js';
-import type { ClaimablePart } from '../store/dispatch-store.js';
+import type { Logger } from '../common/log.js';
+import type { ClaimablePart } from '../store/sqlite/dispatch-store.js';
 import type { OutboundMessage, OutboundSender, PartOutcome, Transport } from '../transports/transport.js';
 import type { CampaignPlan, CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
-import { FailureLog } from '../failure-log.js';
+import { FailureLog } from '../common/failure-log.js';
 import type { EngineBackend, LaneClaimer } from './engine-backend.js';
 import { PartWindow } from './part-window.js';
 

@@ -3,9 +3,9 @@
  * `smsgate client set-optout` and `smsgate optout …`. Clients are named;
  * a missing one is CLIENT_NOT_FOUND, a number routed to someone already INBOUND_ROUTE_EXISTS (exit 1).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { ClientRow } from '../store/entities.js';
-import type { InboundMessageView, InboundRouteView, InboundStore, OptoutView } from '../store/inbound-store.js';
+import type { InboundMessageView, InboundRouteView, InboundStore, OptoutView } from '../store/sqlite/inbound-store.js';
 import type { Async } from '../store/ports.js';
 
 export interface RouteJson {

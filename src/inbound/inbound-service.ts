@@ -11,12 +11,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
-import { GatewayError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { yieldToEventLoop } from '../loop-turns.js';
+import { GatewayError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import { yieldToEventLoop } from '../common/loop-turns.js';
 import { numberingPlanFor, type NumberingPlan } from '../sms/index.js';
 import type { InboundPartRow } from '../store/entities.js';
-import type { AdmitPart, InboundDelivery, InboundStore, NewInboundMessage, PartGroupKey, PartLimitName, StoredInbound } from '../store/inbound-store.js';
+import type { AdmitPart, InboundDelivery, InboundStore, NewInboundMessage, PartGroupKey, PartLimitName, StoredInbound } from '../store/sqlite/inbound-store.js';
 import type { Async } from '../store/ports.js';
 import type { InboundMessage } from '../transports/transport.js';
 import { normalizeInboundAddress } from './address.js';

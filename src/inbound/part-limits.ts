@@ -10,7 +10,7 @@
  * Refusing rather than delivering older groups early keeps a flood from cutting other senders'
  * messages into incomplete pieces.
  */
-import type { AdmitPart, PartCounts, PartLimitName } from '../store/inbound-store.js';
+import type { AdmitPart, PartCounts, PartLimitName } from '../store/sqlite/inbound-store.js';
 
 export interface InboundPartLimits {
   /** Parts held per originator (transport and sender address); a 255-part message must fit. */

@@ -3,7 +3,7 @@
  * addresses: a length, a type-of-address octet (bit 7 set, TON in bits 6-4, NPI in bits 3-0) and
  * the digits as swapped semi-octets with an F filler when the count is odd (TS 23.040 §9.1.2.3).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { decodeGsm7Septets, unpackSeptets } from '../sms/index.js';
 import type { OctetReader } from './octets.js';
 

@@ -1,7 +1,7 @@
 /**
  * TS 23.038 §4 TP-Data-Coding-Scheme: which alphabet the user data uses and its message class.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 
 export type Alphabet = 'GSM-7' | '8-bit' | 'UCS-2';
 

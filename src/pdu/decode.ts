@@ -3,7 +3,7 @@
  * TPDU, choosing the TPDU type from TP-MTI (TS 23.040 §9.2.3.1). MTI 01 is read as SMS-SUBMIT:
  * smsgate decodes submits it (or a test peer) sent, never SMS-SUBMIT-REPORTs.
  */
-import { GatewayError, isGatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../common/errors.js';
 import { readSmscAddress } from './address.js';
 import { type DecodedDeliver, type DecodedStatusReport, readDeliverTpdu, readStatusReportTpdu } from './deliver.js';
 import { OctetReader, hexToOctets } from './octets.js';

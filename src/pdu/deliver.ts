@@ -4,7 +4,7 @@
  */
 import { type DecodedAddress, readTpAddress } from './address.js';
 import { type DataCodingScheme, parseDcs } from './dcs.js';
-import { isGatewayError } from '../errors.js';
+import { isGatewayError } from '../common/errors.js';
 import { OctetReader } from './octets.js';
 import { checkMti, MTI } from './submit.js';
 import { type DecodedTimestamp, readTimestamp } from './timestamp.js';

@@ -2,7 +2,7 @@
  * Hex text and a bounds-checked octet reader for PDUs. Every short or malformed input is a coded
  * GatewayError, never a silently shortened field.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 
 export function hexToOctets(hex: string): Uint8Array {
   const clean = hex.trim();

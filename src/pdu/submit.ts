@@ -3,7 +3,7 @@
  * address octet 00 first ("use the SMSC stored in the SIM", TS 27.005 §3.1 <pdu>), so that the
  * <length> given to AT+CMGS counts the TPDU alone, as §3.5.1 requires.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { type DestinationNumberType, type DecodedAddress, encodeDestinationAddress, readTpAddress } from './address.js';
 import { type DataCodingScheme, parseDcs } from './dcs.js';
 import { OctetReader, hexToOctets, octetsToHex } from './octets.js';

@@ -3,7 +3,7 @@
  * seven octets of swapped semi-octets, year month day hour minute second time-zone. The zone is
  * in quarters of an hour; bit 3 of its octet is the sign (1 = negative).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { OctetReader } from './octets.js';
 
 export interface DecodedTimestamp {

@@ -3,7 +3,7 @@
  * TP-UDHI is set), then the text. With GSM-7 the UDL counts septets and the text starts on the
  * septet boundary after the header (fill bits); with 8-bit data and UCS-2 it counts octets.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { type Gsm7Shift, IEI, NATIONAL_LANGUAGE_ID, type NationalLanguage, decodeGsm7Septets, decodeUcs2, unpackSeptets } from '../sms/index.js';
 import type { Alphabet } from './dcs.js';
 import { octetsToHex } from './octets.js';

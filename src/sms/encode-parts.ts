@@ -3,7 +3,7 @@
  * national shift IEs) and the payload, unpacked septets for SMPP (data_coding 0 lets the SMSC
  * pack) or UCS-2 big-endian; and, for modem PDUs, the packed TP-User-Data with its TP-UDL.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { encodeGsm7Septets } from './gsm7.js';
 import type { Encoding } from './message-layout.js';
 import type { MessagePlan } from './message-plan.js';

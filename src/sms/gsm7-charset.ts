@@ -3,7 +3,7 @@
  * shift table as the main table, plus the default extension or a national single shift table.
  * Encoding runs for every message, so it is one Int16Array indexed by UTF-16 code unit.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { GSM7_DEFAULT_EXTENSION, GSM7_DEFAULT_TABLE, GSM7_ESCAPE } from './gsm7-alphabet.js';
 import { NATIONAL_LANGUAGE_TABLES, type NationalLanguage } from './national-languages.js';
 

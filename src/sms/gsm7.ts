@@ -2,7 +2,7 @@
  * GSM 7 bit text to septets and back (3GPP TS 23.038 §6.2.1). Septets are one value (0..127)
  * per byte, unpacked; extension characters are ESC (0x1B) followed by their code.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { GSM7_ESCAPE } from './gsm7-alphabet.js';
 import { EXTENSION_FLAG, gsm7Charset, type Gsm7Shift } from './gsm7-charset.js';
 

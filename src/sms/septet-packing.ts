@@ -4,7 +4,7 @@
  * TS 23.040 §9.2.3.24 inserts fill bits after it so that the first septet starts on a septet
  * boundary counted from the start of the user data; `fillBits` is that count (0..6).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 
 function checkFillBits(fillBits: number): void {
   if (!Number.isInteger(fillBits) || fillBits < 0 || fillBits > 6) {

@@ -2,7 +2,7 @@
  * UCS-2 user data as SMS carries it: UTF-16 big-endian code units (3GPP TS 23.038 §6.2.3;
  * handsets in practice decode UTF-16, so a surrogate pair travels as two code units).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 
 /** Encodes every UTF-16 code unit of the text as two octets, most significant first. */
 export function encodeUcs2(text: string): Uint8Array {

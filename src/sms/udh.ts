@@ -2,7 +2,7 @@
  * User Data Header construction, 3GPP TS 23.040 §9.2.3.24: concatenation with an 8-bit (IEI 0x00)
  * or 16-bit (IEI 0x08) reference, and the national language shift IEs (0x24 single, 0x25 locking).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 import { NATIONAL_LANGUAGE_ID, type NationalLanguage } from './national-languages.js';
 
 /**

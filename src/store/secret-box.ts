@@ -7,7 +7,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 
 const KEY_BYTES = 32;
 const NONCE_BYTES = 12;

@@ -8,16 +8,16 @@
  * Contract of every member: one method is one atomic unit of work (its own transaction inside the
  * store); a caller never holds a transaction open across an await.
  */
-import { AdminQueries } from './admin-queries.js';
-import { AuthStore } from './auth-store.js';
-import { backupDatabase, type BackupProgress, type BackupResult } from './backup.js';
-import { CampaignRequestStore } from './campaign-request-store.js';
-import { CampaignStore } from './campaign-store.js';
-import type { Store } from './database.js';
-import { InboundStore } from './inbound-store.js';
+import { AdminQueries } from './sqlite/admin-queries.js';
+import { AuthStore } from './sqlite/auth-store.js';
+import { backupDatabase, type BackupProgress, type BackupResult } from './sqlite/backup.js';
+import { CampaignRequestStore } from './sqlite/campaign-request-store.js';
+import { CampaignStore } from './sqlite/campaign-store.js';
+import type { Store } from './sqlite/database.js';
+import { InboundStore } from './sqlite/inbound-store.js';
 import { asyncPort, type Async } from './ports.js';
-import { StatusQueries } from './status-store.js';
-import { UndecodablePduStore } from './undecodable-pdu-store.js';
+import { StatusQueries } from './sqlite/status-store.js';
+import { UndecodablePduStore } from './sqlite/undecodable-pdu-store.js';
 import {
   countOutboxByState,
   listDeadLetters,
@@ -26,7 +26,7 @@ import {
   type DeadLetterFilter,
   type DeadLetterRow,
   type OutboxState,
-} from './webhook-store.js';
+} from './sqlite/webhook-store.js';
 
 /**
  * The webhook outbox as the admin side uses it (`smsgate webhook list|replay`, the status page's
@@ -80,7 +80,7 @@ export function sqliteStorePorts(store: Pick<Store, 'db'> & { file?: Store['file
 
 /**
  * `smsgate db backup`: an online copy of the database into one file. SQLite's is its backup API
- * (src/store/backup.ts); a backend without one (PostgreSQL: pg_dump is the operator's tool) has none,
+ * (src/store/sqlite/backup.ts); a backend without one (PostgreSQL: pg_dump is the operator's tool) has none,
  * and the command says so.
  */
 export interface DatabaseBackup {
@@ -91,5 +91,5 @@ export function sqliteBackup(store: Pick<Store, 'db'>): DatabaseBackup {
   return { backup: (file, onProgress) => backupDatabase(store.db, file, onProgress) };
 }
 
-/** The one-gateway-per-database guard the composition root holds while serving (src/store/serve-lock.ts). */
-export type { ServeGuard } from './serve-lock.js';
+/** The one-gateway-per-database guard the composition root holds while serving (src/store/sqlite/serve-lock.ts). */
+export type { ServeGuard } from './sqlite/serve-lock.js';

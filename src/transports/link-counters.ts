@@ -2,8 +2,8 @@
  * The running counts behind a transport's linkCounters() (transport.ts LinkCounters): one per
  * transport, shared by its links and kept when a link goes away, so every count only grows.
  */
-import { isGatewayError } from '../errors.js';
-import { isErrorCode } from '../error-codes.js';
+import { isGatewayError } from '../common/errors.js';
+import { isErrorCode } from '../common/error-codes.js';
 import type { LinkCounters } from './transport.js';
 
 export class LinkCounterTally implements LinkCounters {

@@ -4,7 +4,7 @@
  * the config loader and the engine's factory read it, so adding a transport touches its own folder
  * and that one list.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { BindSlotGate } from './smpp/smpp-transport.js';
 import type { Transport } from './transport.js';
 

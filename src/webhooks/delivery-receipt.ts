@@ -4,7 +4,7 @@
  * It is serialised once, when the event is queued; those bytes are stored, signed and sent, because
  * re-serialised JSON may break a receiver's signature check (SPEC "Authentication" point 7).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../common/errors.js';
 
 export interface DeliveryReceiptEvent {
   clientId: number;

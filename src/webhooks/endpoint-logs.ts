@@ -16,11 +16,11 @@
  * - Dead letters outside an outage (a 400 answered for every event): the first at once, with its
  *   event, then at most one line per endpoint per intervalMs counting the rest.
  *
- * Every summary is the shared FailureLog (src/failure-log.ts); flush() is called from the
+ * Every summary is the shared FailureLog (src/common/failure-log.ts); flush() is called from the
  * sender's passes so that counts are told even when nothing more happens.
  */
-import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../failure-log.js';
-import type { Logger } from '../log.js';
+import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../common/failure-log.js';
+import type { Logger } from '../common/log.js';
 
 export interface EndpointRef {
   clientId: number;

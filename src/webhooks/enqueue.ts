@@ -3,8 +3,8 @@
  * the engine calls it inside the same transaction that changes the recipient's status, so the
  * outbox row exists (on disk) before any attempt is made and a crash cannot separate the two.
  */
-import type { SqliteDatabase } from '../store/database.js';
-import { insertOutboxRow, insertOutboxRows } from '../store/webhook-store.js';
+import type { SqliteDatabase } from '../store/sqlite/database.js';
+import { insertOutboxRow, insertOutboxRows } from '../store/sqlite/webhook-store.js';
 import { serializeDeliveryReceipt, type DeliveryReceiptEvent } from './delivery-receipt.js';
 
 /**

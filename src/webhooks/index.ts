@@ -22,6 +22,6 @@ export type { WebhookHttpClient, WebhookRequest, WebhookResponse } from './http-
 export { EndpointBreakers } from './endpoint-breakers.js';
 export { parseSinceTime } from './since-time.js';
 export type { SinceTime } from './since-time.js';
-export { SqliteWebhookOutbox } from './sqlite-outbox.js';
-export { PgWebhookOutbox } from './pg-outbox.js';
+export { SqliteWebhookOutbox } from './sqlite/outbox.js';
+export { PgWebhookOutbox } from './postgres/outbox.js';
 export type { WebhookOutbox, ResultsWritten, ProbeOutcome } from './outbox.js';

@@ -1,13 +1,13 @@
 /**
  * How the sender reports an outbox it cannot reach (a PostgreSQL failover drops every connection
- * for seconds): the shared FailureLog (src/failure-log.ts) with the sender's messages. The
+ * for seconds): the shared FailureLog (src/common/failure-log.ts) with the sender's messages. The
  * first failure is logged at once, then at most one line per intervalMs however often the sender
  * tries (a poll every 200 ms would otherwise log five lines a second), each saying how many
  * failures it stands for; the first success after it logs the end of the outage. Time is the
  * sender's clock.
  */
-import { FailureLog } from '../failure-log.js';
-import type { Logger } from '../log.js';
+import { FailureLog } from '../common/failure-log.js';
+import type { Logger } from '../common/log.js';
 
 export const OUTAGE_LOG_INTERVAL_MS = 30_000;
 

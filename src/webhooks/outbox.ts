@@ -9,7 +9,7 @@
  * timer starting its requests before the clock step returns: the fake-clock tests rely on both);
  * PostgreSQL answers after a round trip.
  */
-import type { AttemptRecord, DueOutboxRow, RedriveEndpoint, RedriveFilter } from '../store/webhook-store.js';
+import type { AttemptRecord, DueOutboxRow, RedriveEndpoint, RedriveFilter } from '../store/sqlite/webhook-store.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 

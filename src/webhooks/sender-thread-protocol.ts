@@ -3,7 +3,7 @@
  * Structured-clone data only: no functions, no class instances.
  */
 import type { WebhookAttemptDetail, WebhookAttemptResult } from '../gateway-observer.js';
-import type { AttemptRecord } from '../store/webhook-store.js';
+import type { AttemptRecord } from '../store/sqlite/webhook-store.js';
 import type { WebhookSenderConfig } from './config.js';
 
 /** What the worker needs to build its WebhookSender (workerData). */

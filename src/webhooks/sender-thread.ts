@@ -14,9 +14,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
-import type { Logger } from '../log.js';
-import type { SqliteDatabase } from '../store/database.js';
-import { recordAttempts } from '../store/webhook-store.js';
+import type { Logger } from '../common/log.js';
+import type { SqliteDatabase } from '../store/sqlite/database.js';
+import { recordAttempts } from '../store/sqlite/webhook-store.js';
 import type { FromSenderThread, SenderThreadData, ToSenderThread } from './sender-thread-protocol.js';
 
 /** The compiled worker entry next to this module; absent when running the TypeScript sources (tests), see available(). */

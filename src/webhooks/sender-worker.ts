@@ -13,9 +13,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { NOOP_OBSERVER } from '../gateway-observer.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../common/log.js';
 import { SecretBox } from '../store/secret-box.js';
-import { openSenderConnection, type AttemptRecord } from '../store/webhook-store.js';
+import { openSenderConnection, type AttemptRecord } from '../store/sqlite/webhook-store.js';
 import type { ObservedAttempt, FromSenderThread, SenderThreadData, ToSenderThread } from './sender-thread-protocol.js';
 import { WebhookSender } from './webhook-sender.js';
 

@@ -26,19 +26,19 @@
  * lease (a refused one is counted in fencedResults and changes nothing), results kept and written
  * again while the database is unreachable.
  */
-import { BackgroundWorker, type PassCause } from '../background-worker.js';
+import { BackgroundWorker, type PassCause } from '../common/background-worker.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { SecretBox } from '../store/secret-box.js';
-import type { SqliteDatabase } from '../store/database.js';
-import type { AttemptRecord, DueOutboxRow } from '../store/webhook-store.js';
+import type { SqliteDatabase } from '../store/sqlite/database.js';
+import type { AttemptRecord, DueOutboxRow } from '../store/sqlite/webhook-store.js';
 import { systemWebhookClock, type WebhookClock } from './clock.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
 import { EndpointLogs } from './endpoint-logs.js';
 import { OutageLog } from './outage-log.js';
 import { NOTHING_REFUSED, settle, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from './outbox.js';
-import { SqliteWebhookOutbox } from './sqlite-outbox.js';
+import { SqliteWebhookOutbox } from './sqlite/outbox.js';
 import type { WebhookHttpClient, WebhookResponse } from './http-client.js';
 import { createUndiciHttpClient } from './undici-http-client.js';
 import { classifyHttpStatus, nextWebhookAttemptAt, type AttemptVerdict } from './retry-policy.js';
@@ -168,7 +168,7 @@ export class WebhookSender {
    * So CLAIM_ROUNDS x timeoutMs + flushIntervalMs + LEASE_MARGIN_MS: 45,025 ms with the defaults.
    * Long, but it only matters for a node that is alive and stuck: a node that dies or stalls past
    * its node lease (about 5 s) is reaped, and the reap releases its event leases at once
-   * (src/store/pg/node-takeover.ts).
+   * (src/store/postgres/node-takeover.ts).
    */
   private readonly leaseMs: number;
 

@@ -11,7 +11,7 @@ import { GatewayMetrics, receiptStatusLabel } from '../../src/admin/gateway-metr
 import { RecentErrors, tapLogger } from '../../src/admin/recent-errors.js';
 import { escapeHtml } from '../../src/admin/status-page.js';
 import { TransportActivity } from '../../src/admin/transport-activity.js';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sqlite/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 describe('recent errors', () => {

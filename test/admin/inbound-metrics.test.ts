@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/admin/gateway-metrics.js';
 import { TransportActivity } from '../../src/admin/transport-activity.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { silentLogger } from '../../src/log.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { silentLogger } from '../../src/common/log.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import { parseMetrics } from './admin-fixture.js';
 

@@ -11,9 +11,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readiness } from '../../src/admin/readiness.js';
-import { WriteBatcher } from '../../src/engine/write-batcher.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { StatusQueries } from '../../src/store/status-store.js';
+import { WriteBatcher } from '../../src/engine/sqlite/write-batcher.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
+import { StatusQueries } from '../../src/store/sqlite/status-store.js';
 import { asyncPort } from '../../src/store/ports.js';
 import { tempDir, until } from '../e2e/e2e-setup.js';
 

@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { outcomeBreakdown } from '../../src/admin/campaign-outcomes.js';
-import type { ClaimablePart } from '../../src/store/dispatch-store.js';
+import type { ClaimablePart } from '../../src/store/sqlite/dispatch-store.js';
 import { describeEachBackend, type Stores } from '../store/conformance/backends.js';
 import { T0_MS, dispatchAll, seedClient, seedReadyCampaign } from '../store/conformance/seed.js';
 

@@ -1,9 +1,9 @@
 /**
- * Concurrent sliced jobs take turns of the event loop (src/loop-turns.ts): libuv
+ * Concurrent sliced jobs take turns of the event loop (src/common/loop-turns.ts): libuv
  * accepts one new connection per turn, so a turn must hold one job's slice, not one of every job's.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TURN_BUDGET_MS, yieldToEventLoop } from '../../src/loop-turns.js';
+import { TURN_BUDGET_MS, yieldToEventLoop } from '../../src/common/loop-turns.js';
 
 /** Counts loop turns: a setImmediate chain runs once per turn (in its check phase). */
 function turnCounter(): { turn: () => number; stop: () => void } {

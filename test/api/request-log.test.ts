@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import { startApiFixture } from '../support/api-fixture.js';
 import { fetchChecked } from '../support/openapi-check.js';
 

@@ -1,6 +1,6 @@
 /**
  * The modem transport takes its time from the clock it is given (ModemTransportOptions.clock,
- * src/clock.ts): no module of it reads the wall clock or sets a timer of its own, so a test that
+ * src/common/clock.ts): no module of it reads the wall clock or sets a timer of its own, so a test that
  * steps a manual clock moves every deadline, pace and poll of it.
  */
 import { readdirSync, readFileSync } from 'node:fs';

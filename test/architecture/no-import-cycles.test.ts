@@ -38,7 +38,7 @@ describe('src/ import graph', () => {
     const tangles = importCycles(units);
     const report = tangles.map((cycle) => `${describeCycle(units, cycle)}\n  by:\n${importsBetween(graph, cycle).map((line) => `    ${line}`).join('\n')}`).join('\n');
     expect(tangles, report).toEqual(KNOWN);
-    // The engine, campaigns and webhooks ask for the node id (src/node-id.ts), not the cluster.
+    // The engine, campaigns and webhooks ask for the node id (src/common/node-id.ts), not the cluster.
     expect(units.get('src/engine')).not.toContain('src/cluster');
     expect(units.get('src/campaigns')).not.toContain('src/cluster');
     expect(units.get('src/webhooks')).not.toContain('src/cluster');

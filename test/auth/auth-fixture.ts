@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AuthService } from '../../src/auth/index.js';
 import { resolveConfigFromObject } from '../../src/gateway-config.js';
 import type { AuthConfig } from '../../src/config/types.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { sqliteStorePorts, type StorePorts } from '../../src/store/store-ports.js';
 

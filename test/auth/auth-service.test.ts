@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthService, PAT_LAST_USED_INTERVAL_MS } from '../../src/auth/index.js';
-import { createLogger } from '../../src/log.js';
-import { isGatewayError } from '../../src/errors.js';
+import { createLogger } from '../../src/common/log.js';
+import { isGatewayError } from '../../src/common/errors.js';
 import { createAuthFixture, seedAccounts, START_MS, type AuthFixture } from './auth-fixture.js';
 
 let f: AuthFixture;

@@ -1,11 +1,11 @@
 /**
- * The logger's redaction (src/log.ts REDACTED_PATHS) for the shapes smsgate modules bind: a
+ * The logger's redaction (src/common/log.ts REDACTED_PATHS) for the shapes smsgate modules bind: a
  * secret-named field at the top of a log object or one level down (a config section, a request's
  * headers) is written as [redacted], never as its value.
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 
 function logOnce(fields: Record<string, unknown>): Record<string, unknown> {
   const destination = new PassThrough();

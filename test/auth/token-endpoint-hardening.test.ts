@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import Koa from 'koa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthService, authRouter, DEFAULT_SCRYPT_COST, verifyPassword } from '../../src/auth/index.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import { expectMatchesOpenApi } from '../support/openapi-check.js';
 import { createAuthFixture, seedAccounts, TEST_SCRYPT_COST, type AuthFixture } from './auth-fixture.js';
 

@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthService, REFRESH_PURGE_INTERVAL_MS } from '../../src/auth/index.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import { createAuthFixture, seedAccounts, START_MS, TEST_SCRYPT_COST, type AuthFixture } from './auth-fixture.js';
 
 let f: AuthFixture;

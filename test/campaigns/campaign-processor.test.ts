@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CampaignProcessor, RECIPIENTS_PER_TRANSACTION } from '../../src/campaigns/index.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/common/log.js';
 import { startApiFixture, type Account, type ApiFixture } from '../support/api-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 

@@ -14,10 +14,10 @@ import { run as senderCommand } from '../../src/cli/commands/sender.js';
 import { run as tokenCommand } from '../../src/cli/commands/token.js';
 import { run as userCommand } from '../../src/cli/commands/user.js';
 import { loadConfig } from '../../src/gateway-config.js';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sqlite/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { captureCliOutput, type CliResult } from '../support/cli-output.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 const COMMANDS = { migrate: migrateCommand, client: clientCommand, user: userCommand, token: tokenCommand, sender: senderCommand };

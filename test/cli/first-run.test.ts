@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/gateway-config.js';
 import { createGateway, type Gateway } from '../../src/index.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/common/log.js';
 import { freePort } from '../support/free-port.js';
 import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/commands/message.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { captureCliOutput } from '../support/cli-output.js';
 
 describe('smsgate message show under numbering.country', () => {

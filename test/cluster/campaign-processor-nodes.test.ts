@@ -8,10 +8,10 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CampaignProcessor } from '../../src/campaigns/campaign-processor.js';
-import type { NodeIdSource } from '../../src/node-id.js';
-import { createLogger, silentLogger } from '../../src/log.js';
-import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
-import type { PgPool } from '../../src/store/pg/pool.js';
+import type { NodeIdSource } from '../../src/common/node-id.js';
+import { createLogger, silentLogger } from '../../src/common/log.js';
+import { createPgStores, type PgStores } from '../../src/store/postgres/stores.js';
+import type { PgPool } from '../../src/store/postgres/pool.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { seedClient, T0_MS } from '../store/conformance/seed.js';
 

@@ -12,7 +12,7 @@ import { createGateway } from '../../src/index.js';
 import { tempDir, until } from '../e2e/e2e-setup.js';
 import { scrape } from '../admin/admin-fixture.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
 
 const suite = usePostgresSuite();
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { agreedValue, clusterSettingsOf, ConfigAgreement, disagreementsOf, type ClusterSettings, type PublishedSettings } from '../../src/cluster/config-agreement.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import type { TransportEntry } from '../../src/transports/registry.js';
 
 const carrier = (binds: number, maxPerSecond = 200): TransportEntry => ({

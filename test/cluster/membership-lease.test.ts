@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClusterMembership, type MembershipRegistry } from '../../src/cluster/membership.js';
-import type { HeartbeatOutcome, NodeIdentity } from '../../src/store/cluster/node-registry.js';
+import type { HeartbeatOutcome, NodeIdentity } from '../../src/store/postgres/node-registry.js';
 
 function registry(answers: HeartbeatOutcome[], beatTakesMs: number, clock: { nowMs: number }): MembershipRegistry {
   let identity: NodeIdentity = { id: 'node-1', host: 'h', pid: 1, apiPort: null };

@@ -6,8 +6,8 @@
  * records its busiest second, slots held as advisory locks on a real PostgreSQL, syncs every 10 ms.
  */
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
-import { BindSlotLocks } from '../../src/store/cluster/bind-slots.js';
+import { silentLogger } from '../../src/common/log.js';
+import { BindSlotLocks } from '../../src/store/postgres/bind-slots.js';
 import { SmppTransport } from '../../src/transports/smpp/index.js';
 import { TokenBucket } from '../../src/transports/smpp/token-bucket.js';
 import { ClusterSmsc } from '../support/cluster-smsc.js';

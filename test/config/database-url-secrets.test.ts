@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maskSecretsIn, redactUrlPassword, urlPassword } from '../../src/config/secret-text.js';
+import { maskSecretsIn, redactUrlPassword, urlPassword } from '../../src/common/secret-text.js';
 import { freePort } from '../support/free-port.js';
 import { ensureBuilt, GatewayProcess, REPO_ROOT } from '../support/gateway-process.js';
 import { startPostgres, type PostgresServer } from '../support/postgres-server.js';

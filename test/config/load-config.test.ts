@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, resolveConfigFromObject } from '../../src/gateway-config.js';
-import { isGatewayError } from '../../src/errors.js';
+import { isGatewayError } from '../../src/common/errors.js';
 import { DEFAULT_WEBHOOK_CONFIG } from '../../src/webhooks/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-config-'));

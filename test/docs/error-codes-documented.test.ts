@@ -1,7 +1,7 @@
-/** docs/reference/statuses-and-errors.md, the one glossary, names every code of src/error-codes.ts. */
+/** docs/reference/statuses-and-errors.md, the one glossary, names every code of src/common/error-codes.ts. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/error-codes.js';
+import { ERROR_CODES } from '../../src/common/error-codes.js';
 
 describe('docs/reference/statuses-and-errors.md', () => {
   it('has a row for every error code', () => {

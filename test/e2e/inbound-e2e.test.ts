@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { buildUdh, encodeGsm7Septets } from '../../src/sms/index.js';
 import { concatIe } from '../../src/sms/udh.js';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sqlite/database.js';
 import { GatewayProcess, REPO_ROOT, seedAccount, writeGatewayConfig } from '../support/gateway-process.js';
 import { PerlSmsc } from '../support/perl-smsc/perl-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINE_DEFAULTS } from '../../src/engine/config.js';
 import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/common/log.js';
 import { SimulatorTransport } from '../../src/transports/simulator/index.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { startEngineHarness, stepPolls, waitFor, type EngineHarness } from './engine-harness.js';

@@ -1,7 +1,7 @@
 /** Unmatched receipts expiring are logged as one line per sweep, counted by transport, not one line per receipt. */
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import { SimulatorTransport } from '../../src/transports/simulator/index.js';
 import { startEngineHarness, type EngineHarness } from './engine-harness.js';
 

@@ -7,8 +7,8 @@
  */
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
-import { inTransaction } from '../../src/store/pg/pool.js';
+import { requeueExpiredNodes } from '../../src/store/postgres/node-takeover.js';
+import { inTransaction } from '../../src/store/postgres/pool.js';
 import { SmppTransport } from '../../src/transports/smpp/index.js';
 import { ClusterSmsc } from '../support/cluster-smsc.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';

@@ -5,14 +5,14 @@
  * stopped after the test, also when it fails.
  */
 import { randomUUID } from 'node:crypto';
-import type { NodeIdSource } from '../../src/node-id.js';
+import type { NodeIdSource } from '../../src/common/node-id.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../src/engine/config.js';
 import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
 import type { Route } from '../../src/engine/routing.js';
-import { silentLogger, type Logger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/common/log.js';
 import { planMessage } from '../../src/sms/index.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../src/store/entities.js';
-import { inTransaction, rows, type PgPool } from '../../src/store/pg/pool.js';
+import { inTransaction, rows, type PgPool } from '../../src/store/postgres/pool.js';
 import type { Transport } from '../../src/transports/transport.js';
 import { isTransientStoreFailure } from '../../src/store/write-failures.js';
 import type { PostgresSuite } from '../support/postgres-suite.js';

@@ -6,10 +6,10 @@
  * nor is one it claimed under the id it had before it was fenced and rejoined.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { NodeIdSource } from '../../src/node-id.js';
+import type { NodeIdSource } from '../../src/common/node-id.js';
 import type { DispatchEngine } from '../../src/engine/dispatch-engine.js';
-import type { PgPool } from '../../src/store/pg/pool.js';
-import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
+import type { PgPool } from '../../src/store/postgres/pool.js';
+import { requeueExpiredNodes } from '../../src/store/postgres/node-takeover.js';
 import { SmppTransport } from '../../src/transports/smpp/index.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { TestSmsc } from '../support/smsc/test-smsc.js';

@@ -7,12 +7,12 @@
  */
 import { expect, it } from 'vitest';
 import { ENGINE_DEFAULTS } from '../../src/engine/config.js';
-import { PgOutcomeWriter } from '../../src/engine/pg/outcome-writer.js';
-import { PgUnitRunner } from '../../src/engine/pg/unit-runner.js';
-import { silentLogger } from '../../src/log.js';
-import { PgDispatchStore } from '../../src/store/pg/dispatch-store.js';
-import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
-import type { PgPool } from '../../src/store/pg/pool.js';
+import { PgOutcomeWriter } from '../../src/engine/postgres/outcome-writer.js';
+import { PgUnitRunner } from '../../src/engine/postgres/unit-runner.js';
+import { silentLogger } from '../../src/common/log.js';
+import { PgDispatchStore } from '../../src/store/postgres/dispatch-store.js';
+import { requeueExpiredNodes } from '../../src/store/postgres/node-takeover.js';
+import type { PgPool } from '../../src/store/postgres/pool.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { msisdns, partsOf, recipientsOf, seedCampaign, seedClient } from './pg-engine-harness.js';
 

@@ -1,13 +1,13 @@
 /**
- * The PostgreSQL engine's group commit (src/engine/pg/unit-runner.ts) on a real server: units
+ * The PostgreSQL engine's group commit (src/engine/postgres/unit-runner.ts) on a real server: units
  * queued together share a transaction and settle after its COMMIT; a unit that fails for a reason
  * no retry cures fails alone while its neighbours commit; a batch whose connection the server
  * kills (57P01, as in a failover) is run again until it commits, `stalled` meanwhile.
  */
 import { expect, it } from 'vitest';
-import { PgUnitRunner } from '../../src/engine/pg/unit-runner.js';
-import { silentLogger } from '../../src/log.js';
-import { rows, type PgClient, type PgPool } from '../../src/store/pg/pool.js';
+import { PgUnitRunner } from '../../src/engine/postgres/unit-runner.js';
+import { silentLogger } from '../../src/common/log.js';
+import { rows, type PgClient, type PgPool } from '../../src/store/postgres/pool.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { until } from './pg-engine-harness.js';
 

@@ -1,7 +1,7 @@
 /** A transport whose submit keeps rejecting is logged once, then once when it works again: not a line per message. */
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import type { OutboundMessage, PartOutcome } from '../../src/transports/transport.js';
 import { startEngineHarness, waitFor, type EngineHarness } from './engine-harness.js';
 import { ScriptedTransport } from './scripted-transport.js';

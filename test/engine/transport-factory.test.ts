@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTransports } from '../../src/engine/transport-factory.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/common/log.js';
 import { SmppTransport } from '../../src/transports/smpp/index.js';
 import { ModemTransport } from '../../src/transports/modem/index.js';
 import { SimulatorTransport } from '../../src/transports/simulator/index.js';

@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { httpProblemFor } from '../../src/api/http-errors.js';
 import { exitCodeFor } from '../../src/cli/coded-exit.js';
-import { ERROR_CODE, ERROR_CODES, GatewayError, isErrorCode, isGatewayError } from '../../src/errors.js';
+import { ERROR_CODE, ERROR_CODES, GatewayError, isErrorCode, isGatewayError } from '../../src/common/errors.js';
 
 describe('the error code table', () => {
   it('keys equal values and the list holds every key once', () => {
@@ -57,7 +57,7 @@ describe('the error code table', () => {
   });
 
   it('rejects an unknown code at compile time', () => {
-    const errorsModule = fileURLToPath(new URL('../../src/errors.js', import.meta.url)).replace(/\.js$/, '.ts');
+    const errorsModule = fileURLToPath(new URL('../../src/common/errors.js', import.meta.url)).replace(/\.js$/, '.ts');
     const source = [
       `import { GatewayError, isGatewayError } from ${JSON.stringify(errorsModule.replace(/\.ts$/, '.js'))};`,
       `export const ok = new GatewayError('AT_TIMEOUT', 'known');`,

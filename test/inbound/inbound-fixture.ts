@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { silentLogger } from '../../src/log.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { silentLogger } from '../../src/common/log.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 export interface StoredInbound {

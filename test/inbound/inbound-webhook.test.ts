@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run as clientCommand } from '../../src/cli/commands/client.js';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { requeueDeadLetters } from '../../src/store/webhook-store.js';
+import { requeueDeadLetters } from '../../src/store/sqlite/webhook-store.js';
 import type { InboundMessage } from '../../src/transports/transport.js';
 import { enqueueDeliveryReceipt, WebhookSender, type WebhookSenderConfig } from '../../src/webhooks/index.js';
 import { captureCliOutput } from '../support/cli-output.js';

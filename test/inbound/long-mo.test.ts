@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { encodeGsm7Septets, encodeUcs2 } from '../../src/sms/index.js';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sqlite/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import { readDatabase, tempDir, until } from '../e2e/e2e-setup.js';
 import { GatewayProcess, seedAccount, writeGatewayConfig } from '../support/gateway-process.js';

@@ -10,7 +10,7 @@ import { run as clientCommand } from '../../src/cli/commands/client.js';
 import { run as optoutCommand } from '../../src/cli/commands/optout.js';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/common/log.js';
 import { startApiFixture, type Account, type ApiFixture } from '../support/api-fixture.js';
 import { captureCliOutput, type CliResult } from '../support/cli-output.js';
 

@@ -8,7 +8,7 @@
 import { expect, it } from 'vitest';
 import { exceededPartLimit, partAdmission } from '../../src/inbound/part-limits.js';
 import type { InboundPartRow } from '../../src/store/entities.js';
-import type { AssembleGroup, AssembleStaleGroup, InboundDelivery, PartGroupKey } from '../../src/store/inbound-store.js';
+import type { AssembleGroup, AssembleStaleGroup, InboundDelivery, PartGroupKey } from '../../src/store/sqlite/inbound-store.js';
 import { describeEachBackend } from '../store/conformance/backends.js';
 import { T0_MS, seedClient } from '../store/conformance/seed.js';
 

@@ -11,8 +11,8 @@ import { run as clientCommand } from '../../src/cli/commands/client.js';
 import { run as inboundCommand } from '../../src/cli/commands/inbound.js';
 import { run as migrateCommand } from '../../src/cli/commands/migrate.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { silentLogger } from '../../src/log.js';
-import { openStore } from '../../src/store/database.js';
+import { silentLogger } from '../../src/common/log.js';
+import { openStore } from '../../src/store/sqlite/database.js';
 import { captureCliOutput, type CliResult } from '../support/cli-output.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 

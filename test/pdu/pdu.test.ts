@@ -12,7 +12,7 @@ import {
   relativeValidityMinutes,
   relativeValidityOctet,
 } from '../../src/pdu/index.js';
-import { isGatewayError } from '../../src/errors.js';
+import { isGatewayError } from '../../src/common/errors.js';
 import { packSeptets, encodeGsm7Septets, planMessage } from '../../src/sms/index.js';
 
 function codeOf(fn: () => unknown): string | undefined {

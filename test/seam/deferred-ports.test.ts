@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/common/log.js';
 import type { InboundMessage } from '../../src/transports/transport.js';
 import { startApiFixture, FIXTURE_PASSWORD, type ApiFixture } from '../support/api-fixture.js';
 import { deferredPorts } from '../support/deferred-ports.js';

@@ -3,7 +3,7 @@
  * transcribed here independently as Unicode code points so the test is not the code's own table.
  */
 import { describe, expect, test } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
+import { GatewayError } from '../../src/common/errors.js';
 import {
   GSM7_DEFAULT_TABLE,
   decodeGsm7Septets,

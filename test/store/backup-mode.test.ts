@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backupDatabase } from '../../src/store/backup.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { backupDatabase } from '../../src/store/sqlite/backup.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 
 const modeOf = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { CampaignStore, SUMMARY_CACHE_DEFAULTS } from '../../src/store/campaign-store.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
+import { CampaignStore, SUMMARY_CACHE_DEFAULTS } from '../../src/store/sqlite/campaign-store.js';
 
 let dir: string;
 let store: Store;

@@ -1,5 +1,5 @@
 /**
- * The SQLite store notices its file deleted or replaced under it (src/store/database-file-guard.ts),
+ * The SQLite store notices its file deleted or replaced under it (src/store/sqlite/database-file-guard.ts),
  * on real files: a transaction is rolled back and refused with DATABASE_FILE_MOVED (a store write
  * refusal: HTTP 503, retried by the engine), the readiness probe says not writable, and writes
  * outside a transaction are refused too. The key file rule every command follows is one pure function.
@@ -8,9 +8,9 @@ import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isGatewayError } from '../../src/errors.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { compareFileIdentity } from '../../src/store/database-file-guard.js';
+import { isGatewayError } from '../../src/common/errors.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
+import { compareFileIdentity } from '../../src/store/sqlite/database-file-guard.js';
 import { keyFileAction } from '../../src/store/secret-box.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import { isTransientStoreFailure } from '../../src/store/write-failures.js';

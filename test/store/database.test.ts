@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyMigrations, openStore, type Store } from '../../src/store/database.js';
+import { applyMigrations, openStore, type Store } from '../../src/store/sqlite/database.js';
 import { SecretBox, defaultKeyFileFor } from '../../src/store/secret-box.js';
 
 describe('store', () => {

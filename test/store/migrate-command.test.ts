@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as migrate } from '../../src/cli/commands/migrate.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { captureCliOutput } from '../support/cli-output.js';
 import { freePort } from '../support/free-port.js';
 import { REPO_ROOT } from '../support/gateway-process.js';

@@ -4,8 +4,8 @@
  * rows and order as the SQLite statements give.
  */
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
-import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { createPgStores, type PgStores } from '../../src/store/postgres/stores.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { T0_MS, dispatchAll, seedReadyCampaign } from './conformance/seed.js';
 

@@ -5,8 +5,8 @@
  * another node is matched exactly once; outbox events are leased to one node at a time.
  */
 import { describe, expect, it } from 'vitest';
-import type { PgPool } from '../../src/store/pg/pool.js';
-import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
+import type { PgPool } from '../../src/store/postgres/pool.js';
+import { createPgStores, type PgStores } from '../../src/store/postgres/stores.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { T0_MS, dispatchAll, seedClient, seedReadyCampaign } from './conformance/seed.js';
 

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { IDLE_IN_TRANSACTION_TIMEOUT_MS, pgPoolConfig } from '../../src/store/pg/pool.js';
+import { IDLE_IN_TRANSACTION_TIMEOUT_MS, pgPoolConfig } from '../../src/store/postgres/pool.js';
 import { isTransientStoreFailure } from '../../src/store/write-failures.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { InboundPartRow } from '../../src/store/entities.js';
-import type { AssembleGroup, InboundDelivery } from '../../src/store/pg/inbound-store.js';
-import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
+import type { AssembleGroup, InboundDelivery } from '../../src/store/postgres/inbound-store.js';
+import { createPgStores, type PgStores } from '../../src/store/postgres/stores.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { T0_MS, seedClient } from './conformance/seed.js';
 

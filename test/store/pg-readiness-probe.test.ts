@@ -4,8 +4,8 @@
  * the server only takes reads (as a standby does after a failover the node still points at).
  */
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
-import { PgStatusQueries } from '../../src/store/pg/status-queries.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { PgStatusQueries } from '../../src/store/postgres/status-queries.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 
 const suite = usePostgresSuite();

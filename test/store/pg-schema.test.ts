@@ -5,9 +5,9 @@
  * applies nothing. The throwaway server: test/support/postgres-server.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { applyDatabaseMigrations, openDatabase } from '../../src/store/database.js';
+import { applyDatabaseMigrations, openDatabase } from '../../src/store/sqlite/database.js';
 import { TABLE_COLUMNS } from '../../src/store/entities.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { usePostgresSuite, type PostgresDatabase } from '../support/postgres-suite.js';
 
 const MIGRATION_BOOKKEEPING = 'migrations';

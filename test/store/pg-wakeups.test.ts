@@ -1,12 +1,12 @@
 /**
- * LISTEN/NOTIFY wake-ups between nodes on a real PostgreSQL (src/store/pg/wakeups.ts): a
+ * LISTEN/NOTIFY wake-ups between nodes on a real PostgreSQL (src/store/postgres/wakeups.ts): a
  * notification reaches the listener when the notifying transaction commits, not before; a listener
  * whose connection is killed says so, reconnects and hears the next one.
  */
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
-import type { PgPool } from '../../src/store/pg/pool.js';
-import { notifyWake, PgWakeups, type WakeChannel } from '../../src/store/pg/wakeups.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import type { PgPool } from '../../src/store/postgres/pool.js';
+import { notifyWake, PgWakeups, type WakeChannel } from '../../src/store/postgres/wakeups.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 
 const suite = usePostgresSuite();

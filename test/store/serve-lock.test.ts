@@ -1,5 +1,5 @@
 /**
- * src/store/serve-lock.ts in one process (SQLite's locks also separate connections of one
+ * src/store/sqlite/serve-lock.ts in one process (SQLite's locks also separate connections of one
  * process): a second acquire is refused with DATABASE_IN_USE naming the database and the holder,
  * a holder row left by a process that no longer holds the lock blocks nothing, release frees it.
  */
@@ -8,8 +8,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isGatewayError } from '../../src/errors.js';
-import { ServeLock, serveGuardFor, serveLockPathFor } from '../../src/store/serve-lock.js';
+import { isGatewayError } from '../../src/common/errors.js';
+import { ServeLock, serveGuardFor, serveLockPathFor } from '../../src/store/sqlite/serve-lock.js';
 
 let dir: string | undefined;
 afterEach(() => {

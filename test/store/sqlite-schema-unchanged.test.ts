@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 
 interface SchemaObject { type: string; name: string; tbl_name: string; sql: string | null }
 interface Recorded { migrations: string[]; objects: SchemaObject[] }

@@ -5,7 +5,7 @@
  * wrapped in a GatewayError's cause (a campaign not stored). Errors a retry cannot cure are not it.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
+import { GatewayError } from '../../src/common/errors.js';
 import { apiCodeOf, httpProblemFor } from '../../src/api/http-errors.js';
 import { isTransientStoreFailure } from '../../src/store/write-failures.js';
 import { isStoreWriteRefusal } from '../../src/store/write-refusal.js';

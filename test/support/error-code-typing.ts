@@ -4,7 +4,7 @@
  * widened to `string`, the `@ts-expect-error` lines would stop erroring and the build would fail.
  * Never called: it only has to type-check.
  */
-import { ERROR_CODE, GatewayError, isGatewayError } from '../../src/errors.js';
+import { ERROR_CODE, GatewayError, isGatewayError } from '../../src/common/errors.js';
 
 export function errorCodeTypingChecks(err: unknown): GatewayError[] {
   // @ts-expect-error 'WINDOW_FUL' is not in the ERROR_CODE table.

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { openDatabase, type Database } from '../../src/store/database.js';
+import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 export type PostgresDatabase = Extract<Database, { kind: 'postgres' }>;

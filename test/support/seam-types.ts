@@ -12,9 +12,9 @@ import { CampaignProcessor, CampaignService } from '../../src/campaigns/index.js
 import type { SmsGateConfig } from '../../src/gateway-config.js';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
-import { silentLogger } from '../../src/log.js';
-import type { AuthStore } from '../../src/store/auth-store.js';
-import type { Store } from '../../src/store/database.js';
+import { silentLogger } from '../../src/common/log.js';
+import type { AuthStore } from '../../src/store/sqlite/auth-store.js';
+import type { Store } from '../../src/store/sqlite/database.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 import type { StorePorts } from '../../src/store/store-ports.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isGatewayError } from '../../src/errors.js';
+import { isGatewayError } from '../../src/common/errors.js';
 import { enqueueDeliveryReceipt, serializeDeliveryReceipt } from '../../src/webhooks/index.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 

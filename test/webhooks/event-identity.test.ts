@@ -15,7 +15,7 @@ import { WebhookEventIdentity1764200000001 } from '../../migrations/176420000000
 import { WebhookEventIdUnindexed1764200000002 } from '../../migrations/1764200000002-webhook-event-id-unindexed.js';
 import {
   listDeadLetters, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueDeadLetters, requeueProbe,
-} from '../../src/store/webhook-store.js';
+} from '../../src/store/sqlite/webhook-store.js';
 import { enqueueDeliveryReceipt } from '../../src/webhooks/index.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/log.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { createLogger, type Logger } from '../../src/common/log.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import type { WebhookOutboxRow } from '../../src/store/entities.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 

@@ -1,7 +1,7 @@
 /** An unreachable outbox is logged once, then at most every 30 s, and its end once. */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import { OUTAGE_LOG_INTERVAL_MS, OutageLog } from '../../src/webhooks/outage-log.js';
 
 interface Line { level: number; msg: string; [field: string]: unknown }

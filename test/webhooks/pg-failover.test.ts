@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { createPgStores } from '../../src/store/pg/stores.js';
+import { createLogger } from '../../src/common/log.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { createPgStores } from '../../src/store/postgres/stores.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { PgWebhookOutbox, WebhookSender } from '../../src/webhooks/index.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';

@@ -7,11 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { NodeIdSource } from '../../src/node-id.js';
-import { silentLogger } from '../../src/log.js';
-import { requeueExpiredNodes } from '../../src/store/pg/node-takeover.js';
-import { inTransaction } from '../../src/store/pg/pool.js';
-import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
+import type { NodeIdSource } from '../../src/common/node-id.js';
+import { silentLogger } from '../../src/common/log.js';
+import { requeueExpiredNodes } from '../../src/store/postgres/node-takeover.js';
+import { inTransaction } from '../../src/store/postgres/pool.js';
+import { createPgStores, type PgStores } from '../../src/store/postgres/stores.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { PgWebhookOutbox, WebhookSender, type WebhookSenderConfig } from '../../src/webhooks/index.js';
 import { usePostgresSuite, type PostgresDatabase } from '../support/postgres-suite.js';
@@ -219,7 +219,7 @@ describe('WebhookSender on PostgreSQL, two nodes on one outbox', () => {
     senderA.start();
     await r.waitForCount(5);
     expect((await outbox(a)).every((row) => row.leased_by === 'node-a')).toBe(true);
-    // Node A expired: a live node's reap takes its leases over (src/store/pg/node-takeover.ts).
+    // Node A expired: a live node's reap takes its leases over (src/store/postgres/node-takeover.ts).
     expect(await inTransaction(b.pool, (client) => requeueExpiredNodes(client, ['node-a']))).toBe(5);
     const senderB = sender(storesB, node('node-b'));
     senderB.start();

@@ -4,8 +4,8 @@
  * given back at stop.
  */
 import { describe, expect, it } from 'vitest';
-import { createPgStores, type PgStores } from '../../src/store/pg/stores.js';
-import type { AttemptRecord } from '../../src/store/webhook-store.js';
+import { createPgStores, type PgStores } from '../../src/store/postgres/stores.js';
+import type { AttemptRecord } from '../../src/store/sqlite/webhook-store.js';
 import { usePostgresSuite, type PostgresDatabase } from '../support/postgres-suite.js';
 
 const suite = usePostgresSuite();

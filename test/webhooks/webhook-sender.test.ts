@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { requeueDeadLetters } from '../../src/store/webhook-store.js';
+import { requeueDeadLetters } from '../../src/store/sqlite/webhook-store.js';
 import {
   createNodeHttpClient, enqueueDeliveryReceipt, WebhookSender, type WebhookHttpClient, type WebhookSenderConfig,
 } from '../../src/webhooks/index.js';

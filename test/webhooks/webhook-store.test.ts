@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   countOutboxByState, listDeadLetters, recordAttempts, requeueDeadLetters, selectDueOutboxRows,
-} from '../../src/store/webhook-store.js';
+} from '../../src/store/sqlite/webhook-store.js';
 import { enqueueDeliveryReceipt } from '../../src/webhooks/index.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 

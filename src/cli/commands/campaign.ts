@@ -6,8 +6,8 @@
  * pending) and timings (created, ready, dispatched, first and last submit, last final outcome).
  */
 import { formatOutcomes, outcomeBreakdown, type OutcomeBreakdown } from '../../admin/campaign-outcomes.js';
-import { GatewayError } from '../../errors.js';
-import type { CampaignDetail } from '../../store/admin-queries.js';
+import { GatewayError } from '../../common/errors.js';
+import type { CampaignDetail } from '../../store/sqlite/admin-queries.js';
 import type { CampaignState } from '../../store/entities.js';
 import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';

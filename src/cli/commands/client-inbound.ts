@@ -7,7 +7,7 @@
  *   `client set-optout --name NAME (--keywords K1,K2 | --clear)`: the opt-out keywords; off unless set.
  */
 import { checkWebhookUrl } from '../../auth/accounts.js';
-import { isGatewayError } from '../../errors.js';
+import { isGatewayError } from '../../common/errors.js';
 import { InboundAdmin } from '../../inbound/inbound-admin.js';
 import { parseKeywordList } from '../../inbound/optout-keywords.js';
 import { adminOutput, withPorts } from '../admin-session.js';

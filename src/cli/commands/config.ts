@@ -9,8 +9,8 @@
  * `smsgate config schema` prints the JSON Schema of the file (config/smsgate.schema.json).
  */
 import { serveKeyFileProblem } from '../../config/database.js';
-import { redactUrlPassword } from '../../config/secret-text.js';
-import { GatewayError } from '../../errors.js';
+import { redactUrlPassword } from '../../common/secret-text.js';
+import { GatewayError } from '../../common/errors.js';
 import { configJsonSchema, loadConfig, locateConfig } from '../../gateway-config.js';
 import { withCodedExit } from '../coded-exit.js';
 import { adminOutput } from '../admin-session.js';

@@ -1,11 +1,11 @@
 /**
  * `smsgate db backup FILE [--config FILE] [--json]`: an online, consistent copy of the SQLite
- * database while `serve` keeps running (src/store/backup.ts). On a terminal it shows progress on
+ * database while `serve` keeps running (src/store/sqlite/backup.ts). On a terminal it shows progress on
  * stderr. The secrets key file (database.keyFile) is not inside the database: the command names it,
  * and a restore needs both.
  */
-import { GatewayError } from '../../errors.js';
-import type { BackupProgress } from '../../store/backup.js';
+import { GatewayError } from '../../common/errors.js';
+import type { BackupProgress } from '../../store/sqlite/backup.js';
 import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, UsageError, unknownWordError, withUsage } from '../args.js';
 import { ttyProgress, type TtyProgress } from '../tty-progress.js';

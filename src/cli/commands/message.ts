@@ -5,9 +5,9 @@
  * and last error. The number is normalised as the API does, with the config's numbering.country
  *: under IE, 0871234567 finds 353871234567; under US, 2125550123 finds 12125550123.
  */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../common/errors.js';
 import { normalizeMsisdn, numberingPlanFor } from '../../sms/index.js';
-import type { MessageDetail } from '../../store/admin-queries.js';
+import type { MessageDetail } from '../../store/sqlite/admin-queries.js';
 import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';
 import { isoTime } from '../table.js';

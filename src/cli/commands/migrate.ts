@@ -3,10 +3,10 @@
  * database the config selects: SQLite (`database.path`) or PostgreSQL (`database.url`, named
  * without its password).
  */
-import { maskKnownSecrets } from '../../config/secret-text.js';
-import { isGatewayError } from '../../errors.js';
+import { maskKnownSecrets } from '../../common/secret-text.js';
+import { isGatewayError } from '../../common/errors.js';
 import { loadConfig } from '../../gateway-config.js';
-import { applyDatabaseMigrations, openDatabase } from '../../store/database.js';
+import { applyDatabaseMigrations, openDatabase } from '../../store/sqlite/database.js';
 import { adminOutput } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
 import { exitCodeFor } from '../coded-exit.js';

@@ -5,7 +5,7 @@
  * `smsgate sender list [--client NAME]` shows the lists; `smsgate sender remove --client NAME
  * --sender S` takes one off (campaigns already accepted keep the check they had at processing).
  */
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../common/errors.js';
 import type { StorePorts } from '../../store/store-ports.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';

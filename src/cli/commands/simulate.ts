@@ -11,7 +11,7 @@
 import { randomInt } from 'node:crypto';
 import { InboundService } from '../../inbound/inbound-service.js';
 import { simulatedInboundParts } from '../../inbound/simulated-inbound.js';
-import { silentLogger } from '../../log.js';
+import { silentLogger } from '../../common/log.js';
 import { numberingPlanFor } from '../../sms/index.js';
 import { adminOutput, withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage } from '../args.js';

@@ -9,8 +9,8 @@ import { formatOutcomes } from '../../admin/campaign-outcomes.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
 import { rateText } from '../../admin/status-page.js';
 import { loadConfig } from '../../gateway-config.js';
-import { maskKnownSecrets } from '../../config/secret-text.js';
-import { isGatewayError } from '../../errors.js';
+import { maskKnownSecrets } from '../../common/secret-text.js';
+import { isGatewayError } from '../../common/errors.js';
 import { withPorts } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
 

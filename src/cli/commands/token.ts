@@ -4,8 +4,8 @@
  * each token's hint, creation, last use, expiry and state, never the token; `smsgate token revoke
  * (--token T | --id N)` revokes one, by the token itself or by the id `token list` shows.
  */
-import type { TokenListRow } from '../../store/admin-queries.js';
-import { GatewayError } from '../../errors.js';
+import type { TokenListRow } from '../../store/sqlite/admin-queries.js';
+import { GatewayError } from '../../common/errors.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 import { formatTable, isoTime } from '../table.js';

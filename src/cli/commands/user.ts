@@ -11,7 +11,7 @@
  * names `set-admin`, which makes an existing user one (or, with --revoke, no longer one).
  */
 import { hashPassword } from '../../auth/password.js';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../common/errors.js';
 import { adminOutput, withAdminSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';
 import { formatTable, isoTime } from '../table.js';

@@ -7,12 +7,12 @@
  * them itself with the full retry policy and reports the outcome, with progress on a terminal.
  */
 import type { SmsGateConfig } from '../../gateway-config.js';
-import { createLogger } from '../../log.js';
-import { GatewayError } from '../../errors.js';
-import type { Store } from '../../store/database.js';
+import { createLogger } from '../../common/log.js';
+import { GatewayError } from '../../common/errors.js';
+import type { Store } from '../../store/sqlite/database.js';
 import { sealedSecretOf, secretBoxForDatabase } from '../../store/secret-box.js';
 import type { StorePorts } from '../../store/store-ports.js';
-import type { DeadLetterRow } from '../../store/webhook-store.js';
+import type { DeadLetterRow } from '../../store/sqlite/webhook-store.js';
 import { parseSinceTime, WebhookSender } from '../../webhooks/index.js';
 import { withPorts, type StoreSession } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, requireValue, unknownWordError, UsageError, withUsage, type ParsedArgs } from '../args.js';

@@ -7,8 +7,8 @@
  * port reads (`receive`). Closing the link fails the command in flight and everything queued
  * with AT_CLOSED, so no caller waits forever.
  */
-import { type Clock, systemClock } from '../../clock.js';
-import { GatewayError } from '../../errors.js';
+import { type Clock, systemClock } from '../../common/clock.js';
+import { GatewayError } from '../../common/errors.js';
 import { redactAtCommand } from './at-command-redaction.js';
 import { AtFramer, type AtFrame } from './at-framer.js';
 import { type FinalResult, classifyLine, lineName } from './at-line.js';

@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { BackgroundWorker, type PassResult } from '../../background-worker.js';
-import type { Clock, ClockTimer } from '../../clock.js';
-import { isGatewayError } from '../../errors.js';
+import { BackgroundWorker, type PassResult } from '../../common/background-worker.js';
+import type { Clock, ClockTimer } from '../../common/clock.js';
+import { isGatewayError } from '../../common/errors.js';
 import type { DecodedDeliver, DecodedStatusReport } from '../../pdu/index.js';
 import type { PartOutcome } from '../transport.js';
 import { AtChannel } from './at-channel.js';

@@ -5,8 +5,8 @@
  * the handler's promise resolved.
  */
 import type { Logger } from 'pino';
-import { type Clock, systemClock } from '../../clock.js';
-import { GatewayError, isGatewayError } from '../../errors.js';
+import { type Clock, systemClock } from '../../common/clock.js';
+import { GatewayError, isGatewayError } from '../../common/errors.js';
 import { type DecodedDeliver, type DecodedPdu, type DecodedStatusReport, decodePdu } from '../../pdu/index.js';
 import { MAX_STATUS_CHARS } from '../../receipts/index.js';
 import type { AtChannel, AtResponse, Urc } from './at-channel.js';

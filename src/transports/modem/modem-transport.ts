@@ -5,8 +5,8 @@
  */
 import type { Logger } from 'pino';
 import { pino } from 'pino';
-import { type Clock, type ClockTimer, systemClock } from '../../clock.js';
-import { GatewayError, isGatewayError } from '../../errors.js';
+import { type Clock, type ClockTimer, systemClock } from '../../common/clock.js';
+import { GatewayError, isGatewayError } from '../../common/errors.js';
 import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
 import { isFinalStatus, MAX_STATUS_CHARS, statusFromTpStatus } from '../../receipts/index.js';
 import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportLink, TransportState } from '../transport.js';

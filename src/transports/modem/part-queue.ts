@@ -3,7 +3,7 @@
  * next part when its own rate allows, so faster devices take more, and a device that drops
  * leaves its waiting parts to the others (they were never bound to it).
  */
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../common/clock.js';
 import type { PartOutcome } from '../transport.js';
 
 export interface QueuedPart {

@@ -3,7 +3,7 @@
  * No init beyond ATE0 / AT+CMEE, no SIM PIN, nothing sent.
  */
 import { pino } from 'pino';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../common/errors.js';
 import { AtChannel } from './at-channel.js';
 import { ModemSession } from './modem-session.js';
 import { type ModemProfile, loadProfile } from './profile.js';

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../common/errors.js';
 
 export interface ModemQuirk {
   id: string;

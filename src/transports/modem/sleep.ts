@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../common/clock.js';
 
 /**
  * Resolves after `ms` milliseconds by `clock`: the modem transport's waits (pacing, registration

@@ -12,8 +12,8 @@
  * the ids of parts still waiting back to recoverReceipts() and the receipts are reported then.
  */
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../log.js';
-import { silentLogger } from '../../log.js';
+import type { Logger } from '../../common/log.js';
+import { silentLogger } from '../../common/log.js';
 import type {
   OutboundMessage,
   PartOutcome,

@@ -14,7 +14,7 @@
  * slot: a full window of submits must not stop the link from being checked or closed.
  */
 import type { PDU } from 'smpp';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../../common/errors.js';
 
 /** Why a request got no response. */
 export type RequestFailureCode = 'RESPONSE_TIMEOUT' | 'CONNECTION_LOST' | 'TRANSPORT_STOPPED';

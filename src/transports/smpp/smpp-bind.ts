@@ -6,10 +6,10 @@
  * becomes a retry storm.
  */
 import type { PDU } from 'smpp';
-import { BackgroundWorker, type PassResult } from '../../background-worker.js';
-import type { Clock } from '../../clock.js';
-import { isGatewayError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { BackgroundWorker, type PassResult } from '../../common/background-worker.js';
+import type { Clock } from '../../common/clock.js';
+import { isGatewayError } from '../../common/errors.js';
+import type { Logger } from '../../common/log.js';
 import type { ResolvedSmppTransportConfig } from './config.js';
 import { authFailurePolicy, nextReconnectDelayMs, type BackoffPolicy } from './reconnect.js';
 import { requestFailure, type ResultCallback, type SessionWindow } from './session-window.js';

@@ -8,8 +8,8 @@
  */
 import smpp from 'smpp';
 import type { OutgoingPdu, PDU, Session } from 'smpp';
-import { GatewayError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { GatewayError } from '../../common/errors.js';
+import type { Logger } from '../../common/log.js';
 import { COMMAND_STATUS_CODE, describeCommandStatus } from './command-status.js';
 import { FrameReader, MAX_COMMAND_LENGTH_BYTES, SMPP_HEADER_BYTES } from './frame-reader.js';
 import { decodeFrame } from './pdu-decoder.js';

@@ -9,9 +9,9 @@
  * and its part comes back temporary with retryAfterMs.
  */
 import type { PDU } from 'smpp';
-import type { Clock } from '../../clock.js';
-import { isGatewayError } from '../../errors.js';
-import { silentLogger, type Logger } from '../../log.js';
+import type { Clock } from '../../common/clock.js';
+import { isGatewayError } from '../../common/errors.js';
+import { silentLogger, type Logger } from '../../common/log.js';
 import { normalizeMessageId, parseSmppReceipt } from '../../receipts/index.js';
 import type {
   LinkCounters,
@@ -39,7 +39,7 @@ import { LinkCounterTally } from '../link-counters.js';
 /**
  * Which of the carrier's `binds` slots this node may open, when several nodes share them
  * (`binds` is the carrier's limit for the whole cluster). PostgreSQL's implementation holds
- * an advisory lock per slot (src/store/cluster/bind-slots.ts); without a gate every slot is this
+ * an advisory lock per slot (src/store/postgres/bind-slots.ts); without a gate every slot is this
  * process's, as for one gateway on SQLite.
  */
 export interface BindSlotGate {

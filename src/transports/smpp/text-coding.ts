@@ -11,7 +11,7 @@
  * character (ENCODING_UNSUPPORTED), never a substituted '?'.
  */
 import { encodeGsm7Septets, encodeUcs2, type Encoding } from '../../sms/index.js';
-import { isGatewayError } from '../../errors.js';
+import { isGatewayError } from '../../common/errors.js';
 import type { Gsm7DataCoding } from './config.js';
 
 /** SMPP 3.4 §5.2.19 data_coding values smsgate sends. */

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BindSlotLocks, fairShareOfBinds, slotRatePerSecond, transportLockKey } from '../../../src/store/cluster/bind-slots.js';
+import { BindSlotLocks, fairShareOfBinds, slotRatePerSecond, transportLockKey } from '../../../src/store/postgres/bind-slots.js';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
 
 describe('bind slot arithmetic', () => {

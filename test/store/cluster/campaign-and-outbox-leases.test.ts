@@ -7,10 +7,10 @@
  * events to the live nodes at once, and the stalled node's late writes are refused.
  */
 import { describe, expect, it } from 'vitest';
-import { NodeRegistry } from '../../../src/store/cluster/node-registry.js';
-import { requeueExpiredNodes } from '../../../src/store/pg/node-takeover.js';
-import type { PgPool } from '../../../src/store/pg/pool.js';
-import { createPgStores, type PgStores } from '../../../src/store/pg/stores.js';
+import { NodeRegistry } from '../../../src/store/postgres/node-registry.js';
+import { requeueExpiredNodes } from '../../../src/store/postgres/node-takeover.js';
+import type { PgPool } from '../../../src/store/postgres/pool.js';
+import { createPgStores, type PgStores } from '../../../src/store/postgres/stores.js';
 import { usePostgresSuite } from '../../support/postgres-suite.js';
 import { T0_MS, seedClient } from '../conformance/seed.js';
 

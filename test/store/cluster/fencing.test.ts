@@ -8,9 +8,9 @@
  */
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { NodeRegistry } from '../../../src/store/cluster/node-registry.js';
-import { PgDispatchStore } from '../../../src/store/pg/dispatch-store.js';
-import { requeueExpiredNodes } from '../../../src/store/pg/node-takeover.js';
+import { NodeRegistry } from '../../../src/store/postgres/node-registry.js';
+import { PgDispatchStore } from '../../../src/store/postgres/dispatch-store.js';
+import { requeueExpiredNodes } from '../../../src/store/postgres/node-takeover.js';
 import { usePostgresSuite } from '../../support/postgres-suite.js';
 const NOW = 1_790_000_000_000;
 

@@ -4,7 +4,7 @@
  * lease ran out is fenced at its next heartbeat and rejoins under a new id.
  */
 import { describe, expect, it } from 'vitest';
-import { NodeRegistry, type ReapHook } from '../../../src/store/cluster/node-registry.js';
+import { NodeRegistry, type ReapHook } from '../../../src/store/postgres/node-registry.js';
 import { usePostgresSuite, type PostgresDatabase } from '../../support/postgres-suite.js';
 
 describe('NodeRegistry on PostgreSQL', () => {

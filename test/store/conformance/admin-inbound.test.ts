@@ -3,7 +3,7 @@
  * give the same answers on SQLite and PostgreSQL (key names, 0/1 flags, counts as numbers, order).
  */
 import { expect, it } from 'vitest';
-import type { ClaimablePart } from '../../../src/store/dispatch-store.js';
+import type { ClaimablePart } from '../../../src/store/sqlite/dispatch-store.js';
 import { describeEachBackend } from './backends.js';
 import { T0_MS, dispatchAll, seedClient, seedReadyCampaign } from './seed.js';
 

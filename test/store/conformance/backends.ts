@@ -9,13 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
-import { openDatabase, openStore, type SqliteDatabase } from '../../../src/store/database.js';
-import { DispatchStore } from '../../../src/store/dispatch-store.js';
-import type { WebhookStorePort } from '../../../src/store/pg/contracts.js';
-import { createPgStores } from '../../../src/store/pg/stores.js';
+import { openDatabase, openStore, type SqliteDatabase } from '../../../src/store/sqlite/database.js';
+import { DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
+import type { WebhookStorePort } from '../../../src/store/webhook-store-port.js';
+import { createPgStores } from '../../../src/store/postgres/stores.js';
 import { asyncPort, type Async } from '../../../src/store/ports.js';
 import { sqliteStorePorts, type StorePorts } from '../../../src/store/store-ports.js';
-import * as webhookQueries from '../../../src/store/webhook-store.js';
+import * as webhookQueries from '../../../src/store/sqlite/webhook-store.js';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
 
 /** The ports of everything outside the engine (StorePorts), plus the engine's stores, whole. */

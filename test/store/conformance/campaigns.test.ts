@@ -3,7 +3,7 @@
  * -> ready or failed, the guards of each step, large-request slices, and the summary counts.
  */
 import { expect, it } from 'vitest';
-import type { NewCampaign } from '../../../src/store/campaign-store.js';
+import type { NewCampaign } from '../../../src/store/sqlite/campaign-store.js';
 import { describeEachBackend } from './backends.js';
 import { T0_MS, seedClient } from './seed.js';
 

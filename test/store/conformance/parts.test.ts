@@ -4,7 +4,7 @@
  * submit_sm_resp's message id is written, and crash recovery.
  */
 import { expect, it } from 'vitest';
-import type { ClaimablePart } from '../../../src/store/dispatch-store.js';
+import type { ClaimablePart } from '../../../src/store/sqlite/dispatch-store.js';
 import { describeEachBackend, type Stores } from './backends.js';
 import { T0_MS, dispatchAll, seedReadyCampaign } from './seed.js';
 

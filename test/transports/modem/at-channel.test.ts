@@ -3,7 +3,7 @@
  * or one byte at a time, and the results must be the same.
  */
 import { describe, expect, it } from 'vitest';
-import { isGatewayError } from '../../../src/errors.js';
+import { isGatewayError } from '../../../src/common/errors.js';
 import { AtChannel, CTRL_Z, ESC, type Urc } from '../../../src/transports/modem/at-channel.js';
 
 type Reply = string | null;

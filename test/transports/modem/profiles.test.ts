@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isGatewayError } from '../../../src/errors.js';
+import { isGatewayError } from '../../../src/common/errors.js';
 import { ModemTransport, defaultProfilesDir, loadProfile, parseProfile } from '../../../src/transports/modem/index.js';
 
 const SHIPPED = ['generic', 'sim800', 'sim7600', 'quectel-ec25', 'huawei-e3372'];

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { BindSlotLocks } from '../../../src/store/cluster/bind-slots.js';
+import { BindSlotLocks } from '../../../src/store/postgres/bind-slots.js';
 import { SmppTransport } from '../../../src/transports/smpp/index.js';
 import { ClusterSmsc } from '../../support/cluster-smsc.js';
 import { usePostgresSuite } from '../../support/postgres-suite.js';

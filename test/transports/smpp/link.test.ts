@@ -161,7 +161,7 @@ describe('stop', () => {
 
 describe('logging', () => {
   it('never writes the password, even when the bind is refused', async () => {
-    const { createLogger } = await import('../../../src/log.js');
+    const { createLogger } = await import('../../../src/common/log.js');
     const { SmppTransport } = await import('../../../src/transports/smpp/index.js');
     const { TestSmsc } = await import('../../support/smsc/test-smsc.js');
     const { smppConfig } = await import('./helpers.js');

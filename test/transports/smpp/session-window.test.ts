@@ -5,7 +5,7 @@
 import smpp from 'smpp';
 import type { PDU } from 'smpp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
+import { GatewayError } from '../../../src/common/errors.js';
 import { SessionWindow, type RequestResult } from '../../../src/transports/smpp/session-window.js';
 
 const RESPONSE_TIMEOUT_MS = 10_000;

@@ -1,0 +1,25 @@
+/**
+ * What the dispatch engine needs from a store, once for both backends.
+ *
+ * Every engine step is read -> decide -> write: the backend reads what the step needs, a pure
+ * planner in src/engine/steps/ (no I/O; time is a parameter) returns a typed write plan, and the
+ * backend writes the plan in the same transaction as the reads. The store side of each step is an
+ * interface generic over the mode, so the SQLite store (synchronous: better-sqlite3 answers in
+ * microseconds and its group commit wraps a whole batch of units in one transaction) and the
+ * PostgreSQL store (asynchronous: one transaction on one pooled connection) implement the same
+ * contract and the compiler checks both. The decisions live only in the planners.
+ *
+ * Shared guarantees of every method of a step store:
+ * - It runs inside the caller's transaction; a read and the write of its plan are never split
+ *   across transactions.
+ * - A write that ends a claim is fenced on the claimant node id the claim was stamped with
+ *   (PostgreSQL; a single SQLite gateway has no claimant) and changes nothing when it is not that
+ *   node's claim any more.
+ * - A final part state is never overwritten: duplicates and late receipts change nothing.
+ */
+
+/** How a store answers: at once (SQLite) or after a round trip (PostgreSQL). */
+export type StoreMode = 'sync' | 'async';
+
+/** A step store method's result in the given mode. */
+export type StoreResult<M extends StoreMode, T> = M extends 'sync' ? T : Promise<T>;

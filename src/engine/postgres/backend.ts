@@ -1,0 +1,141 @@
+/**
+ * The engine on PostgreSQL: what engine-backend.ts asks, each unit one
+ * transaction on one pooled connection. Claims are stamped with node.nodeId() (asked at each claim
+ * and write), outcome writes fenced on it; outcome and receipt units the database refuses for a
+ * passing reason are retried until they commit (PgUnitRunner).
+ *
+ * Start and stop touch only this node's work: a node of a cluster requeues nothing at start (live
+ * peers' parts are 'submitting' too; the cluster runtime's reaper requeues expired nodes' parts,
+ * node-takeover.ts), and at stop it requeues only the parts it still holds. A single gateway on
+ * PostgreSQL (no node id) requeues its own unstamped parts at start, as on SQLite.
+ */
+import type { NodeIdSource } from '../../common/node-id.js';
+import type { Logger } from '../../common/log.js';
+import type { DueCampaign } from '../../store/sqlite/dispatch-store.js';
+import { PgDispatchStore } from '../../store/postgres/dispatch-store.js';
+import { PgInboundStore } from '../../store/postgres/inbound-store.js';
+import type { PgPool } from '../../store/postgres/pool.js';
+import { PgUndecodablePduStore } from '../../store/postgres/undecodable-pdu-store.js';
+import type { TransportReceipt } from '../../transports/transport.js';
+import type { CampaignPlans } from '../campaign-plans.js';
+import type { EngineConfig } from '../config.js';
+import type { BackendStats, EngineBackend, LaneClaimer } from '../engine-backend.js';
+import { PgFairClaimer } from '../fair-claim.js';
+import type { SubmitResult } from '../sqlite/outcome-writer.js';
+import type { DeliveryReceiptSink } from '../sqlite/recipient-updates.js';
+import type { MaterializeResult, Routing } from '../sqlite/scheduler.js';
+import { PgMaterializer } from './materializer.js';
+import { PgOutcomeWriter } from './outcome-writer.js';
+import { PgReceiptWriter } from './receipt-writer.js';
+import { PgUnitRunner, type PgWriteRetryOptions } from './unit-runner.js';
+
+export type { PgWriteRetryOptions } from './unit-runner.js';
+
+export interface PgBackendDeps {
+  pool: PgPool;
+  node: NodeIdSource;
+  config: EngineConfig;
+  logger: Logger;
+  /** Only wake() is used: the outbox rows are written inside the engine's own transactions (part-changes.ts). */
+  deliveryReceipts: Pick<DeliveryReceiptSink, 'wake'>;
+  routing: Routing;
+  plans: CampaignPlans;
+  now: () => number;
+  retry?: PgWriteRetryOptions;
+}
+
+export class PgEngineBackend implements EngineBackend {
+  readonly undecodable: PgUndecodablePduStore;
+  readonly inbound: PgInboundStore;
+  private readonly store: PgDispatchStore;
+  private readonly units: PgUnitRunner;
+  private readonly materializer: PgMaterializer;
+  private readonly outcomes: PgOutcomeWriter;
+  private readonly receipts: PgReceiptWriter;
+
+  constructor(private readonly deps: PgBackendDeps) {
+    const { pool, logger, config, now } = deps;
+    const wake = (): void => deps.deliveryReceipts.wake();
+    this.store = new PgDispatchStore(pool);
+    this.undecodable = new PgUndecodablePduStore(pool);
+    this.inbound = new PgInboundStore(pool);
+    this.units = new PgUnitRunner(pool, logger, deps.retry);
+    this.materializer = new PgMaterializer(pool, deps.routing, deps.plans, logger);
+    this.outcomes = new PgOutcomeWriter(this.units, config, logger, now, wake);
+    this.receipts = new PgReceiptWriter(pool, this.units, logger, now, wake);
+  }
+
+  get stalled(): boolean {
+    return this.units.stalled;
+  }
+
+  get leaseHeld(): boolean {
+    return this.deps.node.leaseHeld?.() ?? true;
+  }
+
+  claimantId(): string | null {
+    return this.deps.node.nodeId();
+  }
+
+  async recover(nowMs: number): Promise<{ requeued: number; reopened: number }> {
+    const nodeId = this.deps.node.nodeId();
+    const requeued = nodeId === null ? await this.store.requeueSubmittingOf(null, nowMs) : 0;
+    // Materialising is one transaction, so a recipient dispatched without parts is left only by an
+    // older version; reopening it is safe with peers running (their uncommitted marks are not seen).
+    const reopened = await this.store.reopenOrphanedRecipients();
+    return { requeued, reopened };
+  }
+
+  materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
+    return this.materializer.materializeDue(nowMs, batchSize);
+  }
+
+  claimerFor(transport: string): LaneClaimer {
+    return new PgFairClaimer(this.store, transport);
+  }
+
+  campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
+    return this.store.campaignTexts(campaignId);
+  }
+
+  writeOutcomes(result: SubmitResult): Promise<void> {
+    return this.outcomes.write(result);
+  }
+
+  acceptReceipt(transport: string, receipt: TransportReceipt): Promise<void> {
+    return this.receipts.accept(transport, receipt);
+  }
+
+  sweepReceipts(ttlMs: number): Promise<number> {
+    return this.receipts.sweep(ttlMs);
+  }
+
+  async isSubmittedMessageId(transport: string, messageId: string): Promise<boolean> {
+    return (await this.store.partByMessageId(transport, messageId)) !== undefined;
+  }
+
+  messageIdsAwaitingReceipt(transport: string): Promise<string[]> {
+    return this.store.messageIdsAwaitingReceipt(transport);
+  }
+
+  beginStop(): void {
+    this.outcomes.stopping = true;
+  }
+
+  /** Units still waiting for a retry get one last attempt; then this node's own 'submitting' parts go back to the queue. */
+  finishStop(nowMs: number): Promise<number> {
+    this.units.close();
+    return this.store.requeueSubmittingOf(this.deps.node.nodeId(), nowMs);
+  }
+
+  stats(): BackendStats {
+    return {
+      outcomes: { ...this.outcomes.counts },
+      receiptsMatched: this.receipts.matched,
+      receiptsParked: this.receipts.parked,
+      commits: this.units.commits,
+      failedCommits: this.units.failedCommits,
+      fencedWrites: this.outcomes.fencedWrites,
+    };
+  }
+}

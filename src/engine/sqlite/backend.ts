@@ -1,0 +1,156 @@
+/**
+ * The engine on SQLite (the default gateway): the synchronous code it always had. Outcomes and
+ * receipts are group-committed by the WriteBatcher (one transaction per batch, WriteGroup batches),
+ * claims run FairClaimer inside one db.transaction, the scheduler materialises in one transaction
+ * per batch. The async seam (engine-backend.ts) only wraps these calls; nothing here awaits
+ * between a read and its write.
+ */
+import type { Logger } from '../../common/log.js';
+import type { Store } from '../../store/sqlite/database.js';
+import { DispatchStore, type DueCampaign } from '../../store/sqlite/dispatch-store.js';
+import { InboundStore } from '../../store/sqlite/inbound-store.js';
+import { asyncPort, type Async } from '../../store/ports.js';
+import { UndecodablePduStore } from '../../store/sqlite/undecodable-pdu-store.js';
+import type { TransportReceipt } from '../../transports/transport.js';
+import type { CampaignPlans } from '../campaign-plans.js';
+import type { EngineConfig } from '../config.js';
+import type { BackendStats, EngineBackend, LaneClaimer } from '../engine-backend.js';
+import { FairClaimer } from '../fair-claim.js';
+import { OutcomeWriter, type SubmitResult } from './outcome-writer.js';
+import { ReceiptApplier } from './receipt-applier.js';
+import { RecipientUpdates, type DeliveryReceiptSink } from './recipient-updates.js';
+import { Scheduler, type MaterializeResult, type Routing } from './scheduler.js';
+import { WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
+
+export interface SqliteBackendDeps {
+  store: Store;
+  config: EngineConfig;
+  logger: Logger;
+  deliveryReceipts: DeliveryReceiptSink;
+  routing: Routing;
+  plans: CampaignPlans;
+  now: () => number;
+  writeBatch?: WriteBatcherOptions;
+  /** Told how long each group commit took (smsgate_db_commit_seconds). */
+  onCommitTimed: (seconds: number) => void;
+}
+
+export class SqliteEngineBackend implements EngineBackend {
+  readonly undecodable: Async<UndecodablePduStore>;
+  readonly inbound: Async<InboundStore>;
+  private readonly store: DispatchStore;
+  private readonly batcher: WriteBatcher;
+  private readonly receipts: ReceiptApplier;
+  private readonly outcomes: OutcomeWriter;
+  private readonly scheduler: Scheduler;
+
+  constructor(private readonly deps: SqliteBackendDeps) {
+    const { store, logger, config } = deps;
+    this.store = new DispatchStore(store.db);
+    this.undecodable = asyncPort(new UndecodablePduStore(store.db));
+    this.inbound = asyncPort(new InboundStore(store.db));
+    this.batcher = new WriteBatcher(store.db, { logger, ...deps.writeBatch });
+    this.batcher.onCommitTimed(deps.onCommitTimed);
+    // Webhooks enqueued inside a batch are announced to the sender once the batch committed.
+    let webhooksEnqueued = false;
+    const noteWebhook = (): void => {
+      webhooksEnqueued = true;
+    };
+    this.batcher.onCommit(() => {
+      if (!webhooksEnqueued) return;
+      webhooksEnqueued = false;
+      deps.deliveryReceipts.wake();
+    });
+    const recipients = new RecipientUpdates(this.store, deps.deliveryReceipts, logger);
+    this.receipts = new ReceiptApplier(this.batcher, this.store, recipients, noteWebhook, logger, deps.now);
+    this.outcomes = new OutcomeWriter(this.batcher, this.store, this.receipts, recipients, noteWebhook, config, logger, deps.now);
+    this.scheduler = new Scheduler(this.store, deps.routing, deps.plans, recipients, logger);
+  }
+
+  get stalled(): boolean {
+    return this.batcher.stalled;
+  }
+
+  /** One gateway on its own file: its claims are never anyone else's. */
+  get leaseHeld(): boolean {
+    return true;
+  }
+
+  claimantId(): null {
+    return null;
+  }
+
+  /**
+   * Parts left 'submitting' by a crash go back to 'queued' and are sent again (at-least-once:
+   * duplicates are at most the submits that were in flight), recipients marked dispatched without
+   * parts are reopened. One gateway owns this file (the serve lock), so every such part is its own.
+   */
+  recover(nowMs: number): Promise<{ requeued: number; reopened: number }> {
+    return Promise.resolve(
+      this.deps.store.db.transaction(() => ({
+        requeued: this.store.requeueAllSubmitting(nowMs),
+        reopened: this.store.reopenOrphanedRecipients(),
+      }))(),
+    );
+  }
+
+  materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
+    return Promise.resolve(this.scheduler.materializeDue(nowMs, batchSize));
+  }
+
+  claimerFor(transport: string): LaneClaimer {
+    const claimer = new FairClaimer(this.store, transport);
+    const db = this.deps.store.db;
+    return { claim: (nowMs, limit) => Promise.resolve(db.transaction(() => claimer.claim(nowMs, limit))()) };
+  }
+
+  campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
+    return Promise.resolve(this.store.campaignTexts(campaignId));
+  }
+
+  writeOutcomes(result: SubmitResult): Promise<void> {
+    return this.outcomes.write(result);
+  }
+
+  acceptReceipt(transport: string, receipt: TransportReceipt): Promise<void> {
+    return this.receipts.accept(transport, receipt);
+  }
+
+  /** A receipt is parked only until its part's outcome is written, which matches it (OutcomeWriter): only expiry is left. */
+  sweepReceipts(ttlMs: number): Promise<number> {
+    return Promise.resolve(this.receipts.expireUnmatched(ttlMs).length);
+  }
+
+  isSubmittedMessageId(transport: string, messageId: string): Promise<boolean> {
+    return Promise.resolve(this.store.partByMessageId(transport, messageId) !== undefined);
+  }
+
+  messageIdsAwaitingReceipt(transport: string): Promise<string[]> {
+    return Promise.resolve(this.store.messageIdsAwaitingReceipt(transport));
+  }
+
+  beginStop(): void {
+    this.outcomes.stopping = true;
+  }
+
+  /**
+   * One last attempt for writes still queued (e.g. the store refused them until now); whatever it
+   * cannot commit is dropped, and its parts, still 'submitting', are requeued at the next start.
+   */
+  finishStop(nowMs: number): Promise<number> {
+    this.batcher.flush();
+    this.batcher.close();
+    return Promise.resolve(this.store.requeueAllSubmitting(nowMs));
+  }
+
+  stats(): BackendStats {
+    return {
+      outcomes: { ...this.outcomes.counts },
+      receiptsMatched: this.receipts.matched,
+      receiptsParked: this.receipts.parked,
+      commits: this.batcher.commits,
+      failedCommits: this.batcher.failedCommits,
+      fencedWrites: 0,
+    };
+  }
+}

@@ -1,0 +1,475 @@
+/**
+ * DispatchStore (src/store/sqlite/dispatch-store.ts, main's API) on PostgreSQL, plus the atomic units
+ * several nodes on one database need:
+ * - claimParts: due parts taken with FOR UPDATE SKIP LOCKED and marked 'submitting' in one
+ *   statement, so two nodes claiming at once never get the same part and never wait for each other;
+ * - markSubmittedTakingReceipts / storeReceipt: the submit_sm_resp write and a receipt for the same
+ *   (transport, message id) serialise on an advisory transaction lock on that pair, so a receipt
+ *   that lands on another node's bind before the submitter has written the message id is either
+ *   found by the submitter (parked first) or finds the part (written first), never neither.
+ * - fencing: claimParts stamps each part with the claiming node's id
+ *   (message_parts.claimed_by; null for a single gateway), and every write that ends a claim
+ *   (markSubmitted*, requeue, failPart) is refused unless the part is still 'submitting' under the
+ *   same stamp. A node that stalled past its lease has had its parts requeued (requeueExpiredNodes,
+ *   run by NodeRegistry.reapExpired) and perhaps claimed by another node, so its late writes
+ *   change nothing and return false / undefined.
+ * Every guard of the SQLite statements (state = 'queued', 'submitting', not final) is kept: a write
+ * whose part moved on changes nothing and returns false.
+ */
+import type {
+  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, PendingReceiptOf, ReceiptInsert,
+  ReceiptTarget,
+  RecipientContext, WaitingRecipient,
+} from '../sqlite/dispatch-store.js';
+import type { RecipientStatus } from '../entities.js';
+import type { Async } from '../ports.js';
+import { changes, inTransaction, row, rows, type PgClient, type PgQueryable, type PgRunner } from './pool.js';
+
+const QUEUED_CAMPAIGNS = `WITH RECURSIVE next(campaign_id, n) AS (
+    SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = $1 AND state = 'queued' AND campaign_id > $2), 1
+    UNION ALL
+    SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = $1 AND state = 'queued' AND campaign_id > next.campaign_id), n + 1
+    FROM next WHERE next.campaign_id IS NOT NULL AND n < $3
+  )
+  SELECT campaign_id FROM next WHERE campaign_id IS NOT NULL`;
+
+const CLAIMABLE_COLUMNS = 'p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn';
+
+const INSERT_RECEIPT = `INSERT INTO receipts (transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`;
+
+const PART_BY_MESSAGE_ID = 'SELECT id, recipient_id, state FROM message_parts WHERE transport = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1';
+
+export type { PendingReceiptOf, ReceiptTarget } from '../sqlite/dispatch-store.js';
+
+/** A parked receipt the sweep matched to its part. */
+export interface RematchedReceipt {
+  id: number;
+  transport: string;
+  message_id: string;
+  status: string;
+  final: number;
+  error_code: string | null;
+  part_id: number;
+  recipient_id: number;
+}
+
+/** A receipt as the engine hands it over, before it is known whether its part exists yet. */
+export type ArrivingReceipt = Omit<ReceiptInsert, 'matchState' | 'partId'>;
+
+/** What storeReceipt did: matched to the part (the caller applies it), or parked until the part's id is written. */
+export type StoredReceipt = { receiptId: number; part: PartForReceipt } | { receiptId: number; part: undefined };
+
+/** The (transport, message id) pair's advisory transaction lock, released at COMMIT or ROLLBACK. */
+async function lockMessageId(client: PgClient, transport: string, messageId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))`, [transport, messageId]);
+}
+
+export class PgDispatchStore implements Async<DispatchStore> {
+  /** On the pool each method is its own unit; on a connection inside a transaction they all join it (pool.ts PgRunner). */
+  constructor(private readonly pool: PgRunner) {}
+
+  /**
+   * Up to `limit` waiting recipients of a campaign, locked FOR UPDATE SKIP LOCKED for the caller's
+   * transaction: recipients another node is materialising right now are passed
+   * over, so no recipient is materialised twice. Only inside a transaction (a connection).
+   */
+  takeWaitingRecipients(campaignId: string, limit: number): Promise<WaitingRecipient[]> {
+    return rows<WaitingRecipient>(this.pool,
+      `SELECT id, msisdn FROM recipients WHERE campaign_id = $1 AND dispatch_state = 'waiting' ORDER BY id LIMIT $2
+       FOR UPDATE SKIP LOCKED`, [campaignId, limit]);
+  }
+
+  /**
+   * Requeues the parts left 'submitting' under one claim stamp (no attempt spent): a node's own at
+   * its clean stop, or a single gateway's (null) at start. Never another live node's.
+   */
+  requeueSubmittingOf(nodeId: string | null, nowMs: number): Promise<number> {
+    return changes(this.pool,
+      `UPDATE message_parts SET state = 'queued', claimed_by = NULL, updated_at = $1 WHERE state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $2`,
+      [nowMs, nodeId]);
+  }
+
+  dueCampaigns(nowMs: number, limit: number): Promise<DueCampaign[]> {
+    return rows<DueCampaign>(this.pool,
+      `SELECT id, client_id, sender, text, text_sent FROM campaigns
+       WHERE state = 'ready' AND dispatched_at IS NULL AND COALESCE(send_at, 0) <= $1
+       ORDER BY send_at, created_at LIMIT $2`, [nowMs, limit]);
+  }
+
+  waitingRecipients(campaignId: string, limit: number): Promise<WaitingRecipient[]> {
+    return rows<WaitingRecipient>(this.pool,
+      `SELECT id, msisdn FROM recipients WHERE campaign_id = $1 AND dispatch_state = 'waiting' ORDER BY id LIMIT $2`, [campaignId, limit]);
+  }
+
+  async insertPart(part: NewPart, nowMs: number): Promise<void> {
+    await insertPart(this.pool, part, nowMs);
+  }
+
+  campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
+    return row<DueCampaign>(this.pool, 'SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = $1', [campaignId]);
+  }
+
+  async markRecipientDispatched(recipientId: number, nowMs: number): Promise<void> {
+    await changes(this.pool, `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = $2 AND dispatch_state = 'waiting'`,
+      [nowMs, recipientId]);
+  }
+
+  /**
+   * A recipient's parts and its 'dispatched' mark in one transaction (what the SQLite engine wraps
+   * in db.transaction): a crash never leaves a dispatched recipient without parts.
+   */
+  dispatchRecipient(recipientId: number, parts: readonly NewPart[], nowMs: number): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const marked = await changes(client,
+        `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = $2 AND dispatch_state = 'waiting'`, [nowMs, recipientId]);
+      if (marked !== 1) return false;
+      for (const part of parts) await insertPart(client, part, nowMs);
+      return true;
+    });
+  }
+
+  async markCampaignDispatchedIfDone(campaignId: string, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE campaigns SET dispatched_at = $1 WHERE id = $2 AND dispatched_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = $2 AND dispatch_state = 'waiting')`, [nowMs, campaignId])) > 0;
+  }
+
+  async queuedCampaigns(transport: string, afterCampaignId: string, limit: number): Promise<string[]> {
+    return (await rows<{ campaign_id: string }>(this.pool, QUEUED_CAMPAIGNS, [transport, afterCampaignId, limit])).map((r) => r.campaign_id);
+  }
+
+  claimableInCampaign(transport: string, campaignId: string, nowMs: number, limit: number): Promise<ClaimablePart[]> {
+    return rows<ClaimablePart>(this.pool,
+      `SELECT ${CLAIMABLE_COLUMNS} FROM message_parts p JOIN recipients r ON r.id = p.recipient_id
+       WHERE p.state = 'queued' AND p.transport = $1 AND p.campaign_id = $2 AND p.next_attempt_at <= $3
+       ORDER BY p.next_attempt_at, p.id LIMIT $4`, [transport, campaignId, nowMs, limit]);
+  }
+
+  /**
+   * Claims up to `limit` due parts of one campaign on the transport: selected FOR UPDATE SKIP LOCKED
+   * (parts another node is claiming right now are passed over, not waited for) and marked
+   * 'submitting' in the same statement, stamped with `nodeId` (the claim later writes are fenced
+   * on). Returned oldest due first. A part is returned to exactly one caller however many claim at once.
+   */
+  async claimParts(transport: string, campaignId: string, nowMs: number, limit: number, nodeId: string | null = null): Promise<ClaimablePart[]> {
+    const claimed = await rows<ClaimablePart & { next_attempt_at: number }>(this.pool,
+      `WITH picked AS (
+         SELECT id FROM message_parts
+         WHERE state = 'queued' AND transport = $1 AND campaign_id = $2 AND next_attempt_at <= $3
+         ORDER BY next_attempt_at, id LIMIT $4
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE message_parts p SET state = 'submitting', claimed_by = $5, updated_at = $3
+       FROM picked, recipients r
+       WHERE p.id = picked.id AND r.id = p.recipient_id
+       RETURNING ${CLAIMABLE_COLUMNS}, p.next_attempt_at`, [transport, campaignId, nowMs, limit, nodeId]);
+    // UPDATE ... RETURNING has no order: restore the claim order.
+    claimed.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
+    return claimed.map(({ next_attempt_at: _due, ...part }) => part);
+  }
+
+  /** markRecipientDispatched for many recipients, one statement. */
+  async markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): Promise<void> {
+    if (recipientIds.length === 0) return;
+    await changes(this.pool,
+      `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = ANY($2::bigint[]) AND dispatch_state = 'waiting'`,
+      [nowMs, recipientIds]);
+  }
+
+  /** insertPart for many parts in one statement, ids assigned in the parts' order. */
+  async insertParts(parts: readonly NewPart[], nowMs: number): Promise<void> {
+    if (parts.length === 0) return;
+    const column = <T>(pick: (p: NewPart) => T): T[] => parts.map(pick);
+    await changes(this.pool,
+      `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
+         last_status, next_attempt_at, final_at, updated_at)
+       SELECT recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, $11
+       FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
+         WITH ORDINALITY AS t(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, n)
+       ORDER BY n`,
+      [column((p) => p.recipientId), column((p) => p.campaignId), column((p) => p.partNumber), column((p) => p.partsTotal),
+        column((p) => p.concatReference), column((p) => p.transport), column((p) => p.state), column((p) => p.lastStatus),
+        column((p) => p.nextAttemptAt), column((p) => p.finalAt), nowMs]);
+  }
+
+  /** markSubmitting for many parts, one statement; the ids that were still 'queued' and are now 'submitting'. */
+  async markManySubmitting(partIds: readonly number[], nowMs: number): Promise<Set<number>> {
+    if (partIds.length === 0) return new Set();
+    const marked = await rows<{ id: number }>(this.pool,
+      `UPDATE message_parts SET state = 'submitting', updated_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'queued' RETURNING id`, [nowMs, partIds]);
+    return new Set(marked.map((r) => r.id));
+  }
+
+  async markSubmitting(partId: number, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool, `UPDATE message_parts SET state = 'submitting', updated_at = $1 WHERE id = $2 AND state = 'queued'`,
+      [nowMs, partId])) > 0;
+  }
+
+  async markSubmitted(partId: number, messageId: string, nowMs: number, nodeId: string | null = null): Promise<boolean> {
+    return (await markSubmitted(this.pool, partId, messageId, nowMs, nodeId)) > 0;
+  }
+
+  /**
+   * The submit_sm_resp write for a part on `transport`, and the receipts already parked for its
+   * message id (a receipt that beat the response, possibly on another node's bind), taken as
+   * matched in the same transaction under the (transport, message id) lock. Undefined when the
+   * part was no longer 'submitting' under `nodeId`'s claim (nothing written: fenced).
+   */
+  markSubmittedTakingReceipts(partId: number, transport: string, messageId: string, nowMs: number, nodeId: string | null = null): Promise<PendingReceipt[] | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      await lockMessageId(client, transport, messageId);
+      if ((await markSubmitted(client, partId, messageId, nowMs, nodeId)) === 0) return undefined;
+      return rows<PendingReceipt>(client,
+        `UPDATE receipts SET match_state = 'matched', part_id = $3
+         WHERE match_state = 'pending' AND transport = $1 AND message_id = $2
+         RETURNING id, status, final, error_code`, [transport, messageId, partId]).then((found) => found.sort((a, b) => a.id - b.id));
+    });
+  }
+
+  /**
+   * The (transport, message id) locks of a batch of arriving receipts in one statement, held to the
+   * end of the caller's transaction (storeReceipt's lock: a submitter writing one of these ids on any
+   * node is waited for, or waits). Only inside a transaction (a connection).
+   */
+  async lockMessageIds(pairs: readonly { transport: string; messageId: string }[]): Promise<void> {
+    if (pairs.length === 0) return;
+    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtextextended(t || ':' || m, 0)) FROM unnest($1::text[], $2::text[]) AS u(t, m)`,
+      [pairs.map((p) => p.transport), pairs.map((p) => p.messageId)]);
+  }
+
+  /**
+   * markSubmittedTakingReceipts for many parts in a few statements (the engine's batch of submit
+   * outcomes): every (transport, message id) locked, the parts still 'submitting' under `nodeId`'s
+   * claim marked 'submitted' with their ids (the others are left alone: fenced), and the receipts
+   * parked for the marked parts' ids taken as matched, oldest first. One transaction.
+   */
+  markManySubmittedTakingReceipts(
+    parts: readonly { id: number; transport: string; messageId: string }[], nowMs: number, nodeId: string | null = null,
+  ): Promise<{ submitted: Set<number>; receipts: (PendingReceipt & { part_id: number })[] }> {
+    if (parts.length === 0) return Promise.resolve({ submitted: new Set(), receipts: [] });
+    return inTransaction(this.pool, async (client) => {
+      const messageIds = parts.map((p) => p.messageId);
+      await new PgDispatchStore(client).lockMessageIds(parts);
+      const marked = await rows<{ id: number }>(client,
+        `UPDATE message_parts p SET state = 'submitted', message_id = u.message_id, attempts = p.attempts + 1, submitted_at = $1,
+           last_error_code = NULL, claimed_by = NULL, updated_at = $1
+         FROM unnest($2::bigint[], $3::text[]) AS u(id, message_id)
+         WHERE p.id = u.id AND p.state = 'submitting' AND p.claimed_by IS NOT DISTINCT FROM $4
+         RETURNING p.id`, [nowMs, parts.map((p) => p.id), messageIds, nodeId]);
+      const submitted = new Set(marked.map((r) => r.id));
+      const taken = parts.filter((p) => submitted.has(p.id));
+      if (taken.length === 0) return { submitted, receipts: [] };
+      const receipts = await rows<PendingReceipt & { part_id: number }>(client,
+        `UPDATE receipts r SET match_state = 'matched', part_id = u.id
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(transport, message_id, id)
+         WHERE r.match_state = 'pending' AND r.transport = u.transport AND r.message_id = u.message_id
+         RETURNING r.id, r.status, r.final, r.error_code, u.id AS part_id`,
+        [taken.map((p) => p.transport), taken.map((p) => p.messageId), taken.map((p) => p.id)]);
+      return { submitted, receipts: receipts.sort((a, b) => a.id - b.id) };
+    });
+  }
+
+  /**
+   * Stores an arriving receipt, matched to its part when the part's message id is written, else
+   * parked ('pending'), under the same lock as markSubmittedTakingReceipts.
+   */
+  storeReceipt(receipt: ArrivingReceipt): Promise<StoredReceipt> {
+    return inTransaction(this.pool, async (client) => {
+      await lockMessageId(client, receipt.transport, receipt.messageId);
+      const part = await row<PartForReceipt>(client, PART_BY_MESSAGE_ID, [receipt.transport, receipt.messageId]);
+      const receiptId = await insertReceipt(client, { ...receipt, matchState: part === undefined ? 'pending' : 'matched', partId: part?.id ?? null });
+      return { receiptId, part };
+    });
+  }
+
+  /**
+   * The sweep of parked receipts: up to `maxRows` receipts still 'pending' whose
+   * (transport, message id) has a part by now are matched to it (the newest such part, as
+   * partByMessageId) and returned, oldest first, for the caller to apply as a receipt that just
+   * arrived. Locked SKIP LOCKED, so sweeps on two nodes, or a sweep and a submitter taking the same
+   * receipt, never match one twice. What matches nothing stays parked for expireReceipts.
+   */
+  async rematchParkedReceipts(maxRows: number): Promise<RematchedReceipt[]> {
+    const matched = await rows<RematchedReceipt>(this.pool,
+      `WITH parked AS (
+         SELECT r.id, p.id AS part_id, p.recipient_id FROM receipts r
+         CROSS JOIN LATERAL (SELECT id, recipient_id FROM message_parts
+                             WHERE transport = r.transport AND message_id = r.message_id ORDER BY id DESC LIMIT 1) p
+         WHERE r.match_state = 'pending' ORDER BY r.id LIMIT $1
+         FOR UPDATE OF r SKIP LOCKED
+       )
+       UPDATE receipts r SET match_state = 'matched', part_id = parked.part_id FROM parked
+       WHERE r.id = parked.id AND r.match_state = 'pending'
+       RETURNING r.id, r.transport, r.message_id, r.status, r.final, r.error_code, parked.part_id, parked.recipient_id`, [maxRows]);
+    return matched.sort((x, y) => x.id - y.id);
+  }
+
+  async requeue(
+    partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number, nodeId: string | null = null,
+  ): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET state = 'queued', attempts = $1, next_attempt_at = $2, last_status = $3, last_error_code = $4, updated_at = $5,
+         claimed_by = NULL
+       WHERE id = $6 AND state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $7`, [attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId, nodeId])) > 0;
+  }
+
+  async failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number, nodeId: string | null = null): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET state = 'undelivered', attempts = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4,
+         claimed_by = NULL
+       WHERE id = $5 AND state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $6`, [attempts, status, errorCode, nowMs, partId, nodeId])) > 0;
+  }
+
+  partByMessageId(transport: string, messageId: string): Promise<PartForReceipt | undefined> {
+    return row<PartForReceipt>(this.pool, PART_BY_MESSAGE_ID, [transport, messageId]);
+  }
+
+  /** Moves a part to its final state unless it already has one (a final state is never overwritten). */
+  async finishPart(partId: number, state: 'delivered' | 'undelivered', status: string, errorCode: string | null, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET state = $1, last_status = $2, last_error_code = $3, final_at = $4, updated_at = $4
+       WHERE id = $5 AND state NOT IN ('delivered', 'undelivered')`, [state, status, errorCode, nowMs, partId])) > 0;
+  }
+
+  async notePartStatus(partId: number, status: string, nowMs: number): Promise<boolean> {
+    return (await changes(this.pool,
+      `UPDATE message_parts SET last_status = $1, updated_at = $2 WHERE id = $3 AND state NOT IN ('delivered', 'undelivered')`,
+      [status, nowMs, partId])) > 0;
+  }
+
+  insertReceipt(r: ReceiptInsert): Promise<number> {
+    return insertReceipt(this.pool, r);
+  }
+
+  /** The pending receipts of any of the message ids, oldest first: one statement for a batch of outcomes. */
+  pendingReceiptsOf(transport: string, messageIds: readonly string[]): Promise<PendingReceiptOf[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return rows<PendingReceiptOf>(this.pool,
+      `SELECT id, message_id, status, final, error_code FROM receipts
+       WHERE match_state = 'pending' AND transport = $1 AND message_id = ANY($2::text[]) ORDER BY id`, [transport, messageIds]);
+  }
+
+  /** Each message id's newest part with its recipient context, in the ids' order; ids naming no part are left out. */
+  receiptTargets(transport: string, messageIds: readonly string[]): Promise<ReceiptTarget[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return rows<ReceiptTarget>(this.pool,
+      `SELECT j.message_id, p.id, p.recipient_id, p.state, p.part_number, p.parts_total, p.last_status AS part_last_status, p.final_at,
+              r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn, r.client_reference,
+              c.client_id, c.sender, cl.webhook_url
+       FROM unnest($1::text[]) WITH ORDINALITY AS j(message_id, n)
+       JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = $2 AND message_id = j.message_id ORDER BY id DESC LIMIT 1)
+       LEFT JOIN recipients r ON r.id = p.recipient_id
+       LEFT JOIN campaigns c ON c.id = r.campaign_id
+       LEFT JOIN clients cl ON cl.id = c.client_id
+       ORDER BY j.n`, [messageIds, transport]);
+  }
+
+  /** Inserts receipts in one statement (arrays unnested server-side), in order. */
+  async insertReceipts(receipts: readonly ReceiptInsert[]): Promise<void> {
+    if (receipts.length === 0) return;
+    const column = <T>(pick: (r: ReceiptInsert) => T): T[] => receipts.map(pick);
+    await changes(this.pool,
+      `INSERT INTO receipts (transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)
+       SELECT transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[])
+       WITH ORDINALITY AS t(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id, n) ORDER BY n`,
+      [column((r) => r.transport), column((r) => r.messageId), column((r) => r.status), column((r) => (r.final ? 1 : 0)), column((r) => r.errorCode),
+        column((r) => r.doneAt), column((r) => r.raw), column((r) => r.receivedAt), column((r) => r.matchState), column((r) => r.partId)]);
+  }
+
+  pendingReceipts(transport: string, messageId: string): Promise<PendingReceipt[]> {
+    return rows<PendingReceipt>(this.pool,
+      `SELECT id, status, final, error_code FROM receipts WHERE match_state = 'pending' AND transport = $1 AND message_id = $2 ORDER BY id`,
+      [transport, messageId]);
+  }
+
+  async matchReceipt(receiptId: number, partId: number): Promise<void> {
+    await changes(this.pool, `UPDATE receipts SET match_state = 'matched', part_id = $1 WHERE id = $2`, [partId, receiptId]);
+  }
+
+  async expireReceipts(receivedBeforeMs: number): Promise<ExpiredReceipt[]> {
+    const expired = await rows<ExpiredReceipt>(this.pool,
+      `UPDATE receipts SET match_state = 'expired' WHERE match_state = 'pending' AND received_at < $1
+       RETURNING id, transport, message_id, status, received_at`, [receivedBeforeMs]);
+    return expired.sort((a, b) => a.id - b.id);
+  }
+
+  recipientContext(recipientId: number): Promise<RecipientContext | undefined> {
+    return row<RecipientContext>(this.pool,
+      `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+       FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+       WHERE r.id = $1`, [recipientId]);
+  }
+
+  /**
+   * recipientContext with the recipient row locked for the caller's transaction: two nodes
+   * changing parts of one recipient at once (a multi-part message's receipts on two binds) then
+   * compute its status one after the other, the second seeing the first's part committed.
+   */
+  lockRecipientContext(recipientId: number): Promise<RecipientContext | undefined> {
+    return row<RecipientContext>(this.pool,
+      `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+       FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+       WHERE r.id = $1 FOR UPDATE OF r`, [recipientId]);
+  }
+
+  partsOfRecipient(recipientId: number): Promise<PartStatusRow[]> {
+    return rows<PartStatusRow>(this.pool,
+      'SELECT part_number, state, last_status, final_at FROM message_parts WHERE recipient_id = $1 ORDER BY part_number', [recipientId]);
+  }
+
+  async updateRecipient(recipientId: number, status: RecipientStatus, lastStatus: string | null, nowMs: number): Promise<void> {
+    await changes(this.pool, 'UPDATE recipients SET status = $1, last_status = $2, updated_at = $3 WHERE id = $4', [status, lastStatus, nowMs, recipientId]);
+  }
+
+  async messageIdsAwaitingReceipt(transport: string): Promise<string[]> {
+    return (await rows<{ message_id: string }>(this.pool,
+      `SELECT message_id FROM message_parts WHERE transport = $1 AND state = 'submitted' AND message_id IS NOT NULL ORDER BY id`, [transport]))
+      .map((r) => r.message_id);
+  }
+
+  /**
+   * Crash recovery of a single gateway: every part left 'submitting' is queued again. Not for a
+   * cluster, where it would requeue live peers' parts too: there NodeRegistry.reapExpired with
+   * requeueExpiredNodes (node-takeover.ts) requeues only expired nodes' parts.
+   */
+  requeueAllSubmitting(nowMs: number): Promise<number> {
+    return changes(this.pool, `UPDATE message_parts SET state = 'queued', updated_at = $1 WHERE state = 'submitting'`, [nowMs]);
+  }
+
+  /** Recipients marked dispatched without any part go back to waiting, their campaigns to not dispatched; one transaction. */
+  reopenOrphanedRecipients(): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      const reopened = await rows<{ campaign_id: string }>(client,
+        `UPDATE recipients r SET dispatch_state = 'waiting' WHERE dispatch_state = 'dispatched'
+           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id)
+         RETURNING campaign_id`);
+      const campaigns = [...new Set(reopened.map((r) => r.campaign_id))];
+      if (campaigns.length > 0) await changes(client, 'UPDATE campaigns SET dispatched_at = NULL WHERE id = ANY($1::text[])', [campaigns]);
+      return reopened.length;
+    });
+  }
+}
+
+async function insertPart(db: PgQueryable, part: NewPart, nowMs: number): Promise<void> {
+  await changes(db,
+    `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
+       last_status, next_attempt_at, final_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [part.recipientId, part.campaignId, part.partNumber, part.partsTotal, part.concatReference, part.transport, part.state,
+      part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs]);
+}
+
+/** Fenced on the claim: only the node that claimed the part (null: a single gateway) writes its outcome. */
+function markSubmitted(db: PgQueryable, partId: number, messageId: string, nowMs: number, nodeId: string | null): Promise<number> {
+  return changes(db,
+    `UPDATE message_parts SET state = 'submitted', message_id = $1, attempts = attempts + 1, submitted_at = $2,
+       last_error_code = NULL, claimed_by = NULL, updated_at = $2
+     WHERE id = $3 AND state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $4`, [messageId, nowMs, partId, nodeId]);
+}
+
+function insertReceipt(db: PgQueryable, r: ReceiptInsert): Promise<number> {
+  return row<{ id: number }>(db, INSERT_RECEIPT,
+    [r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId]).then((x) => x!.id);
+}

@@ -1,0 +1,484 @@
+/**
+ * The dispatch engine's SQL: prepared statements on the raw better-sqlite3 handle, because these
+ * run once or more per message part (TypeORM costs several times more per row). Every method is
+ * synchronous and short; callers group them in db.transaction(...) for multi-row work.
+ */
+import type { PartState, RecipientStatus } from '../entities.js';
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from './database.js';
+
+export interface DueCampaign {
+  id: string;
+  client_id: number;
+  sender: string;
+  text: string;
+  text_sent: string | null;
+}
+
+export interface WaitingRecipient {
+  id: number;
+  msisdn: string;
+}
+
+export interface NewPart {
+  recipientId: number;
+  campaignId: string;
+  partNumber: number;
+  partsTotal: number;
+  concatReference: number;
+  transport: string | null;
+  state: 'queued' | 'undelivered';
+  lastStatus: string | null;
+  nextAttemptAt: number;
+  finalAt: number | null;
+}
+
+/** A queued part joined with what a submit needs, as claimed by a transport lane. */
+export interface ClaimablePart {
+  id: number;
+  recipient_id: number;
+  campaign_id: string;
+  part_number: number;
+  parts_total: number;
+  concat_reference: number;
+  attempts: number;
+  msisdn: string;
+}
+
+export interface PartForReceipt {
+  id: number;
+  recipient_id: number;
+  state: PartState;
+}
+
+export interface PendingReceipt {
+  id: number;
+  status: string;
+  final: number;
+  error_code: string | null;
+}
+
+export interface RecipientContext {
+  id: number;
+  status: RecipientStatus;
+  last_status: string | null;
+  msisdn: string;
+  client_reference: string | null;
+  client_id: number;
+  sender: string;
+  webhook_url: string | null;
+}
+
+export interface PartStatusRow {
+  part_number: number;
+  state: PartState;
+  last_status: string | null;
+  final_at: number | null;
+}
+
+/**
+ * What a receipt needs to be applied, read for a whole batch of receipts in one statement: the
+ * part its message id names (the newest such part, as partByMessageId) with the recipient
+ * context a webhook needs. The recipient fields are null only if the recipient row is gone.
+ */
+export interface ReceiptTarget {
+  message_id: string;
+  id: number;
+  recipient_id: number;
+  state: PartState;
+  part_number: number;
+  parts_total: number;
+  part_last_status: string | null;
+  final_at: number | null;
+  recipient_status: RecipientStatus | null;
+  recipient_last_status: string | null;
+  msisdn: string | null;
+  client_reference: string | null;
+  client_id: number | null;
+  sender: string | null;
+  webhook_url: string | null;
+}
+
+/** A pending receipt of one of several message ids (pendingReceiptsOf). */
+export interface PendingReceiptOf extends PendingReceipt {
+  message_id: string;
+}
+
+export interface ExpiredReceipt {
+  id: number;
+  transport: string;
+  message_id: string;
+  status: string;
+  received_at: number;
+}
+
+export interface ReceiptInsert {
+  transport: string;
+  messageId: string;
+  status: string;
+  final: boolean;
+  errorCode: string | null;
+  doneAt: string | null;
+  raw: string;
+  receivedAt: number;
+  matchState: 'matched' | 'pending';
+  partId: number | null;
+}
+
+/**
+ * The claim statements, exported so test/engine/claim-index.test.ts checks the query plan of the
+ * very text the store runs. Both are served by message_parts_fair_claim
+ * (transport, state, campaign_id, next_attempt_at): see that migration.
+ */
+export const CLAIM_SQL = {
+  /**
+   * Up to @limit campaigns with queued parts on @transport, in campaign id order after @after ('' for
+   * the start): a recursive skip-scan, one index seek per campaign however many parts each has.
+   * A campaign whose parts all wait for a later retry is listed too; its claim just finds none.
+   */
+  queuedCampaigns: `WITH RECURSIVE next(campaign_id, n) AS (
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND campaign_id > @after), 1
+      UNION ALL
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND campaign_id > next.campaign_id), n + 1
+      FROM next WHERE next.campaign_id IS NOT NULL AND n < @limit
+    )
+    SELECT campaign_id FROM next WHERE campaign_id IS NOT NULL`,
+  /** One campaign's due parts on a transport, oldest due first. */
+  claimableInCampaign: `SELECT p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn
+    FROM message_parts p JOIN recipients r ON r.id = p.recipient_id
+    WHERE p.state = 'queued' AND p.transport = ? AND p.campaign_id = ? AND p.next_attempt_at <= ?
+    ORDER BY p.next_attempt_at, p.id LIMIT ?`,
+} as const;
+
+/**
+ * Statements that change many rows named by id (a JSON array): exported so
+ * test/engine/claim-index.test.ts checks their plans. The '+' before the state column keeps the
+ * planner from walking a state index over every queued part (or waiting recipient) and filtering
+ * by the ids: each id is one rowid lookup.
+ */
+export const BATCH_SQL = {
+  markManySubmitting: `UPDATE message_parts SET state = 'submitting', updated_at = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND +state = 'queued' RETURNING id`,
+  markRecipientsDispatched: `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND +dispatch_state = 'waiting'`,
+} as const;
+
+/** Rows per multi-row INSERT of parts: 11 parameters a row, well under SQLite's 32,766. */
+const PART_ROWS_PER_INSERT = 64;
+const PART_INSERT_COLUMNS = `(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
+           last_status, next_attempt_at, final_at, updated_at)`;
+
+/** Rows per multi-row INSERT of receipts: 10 parameters a row, well under SQLite's 32,766. */
+const RECEIPT_ROWS_PER_INSERT = 64;
+const RECEIPT_INSERT_COLUMNS = '(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)';
+
+export class DispatchStore {
+  private readonly s;
+  /** Multi-row INSERT INTO receipts statements by row count, prepared when first needed. */
+  private readonly receiptInserts = new Map<number, Statement<unknown[], unknown>>();
+  /** Multi-row INSERT INTO message_parts statements by row count, prepared when first needed. */
+  private readonly partInserts = new Map<number, Statement<unknown[], unknown>>();
+
+  constructor(readonly db: SqliteDatabase) {
+    this.s = {
+      dueCampaigns: db.prepare<[number, number], DueCampaign>(
+        `SELECT id, client_id, sender, text, text_sent FROM campaigns
+         WHERE state = 'ready' AND dispatched_at IS NULL AND COALESCE(send_at, 0) <= ?
+         ORDER BY send_at, created_at LIMIT ?`,
+      ),
+      waitingRecipients: db.prepare<[string, number], WaitingRecipient>(
+        `SELECT id, msisdn FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting' ORDER BY id LIMIT ?`,
+      ),
+      insertPart: db.prepare<[number, string, number, number, number, string | null, string, string | null, number, number | null, number], unknown>(
+        `INSERT INTO message_parts ${PART_INSERT_COLUMNS}
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      campaignTexts: db.prepare<[string], DueCampaign>(
+        `SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = ?`,
+      ),
+      markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
+      markRecipientDispatched: db.prepare<[number, number], unknown>(
+        `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ? WHERE id = ? AND dispatch_state = 'waiting'`,
+      ),
+      markCampaignDispatched: db.prepare<[number, string, string], unknown>(
+        `UPDATE campaigns SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting')`,
+      ),
+      queuedCampaigns: db
+        .prepare<[{ transport: string; after: string; limit: number }], string>(CLAIM_SQL.queuedCampaigns)
+        .pluck(),
+      claimableInCampaign: db.prepare<[string, string, number, number], ClaimablePart>(CLAIM_SQL.claimableInCampaign),
+      markManySubmitting: db.prepare<[number, string], number>(BATCH_SQL.markManySubmitting).pluck(),
+      markSubmitting: db.prepare<[number, number], unknown>(
+        `UPDATE message_parts SET state = 'submitting', updated_at = ? WHERE id = ? AND state = 'queued'`,
+      ),
+      markSubmitted: db.prepare<[string, number, number, number], unknown>(
+        `UPDATE message_parts SET state = 'submitted', message_id = ?, attempts = attempts + 1, submitted_at = ?,
+           last_error_code = NULL, updated_at = ? WHERE id = ? AND state = 'submitting'`,
+      ),
+      requeue: db.prepare<[number, number, string | null, string | null, number, number], unknown>(
+        `UPDATE message_parts SET state = 'queued', attempts = ?, next_attempt_at = ?, last_status = ?, last_error_code = ?,
+           updated_at = ? WHERE id = ? AND state = 'submitting'`,
+      ),
+      failPart: db.prepare<[number, string, string | null, number, number, number], unknown>(
+        `UPDATE message_parts SET state = 'undelivered', attempts = ?, last_status = ?, last_error_code = ?, final_at = ?,
+           updated_at = ? WHERE id = ? AND state = 'submitting'`,
+      ),
+      // One lookup for a batch of receipts: json_each over their message ids, each joined to its
+      // newest part (the message_parts_message_id index) and that part's recipient context.
+      receiptTargets: db.prepare<[string, string], ReceiptTarget>(
+        `SELECT j.value AS message_id, p.id, p.recipient_id, p.state, p.part_number, p.parts_total, p.last_status AS part_last_status, p.final_at,
+                r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn, r.client_reference,
+                c.client_id, c.sender, cl.webhook_url
+         FROM json_each(?) j
+         JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = ? AND message_id = j.value ORDER BY id DESC LIMIT 1)
+         LEFT JOIN recipients r ON r.id = p.recipient_id
+         LEFT JOIN campaigns c ON c.id = r.campaign_id
+         LEFT JOIN clients cl ON cl.id = c.client_id`,
+      ),
+      pendingReceiptsOf: db.prepare<[string, string], PendingReceiptOf>(
+        `SELECT id, message_id, status, final, error_code FROM receipts
+         WHERE match_state = 'pending' AND transport = ? AND message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+      ),
+      partByMessageId: db.prepare<[string, string], PartForReceipt>(
+        `SELECT id, recipient_id, state FROM message_parts WHERE transport = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
+      ),
+      finishPart: db.prepare<[string, string, string | null, number, number, number], unknown>(
+        `UPDATE message_parts SET state = ?, last_status = ?, last_error_code = ?, final_at = ?, updated_at = ?
+         WHERE id = ? AND state NOT IN ('delivered', 'undelivered')`,
+      ),
+      notePartStatus: db.prepare<[string, number, number], unknown>(
+        `UPDATE message_parts SET last_status = ?, updated_at = ? WHERE id = ? AND state NOT IN ('delivered', 'undelivered')`,
+      ),
+      insertReceipt: db.prepare<[string, string, string, number, string | null, string | null, string, number, string, number | null], unknown>(
+        `INSERT INTO receipts ${RECEIPT_INSERT_COLUMNS}
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      pendingReceipts: db.prepare<[string, string], PendingReceipt>(
+        `SELECT id, status, final, error_code FROM receipts
+         WHERE match_state = 'pending' AND transport = ? AND message_id = ? ORDER BY id`,
+      ),
+      matchReceipt: db.prepare<[number, number], unknown>(
+        `UPDATE receipts SET match_state = 'matched', part_id = ? WHERE id = ?`,
+      ),
+      expireReceipts: db.prepare<[number], ExpiredReceipt>(
+        `UPDATE receipts SET match_state = 'expired' WHERE match_state = 'pending' AND received_at < ?
+         RETURNING id, transport, message_id, status, received_at`,
+      ),
+      recipientContext: db.prepare<[number], RecipientContext>(
+        `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+         FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+         WHERE r.id = ?`,
+      ),
+      partsOfRecipient: db.prepare<[number], PartStatusRow>(
+        `SELECT part_number, state, last_status, final_at FROM message_parts WHERE recipient_id = ? ORDER BY part_number`,
+      ),
+      updateRecipient: db.prepare<[RecipientStatus, string | null, number, number], unknown>(
+        `UPDATE recipients SET status = ?, last_status = ?, updated_at = ? WHERE id = ?`,
+      ),
+      requeueAllSubmitting: db.prepare<[number], unknown>(
+        `UPDATE message_parts SET state = 'queued', updated_at = ? WHERE state = 'submitting'`,
+      ),
+      orphanedCampaigns: db.prepare<[], { campaign_id: string }>(
+        `SELECT DISTINCT campaign_id FROM recipients r WHERE dispatch_state = 'dispatched'
+           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id)`,
+      ),
+      reopenOrphans: db.prepare<[string], unknown>(
+        `UPDATE recipients SET dispatch_state = 'waiting' WHERE campaign_id = ? AND dispatch_state = 'dispatched'
+           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = recipients.id)`,
+      ),
+      awaitingReceipt: db
+        .prepare<[string], string>(
+          `SELECT message_id FROM message_parts WHERE transport = ? AND state = 'submitted' AND message_id IS NOT NULL ORDER BY id`,
+        )
+        .pluck(),
+      reopenCampaign: db.prepare<[string], unknown>(`UPDATE campaigns SET dispatched_at = NULL WHERE id = ?`),
+    };
+  }
+
+  dueCampaigns(nowMs: number, limit: number): DueCampaign[] {
+    return this.s.dueCampaigns.all(nowMs, limit);
+  }
+
+  waitingRecipients(campaignId: string, limit: number): WaitingRecipient[] {
+    return this.s.waitingRecipients.all(campaignId, limit);
+  }
+
+  insertPart(part: NewPart, nowMs: number): void {
+    this.s.insertPart.run(
+      part.recipientId, part.campaignId, part.partNumber, part.partsTotal, part.concatReference, part.transport,
+      part.state, part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs,
+    );
+  }
+
+  campaignTexts(campaignId: string): DueCampaign | undefined {
+    return this.s.campaignTexts.get(campaignId);
+  }
+
+  markRecipientDispatched(recipientId: number, nowMs: number): void {
+    this.s.markRecipientDispatched.run(nowMs, recipientId);
+  }
+
+  /** markRecipientDispatched for many recipients in one statement. */
+  markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): void {
+    if (recipientIds.length === 0) return;
+    this.s.markRecipientsDispatched.run(nowMs, JSON.stringify(recipientIds));
+  }
+
+  /** insertPart for many parts, with multi-row INSERTs (PART_ROWS_PER_INSERT a statement), in order. */
+  insertParts(parts: readonly NewPart[], nowMs: number): void {
+    for (let start = 0; start < parts.length; start += PART_ROWS_PER_INSERT) {
+      const chunk = parts.slice(start, start + PART_ROWS_PER_INSERT);
+      const params: unknown[] = [];
+      for (const p of chunk) {
+        params.push(p.recipientId, p.campaignId, p.partNumber, p.partsTotal, p.concatReference, p.transport, p.state, p.lastStatus, p.nextAttemptAt, p.finalAt, nowMs);
+      }
+      let statement = this.partInserts.get(chunk.length);
+      if (statement === undefined) {
+        const values = Array.from({ length: chunk.length }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+        statement = this.db.prepare<unknown[], unknown>(`INSERT INTO message_parts ${PART_INSERT_COLUMNS} VALUES ${values}`);
+        this.partInserts.set(chunk.length, statement);
+      }
+      statement.run(...params);
+    }
+  }
+
+  /** Sets campaigns.dispatched_at once no recipient of the campaign is waiting; true when it did. */
+  markCampaignDispatchedIfDone(campaignId: string, nowMs: number): boolean {
+    return this.s.markCampaignDispatched.run(nowMs, campaignId, campaignId).changes > 0;
+  }
+
+  /** Campaigns with queued parts on the transport, in id order after `afterCampaignId` ('' for the first). */
+  queuedCampaigns(transport: string, afterCampaignId: string, limit: number): string[] {
+    return this.s.queuedCampaigns.all({ transport, after: afterCampaignId, limit });
+  }
+
+  /** Up to `limit` due parts of one campaign on the transport, oldest due first (not yet marked). */
+  claimableInCampaign(transport: string, campaignId: string, nowMs: number, limit: number): ClaimablePart[] {
+    return this.s.claimableInCampaign.all(transport, campaignId, nowMs, limit);
+  }
+
+  markSubmitting(partId: number, nowMs: number): boolean {
+    return this.s.markSubmitting.run(nowMs, partId).changes > 0;
+  }
+
+  /** markSubmitting for many parts in one statement; returns the ids it moved (those still 'queued'). */
+  markManySubmitting(partIds: readonly number[], nowMs: number): Set<number> {
+    if (partIds.length === 0) return new Set();
+    return new Set(this.s.markManySubmitting.all(nowMs, JSON.stringify(partIds)));
+  }
+
+  markSubmitted(partId: number, messageId: string, nowMs: number): boolean {
+    return this.s.markSubmitted.run(messageId, nowMs, nowMs, partId).changes > 0;
+  }
+
+  requeue(partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number): boolean {
+    return this.s.requeue.run(attempts, nextAttemptAt, lastStatus, errorCode, nowMs, partId).changes > 0;
+  }
+
+  failPart(partId: number, attempts: number, status: string, errorCode: string | null, nowMs: number): boolean {
+    return this.s.failPart.run(attempts, status, errorCode, nowMs, nowMs, partId).changes > 0;
+  }
+
+  partByMessageId(transport: string, messageId: string): PartForReceipt | undefined {
+    return this.s.partByMessageId.get(transport, messageId);
+  }
+
+  /** Moves a part to its final state unless it already has one (a final state is never overwritten). */
+  finishPart(partId: number, state: 'delivered' | 'undelivered', status: string, errorCode: string | null, nowMs: number): boolean {
+    return this.s.finishPart.run(state, status, errorCode, nowMs, nowMs, partId).changes > 0;
+  }
+
+  notePartStatus(partId: number, status: string, nowMs: number): boolean {
+    return this.s.notePartStatus.run(status, nowMs, partId).changes > 0;
+  }
+
+  insertReceipt(r: ReceiptInsert): number {
+    const result = this.s.insertReceipt.run(
+      r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId,
+    );
+    return Number(result.lastInsertRowid);
+  }
+
+  pendingReceipts(transport: string, messageId: string): PendingReceipt[] {
+    return this.s.pendingReceipts.all(transport, messageId);
+  }
+
+  /** The pending receipts of any of the message ids, oldest first: one statement for a batch of outcomes. */
+  pendingReceiptsOf(transport: string, messageIds: readonly string[]): PendingReceiptOf[] {
+    if (messageIds.length === 0) return [];
+    return this.s.pendingReceiptsOf.all(transport, JSON.stringify(messageIds));
+  }
+
+  /** The parts (with recipient context) the message ids name, one statement for the batch; ids naming no part are left out. */
+  receiptTargets(transport: string, messageIds: readonly string[]): ReceiptTarget[] {
+    if (messageIds.length === 0) return [];
+    return this.s.receiptTargets.all(JSON.stringify(messageIds), transport);
+  }
+
+  /** Inserts receipts with multi-row INSERTs (RECEIPT_ROWS_PER_INSERT a statement), in order. */
+  insertReceipts(rows: readonly ReceiptInsert[]): void {
+    for (let start = 0; start < rows.length; start += RECEIPT_ROWS_PER_INSERT) {
+      const chunk = rows.slice(start, start + RECEIPT_ROWS_PER_INSERT);
+      const params: unknown[] = [];
+      for (const r of chunk) {
+        params.push(r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId);
+      }
+      this.receiptInsertFor(chunk.length).run(...params);
+    }
+  }
+
+  private receiptInsertFor(rows: number): Statement<unknown[], unknown> {
+    let statement = this.receiptInserts.get(rows);
+    if (statement === undefined) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+      statement = this.db.prepare<unknown[], unknown>(`INSERT INTO receipts ${RECEIPT_INSERT_COLUMNS} VALUES ${values}`);
+      this.receiptInserts.set(rows, statement);
+    }
+    return statement;
+  }
+
+  matchReceipt(receiptId: number, partId: number): void {
+    this.s.matchReceipt.run(partId, receiptId);
+  }
+
+  expireReceipts(receivedBeforeMs: number): ExpiredReceipt[] {
+    return this.s.expireReceipts.all(receivedBeforeMs);
+  }
+
+  recipientContext(recipientId: number): RecipientContext | undefined {
+    return this.s.recipientContext.get(recipientId);
+  }
+
+  partsOfRecipient(recipientId: number): PartStatusRow[] {
+    return this.s.partsOfRecipient.all(recipientId);
+  }
+
+  updateRecipient(recipientId: number, status: RecipientStatus, lastStatus: string | null, nowMs: number): void {
+    this.s.updateRecipient.run(status, lastStatus, nowMs, recipientId);
+  }
+
+  /** Message ids of the transport's parts still waiting for a final receipt (crash recovery of in-memory receipts). */
+  messageIdsAwaitingReceipt(transport: string): string[] {
+    return this.s.awaitingReceipt.all(transport);
+  }
+
+  /** Crash recovery: a part left 'submitting' may or may not have reached the peer; send it again. */
+  requeueAllSubmitting(nowMs: number): number {
+    return this.s.requeueAllSubmitting.run(nowMs).changes;
+  }
+
+  /**
+   * Crash recovery: recipients marked dispatched without any part (not produced by this engine,
+   * which writes both in one transaction, but cheap to repair) go back to waiting, and their
+   * campaigns back to not-dispatched. Returns the recipients reopened.
+   */
+  reopenOrphanedRecipients(): number {
+    let reopened = 0;
+    for (const { campaign_id } of this.s.orphanedCampaigns.all()) {
+      reopened += this.s.reopenOrphans.run(campaign_id).changes;
+      this.s.reopenCampaign.run(campaign_id);
+    }
+    return reopened;
+  }
+}
