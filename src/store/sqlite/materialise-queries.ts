@@ -1,0 +1,89 @@
+/**
+ * The store side of materialising on SQLite (MaterialiseStepStore<'sync'> in
+ * src/engine/steps/materialise.ts): prepared statements, run inside the caller's db.transaction
+ * (nothing else writes between the reads and the write of one pass). Multi-row statements where a
+ * pass writes many rows of one kind.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { DeliveryReceiptRow, DueCampaignWaiting, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
+import type { SqliteDatabase } from './database.js';
+import { BATCH_SQL, CLOSE_CAMPAIGNS_SQL, PART_INSERT_COLUMNS, type NewPart } from './dispatch-store.js';
+
+/** Rows per multi-row INSERT of parts: 11 parameters a row, well under SQLite's 32,766. */
+const PART_ROWS_PER_INSERT = 64;
+
+export const MATERIALISE_SQL = {
+  /** Due campaigns, each with its waiting recipients counted up to a cap (the recipients_dispatch index, no row read). */
+  dueCampaigns: `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent,
+      (SELECT COUNT(*) FROM (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting' LIMIT @cap)) AS waiting
+    FROM campaigns c
+    WHERE c.state = 'ready' AND c.dispatched_at IS NULL AND COALESCE(c.send_at, 0) <= @now
+    ORDER BY c.send_at, c.created_at LIMIT @limit`,
+  waitingRecipients: `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url
+    FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+    WHERE r.campaign_id = ? AND r.dispatch_state = 'waiting' ORDER BY r.id LIMIT ?`,
+  /** Statuses of many recipients from a JSON array of [id, status, last_status]. */
+  recipientStatuses: `UPDATE recipients SET status = u.status, last_status = u.last_status, updated_at = @now
+    FROM (SELECT value ->> 0 AS id, value ->> 1 AS status, value ->> 2 AS last_status FROM json_each(@rows)) AS u
+    WHERE recipients.id = u.id`,
+} as const;
+
+/** Queues Delivery Receipts inside the caller's transaction (the webhook outbox's sink). */
+export type EnqueueDeliveryReceipts = (rows: readonly DeliveryReceiptRow[], nowMs: number) => void;
+
+export class SqliteMaterialiseStore {
+  private readonly s;
+  /** Multi-row INSERT INTO message_parts statements by row count, prepared when first needed. */
+  private readonly partInserts = new Map<number, Statement<unknown[], unknown>>();
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly enqueueReceipts: EnqueueDeliveryReceipts,
+  ) {
+    this.s = {
+      dueCampaigns: db.prepare<[{ now: number; limit: number; cap: number }], DueCampaignWaiting>(MATERIALISE_SQL.dueCampaigns),
+      waitingRecipients: db.prepare<[string, number], DueRecipient>(MATERIALISE_SQL.waitingRecipients),
+      markDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
+      recipientStatuses: db.prepare<[{ now: number; rows: string }], unknown>(MATERIALISE_SQL.recipientStatuses),
+      closeCampaigns: db.prepare<[{ now: number; ids: string }], string>(CLOSE_CAMPAIGNS_SQL).pluck(),
+    };
+  }
+
+  readDueCampaigns(nowMs: number, limit: number, cap: number): DueCampaignWaiting[] {
+    return this.s.dueCampaigns.all({ now: nowMs, limit, cap });
+  }
+
+  takeRecipients(shares: readonly RecipientShare[]): DueRecipient[] {
+    return shares.flatMap((share) => this.s.waitingRecipients.all(share.campaignId, share.take));
+  }
+
+  writeMaterialise(plan: MaterialiseWrite): MaterialiseWritten {
+    const { nowMs } = plan;
+    this.insertParts(plan.parts, nowMs);
+    if (plan.dispatched.length > 0) this.s.markDispatched.run(nowMs, JSON.stringify(plan.dispatched));
+    if (plan.statuses.length > 0) {
+      this.s.recipientStatuses.run({ now: nowMs, rows: JSON.stringify(plan.statuses.map((s) => [s.recipientId, s.status, s.lastStatus])) });
+    }
+    if (plan.webhooks.length > 0) this.enqueueReceipts(plan.webhooks, nowMs);
+    const closedCampaigns = plan.closeCampaigns.length === 0 ? [] : this.s.closeCampaigns.all({ now: nowMs, ids: JSON.stringify(plan.closeCampaigns) });
+    return { closedCampaigns, webhooksQueued: plan.webhooks.length };
+  }
+
+  /** Multi-row INSERTs (PART_ROWS_PER_INSERT a statement), ids assigned in the parts' order. */
+  insertParts(parts: readonly NewPart[], nowMs: number): void {
+    for (let start = 0; start < parts.length; start += PART_ROWS_PER_INSERT) {
+      const chunk = parts.slice(start, start + PART_ROWS_PER_INSERT);
+      const params: unknown[] = [];
+      for (const p of chunk) {
+        params.push(p.recipientId, p.campaignId, p.partNumber, p.partsTotal, p.concatReference, p.transport, p.state, p.lastStatus, p.nextAttemptAt, p.finalAt, nowMs);
+      }
+      let statement = this.partInserts.get(chunk.length);
+      if (statement === undefined) {
+        const values = Array.from({ length: chunk.length }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+        statement = this.db.prepare<unknown[], unknown>(`INSERT INTO message_parts ${PART_INSERT_COLUMNS} VALUES ${values}`);
+        this.partInserts.set(chunk.length, statement);
+      }
+      statement.run(...params);
+    }
+  }
+}
