@@ -6,8 +6,12 @@
 import type { DueCampaign, NewPart } from './sqlite/dispatch-store.js';
 import type { RecipientStatus } from './entities.js';
 
-/** A due campaign with how many of its recipients are waiting, counted up to the pass's budget. */
-export interface DueCampaignWaiting extends DueCampaign {
+/**
+ * A ready campaign not yet dispatched, with how many of its recipients are waiting (counted up to
+ * the pass's budget, and only once its send time has passed: 0 before).
+ */
+export interface ReadyCampaign extends DueCampaign {
+  send_at: number | null;
   waiting: number;
 }
 

@@ -98,9 +98,9 @@ export class PgEngineBackend implements EngineBackend {
     const { plans, routing } = this.deps;
     const { plan, written } = await inTransaction(this.deps.pool, async (client) => {
       const store: MaterialiseStepStore<'async'> = new PgMaterialiseStore(client, serializeDeliveryReceipt);
-      const due = await store.readDueCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
-      const taken = await store.takeRecipients(planShares(due, batchSize));
-      const plan = planMaterialise({ due, cap: batchSize, taken, plans, routing, nowMs });
+      const ready = await store.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
+      const taken = await store.takeRecipients(planShares(ready, batchSize, nowMs));
+      const plan = planMaterialise({ ready, cap: batchSize, taken, plans, routing, nowMs });
       return { plan, written: await store.writeMaterialise(plan) };
     });
     return this.report.committed(plan, written);

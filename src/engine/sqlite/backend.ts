@@ -107,9 +107,9 @@ export class SqliteEngineBackend implements EngineBackend {
   materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
     const { plans, routing } = this.deps;
     const { plan, written } = this.deps.store.db.transaction(() => {
-      const due = this.materialise.readDueCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
-      const taken = this.materialise.takeRecipients(planShares(due, batchSize));
-      const plan = planMaterialise({ due, cap: batchSize, taken, plans, routing, nowMs });
+      const ready = this.materialise.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
+      const taken = this.materialise.takeRecipients(planShares(ready, batchSize, nowMs));
+      const plan = planMaterialise({ ready, cap: batchSize, taken, plans, routing, nowMs });
       return { plan, written: this.materialise.writeMaterialise(plan) };
     })();
     return Promise.resolve(this.report.committed(plan, written));

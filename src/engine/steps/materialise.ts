@@ -1,8 +1,8 @@
 /**
  * Materialising: due recipients become durable message parts. A recipient is due when its campaign
  * is ready and its send_at has passed. One pass, in one transaction:
- *   read   the due campaigns with their waiting recipients counted (readDueCampaigns);
- *   decide how many each campaign gets of the pass's budget (planShares: even shares, what one
+ *   read   the ready campaigns with their waiting recipients counted (readReadyCampaigns);
+ *   decide which are due (isDue) and how many each gets of the pass's budget (planShares: even shares, what one
  *          leaves unused goes to the others, so a small campaign is not queued behind every
  *          recipient of a large one);
  *   read   those recipients (takeRecipients);
@@ -19,7 +19,7 @@ import type { RouteTable } from '../routing.js';
 import { recipientChangeFor } from '../sqlite/recipient-updates.js';
 import type { NewPart } from '../../store/sqlite/dispatch-store.js';
 import type {
-  DeliveryReceiptRow, DueCampaignWaiting, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare, RecipientStatusWrite,
+  DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare, RecipientStatusWrite,
 } from '../../store/dispatch-steps.js';
 
 /** Status of a part whose number matches no route (README: "No route"). */
@@ -34,10 +34,11 @@ export const DUE_CAMPAIGNS_PER_PASS = 16;
  */
 export interface MaterialiseStepStore<M extends StoreMode> {
   /**
-   * Up to `limit` campaigns due at `nowMs` (state 'ready', not yet dispatched, send_at passed or
-   * none), earliest send_at first, each with its 'waiting' recipients counted up to `cap`.
+   * Up to `limit` campaigns in state 'ready' not yet dispatched, earliest send_at first (none
+   * counts as 0), each with its 'waiting' recipients counted up to `cap`; counted only when its
+   * send_at is at or before `nowMs` (0 otherwise: it is not due, its recipients are not read).
    */
-  readDueCampaigns(nowMs: number, limit: number, cap: number): StoreResult<M, DueCampaignWaiting[]>;
+  readReadyCampaigns(nowMs: number, limit: number, cap: number): StoreResult<M, ReadyCampaign[]>;
   /**
    * Each share's first `take` waiting recipients (by id), with their campaign's client and webhook
    * URL; in the shares' order. PostgreSQL locks them FOR UPDATE SKIP LOCKED: a recipient another
@@ -92,21 +93,26 @@ export function concatReferenceFor(recipientId: number): number {
   return recipientId & 0xffff;
 }
 
+/** A campaign is due once its send time has passed (none: at once). */
+export function isDue(campaign: Pick<ReadyCampaign, 'send_at'>, nowMs: number): boolean {
+  return (campaign.send_at ?? 0) <= nowMs;
+}
+
 /**
  * How many waiting recipients each due campaign gets of `batchSize`: even shares in the campaigns'
  * order, what one cannot use going to the others (evenShares). Campaigns that get none are left out.
  */
-export function planShares(due: readonly DueCampaignWaiting[], batchSize: number): RecipientShare[] {
-  return fillEvenShares(due, (campaign) => campaign.waiting, batchSize)
+export function planShares(ready: readonly ReadyCampaign[], batchSize: number, nowMs: number): RecipientShare[] {
+  return fillEvenShares(ready.filter((c) => isDue(c, nowMs)), (campaign) => campaign.waiting, batchSize)
     .filter((f) => f.take > 0)
     .map((f) => ({ campaignId: f.candidate.id, take: f.take }));
 }
 
 export interface MaterialiseFacts {
-  /** As read by readDueCampaigns with `cap`. */
-  due: readonly DueCampaignWaiting[];
+  /** As read by readReadyCampaigns with `cap`. */
+  ready: readonly ReadyCampaign[];
   cap: number;
-  /** As returned by takeRecipients for planShares(due, ...). */
+  /** As returned by takeRecipients for planShares(ready, ...). */
   taken: readonly DueRecipient[];
   /** Each campaign's text as SMS parts (CampaignPlans). */
   plans: { planFor(campaign: CampaignTexts): Pick<CampaignPlan, 'segments'> };
@@ -116,7 +122,8 @@ export interface MaterialiseFacts {
 
 /** The parts, marks, finished recipients and campaigns to close of one pass. */
 export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
-  const { due, cap, taken, routing, nowMs } = facts;
+  const { cap, taken, routing, nowMs } = facts;
+  const due = facts.ready.filter((c) => isDue(c, nowMs));
   const parts: NewPart[] = [];
   const dispatched: number[] = [];
   const statuses: RecipientStatusWrite[] = [];

@@ -6,14 +6,17 @@
  * connection parses and plans them once.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeliveryReceiptRow, DueCampaignWaiting, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
+import type { DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
 import type { PgClient } from './pool.js';
 
-const DUE_CAMPAIGNS = `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent,
-    (SELECT COUNT(*) FROM (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting' LIMIT $3) w)::int AS waiting
+/** As readyCampaigns on SQLite (sqlite/materialise-queries.ts): $1 now, $2 limit, $3 cap. */
+const READY_CAMPAIGNS = `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent, c.send_at,
+    CASE WHEN COALESCE(c.send_at, 0) <= $1::bigint
+      THEN (SELECT COUNT(*) FROM (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting' LIMIT $3::int) w)::int
+      ELSE 0 END AS waiting
   FROM campaigns c
-  WHERE c.state = 'ready' AND c.dispatched_at IS NULL AND COALESCE(c.send_at, 0) <= $1
-  ORDER BY c.send_at, c.created_at LIMIT $2`;
+  WHERE c.state = 'ready' AND c.dispatched_at IS NULL
+  ORDER BY COALESCE(c.send_at, 0), c.created_at LIMIT $2::int`;
 
 /** Each share's oldest waiting recipients, locked SKIP LOCKED: another node materialising them at once passes them over. */
 const TAKE_RECIPIENTS = `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url
@@ -61,8 +64,8 @@ export class PgMaterialiseStore {
     private readonly serializeReceipt: SerializeDeliveryReceipt,
   ) {}
 
-  async readDueCampaigns(nowMs: number, limit: number, cap: number): Promise<DueCampaignWaiting[]> {
-    return (await this.client.query<DueCampaignWaiting>({ name: 'materialise-due-campaigns', text: DUE_CAMPAIGNS, values: [nowMs, limit, cap] })).rows;
+  async readReadyCampaigns(nowMs: number, limit: number, cap: number): Promise<ReadyCampaign[]> {
+    return (await this.client.query<ReadyCampaign>({ name: 'materialise-ready-campaigns', text: READY_CAMPAIGNS, values: [nowMs, limit, cap] })).rows;
   }
 
   async takeRecipients(shares: readonly RecipientShare[]): Promise<DueRecipient[]> {

@@ -5,7 +5,7 @@
  * pass writes many rows of one kind.
  */
 import type { Statement } from 'better-sqlite3';
-import type { DeliveryReceiptRow, DueCampaignWaiting, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
+import type { DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
 import type { SqliteDatabase } from './database.js';
 import { BATCH_SQL, CLOSE_CAMPAIGNS_SQL, PART_INSERT_COLUMNS, type NewPart } from './dispatch-store.js';
 
@@ -13,12 +13,18 @@ import { BATCH_SQL, CLOSE_CAMPAIGNS_SQL, PART_INSERT_COLUMNS, type NewPart } fro
 const PART_ROWS_PER_INSERT = 64;
 
 export const MATERIALISE_SQL = {
-  /** Due campaigns, each with its waiting recipients counted up to a cap (the recipients_dispatch index, no row read). */
-  dueCampaigns: `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent,
-      (SELECT COUNT(*) FROM (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting' LIMIT @cap)) AS waiting
+  /**
+   * Ready campaigns not yet dispatched, earliest send time first (the campaigns_state index), each
+   * with its waiting recipients counted up to @cap (the recipients_dispatch index, no row read);
+   * not counted before its send time (@now): those are not due, so not read further.
+   */
+  readyCampaigns: `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent, c.send_at,
+      CASE WHEN COALESCE(c.send_at, 0) <= @now
+        THEN (SELECT COUNT(*) FROM (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting' LIMIT @cap))
+        ELSE 0 END AS waiting
     FROM campaigns c
-    WHERE c.state = 'ready' AND c.dispatched_at IS NULL AND COALESCE(c.send_at, 0) <= @now
-    ORDER BY c.send_at, c.created_at LIMIT @limit`,
+    WHERE c.state = 'ready' AND c.dispatched_at IS NULL
+    ORDER BY COALESCE(c.send_at, 0), c.created_at LIMIT @limit`,
   waitingRecipients: `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url
     FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
     WHERE r.campaign_id = ? AND r.dispatch_state = 'waiting' ORDER BY r.id LIMIT ?`,
@@ -41,7 +47,7 @@ export class SqliteMaterialiseStore {
     private readonly enqueueReceipts: EnqueueDeliveryReceipts,
   ) {
     this.s = {
-      dueCampaigns: db.prepare<[{ now: number; limit: number; cap: number }], DueCampaignWaiting>(MATERIALISE_SQL.dueCampaigns),
+      readyCampaigns: db.prepare<[{ now: number; limit: number; cap: number }], ReadyCampaign>(MATERIALISE_SQL.readyCampaigns),
       waitingRecipients: db.prepare<[string, number], DueRecipient>(MATERIALISE_SQL.waitingRecipients),
       markDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       recipientStatuses: db.prepare<[{ now: number; rows: string }], unknown>(MATERIALISE_SQL.recipientStatuses),
@@ -49,8 +55,8 @@ export class SqliteMaterialiseStore {
     };
   }
 
-  readDueCampaigns(nowMs: number, limit: number, cap: number): DueCampaignWaiting[] {
-    return this.s.dueCampaigns.all({ now: nowMs, limit, cap });
+  readReadyCampaigns(nowMs: number, limit: number, cap: number): ReadyCampaign[] {
+    return this.s.readyCampaigns.all({ now: nowMs, limit, cap });
   }
 
   takeRecipients(shares: readonly RecipientShare[]): DueRecipient[] {
