@@ -24,7 +24,7 @@ import type {
 import type { RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
 import { PgClaimStore } from './claim-queries.js';
-import { CLOSE_CAMPAIGNS } from './materialise-queries.js';
+import { CLOSE_CAMPAIGNS, insertParts, markDispatched } from './materialise-queries.js';
 import { PgRecoveryStore } from './recovery-queries.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgQueryable, type PgRunner } from './pool.js';
 
@@ -126,6 +126,16 @@ export class PgDispatchStore implements Async<DispatchStore> {
    */
   claimParts(transport: string, campaignId: string, nowMs: number, limit: number, nodeId: string | null = null): Promise<ClaimablePart[]> {
     return new PgClaimStore(this.pool).writeClaim(transport, [{ campaignId, take: limit }], nowMs, nodeId);
+  }
+
+  /** markRecipientDispatched for many recipients, one statement. */
+  markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): Promise<void> {
+    return markDispatched(this.pool, recipientIds, nowMs);
+  }
+
+  /** insertPart for many parts in one statement, ids assigned in the parts' order (as materialising writes them). */
+  insertParts(parts: readonly NewPart[], nowMs: number): Promise<void> {
+    return insertParts(this.pool, parts, nowMs);
   }
 
   /** markSubmitting for many parts, one statement; the ids that were still 'queued' and are now 'submitting'. */

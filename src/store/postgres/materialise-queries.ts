@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
-import type { PgClient } from './pool.js';
+import type { NewPart } from '../sqlite/dispatch-store.js';
+import type { PgClient, PgQueryable } from './pool.js';
 
 /** As readyCampaigns on SQLite (sqlite/materialise-queries.ts): $1 now, $2 limit, $3 cap. */
 const READY_CAMPAIGNS = `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent, c.send_at,
@@ -76,20 +77,9 @@ export class PgMaterialiseStore {
   }
 
   async writeMaterialise(plan: MaterialiseWrite): Promise<MaterialiseWritten> {
-    const { nowMs, parts } = plan;
-    if (parts.length > 0) {
-      const column = <T>(pick: (p: (typeof parts)[number]) => T): T[] => parts.map(pick);
-      await this.client.query({
-        name: 'materialise-insert-parts',
-        text: INSERT_PARTS,
-        values: [column((p) => p.recipientId), column((p) => p.campaignId), column((p) => p.partNumber), column((p) => p.partsTotal),
-          column((p) => p.concatReference), column((p) => p.transport), column((p) => p.state), column((p) => p.lastStatus),
-          column((p) => p.nextAttemptAt), column((p) => p.finalAt), nowMs],
-      });
-    }
-    if (plan.dispatched.length > 0) {
-      await this.client.query({ name: 'materialise-mark-dispatched', text: MARK_DISPATCHED, values: [nowMs, plan.dispatched] });
-    }
+    const { nowMs } = plan;
+    await insertParts(this.client, plan.parts, nowMs);
+    await markDispatched(this.client, plan.dispatched, nowMs);
     if (plan.statuses.length > 0) {
       const { statuses } = plan;
       await this.client.query({
@@ -113,4 +103,23 @@ export class PgMaterialiseStore {
     })).rows.map((r) => r.id);
     return { closedCampaigns, webhooksQueued };
   }
+}
+
+/** New parts in one statement, ids assigned in the parts' order. */
+export async function insertParts(db: PgQueryable, parts: readonly NewPart[], nowMs: number): Promise<void> {
+  if (parts.length === 0) return;
+  const column = <T>(pick: (p: NewPart) => T): T[] => parts.map(pick);
+  await db.query({
+    name: 'materialise-insert-parts',
+    text: INSERT_PARTS,
+    values: [column((p) => p.recipientId), column((p) => p.campaignId), column((p) => p.partNumber), column((p) => p.partsTotal),
+      column((p) => p.concatReference), column((p) => p.transport), column((p) => p.state), column((p) => p.lastStatus),
+      column((p) => p.nextAttemptAt), column((p) => p.finalAt), nowMs],
+  });
+}
+
+/** Recipients 'waiting' -> 'dispatched' in one statement (those no longer waiting are left alone). */
+export async function markDispatched(db: PgQueryable, recipientIds: readonly number[], nowMs: number): Promise<void> {
+  if (recipientIds.length === 0) return;
+  await db.query({ name: 'materialise-mark-dispatched', text: MARK_DISPATCHED, values: [nowMs, recipientIds] });
 }

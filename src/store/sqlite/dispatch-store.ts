@@ -6,6 +6,7 @@
 import type { PartState, RecipientStatus } from '../entities.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { PART_INSERT_COLUMNS, SqlitePartInserts } from './part-inserts.js';
 import { SqliteRecoveryStore } from './recovery-queries.js';
 
 export interface DueCampaign {
@@ -173,9 +174,6 @@ export const CLOSE_CAMPAIGNS_SQL = `UPDATE campaigns SET dispatched_at = @now
       AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = campaigns.id AND dispatch_state = 'waiting')
     RETURNING id`;
 
-/** The columns a new part is inserted with (one row here, many in materialise-queries.ts). */
-export const PART_INSERT_COLUMNS = `(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
-           last_status, next_attempt_at, final_at, updated_at)`;
 
 /** Rows per multi-row INSERT of receipts: 10 parameters a row, well under SQLite's 32,766. */
 const RECEIPT_ROWS_PER_INSERT = 64;
@@ -187,9 +185,11 @@ export class DispatchStore {
   private readonly receiptInserts = new Map<number, Statement<unknown[], unknown>>();
 
   private readonly recovery: SqliteRecoveryStore;
+  private readonly partInserts: SqlitePartInserts;
 
   constructor(readonly db: SqliteDatabase) {
     this.recovery = new SqliteRecoveryStore(db);
+    this.partInserts = new SqlitePartInserts(db);
     this.s = {
       dueCampaigns: db.prepare<[number, number], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent FROM campaigns
@@ -203,6 +203,7 @@ export class DispatchStore {
         `INSERT INTO message_parts ${PART_INSERT_COLUMNS}
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
+      markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       campaignTexts: db.prepare<[string], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = ?`,
       ),
@@ -311,6 +312,17 @@ export class DispatchStore {
 
   markRecipientDispatched(recipientId: number, nowMs: number): void {
     this.s.markRecipientDispatched.run(nowMs, recipientId);
+  }
+
+  /** markRecipientDispatched for many recipients in one statement. */
+  markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): void {
+    if (recipientIds.length === 0) return;
+    this.s.markRecipientsDispatched.run(nowMs, JSON.stringify(recipientIds));
+  }
+
+  /** insertPart for many parts, with multi-row INSERTs, in order (as materialising writes them). */
+  insertParts(parts: readonly NewPart[], nowMs: number): void {
+    this.partInserts.insert(parts, nowMs);
   }
 
   /** Sets campaigns.dispatched_at once no recipient of the campaign is waiting; true when it did. */

@@ -4,13 +4,11 @@
  * (nothing else writes between the reads and the write of one pass). Multi-row statements where a
  * pass writes many rows of one kind.
  */
-import type { Statement } from 'better-sqlite3';
 import type { DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
 import type { SqliteDatabase } from './database.js';
-import { BATCH_SQL, CLOSE_CAMPAIGNS_SQL, PART_INSERT_COLUMNS, type NewPart } from './dispatch-store.js';
+import { BATCH_SQL, CLOSE_CAMPAIGNS_SQL } from './dispatch-store.js';
+import { SqlitePartInserts } from './part-inserts.js';
 
-/** Rows per multi-row INSERT of parts: 11 parameters a row, well under SQLite's 32,766. */
-const PART_ROWS_PER_INSERT = 64;
 
 export const MATERIALISE_SQL = {
   /**
@@ -39,13 +37,13 @@ export type EnqueueDeliveryReceipts = (rows: readonly DeliveryReceiptRow[], nowM
 
 export class SqliteMaterialiseStore {
   private readonly s;
-  /** Multi-row INSERT INTO message_parts statements by row count, prepared when first needed. */
-  private readonly partInserts = new Map<number, Statement<unknown[], unknown>>();
+  private readonly parts: SqlitePartInserts;
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly enqueueReceipts: EnqueueDeliveryReceipts,
   ) {
+    this.parts = new SqlitePartInserts(db);
     this.s = {
       readyCampaigns: db.prepare<[{ now: number; limit: number; cap: number }], ReadyCampaign>(MATERIALISE_SQL.readyCampaigns),
       waitingRecipients: db.prepare<[string, number], DueRecipient>(MATERIALISE_SQL.waitingRecipients),
@@ -65,7 +63,7 @@ export class SqliteMaterialiseStore {
 
   writeMaterialise(plan: MaterialiseWrite): MaterialiseWritten {
     const { nowMs } = plan;
-    this.insertParts(plan.parts, nowMs);
+    this.parts.insert(plan.parts, nowMs);
     if (plan.dispatched.length > 0) this.s.markDispatched.run(nowMs, JSON.stringify(plan.dispatched));
     if (plan.statuses.length > 0) {
       this.s.recipientStatuses.run({ now: nowMs, rows: JSON.stringify(plan.statuses.map((s) => [s.recipientId, s.status, s.lastStatus])) });
@@ -73,23 +71,5 @@ export class SqliteMaterialiseStore {
     if (plan.webhooks.length > 0) this.enqueueReceipts(plan.webhooks, nowMs);
     const closedCampaigns = plan.closeCampaigns.length === 0 ? [] : this.s.closeCampaigns.all({ now: nowMs, ids: JSON.stringify(plan.closeCampaigns) });
     return { closedCampaigns, webhooksQueued: plan.webhooks.length };
-  }
-
-  /** Multi-row INSERTs (PART_ROWS_PER_INSERT a statement), ids assigned in the parts' order. */
-  insertParts(parts: readonly NewPart[], nowMs: number): void {
-    for (let start = 0; start < parts.length; start += PART_ROWS_PER_INSERT) {
-      const chunk = parts.slice(start, start + PART_ROWS_PER_INSERT);
-      const params: unknown[] = [];
-      for (const p of chunk) {
-        params.push(p.recipientId, p.campaignId, p.partNumber, p.partsTotal, p.concatReference, p.transport, p.state, p.lastStatus, p.nextAttemptAt, p.finalAt, nowMs);
-      }
-      let statement = this.partInserts.get(chunk.length);
-      if (statement === undefined) {
-        const values = Array.from({ length: chunk.length }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-        statement = this.db.prepare<unknown[], unknown>(`INSERT INTO message_parts ${PART_INSERT_COLUMNS} VALUES ${values}`);
-        this.partInserts.set(chunk.length, statement);
-      }
-      statement.run(...params);
-    }
   }
 }
