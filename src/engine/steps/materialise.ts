@@ -25,7 +25,7 @@ import type {
 /** Status of a part whose number matches no route (README: "No route"). */
 export const NO_ROUTE_STATUS = 'NO_ROUTE';
 
-/** Due campaigns looked at per pass: the pass's budget is shared among them. */
+/** Ready campaigns read per pass, earliest send time first (the due ones before the others): the pass's budget is shared among the due ones. */
 export const DUE_CAMPAIGNS_PER_PASS = 16;
 
 /**
@@ -132,11 +132,13 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
   const queuedByTransport = new Map<string, number>();
   const campaigns = new Map(due.map((c) => [c.id, c]));
   const takenPerCampaign = new Map<string, number>();
+  const partsTotals = new Map<string, number>();
   for (const recipient of taken) {
     const campaign = campaigns.get(recipient.campaign_id);
     if (campaign === undefined) continue;
     takenPerCampaign.set(campaign.id, (takenPerCampaign.get(campaign.id) ?? 0) + 1);
-    const partsTotal = facts.plans.planFor(campaign).segments.length;
+    let partsTotal = partsTotals.get(campaign.id);
+    if (partsTotal === undefined) partsTotals.set(campaign.id, (partsTotal = facts.plans.planFor(campaign).segments.length));
     const routed = routing.routes.transportFor(recipient.msisdn);
     const transport = routed !== undefined && routing.knownTransports.has(routed) ? routed : undefined;
     const recipientParts = partsFor(recipient, partsTotal, transport, nowMs);
