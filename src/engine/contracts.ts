@@ -17,9 +17,18 @@
  *   node's claim any more.
  * - A final part state is never overwritten: duplicates and late receipts change nothing.
  */
+import type { ClaimStepStore } from './steps/claim.js';
+import type { MaterialiseStepStore } from './steps/materialise.js';
+import type { RecoveryStepStore } from './steps/recovery.js';
 
 /** How a store answers: at once (SQLite) or after a round trip (PostgreSQL). */
 export type StoreMode = 'sync' | 'async';
 
 /** A step store method's result in the given mode. */
 export type StoreResult<M extends StoreMode, T> = M extends 'sync' ? T : Promise<T>;
+
+/** Everything the engine's steps need from a store, in one mode (each step's contract is in its steps/ file). */
+export interface EngineStore<M extends StoreMode>
+  extends MaterialiseStepStore<M>,
+    ClaimStepStore<M>,
+    RecoveryStepStore<M> {}

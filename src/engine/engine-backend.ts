@@ -14,7 +14,7 @@ import type { Async } from '../store/ports.js';
 import type { UndecodablePduStore } from '../store/sqlite/undecodable-pdu-store.js';
 import type { TransportReceipt } from '../transports/transport.js';
 import type { OutcomeCounts, SubmitResult } from './sqlite/outcome-writer.js';
-import type { MaterializeResult } from './sqlite/scheduler.js';
+import type { MaterializeResult } from './steps/materialise.js';
 
 /** The engine on PostgreSQL: the node's pool and the id its claims and fenced writes carry. */
 export interface PostgresEngineStore {

@@ -33,3 +33,30 @@ export function* evenShares<T>(candidates: readonly T[], budget: number): Genera
     firstRound = false;
   }
 }
+
+/** What one candidate got from fillEvenShares. */
+export interface Filled<T> {
+  candidate: T;
+  /** How much of the budget it takes (at most its supply). */
+  take: number;
+  /** It got some in the first round (a claim's cursor follows the last such campaign). */
+  servedFirstRound: boolean;
+}
+
+/**
+ * The rounds of evenShares run to the end against known supplies (what each candidate can give at
+ * most, read before the plan): one entry per candidate, in the candidates' order.
+ */
+export function fillEvenShares<T>(candidates: readonly T[], supplyOf: (candidate: T) => number, budget: number): Filled<T>[] {
+  const filled = candidates.map((candidate) => ({ candidate, take: 0, servedFirstRound: false }));
+  const byCandidate = new Map<T, Filled<T>>(filled.map((f) => [f.candidate, f]));
+  const shares = evenShares(candidates, budget);
+  for (let share = shares.next(); share.done !== true; ) {
+    const entry = byCandidate.get(share.value.candidate) as Filled<T>;
+    const used = Math.max(0, Math.min(share.value.room, supplyOf(entry.candidate) - entry.take));
+    entry.take += used;
+    if (share.value.firstRound && used > 0) entry.servedFirstRound = true;
+    share = shares.next(used);
+  }
+  return filled;
+}

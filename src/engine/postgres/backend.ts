@@ -23,8 +23,13 @@ import type { BackendStats, EngineBackend, LaneClaimer } from '../engine-backend
 import { PgFairClaimer } from '../fair-claim.js';
 import type { SubmitResult } from '../sqlite/outcome-writer.js';
 import type { DeliveryReceiptSink } from '../sqlite/recipient-updates.js';
-import type { MaterializeResult, Routing } from '../sqlite/scheduler.js';
-import { PgMaterializer } from './materializer.js';
+import { MaterialiseReport } from '../materialise-report.js';
+import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
+import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
+import { PgMaterialiseStore } from '../../store/postgres/materialise-queries.js';
+import { PgRecoveryStore } from '../../store/postgres/recovery-queries.js';
+import { inTransaction } from '../../store/postgres/pool.js';
+import { serializeDeliveryReceipt } from '../../webhooks/delivery-receipt.js';
 import { PgOutcomeWriter } from './outcome-writer.js';
 import { PgReceiptWriter } from './receipt-writer.js';
 import { PgUnitRunner, type PgWriteRetryOptions } from './unit-runner.js';
@@ -49,7 +54,7 @@ export class PgEngineBackend implements EngineBackend {
   readonly inbound: PgInboundStore;
   private readonly store: PgDispatchStore;
   private readonly units: PgUnitRunner;
-  private readonly materializer: PgMaterializer;
+  private readonly report: MaterialiseReport;
   private readonly outcomes: PgOutcomeWriter;
   private readonly receipts: PgReceiptWriter;
 
@@ -60,7 +65,7 @@ export class PgEngineBackend implements EngineBackend {
     this.undecodable = new PgUndecodablePduStore(pool);
     this.inbound = new PgInboundStore(pool);
     this.units = new PgUnitRunner(pool, logger, deps.retry);
-    this.materializer = new PgMaterializer(pool, deps.routing, deps.plans, logger);
+    this.report = new MaterialiseReport(logger);
     this.outcomes = new PgOutcomeWriter(this.units, config, logger, now, wake);
     this.receipts = new PgReceiptWriter(pool, this.units, logger, now, wake);
   }
@@ -77,21 +82,32 @@ export class PgEngineBackend implements EngineBackend {
     return this.deps.node.nodeId();
   }
 
-  async recover(nowMs: number): Promise<{ requeued: number; reopened: number }> {
-    const nodeId = this.deps.node.nodeId();
-    const requeued = nodeId === null ? await this.store.requeueSubmittingOf(null, nowMs) : 0;
-    // Materialising is one transaction, so a recipient dispatched without parts is left only by an
-    // older version; reopening it is safe with peers running (their uncommitted marks are not seen).
-    const reopened = await this.store.reopenOrphanedRecipients();
-    return { requeued, reopened };
+  recover(nowMs: number): Promise<{ requeued: number; reopened: number }> {
+    const plan = planStartRecovery(this.deps.node.nodeId());
+    return inTransaction(this.deps.pool, async (client) => {
+      const recovery: RecoveryStepStore<'async'> = new PgRecoveryStore(client);
+      return {
+        requeued: plan.requeue.kind === 'requeue' ? await recovery.requeueSubmitting(plan.requeue.claimant, nowMs) : 0,
+        reopened: plan.reopenOrphans ? await recovery.reopenOrphanedRecipients() : 0,
+      };
+    });
   }
 
-  materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
-    return this.materializer.materializeDue(nowMs, batchSize);
+  /** One transaction: recipients taken FOR UPDATE SKIP LOCKED, so two nodes never materialise one twice. */
+  async materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
+    const { plans, routing } = this.deps;
+    const { plan, written } = await inTransaction(this.deps.pool, async (client) => {
+      const store: MaterialiseStepStore<'async'> = new PgMaterialiseStore(client, serializeDeliveryReceipt);
+      const ready = await store.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
+      const taken = await store.takeRecipients(planShares(ready, batchSize, nowMs));
+      const plan = planMaterialise({ ready, cap: batchSize, taken, plans, routing, nowMs });
+      return { plan, written: await store.writeMaterialise(plan) };
+    });
+    return this.report.committed(plan, written);
   }
 
   claimerFor(transport: string): LaneClaimer {
-    return new PgFairClaimer(this.store, transport);
+    return new PgFairClaimer(this.deps.pool, transport);
   }
 
   campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
@@ -125,7 +141,8 @@ export class PgEngineBackend implements EngineBackend {
   /** Units still waiting for a retry get one last attempt; then this node's own 'submitting' parts go back to the queue. */
   finishStop(nowMs: number): Promise<number> {
     this.units.close();
-    return this.store.requeueSubmittingOf(this.deps.node.nodeId(), nowMs);
+    const plan = planStopRequeue(this.deps.node.nodeId());
+    return plan.kind === 'requeue' ? new PgRecoveryStore(this.deps.pool).requeueSubmitting(plan.claimant, nowMs) : Promise.resolve(0);
   }
 
   stats(): BackendStats {

@@ -1,9 +1,9 @@
 /**
  * The engine on SQLite (the default gateway): the synchronous code it always had. Outcomes and
  * receipts are group-committed by the WriteBatcher (one transaction per batch, WriteGroup batches),
- * claims run FairClaimer inside one db.transaction, the scheduler materialises in one transaction
- * per batch. The async seam (engine-backend.ts) only wraps these calls; nothing here awaits
- * between a read and its write.
+ * claims run FairClaimer inside one db.transaction, a materialise pass and recovery are one
+ * transaction each (read, plan in steps/, write). The async seam (engine-backend.ts) only wraps
+ * these calls; nothing here awaits between a read and its write.
  */
 import type { Logger } from '../../common/log.js';
 import type { Store } from '../../store/sqlite/database.js';
@@ -19,7 +19,11 @@ import { FairClaimer } from '../fair-claim.js';
 import { OutcomeWriter, type SubmitResult } from './outcome-writer.js';
 import { ReceiptApplier } from './receipt-applier.js';
 import { RecipientUpdates, type DeliveryReceiptSink } from './recipient-updates.js';
-import { Scheduler, type MaterializeResult, type Routing } from './scheduler.js';
+import { MaterialiseReport } from '../materialise-report.js';
+import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
+import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
+import { SqliteMaterialiseStore } from '../../store/sqlite/materialise-queries.js';
+import { SqliteRecoveryStore } from '../../store/sqlite/recovery-queries.js';
 import { WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
 export interface SqliteBackendDeps {
@@ -42,7 +46,9 @@ export class SqliteEngineBackend implements EngineBackend {
   private readonly batcher: WriteBatcher;
   private readonly receipts: ReceiptApplier;
   private readonly outcomes: OutcomeWriter;
-  private readonly scheduler: Scheduler;
+  private readonly materialise: MaterialiseStepStore<'sync'>;
+  private readonly recovery: RecoveryStepStore<'sync'>;
+  private readonly report: MaterialiseReport;
 
   constructor(private readonly deps: SqliteBackendDeps) {
     const { store, logger, config } = deps;
@@ -64,7 +70,10 @@ export class SqliteEngineBackend implements EngineBackend {
     const recipients = new RecipientUpdates(this.store, deps.deliveryReceipts, logger);
     this.receipts = new ReceiptApplier(this.batcher, this.store, recipients, noteWebhook, logger, deps.now);
     this.outcomes = new OutcomeWriter(this.batcher, this.store, this.receipts, recipients, noteWebhook, config, logger, deps.now);
-    this.scheduler = new Scheduler(this.store, deps.routing, deps.plans, recipients, logger);
+    // Delivery Receipts of recipients finished while materialising go to the outbox in the pass's transaction.
+    this.materialise = new SqliteMaterialiseStore(store.db, (rows, nowMs) => recipients.enqueueKnown(rows, nowMs));
+    this.recovery = new SqliteRecoveryStore(store.db);
+    this.report = new MaterialiseReport(logger);
   }
 
   get stalled(): boolean {
@@ -86,16 +95,24 @@ export class SqliteEngineBackend implements EngineBackend {
    * parts are reopened. One gateway owns this file (the serve lock), so every such part is its own.
    */
   recover(nowMs: number): Promise<{ requeued: number; reopened: number }> {
+    const plan = planStartRecovery(this.claimantId());
     return Promise.resolve(
       this.deps.store.db.transaction(() => ({
-        requeued: this.store.requeueAllSubmitting(nowMs),
-        reopened: this.store.reopenOrphanedRecipients(),
+        requeued: plan.requeue.kind === 'requeue' ? this.recovery.requeueSubmitting(plan.requeue.claimant, nowMs) : 0,
+        reopened: plan.reopenOrphans ? this.recovery.reopenOrphanedRecipients() : 0,
       }))(),
     );
   }
 
   materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
-    return Promise.resolve(this.scheduler.materializeDue(nowMs, batchSize));
+    const { plans, routing } = this.deps;
+    const { plan, written } = this.deps.store.db.transaction(() => {
+      const ready = this.materialise.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
+      const taken = this.materialise.takeRecipients(planShares(ready, batchSize, nowMs));
+      const plan = planMaterialise({ ready, cap: batchSize, taken, plans, routing, nowMs });
+      return { plan, written: this.materialise.writeMaterialise(plan) };
+    })();
+    return Promise.resolve(this.report.committed(plan, written));
   }
 
   claimerFor(transport: string): LaneClaimer {
@@ -140,7 +157,8 @@ export class SqliteEngineBackend implements EngineBackend {
   finishStop(nowMs: number): Promise<number> {
     this.batcher.flush();
     this.batcher.close();
-    return Promise.resolve(this.store.requeueAllSubmitting(nowMs));
+    const plan = planStopRequeue(this.claimantId());
+    return Promise.resolve(plan.kind === 'requeue' ? this.recovery.requeueSubmitting(plan.claimant, nowMs) : 0);
   }
 
   stats(): BackendStats {

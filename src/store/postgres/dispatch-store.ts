@@ -23,6 +23,9 @@ import type {
 } from '../sqlite/dispatch-store.js';
 import type { RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
+import { PgClaimStore } from './claim-queries.js';
+import { CLOSE_CAMPAIGNS, insertParts, markDispatched } from './materialise-queries.js';
+import { PgRecoveryStore } from './recovery-queries.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgQueryable, type PgRunner } from './pool.js';
 
 const QUEUED_CAMPAIGNS = `WITH RECURSIVE next(campaign_id, n) AS (
@@ -70,24 +73,11 @@ export class PgDispatchStore implements Async<DispatchStore> {
   constructor(private readonly pool: PgRunner) {}
 
   /**
-   * Up to `limit` waiting recipients of a campaign, locked FOR UPDATE SKIP LOCKED for the caller's
-   * transaction: recipients another node is materialising right now are passed
-   * over, so no recipient is materialised twice. Only inside a transaction (a connection).
-   */
-  takeWaitingRecipients(campaignId: string, limit: number): Promise<WaitingRecipient[]> {
-    return rows<WaitingRecipient>(this.pool,
-      `SELECT id, msisdn FROM recipients WHERE campaign_id = $1 AND dispatch_state = 'waiting' ORDER BY id LIMIT $2
-       FOR UPDATE SKIP LOCKED`, [campaignId, limit]);
-  }
-
-  /**
    * Requeues the parts left 'submitting' under one claim stamp (no attempt spent): a node's own at
    * its clean stop, or a single gateway's (null) at start. Never another live node's.
    */
   requeueSubmittingOf(nodeId: string | null, nowMs: number): Promise<number> {
-    return changes(this.pool,
-      `UPDATE message_parts SET state = 'queued', claimed_by = NULL, updated_at = $1 WHERE state = 'submitting' AND claimed_by IS NOT DISTINCT FROM $2`,
-      [nowMs, nodeId]);
+    return new PgRecoveryStore(this.pool).requeueSubmitting(nodeId, nowMs);
   }
 
   dueCampaigns(nowMs: number, limit: number): Promise<DueCampaign[]> {
@@ -115,24 +105,8 @@ export class PgDispatchStore implements Async<DispatchStore> {
       [nowMs, recipientId]);
   }
 
-  /**
-   * A recipient's parts and its 'dispatched' mark in one transaction (what the SQLite engine wraps
-   * in db.transaction): a crash never leaves a dispatched recipient without parts.
-   */
-  dispatchRecipient(recipientId: number, parts: readonly NewPart[], nowMs: number): Promise<boolean> {
-    return inTransaction(this.pool, async (client) => {
-      const marked = await changes(client,
-        `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = $2 AND dispatch_state = 'waiting'`, [nowMs, recipientId]);
-      if (marked !== 1) return false;
-      for (const part of parts) await insertPart(client, part, nowMs);
-      return true;
-    });
-  }
-
   async markCampaignDispatchedIfDone(campaignId: string, nowMs: number): Promise<boolean> {
-    return (await changes(this.pool,
-      `UPDATE campaigns SET dispatched_at = $1 WHERE id = $2 AND dispatched_at IS NULL
-         AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = $2 AND dispatch_state = 'waiting')`, [nowMs, campaignId])) > 0;
+    return (await rows(this.pool, CLOSE_CAMPAIGNS, [nowMs, [campaignId]])).length > 0;
   }
 
   async queuedCampaigns(transport: string, afterCampaignId: string, limit: number): Promise<string[]> {
@@ -147,50 +121,21 @@ export class PgDispatchStore implements Async<DispatchStore> {
   }
 
   /**
-   * Claims up to `limit` due parts of one campaign on the transport: selected FOR UPDATE SKIP LOCKED
-   * (parts another node is claiming right now are passed over, not waited for) and marked
-   * 'submitting' in the same statement, stamped with `nodeId` (the claim later writes are fenced
-   * on). Returned oldest due first. A part is returned to exactly one caller however many claim at once.
+   * Claims up to `limit` due parts of one campaign on the transport, stamped with `nodeId`: the
+   * claim step's write (claim-queries.ts) with one share.
    */
-  async claimParts(transport: string, campaignId: string, nowMs: number, limit: number, nodeId: string | null = null): Promise<ClaimablePart[]> {
-    const claimed = await rows<ClaimablePart & { next_attempt_at: number }>(this.pool,
-      `WITH picked AS (
-         SELECT id FROM message_parts
-         WHERE state = 'queued' AND transport = $1 AND campaign_id = $2 AND next_attempt_at <= $3
-         ORDER BY next_attempt_at, id LIMIT $4
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE message_parts p SET state = 'submitting', claimed_by = $5, updated_at = $3
-       FROM picked, recipients r
-       WHERE p.id = picked.id AND r.id = p.recipient_id
-       RETURNING ${CLAIMABLE_COLUMNS}, p.next_attempt_at`, [transport, campaignId, nowMs, limit, nodeId]);
-    // UPDATE ... RETURNING has no order: restore the claim order.
-    claimed.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
-    return claimed.map(({ next_attempt_at: _due, ...part }) => part);
+  claimParts(transport: string, campaignId: string, nowMs: number, limit: number, nodeId: string | null = null): Promise<ClaimablePart[]> {
+    return new PgClaimStore(this.pool).writeClaim(transport, [{ campaignId, take: limit }], nowMs, nodeId);
   }
 
   /** markRecipientDispatched for many recipients, one statement. */
-  async markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): Promise<void> {
-    if (recipientIds.length === 0) return;
-    await changes(this.pool,
-      `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = ANY($2::bigint[]) AND dispatch_state = 'waiting'`,
-      [nowMs, recipientIds]);
+  markRecipientsDispatched(recipientIds: readonly number[], nowMs: number): Promise<void> {
+    return markDispatched(this.pool, recipientIds, nowMs);
   }
 
-  /** insertPart for many parts in one statement, ids assigned in the parts' order. */
-  async insertParts(parts: readonly NewPart[], nowMs: number): Promise<void> {
-    if (parts.length === 0) return;
-    const column = <T>(pick: (p: NewPart) => T): T[] => parts.map(pick);
-    await changes(this.pool,
-      `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
-         last_status, next_attempt_at, final_at, updated_at)
-       SELECT recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, $11
-       FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
-         WITH ORDINALITY AS t(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, n)
-       ORDER BY n`,
-      [column((p) => p.recipientId), column((p) => p.campaignId), column((p) => p.partNumber), column((p) => p.partsTotal),
-        column((p) => p.concatReference), column((p) => p.transport), column((p) => p.state), column((p) => p.lastStatus),
-        column((p) => p.nextAttemptAt), column((p) => p.finalAt), nowMs]);
+  /** insertPart for many parts in one statement, ids assigned in the parts' order (as materialising writes them). */
+  insertParts(parts: readonly NewPart[], nowMs: number): Promise<void> {
+    return insertParts(this.pool, parts, nowMs);
   }
 
   /** markSubmitting for many parts, one statement; the ids that were still 'queued' and are now 'submitting'. */
@@ -435,20 +380,12 @@ export class PgDispatchStore implements Async<DispatchStore> {
    * requeueExpiredNodes (node-takeover.ts) requeues only expired nodes' parts.
    */
   requeueAllSubmitting(nowMs: number): Promise<number> {
-    return changes(this.pool, `UPDATE message_parts SET state = 'queued', updated_at = $1 WHERE state = 'submitting'`, [nowMs]);
+    return this.requeueSubmittingOf(null, nowMs);
   }
 
   /** Recipients marked dispatched without any part go back to waiting, their campaigns to not dispatched; one transaction. */
   reopenOrphanedRecipients(): Promise<number> {
-    return inTransaction(this.pool, async (client) => {
-      const reopened = await rows<{ campaign_id: string }>(client,
-        `UPDATE recipients r SET dispatch_state = 'waiting' WHERE dispatch_state = 'dispatched'
-           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id)
-         RETURNING campaign_id`);
-      const campaigns = [...new Set(reopened.map((r) => r.campaign_id))];
-      if (campaigns.length > 0) await changes(client, 'UPDATE campaigns SET dispatched_at = NULL WHERE id = ANY($1::text[])', [campaigns]);
-      return reopened.length;
-    });
+    return inTransaction(this.pool, (client) => new PgRecoveryStore(client).reopenOrphanedRecipients());
   }
 }
 

@@ -6,6 +6,8 @@
 import type { PartState, RecipientStatus } from '../entities.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { PART_INSERT_COLUMNS, SqlitePartInserts } from './part-inserts.js';
+import { SqliteRecoveryStore } from './recovery-queries.js';
 
 export interface DueCampaign {
   id: string;
@@ -163,10 +165,15 @@ export const BATCH_SQL = {
     WHERE id IN (SELECT value FROM json_each(?)) AND +dispatch_state = 'waiting'`,
 } as const;
 
-/** Rows per multi-row INSERT of parts: 11 parameters a row, well under SQLite's 32,766. */
-const PART_ROWS_PER_INSERT = 64;
-const PART_INSERT_COLUMNS = `(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
-           last_status, next_attempt_at, final_at, updated_at)`;
+/**
+ * Marks the campaigns named in @ids (a JSON array) dispatched unless one of their recipients still
+ * waits; returns those it marked (materialising closes the campaigns it emptied).
+ */
+export const CLOSE_CAMPAIGNS_SQL = `UPDATE campaigns SET dispatched_at = @now
+    WHERE id IN (SELECT value FROM json_each(@ids)) AND dispatched_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = campaigns.id AND dispatch_state = 'waiting')
+    RETURNING id`;
+
 
 /** Rows per multi-row INSERT of receipts: 10 parameters a row, well under SQLite's 32,766. */
 const RECEIPT_ROWS_PER_INSERT = 64;
@@ -176,10 +183,13 @@ export class DispatchStore {
   private readonly s;
   /** Multi-row INSERT INTO receipts statements by row count, prepared when first needed. */
   private readonly receiptInserts = new Map<number, Statement<unknown[], unknown>>();
-  /** Multi-row INSERT INTO message_parts statements by row count, prepared when first needed. */
-  private readonly partInserts = new Map<number, Statement<unknown[], unknown>>();
+
+  private readonly recovery: SqliteRecoveryStore;
+  private readonly partInserts: SqlitePartInserts;
 
   constructor(readonly db: SqliteDatabase) {
+    this.recovery = new SqliteRecoveryStore(db);
+    this.partInserts = new SqlitePartInserts(db);
     this.s = {
       dueCampaigns: db.prepare<[number, number], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent FROM campaigns
@@ -193,17 +203,14 @@ export class DispatchStore {
         `INSERT INTO message_parts ${PART_INSERT_COLUMNS}
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
+      markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       campaignTexts: db.prepare<[string], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = ?`,
       ),
-      markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       markRecipientDispatched: db.prepare<[number, number], unknown>(
         `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ? WHERE id = ? AND dispatch_state = 'waiting'`,
       ),
-      markCampaignDispatched: db.prepare<[number, string, string], unknown>(
-        `UPDATE campaigns SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL
-           AND NOT EXISTS (SELECT 1 FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting')`,
-      ),
+      closeCampaigns: db.prepare<[{ now: number; ids: string }], string>(CLOSE_CAMPAIGNS_SQL).pluck(),
       queuedCampaigns: db
         .prepare<[{ transport: string; after: string; limit: number }], string>(CLAIM_SQL.queuedCampaigns)
         .pluck(),
@@ -276,23 +283,11 @@ export class DispatchStore {
       updateRecipient: db.prepare<[RecipientStatus, string | null, number, number], unknown>(
         `UPDATE recipients SET status = ?, last_status = ?, updated_at = ? WHERE id = ?`,
       ),
-      requeueAllSubmitting: db.prepare<[number], unknown>(
-        `UPDATE message_parts SET state = 'queued', updated_at = ? WHERE state = 'submitting'`,
-      ),
-      orphanedCampaigns: db.prepare<[], { campaign_id: string }>(
-        `SELECT DISTINCT campaign_id FROM recipients r WHERE dispatch_state = 'dispatched'
-           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = r.id)`,
-      ),
-      reopenOrphans: db.prepare<[string], unknown>(
-        `UPDATE recipients SET dispatch_state = 'waiting' WHERE campaign_id = ? AND dispatch_state = 'dispatched'
-           AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = recipients.id)`,
-      ),
       awaitingReceipt: db
         .prepare<[string], string>(
           `SELECT message_id FROM message_parts WHERE transport = ? AND state = 'submitted' AND message_id IS NOT NULL ORDER BY id`,
         )
         .pluck(),
-      reopenCampaign: db.prepare<[string], unknown>(`UPDATE campaigns SET dispatched_at = NULL WHERE id = ?`),
     };
   }
 
@@ -325,27 +320,14 @@ export class DispatchStore {
     this.s.markRecipientsDispatched.run(nowMs, JSON.stringify(recipientIds));
   }
 
-  /** insertPart for many parts, with multi-row INSERTs (PART_ROWS_PER_INSERT a statement), in order. */
+  /** insertPart for many parts, with multi-row INSERTs, in order (as materialising writes them). */
   insertParts(parts: readonly NewPart[], nowMs: number): void {
-    for (let start = 0; start < parts.length; start += PART_ROWS_PER_INSERT) {
-      const chunk = parts.slice(start, start + PART_ROWS_PER_INSERT);
-      const params: unknown[] = [];
-      for (const p of chunk) {
-        params.push(p.recipientId, p.campaignId, p.partNumber, p.partsTotal, p.concatReference, p.transport, p.state, p.lastStatus, p.nextAttemptAt, p.finalAt, nowMs);
-      }
-      let statement = this.partInserts.get(chunk.length);
-      if (statement === undefined) {
-        const values = Array.from({ length: chunk.length }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-        statement = this.db.prepare<unknown[], unknown>(`INSERT INTO message_parts ${PART_INSERT_COLUMNS} VALUES ${values}`);
-        this.partInserts.set(chunk.length, statement);
-      }
-      statement.run(...params);
-    }
+    this.partInserts.insert(parts, nowMs);
   }
 
   /** Sets campaigns.dispatched_at once no recipient of the campaign is waiting; true when it did. */
   markCampaignDispatchedIfDone(campaignId: string, nowMs: number): boolean {
-    return this.s.markCampaignDispatched.run(nowMs, campaignId, campaignId).changes > 0;
+    return this.s.closeCampaigns.all({ now: nowMs, ids: JSON.stringify([campaignId]) }).length > 0;
   }
 
   /** Campaigns with queued parts on the transport, in id order after `afterCampaignId` ('' for the first). */
@@ -463,22 +445,13 @@ export class DispatchStore {
     return this.s.awaitingReceipt.all(transport);
   }
 
-  /** Crash recovery: a part left 'submitting' may or may not have reached the peer; send it again. */
+  /** Crash recovery of the single gateway this file belongs to (steps/recovery.ts): its parts left 'submitting' are queued again. */
   requeueAllSubmitting(nowMs: number): number {
-    return this.s.requeueAllSubmitting.run(nowMs).changes;
+    return this.recovery.requeueSubmitting(null, nowMs);
   }
 
-  /**
-   * Crash recovery: recipients marked dispatched without any part (not produced by this engine,
-   * which writes both in one transaction, but cheap to repair) go back to waiting, and their
-   * campaigns back to not-dispatched. Returns the recipients reopened.
-   */
+  /** Recipients marked dispatched without any part go back to waiting, their campaigns to not dispatched (steps/recovery.ts). */
   reopenOrphanedRecipients(): number {
-    let reopened = 0;
-    for (const { campaign_id } of this.s.orphanedCampaigns.all()) {
-      reopened += this.s.reopenOrphans.run(campaign_id).changes;
-      this.s.reopenCampaign.run(campaign_id);
-    }
-    return reopened;
+    return this.recovery.reopenOrphanedRecipients();
   }
 }

@@ -1,0 +1,86 @@
+/**
+ * The rows the engine's steps before a submit read from the store, and the writes they hand back
+ * (materialise, claim, recovery: src/engine/steps/). The step-store contracts that use them are in
+ * src/engine/steps/; both backends' classes (sqlite/ and postgres/ *-queries.ts) implement them.
+ */
+import type { DueCampaign, NewPart } from './sqlite/dispatch-store.js';
+import type { RecipientStatus } from './entities.js';
+
+/**
+ * A ready campaign not yet dispatched, with how many of its recipients are waiting (counted up to
+ * the pass's budget, and only once its send time has passed: 0 before).
+ */
+export interface ReadyCampaign extends DueCampaign {
+  send_at: number | null;
+  waiting: number;
+}
+
+/** Take up to `take` waiting recipients of a campaign (its oldest first). */
+export interface RecipientShare {
+  campaignId: string;
+  take: number;
+}
+
+/** A waiting recipient taken for materialising, with what its status change and webhook need. */
+export interface DueRecipient {
+  id: number;
+  campaign_id: string;
+  msisdn: string;
+  status: RecipientStatus;
+  last_status: string | null;
+  client_reference: string | null;
+  client_id: number;
+  sender: string;
+  webhook_url: string | null;
+}
+
+/** A recipient's new summary status. */
+export interface RecipientStatusWrite {
+  recipientId: number;
+  status: RecipientStatus;
+  lastStatus: string | null;
+}
+
+/** A Delivery Receipt webhook to queue in the outbox (SPEC "Delivery Receipt"): the body's facts and whose endpoint gets it. */
+export interface DeliveryReceiptRow {
+  clientId: number;
+  recipientId: number;
+  to: string;
+  from: string;
+  status: string;
+  clientReference: string | null;
+}
+
+/** Everything one materialise pass writes, in one transaction. */
+export interface MaterialiseWrite {
+  nowMs: number;
+  /** In insertion order: a recipient's parts by part number, recipients in id order. */
+  parts: readonly NewPart[];
+  /** Recipients that now have their parts: 'waiting' -> 'dispatched'. */
+  dispatched: readonly number[];
+  /** Recipients finished at once (no route): their new status. */
+  statuses: readonly RecipientStatusWrite[];
+  /** Their Delivery Receipts (clients with a webhook URL only). */
+  webhooks: readonly DeliveryReceiptRow[];
+  /** Campaigns that may have no waiting recipient left: marked dispatched unless one still waits. */
+  closeCampaigns: readonly string[];
+}
+
+export interface MaterialiseWritten {
+  /** The campaigns of closeCampaigns that were marked dispatched. */
+  closedCampaigns: string[];
+  /** Outbox rows written. */
+  webhooksQueued: number;
+}
+
+/** A campaign with queued parts on the transport, and how many are due now (counted up to the claim's limit). */
+export interface ClaimCandidate {
+  campaignId: string;
+  due: number;
+}
+
+/** Take up to `take` due parts of a campaign (oldest due first). */
+export interface ClaimShare {
+  campaignId: string;
+  take: number;
+}

@@ -1,0 +1,65 @@
+/**
+ * The store side of a lane's claim on SQLite (ClaimStepStore<'sync'> in src/engine/steps/claim.ts):
+ * prepared statements run inside the caller's db.transaction, served by the message_parts_fair_claim
+ * index (transport, state, campaign_id, next_attempt_at).
+ */
+import type { ClaimCandidate, ClaimShare } from '../dispatch-steps.js';
+import type { SqliteDatabase } from './database.js';
+import { BATCH_SQL, CLAIM_SQL, type ClaimablePart } from './dispatch-store.js';
+
+/**
+ * The campaigns a claim serves, in serving order, with their due parts counted: exported so
+ * test/engine/claim-index.test.ts can check its plan. Two recursive skip-scans (one index seek per
+ * campaign however many parts each has): the campaigns after @cursor, then from the first up to and
+ * including @cursor; the first @limit of them, each with its parts due by @now counted up to @limit
+ * (index only).
+ */
+export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE
+    after_cursor(campaign_id, n) AS (
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND campaign_id > @cursor), 1
+      UNION ALL
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND campaign_id > after_cursor.campaign_id), n + 1
+      FROM after_cursor WHERE after_cursor.campaign_id IS NOT NULL AND n < @limit
+    ),
+    up_to_cursor(campaign_id, n) AS (
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND @cursor <> '' AND campaign_id <= @cursor), 1
+      UNION ALL
+      SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = @transport AND state = 'queued' AND campaign_id > up_to_cursor.campaign_id AND campaign_id <= @cursor), n + 1
+      FROM up_to_cursor WHERE up_to_cursor.campaign_id IS NOT NULL AND n < @limit
+    ),
+    served(campaign_id, position) AS (
+      SELECT campaign_id, position FROM (
+        SELECT campaign_id, n AS position FROM after_cursor WHERE campaign_id IS NOT NULL
+        UNION ALL
+        SELECT campaign_id, @limit + n FROM up_to_cursor WHERE campaign_id IS NOT NULL
+      ) ORDER BY position LIMIT @limit
+    )
+  SELECT s.campaign_id AS campaignId,
+    (SELECT COUNT(*) FROM (SELECT 1 FROM message_parts p WHERE p.transport = @transport AND p.state = 'queued' AND p.campaign_id = s.campaign_id
+       AND p.next_attempt_at <= @now LIMIT @limit)) AS due
+  FROM served s ORDER BY s.position`;
+
+export class SqliteClaimStore {
+  private readonly s;
+
+  constructor(db: SqliteDatabase) {
+    this.s = {
+      candidates: db.prepare<[{ transport: string; cursor: string; now: number; limit: number }], ClaimCandidate>(CLAIM_CANDIDATES_SQL),
+      claimable: db.prepare<[string, string, number, number], ClaimablePart>(CLAIM_SQL.claimableInCampaign),
+      markSubmitting: db.prepare<[number, string], number>(BATCH_SQL.markManySubmitting).pluck(),
+    };
+  }
+
+  readClaimCandidates(transport: string, cursor: string, nowMs: number, limit: number): ClaimCandidate[] {
+    return this.s.candidates.all({ transport, cursor, now: nowMs, limit });
+  }
+
+  /** A single gateway on its own file: nothing else claims, and its parts carry no stamp (`claimant` is null). */
+  writeClaim(transport: string, shares: readonly ClaimShare[], nowMs: number, _claimant: string | null): ClaimablePart[] {
+    const due = shares.flatMap((share) => this.s.claimable.all(transport, share.campaignId, nowMs, share.take));
+    if (due.length === 0) return [];
+    // One statement marks the claim; a part no longer 'queued' is left out.
+    const marked = new Set(this.s.markSubmitting.all(nowMs, JSON.stringify(due.map((p) => p.id))));
+    return due.filter((p) => marked.has(p.id));
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The SQLite statements of the steps before a submit (claim-queries.ts, materialise-queries.ts) run
+ * on index seeks: a claim's candidates are found one index seek per campaign from the transport in
+ * message_parts_fair_claim and counted from the index alone, never walking parts of another
+ * transport or campaign; a pass counts and takes waiting recipients through recipients_dispatch.
+ * Checked on the query plans of the very text the stores prepare, and on the rows they return.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLAIM_CANDIDATES_SQL, SqliteClaimStore } from '../../src/store/sqlite/claim-queries.js';
+import { openStore, type Store } from '../../src/store/sqlite/database.js';
+import { DispatchStore } from '../../src/store/sqlite/dispatch-store.js';
+import { MATERIALISE_SQL } from '../../src/store/sqlite/materialise-queries.js';
+
+let store: Store | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await store?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  store = undefined;
+});
+
+async function seeded(): Promise<Store['db']> {
+  dir = mkdtempSync(join(tmpdir(), 'smsgate-step-plans-'));
+  store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
+  const db = store.db;
+  const dispatch = new DispatchStore(db);
+  db.prepare(`INSERT INTO clients (id, name, active, created_at) VALUES (1, 'c', 1, 0)`).run();
+  db.transaction(() => {
+    for (const id of ['a', 'b', 'c', 'd']) {
+      db.prepare(
+        `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at)
+         VALUES (?, 1, 'ready', 'n', 'Acme', 't', 0, 't', 'GSM7', 1, 0, 0, 0, 0)`,
+      ).run(id);
+      // 'b' has 300 parts for a transport that is down; every campaign but 'd' 3 for 'up', one of them not due before 5,000.
+      const parts = id === 'b' ? 303 : id === 'd' ? 0 : 3;
+      for (let i = 0; i < parts; i++) {
+        const recipientId = Number(db.prepare(`INSERT INTO recipients (campaign_id, msisdn) VALUES (?, ?)`).run(id, `35387${id}${i}`).lastInsertRowid);
+        const transport = i < 3 ? 'up' : 'down';
+        dispatch.insertPart({ recipientId, campaignId: id, partNumber: 1, partsTotal: 1, concatReference: 0, transport, state: 'queued', lastStatus: null,
+          nextAttemptAt: i === 2 ? 5_000 : i, finalAt: null }, 0);
+      }
+    }
+  })();
+  return db;
+}
+
+function planOf(db: Store['db'], sql: string, ...params: unknown[]): string[] {
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+}
+
+describe('query plans of the claim and materialise steps on SQLite', () => {
+  it('reads a claim\'s candidates by index seeks and index-only counts, never scanning parts', async () => {
+    const db = await seeded();
+    const plan = planOf(db, CLAIM_CANDIDATES_SQL, { transport: 'up', cursor: 'b', now: 1_000, limit: 10 });
+    const partAccesses = plan.filter((line) => /message_parts| p /.test(line));
+    expect(partAccesses.length).toBeGreaterThanOrEqual(5);
+    for (const line of partAccesses) expect(line).toMatch(/^SEARCH (message_parts|p) USING COVERING INDEX message_parts_fair_claim \(transport=\? AND state=\?/);
+  });
+
+  it('lists the campaigns after the cursor, then from the first up to it, with their due parts counted up to the limit', async () => {
+    const db = await seeded();
+    const claims = new SqliteClaimStore(db);
+    expect(claims.readClaimCandidates('up', 'b', 1_000, 10)).toEqual([
+      { campaignId: 'c', due: 2 }, { campaignId: 'a', due: 2 }, { campaignId: 'b', due: 2 },
+    ]);
+    expect(claims.readClaimCandidates('up', '', 1_000, 2)).toEqual([{ campaignId: 'a', due: 2 }, { campaignId: 'b', due: 2 }]);
+    expect(claims.readClaimCandidates('up', 'a', 10_000, 1)).toEqual([{ campaignId: 'b', due: 1 }]);
+    expect(claims.readClaimCandidates('down', '', 10_000, 50)).toEqual([{ campaignId: 'b', due: 50 }]);
+    expect(claims.readClaimCandidates('gone', 'x', 10_000, 10)).toEqual([]);
+  });
+
+  it('counts and takes waiting recipients through the recipients_dispatch index', async () => {
+    const db = await seeded();
+    for (const line of planOf(db, MATERIALISE_SQL.readyCampaigns, { now: 1, limit: 16, cap: 500 }).filter((l) => /\br\b|recipients/.test(l))) {
+      expect(line).toMatch(/^SEARCH r USING COVERING INDEX recipients_dispatch \(campaign_id=\? AND dispatch_state=\?\)$/);
+    }
+    const take = planOf(db, MATERIALISE_SQL.waitingRecipients, 'a', 10);
+    expect(take).toContain('SEARCH r USING INDEX recipients_dispatch (campaign_id=? AND dispatch_state=?)');
+    expect(take.join('\n')).not.toMatch(/TEMP B-TREE|SCAN r/);
+  });
+});
