@@ -13,7 +13,7 @@ import type { StorePorts } from '../store/store-ports.js';
 import type { PartOutcome, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
 import type { AdminConfig } from './admin-config.js';
 import { createAdminApp } from './admin-app.js';
-import type { ClusterStats } from '../cluster/cluster-runtime.js';
+import type { ClusterStats } from './cluster-stats.js';
 import { readiness, type ClusterReadiness, type ReadinessRoute } from './readiness.js';
 import { GatewayMetrics, partOutcomeLabel } from './gateway-metrics.js';
 import { servedHostNames } from './host-check.js';

@@ -7,7 +7,7 @@
  * docs/behaviour/metrics-and-logs.md.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ClusterStats } from '../cluster/cluster-runtime.js';
+import type { ClusterStats } from './cluster-stats.js';
 import { packageVersion } from '../common/package-version.js';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
 import { MESSAGE_STATE_NAMES } from '../receipts/index.js';

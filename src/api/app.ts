@@ -7,7 +7,7 @@ import Koa from 'koa';
 import type { Router } from '@koa/router';
 import { authRouter, type AuthService } from '../auth/index.js';
 import type { CampaignService } from '../campaigns/index.js';
-import type { SmsGateConfig } from '../gateway-config.js';
+import type { ApiConfig } from '../config/types.js';
 import type { GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../common/log.js';
 import type { StorePorts } from '../store/store-ports.js';
@@ -28,7 +28,8 @@ export interface ApiDeps {
   ports: Pick<StorePorts, 'inbound'>;
   auth: AuthService;
   campaigns: CampaignService;
-  config: Pick<SmsGateConfig, 'api'>;
+  /** The config file's `api` section (src/config owns its shape; no composition-layer type here). */
+  config: { api: ApiConfig };
   logger: Logger;
   /** Metrics hooks (src/admin); none by default. */
   observer?: GatewayObserver;

@@ -8,26 +8,18 @@
 import { AuthService } from '../auth/index.js';
 import { describeDatabase } from '../config/database.js';
 import { maskKnownSecrets } from '../common/secret-text.js';
-import { loadConfig, type SmsGateConfig } from '../gateway-config.js';
+import type { SessionOptions, StoreSession as BackendSession } from '../gateway/backend.js';
+import { backendFor } from '../gateway/backends.js';
+import { loadConfig, type SmsGateConfig } from '../gateway/config.js';
 import { isGatewayError } from '../common/errors.js';
 import { silentLogger } from '../common/log.js';
 import { exitCodeFor } from './coded-exit.js';
-import { openDatabase, type Database, type Store } from '../store/sqlite/database.js';
-import { createPgStores } from '../store/postgres/stores.js';
 import { sealedSecretOf, secretBoxForDatabase } from '../store/secret-box.js';
-import { sqliteBackup, sqliteStorePorts, type DatabaseBackup, type StorePorts } from '../store/store-ports.js';
+import type { StorePorts } from '../store/store-ports.js';
 
-/** An open database as the commands use it. */
-export interface StoreSession {
+/** An open database as the commands use it: the backend's session (src/gateway/backend.ts) and the config. */
+export interface StoreSession extends Omit<BackendSession, 'close'> {
   config: SmsGateConfig;
-  ports: StorePorts;
-  /** `smsgate db backup`'s copier; undefined on a backend without one. */
-  backup: DatabaseBackup | undefined;
-  /**
-   * The SQLite store itself, only for the engine-side parts that still take it whole
-   * (WebhookSender); undefined on PostgreSQL.
-   */
-  store: Store | undefined;
 }
 
 export interface AdminSession {
@@ -51,73 +43,36 @@ export function adminOutput(json: boolean): AdminOutput {
   };
 }
 
-export interface DatabaseSessionOptions {
-  /** Apply pending migrations first. */
-  migrate: boolean;
-  /** SQLite: create the database file when there is none (default false: exit 1 naming the file). */
-  createIfMissing?: boolean;
-}
-
 /**
- * Runs `body` with the database the config selects (SQLite `database.path` or PostgreSQL
- * `database.url`); coded failures become a message on stderr and exit code 1.
+ * Runs `body` with the store's ports on the database the config selects (SQLite `database.path` or
+ * PostgreSQL `database.url`), opened through the gateway's backend factory (src/gateway/backends.ts:
+ * the one place that picks the backend); coded failures become a message on stderr and exit code 1.
  */
-export async function withDatabase(
+export async function withPorts(
   configPath: string | undefined,
-  options: DatabaseSessionOptions,
-  body: (config: SmsGateConfig, database: Database) => Promise<number>,
+  options: SessionOptions,
+  body: (session: StoreSession) => Promise<number>,
 ): Promise<number> {
-  let database: Database | undefined;
+  let session: BackendSession | undefined;
   try {
     const config = loadConfig(configPath, process.env, { purpose: 'admin' });
-    // A missing SQLite file is refused (DATABASE_NOT_FOUND naming it), not created empty: that would
-    // hide a deleted database. Only a command that sets up an installation passes createIfMissing.
-    database = await openDatabase(config.database, { migrate: options.migrate, maxConnections: 2, createIfMissing: options.createIfMissing ?? false });
-    return await body(config, database);
+    session = await backendFor(config.database).openSession(config.database, options);
+    const opened = session;
+    return await body({
+      config,
+      get ports() {
+        return opened.ports;
+      },
+      backup: opened.backup,
+      store: opened.store,
+    });
   } catch (err) {
     if (!isGatewayError(err)) throw err;
     process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
     return exitCodeFor(err.code);
   } finally {
-    await database?.close();
+    await session?.close();
   }
-}
-
-/**
- * Runs `body` with the store's ports (the composition root of the CLI: the one place that picks the
- * backend's ports); failures as withDatabase.
- */
-export function withPorts(
-  configPath: string | undefined,
-  options: DatabaseSessionOptions,
-  body: (session: StoreSession) => Promise<number>,
-): Promise<number> {
-  return withDatabase(configPath, options, (config, database) => {
-    if (database.kind === 'postgres') {
-      let ports: StorePorts | undefined;
-      return body({
-        config,
-        store: undefined,
-        get ports() {
-          return (ports ??= createPgStores(database.pool));
-        },
-        // A PostgreSQL database is backed up with PostgreSQL's own tools (pg_dump, a replica).
-        backup: undefined,
-      });
-    }
-    const { store } = database;
-    let ports: StorePorts | undefined;
-    return body({
-      config,
-      store,
-      // Built on first use: the stores prepare their statements against the schema, and `db backup`
-      // (migrate: false) must copy a database whatever its schema version, without preparing any.
-      get ports() {
-        return (ports ??= sqliteStorePorts(store));
-      },
-      backup: sqliteBackup(store),
-    });
-  });
 }
 
 export function withAdminSession(configPath: string | undefined, body: (session: AdminSession) => Promise<number>): Promise<number> {

@@ -5,7 +5,7 @@
  * (`api.port 8080 is in use (api.host 127.0.0.1)`).
  */
 import { createServer } from 'node:net';
-import type { SmsGateConfig } from '../gateway-config.js';
+import type { SmsGateConfig } from '../gateway/config.js';
 
 /** A listener of the config: its section (`api`, `admin`) and where it listens. */
 export interface ConfiguredListener {

@@ -23,6 +23,7 @@ import { BindSlotKeeper, isSlottedTransport, type SlotSession } from './bind-slo
 import { parsePublishedSettings, type ConfigAgreement } from './config-agreement.js';
 import { ClusterMembership, type BeatReport, type MembershipRegistry } from './membership.js';
 import type { NodeIdSource } from '../common/node-id.js';
+import type { ClusterStats } from '../admin/cluster-stats.js';
 import type { ClusterReadiness } from '../admin/readiness.js';
 import { NODE_HEARTBEAT_MS, NODE_LEASE_MS, type ReapHook } from '../store/postgres/node-registry.js';
 
@@ -39,23 +40,6 @@ export interface ClusterWakeTargets {
 /** A LISTEN session (PgWakeups): closed at stop. */
 export interface WakeListener {
   close(): Promise<void>;
-}
-
-/** What the runtime has done since it started (diagnostics, the status page, tests). */
-export interface ClusterStats {
-  nodeId: string;
-  /** Live nodes at the last beat that got through, this one included. */
-  liveNodes: number;
-  beats: number;
-  /** Beats the database did not answer (each retried at the next beat). */
-  failedBeats: number;
-  /** Times this node found itself fenced out and rejoined under a new id. */
-  rejoins: number;
-  /** Expired nodes this node took over, and the rows it moved back to the queues for them. */
-  nodesTakenOver: number;
-  rowsRequeued: number;
-  /** True while the bind slot session is open. */
-  slotSessionOpen: boolean;
 }
 
 export interface ClusterRuntimeOptions {

@@ -1,7 +1,7 @@
 /**
  * Loads the JSON config file: environment interpolation, ajv validation with defaults, then the
  * rules a schema cannot say (unique transport names, routes naming a configured transport, and the
- * checks the composition root hands in). config/ knows no feature module: src/gateway-config.ts
+ * checks the composition root hands in). config/ knows no feature module: src/gateway/config.ts
  * builds the loader from the transport registry and the feature modules' sections.
  * Every failure is a GatewayError('CONFIG_INVALID') whose message names the file and the key, e.g.
  * `config/prod.json: transports[1].port: must be <= 65535`.

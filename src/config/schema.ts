@@ -2,7 +2,7 @@
  * JSON Schemas (draft-07, for ajv 8) of the config file. Defaults live next to the rules, so one
  * place says what an omitted key means. This module holds the sections config/ owns (database, api,
  * auth, logging, routes, the common part of transport entries); the composition root
- * (src/gateway-config.ts) hands in the feature modules' sections (engine, webhooks, processing,
+ * (src/gateway/config.ts) hands in the feature modules' sections (engine, webhooks, processing,
  * admin, numbering, scheduling) and the transport registry's types and schemas, so config/ imports no
  * feature module. Every object is closed (`additionalProperties: false`):
  * a misspelt key is an error that names it, never a silently ignored setting.

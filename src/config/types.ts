@@ -1,7 +1,7 @@
 /**
  * The sections of the config file that config/ owns, after defaults are applied. The whole file's
  * type, with the feature modules' sections and the registry's transport entries, is SmsGateConfig
- * in src/gateway-config.ts (the composition root), so config/ imports no feature module.
+ * in src/gateway/config.ts (the composition root), so config/ imports no feature module.
  * Relative paths in a file are resolved against its directory (src/config/relative-paths.ts).
  */
 export interface DatabaseConfig {

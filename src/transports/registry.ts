@@ -1,6 +1,6 @@
 /**
  * The one list of transport types. The config loader builds its `type` enum and
- * per-type validators from it (src/gateway-config.ts) and the engine builds transports through it
+ * per-type validators from it (src/gateway/config.ts) and the engine builds transports through it
  * (src/engine/transport-factory.ts). Order matters only for messages: it is the order the
  * "must be one of" config error lists the types in.
  */

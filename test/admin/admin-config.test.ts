@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/admin/admin-config.js';
-import { resolveConfigFromObject } from '../../src/gateway-config.js';
+import { resolveConfigFromObject } from '../../src/gateway/config.js';
 
 describe('admin config', () => {
   it('is off without the section and defaults to 127.0.0.1:8081 with it', () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthService } from '../../src/auth/index.js';
-import { resolveConfigFromObject } from '../../src/gateway-config.js';
+import { resolveConfigFromObject } from '../../src/gateway/config.js';
 import type { AuthConfig } from '../../src/config/types.js';
 import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';

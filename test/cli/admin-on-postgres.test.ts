@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../src/auth/index.js';
 import { main } from '../../src/cli/main.js';
-import { loadConfig } from '../../src/gateway-config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { createPgStores } from '../../src/store/postgres/stores.js';

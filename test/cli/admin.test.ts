@@ -13,7 +13,7 @@ import { run as migrateCommand } from '../../src/cli/commands/migrate.js';
 import { run as senderCommand } from '../../src/cli/commands/sender.js';
 import { run as tokenCommand } from '../../src/cli/commands/token.js';
 import { run as userCommand } from '../../src/cli/commands/user.js';
-import { loadConfig } from '../../src/gateway-config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { openStore } from '../../src/store/sqlite/database.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { captureCliOutput, type CliResult } from '../support/cli-output.js';

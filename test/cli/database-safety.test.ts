@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveConfigFromObject } from '../../src/gateway-config.js';
+import { resolveConfigFromObject } from '../../src/gateway/config.js';
 import { freePort } from '../support/free-port.js';
 import { ensureBuilt, GatewayProcess, REPO_ROOT, seedAccount } from '../support/gateway-process.js';
 

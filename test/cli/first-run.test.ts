@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/gateway-config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { silentLogger } from '../../src/common/log.js';
 import { freePort } from '../support/free-port.js';

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfigFromObject } from '../../src/gateway-config.js';
+import { resolveConfigFromObject } from '../../src/gateway/config.js';
 import { createGateway } from '../../src/index.js';
 import { tempDir, until } from '../e2e/e2e-setup.js';
 import { scrape } from '../admin/admin-fixture.js';

@@ -1,11 +1,11 @@
 /**
- * Config/ imports no feature module (the composition root, src/gateway-config.ts,
+ * Config/ imports no feature module (the composition root, src/gateway/config.ts,
  * hands it the sections and the transport registry), and the transport types are listed once.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfigFromObject } from '../../src/gateway-config.js';
+import { resolveConfigFromObject } from '../../src/gateway/config.js';
 import { TRANSPORT_MODULES, TRANSPORT_TYPES } from '../../src/transports/registry.js';
 
 const CONFIG_DIR = join(import.meta.dirname, '../../src/config');

@@ -13,7 +13,7 @@ import { configPathFrom } from '../../src/config/index.js';
 import { describeJsonSyntaxError } from '../../src/config/json-text.js';
 import { nearestKey } from '../../src/config/suggest.js';
 import { isGatewayError } from '../../src/common/errors.js';
-import { loadConfig, resolveConfigFromObject } from '../../src/gateway-config.js';
+import { loadConfig, resolveConfigFromObject } from '../../src/gateway/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-config-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/gateway-config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { isLoopbackHost } from '../../src/admin/admin-config.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/gateway-config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 
 const configDir = join(import.meta.dirname, '..', '..', 'config');
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, resolveConfigFromObject } from '../../src/gateway-config.js';
+import { loadConfig, resolveConfigFromObject } from '../../src/gateway/config.js';
 import { isGatewayError } from '../../src/common/errors.js';
 import { DEFAULT_WEBHOOK_CONFIG } from '../../src/webhooks/config.js';
 

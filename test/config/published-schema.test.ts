@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { starterConfig } from '../../src/cli/commands/init.js';
 import { PUBLISHED_SCHEMA_URL } from '../../src/config/index.js';
-import { configJsonSchema } from '../../src/gateway-config.js';
+import { configJsonSchema } from '../../src/gateway/config.js';
 
 const configDir = join(import.meta.dirname, '..', '..', 'config');
 const published = JSON.parse(readFileSync(join(configDir, 'smsgate.schema.json'), 'utf8')) as Record<string, unknown>;

@@ -21,7 +21,7 @@ vi.mock('../../src/config/schema.js', async (importOriginal) => {
   };
 });
 
-const { resolveConfigFromObject } = await import('../../src/gateway-config.js');
+const { resolveConfigFromObject } = await import('../../src/gateway/config.js');
 const { TRANSPORT_MODULES } = await import('../../src/transports/registry.js');
 
 type Schema = { properties?: Record<string, Schema>; items?: Schema };

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/admin/gateway-metrics.js';
 import { TransportActivity } from '../../src/admin/transport-activity.js';
-import type { ClusterStats } from '../../src/cluster/cluster-runtime.js';
+import type { ClusterStats } from '../../src/admin/cluster-stats.js';
 
 async function registeredMetricNames(): Promise<string[]> {
   const metrics = new GatewayMetrics({

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseTarget, describeDatabase, redactDatabaseUrl } from '../../src/config/index.js';
 import { isGatewayError } from '../../src/common/errors.js';
-import { loadConfig, resolveConfigFromObject } from '../../src/gateway-config.js';
+import { loadConfig, resolveConfigFromObject } from '../../src/gateway/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-dbconfig-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

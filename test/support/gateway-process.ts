@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { AuthService } from '../../src/auth/index.js';
-import { resolveConfigFromObject, type SmsGateConfig } from '../../src/gateway-config.js';
+import { resolveConfigFromObject, type SmsGateConfig } from '../../src/gateway/config.js';
 import { silentLogger } from '../../src/common/log.js';
 import { openDatabase, openStore } from '../../src/store/sqlite/database.js';
 import { createPgStores } from '../../src/store/postgres/stores.js';

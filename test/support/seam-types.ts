@@ -9,7 +9,7 @@ import { createAdminListener } from '../../src/admin/admin-listener.js';
 import { createApiApp } from '../../src/api/app.js';
 import { AuthService } from '../../src/auth/index.js';
 import { CampaignProcessor, CampaignService } from '../../src/campaigns/index.js';
-import type { SmsGateConfig } from '../../src/gateway-config.js';
+import type { SmsGateConfig } from '../../src/gateway/config.js';
 import { InboundAdmin } from '../../src/inbound/inbound-admin.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
 import { silentLogger } from '../../src/common/log.js';

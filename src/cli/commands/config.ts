@@ -11,7 +11,7 @@
 import { serveKeyFileProblem } from '../../config/database.js';
 import { redactUrlPassword } from '../../common/secret-text.js';
 import { GatewayError } from '../../common/errors.js';
-import { configJsonSchema, loadConfig, locateConfig } from '../../gateway-config.js';
+import { configJsonSchema, loadConfig, locateConfig } from '../../gateway/config.js';
 import { withCodedExit } from '../coded-exit.js';
 import { adminOutput } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, unknownWordError, UsageError, withUsage } from '../args.js';

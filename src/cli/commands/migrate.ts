@@ -5,7 +5,7 @@
  */
 import { maskKnownSecrets } from '../../common/secret-text.js';
 import { isGatewayError } from '../../common/errors.js';
-import { loadConfig } from '../../gateway-config.js';
+import { loadConfig } from '../../gateway/config.js';
 import { applyDatabaseMigrations, openDatabase } from '../../store/sqlite/database.js';
 import { adminOutput } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, withUsage } from '../args.js';
@@ -31,7 +31,7 @@ export async function run(args: string[]): Promise<number> {
         await database.close();
       }
     } catch (err) {
-      // As every admin command (admin-session.ts withDatabase): a coded failure is a message and exit 1.
+      // As every admin command (admin-session.ts withPorts): a coded failure is a message and exit 1.
       if (!isGatewayError(err)) throw err;
       process.stderr.write(`smsgate: ${maskKnownSecrets(err.message)}\n`);
       return exitCodeFor(err.code);

@@ -5,7 +5,7 @@
  * while stopping exits at once with 1 (state is durable; the next start resumes). SIGHUP reopens
  * `logging.file` (src/cli/process-logger.ts) and changes nothing else.
  */
-import { loadConfig, locateConfig } from '../../gateway-config.js';
+import { loadConfig, locateConfig } from '../../gateway/config.js';
 import { createGateway } from '../../index.js';
 import { parseArgs, UsageError, withUsage } from '../args.js';
 import { listenErrorCode, listenFailureText } from '../listen-check.js';

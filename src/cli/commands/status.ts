@@ -8,7 +8,7 @@ import type { AdminConfig } from '../../admin/admin-config.js';
 import { formatOutcomes } from '../../admin/campaign-outcomes.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
 import { rateText } from '../../admin/status-page.js';
-import { loadConfig } from '../../gateway-config.js';
+import { loadConfig } from '../../gateway/config.js';
 import { maskKnownSecrets } from '../../common/secret-text.js';
 import { isGatewayError } from '../../common/errors.js';
 import { withPorts } from '../admin-session.js';

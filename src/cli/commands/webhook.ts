@@ -6,7 +6,7 @@
  * poll; when none answers on the configured API address the command says so, and with --now it sends
  * them itself with the full retry policy and reports the outcome, with progress on a terminal.
  */
-import type { SmsGateConfig } from '../../gateway-config.js';
+import type { SmsGateConfig } from '../../gateway/config.js';
 import { createLogger } from '../../common/log.js';
 import { GatewayError } from '../../common/errors.js';
 import type { Store } from '../../store/sqlite/database.js';

@@ -6,28 +6,28 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { adminConfigProblem, adminConfigSchema, type AdminConfig } from './admin/admin-config.js';
-import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from './campaigns/campaign-processor.js';
-import { isValidTimeZone, SEND_AT_ZONE } from './campaigns/send-at.js';
-import { createConfigLoader, DEFAULT_CONFIG_PATH, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from './config/index.js';
-import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from './config/types.js';
-import { ENGINE_DEFAULTS, type EngineConfig } from './engine/config.js';
-import { isGatewayError } from './common/errors.js';
-import { INBOUND_REASSEMBLY_TIMEOUT_MS } from './inbound/inbound-service.js';
-import { DEFAULT_INBOUND_PART_LIMITS } from './inbound/part-limits.js';
-import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from './sms/numbering.js';
-import { defaultKeyFileFor } from './store/secret-box.js';
-import { knownProfiles, loadProfile, packageRoot } from './transports/modem/profile.js';
-import { TRANSPORT_MODULES, type TransportEntry } from './transports/registry.js';
-import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './webhooks/config.js';
+import { adminConfigProblem, adminConfigSchema, type AdminConfig } from '../admin/admin-config.js';
+import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from '../campaigns/campaign-processor.js';
+import { isValidTimeZone, SEND_AT_ZONE } from '../campaigns/send-at.js';
+import { createConfigLoader, DEFAULT_CONFIG_PATH, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from '../config/index.js';
+import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from '../config/types.js';
+import { ENGINE_DEFAULTS, type EngineConfig } from '../engine/config.js';
+import { isGatewayError } from '../common/errors.js';
+import { INBOUND_REASSEMBLY_TIMEOUT_MS } from '../inbound/inbound-service.js';
+import { DEFAULT_INBOUND_PART_LIMITS } from '../inbound/part-limits.js';
+import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from '../sms/numbering.js';
+import { defaultKeyFileFor } from '../store/secret-box.js';
+import { knownProfiles, loadProfile, packageRoot } from '../transports/modem/profile.js';
+import { TRANSPORT_MODULES, type TransportEntry } from '../transports/registry.js';
+import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from '../webhooks/config.js';
 
-export { CONFIG_SEARCH_ORDER, DEFAULT_CONFIG_PATH, type ConfigPurpose, type LoadOptions } from './config/index.js';
-export type * from './config/types.js';
-export type { EngineConfig } from './engine/config.js';
-export type { ModemTransportConfig } from './transports/modem/config.js';
-export type { SimulatorTransportConfig } from './transports/simulator/config.js';
-export type { SmppTransportConfig } from './transports/smpp/config.js';
-export type { TransportEntry, TransportType } from './transports/registry.js';
+export { CONFIG_SEARCH_ORDER, DEFAULT_CONFIG_PATH, type ConfigPurpose, type LoadOptions } from '../config/index.js';
+export type * from '../config/types.js';
+export type { EngineConfig } from '../engine/config.js';
+export type { ModemTransportConfig } from '../transports/modem/config.js';
+export type { SimulatorTransportConfig } from '../transports/simulator/config.js';
+export type { SmppTransportConfig } from '../transports/smpp/config.js';
+export type { TransportEntry, TransportType } from '../transports/registry.js';
 
 /** The `webhooks` section: the sender owns its meaning and defaults (src/webhooks/config.ts). */
 export type WebhooksConfig = WebhookSenderConfig;

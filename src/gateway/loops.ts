@@ -1,26 +1,25 @@
 /**
  * The loops every gateway runs, whatever its database: the inbound service, the dispatch
  * engine, the campaign processor, the campaign service and the API app, wired to each other the
- * same way for a single gateway on SQLite (src/index.ts) and a node of a cluster on PostgreSQL
- * (src/cluster/cluster-node.ts). What differs is passed in: the engine's store, the node id, the
- * cluster view for the admin listener.
+ * same way on SQLite and on PostgreSQL (./create-gateway.ts). What differs comes from the backend
+ * (./backend.ts): the engine's store, the node id, the cluster view for the admin listener.
  */
 import type Koa from 'koa';
-import type { AdminClusterView, AdminListener } from './admin/admin-listener.js';
-import { createApiApp } from './api/app.js';
-import type { AuthService } from './auth/index.js';
-import { CampaignProcessor, CampaignService } from './campaigns/index.js';
-import type { NodeIdSource } from './common/node-id.js';
-import type { EngineConfig } from './engine/config.js';
-import { DispatchEngine } from './engine/dispatch-engine.js';
-import type { EngineStore } from './engine/engine-backend.js';
-import type { SmsGateConfig } from './gateway-config.js';
-import { InboundService } from './inbound/inbound-service.js';
-import type { Logger } from './common/log.js';
-import { numberingPlanFor } from './sms/numbering.js';
-import type { StorePorts } from './store/store-ports.js';
-import type { Transport } from './transports/transport.js';
-import { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from './webhooks/index.js';
+import type { AdminClusterView, AdminListener } from '../admin/admin-listener.js';
+import { createApiApp } from '../api/app.js';
+import type { AuthService } from '../auth/index.js';
+import { CampaignProcessor, CampaignService } from '../campaigns/index.js';
+import type { NodeIdSource } from '../common/node-id.js';
+import type { EngineConfig } from '../engine/config.js';
+import { DispatchEngine } from '../engine/dispatch-engine.js';
+import type { EngineStore } from '../engine/engine-backend.js';
+import type { SmsGateConfig } from './config.js';
+import { InboundService } from '../inbound/inbound-service.js';
+import type { Logger } from '../common/log.js';
+import { numberingPlanFor } from '../sms/numbering.js';
+import type { StorePorts } from '../store/store-ports.js';
+import type { Transport } from '../transports/transport.js';
+import { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from '../webhooks/index.js';
 
 export interface GatewayLoopsDeps {
   config: SmsGateConfig;

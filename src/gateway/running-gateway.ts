@@ -1,24 +1,24 @@
 /**
- * A built gateway as it starts and stops (createGateway in src/index.ts builds one for SQLite,
- * createClusterNode in src/cluster/cluster-node.ts for PostgreSQL): the loops both run, in the
- * order crash recovery needs, around what differs between the two backends (GatewayBackend).
+ * A built gateway as it starts and stops (createGateway in ./create-gateway.ts builds one for
+ * either backend): the loops both run, in the order crash recovery needs, around what differs
+ * between the two backends (GatewayBackend, given by ./sqlite/backend.ts or ./postgres/backend.ts).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
-import type { AdminListener } from './admin/admin-listener.js';
-import type { AuthService } from './auth/index.js';
-import type { CampaignProcessor, CampaignService } from './campaigns/index.js';
-import type { ClusterRuntime } from './cluster/cluster-runtime.js';
-import type { EngineConfig } from './engine/config.js';
-import type { DispatchEngine } from './engine/dispatch-engine.js';
-import type { SmsGateConfig } from './gateway-config.js';
-import type { Logger } from './common/log.js';
-import type { Store } from './store/sqlite/database.js';
-import type { StorePorts } from './store/store-ports.js';
-import type { Transport } from './transports/transport.js';
-import type { WebhookSender } from './webhooks/index.js';
-import type { WebhookSenderThread } from './webhooks/sender-thread.js';
+import type { AdminListener } from '../admin/admin-listener.js';
+import type { AuthService } from '../auth/index.js';
+import type { CampaignProcessor, CampaignService } from '../campaigns/index.js';
+import type { ClusterRuntime } from '../cluster/cluster-runtime.js';
+import type { EngineConfig } from '../engine/config.js';
+import type { DispatchEngine } from '../engine/dispatch-engine.js';
+import type { SmsGateConfig } from './config.js';
+import type { Logger } from '../common/log.js';
+import type { Store } from '../store/sqlite/database.js';
+import type { StorePorts } from '../store/store-ports.js';
+import type { Transport } from '../transports/transport.js';
+import type { WebhookSender } from '../webhooks/index.js';
+import type { WebhookSenderThread } from '../webhooks/sender-thread.js';
 
 export interface GatewayOptions {
   logger?: Logger;

@@ -1,0 +1,75 @@
+/**
+ * The one place a gateway is wired, for either backend: the backend the config selects
+ * (./backends.ts) opens the database and gives its ports, secret box, engine store, webhook sender
+ * and, on PostgreSQL, the node's cluster runtime; everything else (admin listener, auth,
+ * transports, the loops, the API) is built here the same way for both. `smsgate serve` is this plus
+ * signal handling.
+ */
+import { createAdminListener } from '../admin/admin-listener.js';
+import { AuthService } from '../auth/index.js';
+import type { CampaignProcessor } from '../campaigns/index.js';
+import { silentLogger } from '../common/log.js';
+import { resolveEngineConfig } from '../engine/config.js';
+import type { DispatchEngine } from '../engine/dispatch-engine.js';
+import { createTransports } from '../engine/transport-factory.js';
+import type { BackendRuntime } from './backend.js';
+import { backendFor } from './backends.js';
+import type { SmsGateConfig } from './config.js';
+import { buildGatewayLoops } from './loops.js';
+import { RunningGateway, type Gateway, type GatewayOptions } from './running-gateway.js';
+
+/**
+ * Builds a gateway. Async because opening the store applies pending migrations, auth loads (or
+ * makes) its signing key and a node on PostgreSQL joins its cluster; nothing listens and nothing is
+ * sent until start().
+ */
+export async function createGateway(config: SmsGateConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? silentLogger();
+  const now = options.now ?? Date.now;
+  const engineConfig = resolveEngineConfig(config.engine);
+  const opened = await backendFor(config.database).openGateway(config, { now, logger });
+  let runtime: BackendRuntime | undefined;
+  try {
+    const { ports, secretBox } = opened;
+    // Metrics and the status page's recent errors see the engine, transports and webhooks.
+    const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
+    const observed = admin?.tapLogger(logger) ?? logger;
+    // The loops exist only after the backend's runtime (a node's id and slot gate); its wake-ups reach them once built.
+    const loops: { engine?: DispatchEngine; webhooks?: { wake(): void }; processor?: CampaignProcessor } = {};
+    const backend = await opened.attach({
+      config,
+      observed,
+      now,
+      clockInjected: options.now !== undefined,
+      observer: admin?.observer,
+      wake: { parts: () => loops.engine?.wake(), outbox: () => loops.webhooks?.wake(), campaigns: () => loops.processor?.wake() },
+    });
+    runtime = backend;
+    loops.webhooks = backend.webhooks;
+    const auth = await AuthService.create(ports.auth, config.auth, secretBox, { now, logger: logger.child({ part: 'auth' }) });
+    // Transports given by the caller get no bind slot gate (GatewayOptions.transports says so).
+    const transports =
+      options.transports ?? (await createTransports(config.transports, observed, backend.slotGate === undefined ? {} : { slotGate: backend.slotGate }));
+    const { engine, processor, campaigns, app } = buildGatewayLoops({
+      config,
+      engineConfig,
+      ports,
+      auth,
+      engineStore: backend.engineStore,
+      transports,
+      webhooks: backend.webhooks,
+      logger,
+      observed,
+      now,
+      admin,
+      ...(backend.node === undefined ? {} : { node: backend.node }),
+      ...(backend.cluster === undefined ? {} : { cluster: backend.cluster }),
+    });
+    loops.engine = engine;
+    loops.processor = processor;
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin });
+  } catch (err) {
+    await (runtime ?? opened).close();
+    throw err;
+  }
+}
