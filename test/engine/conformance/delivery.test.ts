@@ -1,0 +1,137 @@
+/**
+ * Engine conformance: delivery over the simulator on both backends: single- and multi-part
+ * messages, receipts applied (duplicates, out of order, intermediate, in one batch), and the
+ * webhook outbox: one row per recipient status change when the client has a webhook URL, none
+ * without.
+ */
+import { expect, it } from 'vitest';
+import { SimulatorTransport } from '../../../src/transports/simulator/index.js';
+import { allFinal, describeEngineConformance, until } from './engine-backends.js';
+
+function simulator(overrides: Partial<ConstructorParameters<typeof SimulatorTransport>[0]> = {}): SimulatorTransport {
+  return new SimulatorTransport({ name: 'sim', type: 'simulator', maxPerSecond: 100_000, receiptDelayMs: 5, outcomes: [], ...overrides }, { recordAccepted: true });
+}
+
+const statuses = (outbox: readonly { body: string }[]): string[] => outbox.map((o) => (JSON.parse(o.body) as { Status: string }).Status);
+
+describeEngineConformance('engine delivery', (open) => {
+  it('delivers a one-part campaign and writes one webhook per recipient with the exact body', async () => {
+    const rig = await open();
+    await rig.startEngine({ transports: [simulator()] });
+    const clientId = await rig.seedClient();
+    const campaignId = await rig.seedCampaign({ clientId, sender: 'Acme', msisdns: ['353871234567', '447700900123'], clientReferences: ['ref-1', null] });
+    const recipients = await until(() => rig.recipients(campaignId), allFinal);
+    expect(recipients.map((r) => [r.status, r.last_status, r.dispatch_state])).toEqual([
+      ['delivered', 'DELIVRD', 'dispatched'],
+      ['delivered', 'DELIVRD', 'dispatched'],
+    ]);
+    expect((await rig.parts(campaignId)).map((p) => [p.state, p.attempts, p.transport, p.parts_total])).toEqual([
+      ['delivered', 1, 'sim', 1],
+      ['delivered', 1, 'sim', 1],
+    ]);
+    // One row per recipient; which recipient's receipt commits first is the simulator's timing.
+    expect((await rig.outbox()).map((o) => o.body).sort()).toEqual([
+      '{"To":"353871234567","From":"Acme","Status":"DELIVRD","ClientReference":"ref-1"}',
+      '{"To":"447700900123","From":"Acme","Status":"DELIVRD","ClientReference":null}',
+    ]);
+    expect((await rig.receipts()).map((r) => r.match_state)).toEqual(['matched', 'matched']);
+    expect(rig.webhookWakes).toBeGreaterThan(0);
+  });
+
+  it('sends a multi-part text as parts with one concatenation reference and delivers when every part is delivered', async () => {
+    const rig = await open();
+    const sim = simulator();
+    await rig.startEngine({ transports: [sim] });
+    const text = 'x'.repeat(153 * 2 + 10);
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), text, msisdns: ['353871234567'] });
+    const [recipient] = await until(() => rig.recipients(campaignId), allFinal);
+    expect(recipient?.status).toBe('delivered');
+    const parts = await rig.parts(campaignId);
+    expect(parts.map((p) => [p.part_number, p.parts_total, p.state])).toEqual([[1, 3, 'delivered'], [2, 3, 'delivered'], [3, 3, 'delivered']]);
+    expect(new Set(parts.map((p) => p.concat_reference)).size).toBe(1);
+    expect(sim.accepted.map((a) => a.text).join('')).toBe(text);
+    expect(await rig.outbox()).toHaveLength(1);
+  });
+
+  it('makes a multi-part recipient undelivered when one part is UNDELIV, with one webhook', async () => {
+    const rig = await open();
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    await rig.startEngine({ transports: [sim] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), text: 'y'.repeat(200), msisdns: ['353871234567'] });
+    await until(() => rig.parts(campaignId), (ps) => ps.length === 2 && ps.every((p) => p.state === 'submitted'));
+    const [first, second] = sim.accepted;
+    await sim.reportReceipt({ messageId: first!.messageId, status: 'DELIVRD' });
+    expect((await rig.recipients(campaignId))[0]?.status).toBe('pending');
+    await sim.reportReceipt({ messageId: second!.messageId, status: 'UNDELIV' });
+    expect((await rig.recipients(campaignId))[0]).toMatchObject({ status: 'undelivered', last_status: 'UNDELIV' });
+    expect((await rig.parts(campaignId)).map((p) => p.state)).toEqual(['delivered', 'undelivered']);
+    expect(statuses(await rig.outbox())).toEqual(['UNDELIV']);
+  });
+
+  it('ignores duplicate and out-of-order receipts: a delivered recipient stays delivered', async () => {
+    const rig = await open();
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    await rig.startEngine({ transports: [sim] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567'] });
+    await until(() => rig.parts(campaignId), (ps) => ps[0]?.state === 'submitted');
+    const id = sim.accepted[0]!.messageId;
+    await sim.reportReceipt({ messageId: id, status: 'DELIVRD' });
+    await sim.reportReceipt({ messageId: id, status: 'DELIVRD' });
+    await sim.reportReceipt({ messageId: id, status: 'UNDELIV' });
+    await sim.reportReceipt({ messageId: id, status: 'ENROUTE', final: false });
+    expect((await rig.recipients(campaignId))[0]).toMatchObject({ status: 'delivered', last_status: 'DELIVRD' });
+    expect((await rig.parts(campaignId))[0]).toMatchObject({ state: 'delivered', last_status: 'DELIVRD' });
+    expect(await rig.outbox()).toHaveLength(1);
+    expect(await rig.receipts()).toHaveLength(4);
+  });
+
+  it('applies receipts arriving together in arrival order: ENROUTE then DELIVRD, a duplicate and a late UNDELIV', async () => {
+    const rig = await open();
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    await rig.startEngine({ transports: [sim] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567', '447700900123'] });
+    await until(() => rig.parts(campaignId), (ps) => ps.length === 2 && ps.every((p) => p.state === 'submitted'));
+    const [a, b] = sim.accepted.map((x) => x.messageId);
+    // Not awaited one by one: all six arrive before the first is committed (SQLite: one group commit).
+    await Promise.all([
+      sim.reportReceipt({ messageId: a!, status: 'ENROUTE', final: false }),
+      sim.reportReceipt({ messageId: b!, status: 'UNDELIV' }),
+      sim.reportReceipt({ messageId: a!, status: 'DELIVRD' }),
+      sim.reportReceipt({ messageId: a!, status: 'DELIVRD' }),
+      sim.reportReceipt({ messageId: a!, status: 'UNDELIV' }),
+      sim.reportReceipt({ messageId: 'no-such-id', status: 'DELIVRD' }),
+    ]);
+    expect((await rig.recipients(campaignId)).map((r) => [r.status, r.last_status])).toEqual([['delivered', 'DELIVRD'], ['undelivered', 'UNDELIV']]);
+    expect((await rig.parts(campaignId)).map((p) => [p.state, p.last_status])).toEqual([['delivered', 'DELIVRD'], ['undelivered', 'UNDELIV']]);
+    expect((await rig.outbox()).map((o) => JSON.parse(o.body) as { To: string; Status: string }).map((o) => [o.To, o.Status])).toEqual([
+      ['353871234567', 'ENROUTE'],
+      ['447700900123', 'UNDELIV'],
+      ['353871234567', 'DELIVRD'],
+    ]);
+    expect((await rig.receipts()).map((r) => r.match_state)).toEqual(['matched', 'matched', 'matched', 'matched', 'matched', 'pending']);
+  });
+
+  it('reports an intermediate status as a webhook while the recipient stays pending', async () => {
+    const rig = await open();
+    const sim = simulator({ receiptDelayMs: 3_600_000 });
+    await rig.startEngine({ transports: [sim] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567'] });
+    await until(() => rig.parts(campaignId), (ps) => ps[0]?.state === 'submitted');
+    const id = sim.accepted[0]!.messageId;
+    await sim.reportReceipt({ messageId: id, status: 'ENROUTE', final: false });
+    expect((await rig.recipients(campaignId))[0]).toMatchObject({ status: 'pending', last_status: 'ENROUTE' });
+    await sim.reportReceipt({ messageId: id, status: 'ENROUTE', final: false });
+    await sim.reportReceipt({ messageId: id, status: 'DELIVRD' });
+    expect((await rig.recipients(campaignId))[0]).toMatchObject({ status: 'delivered', last_status: 'DELIVRD' });
+    expect(statuses(await rig.outbox())).toEqual(['ENROUTE', 'DELIVRD']);
+  });
+
+  it('writes no webhook outbox row for a client without a webhook URL', async () => {
+    const rig = await open();
+    await rig.startEngine({ transports: [simulator()] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(null), msisdns: ['353871234567', '353871234568'] });
+    const recipients = await until(() => rig.recipients(campaignId), allFinal);
+    expect(recipients.map((r) => r.status)).toEqual(['delivered', 'delivered']);
+    expect(await rig.outbox()).toHaveLength(0);
+  });
+});
