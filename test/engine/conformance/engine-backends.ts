@@ -58,6 +58,8 @@ export interface SeedCampaign {
   clientReferences?: readonly (string | null)[];
   /** Default: now (due at once). */
   sendAtMs?: number;
+  /** Wake the engine once seeded (default true). */
+  wake?: boolean;
 }
 
 /** One row of inbound_messages as a scenario compares it. */
@@ -205,7 +207,7 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
         campaignId, totalSent: seed.msisdns.length, textSent: plan.text, encoding: plan.encoding, partsPerMessage: plan.parts,
         sendAtMs: seed.sendAtMs ?? nowMs, skippedCount: 0, readyAtMs: nowMs,
       });
-      current?.wake();
+      if (seed.wake !== false) current?.wake();
       return campaignId;
     },
     recipients: (campaignId) => sql('SELECT * FROM recipients WHERE campaign_id = ? ORDER BY id', [campaignId]),
