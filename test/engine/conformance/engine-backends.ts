@@ -7,12 +7,13 @@
  * plain reads of the rows the engine leaves. A scenario cannot tell the backends apart except by
  * the answers, so an answer that differs is a drift between the two engines.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import { silentLogger, type Logger } from '../../../src/common/log.js';
-import { SINGLE_GATEWAY } from '../../../src/common/node-id.js';
+import { SINGLE_GATEWAY, type NodeIdSource } from '../../../src/common/node-id.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../../src/engine/config.js';
 import { DispatchEngine } from '../../../src/engine/dispatch-engine.js';
 import type { EngineStore } from '../../../src/engine/engine-backend.js';
@@ -60,6 +61,8 @@ export interface SeedCampaign {
   sendAtMs?: number;
   /** Wake the engine once seeded (default true). */
   wake?: boolean;
+  /** Default true; false leaves the campaign being processed (its recipients written, not ready), which no engine sends. */
+  ready?: boolean;
 }
 
 /** One row of inbound_messages as a scenario compares it. */
@@ -134,10 +137,10 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
-function postgresConnection(pool: PgPool): Connection {
+function postgresConnection(pool: PgPool, node: NodeIdSource = SINGLE_GATEWAY): Connection {
   const pgStores = createPgStores(pool);
   return {
-    engineStore: { kind: 'postgres', pool, node: SINGLE_GATEWAY },
+    engineStore: { kind: 'postgres', pool, node },
     stores: pgStores,
     sql: async <T>(text: string, params: readonly unknown[]) => (await pool.query(numbered(text), [...params])).rows as T[],
   };
@@ -188,10 +191,11 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
     },
     async seedClient(webhookUrl = 'http://127.0.0.1:9/hook') {
       clients++;
-      return stores.auth.insertClient({ name: `client-${clients}`, webhookUrl, webhookSecretEnc: null }, Date.now());
+      // Unique across rigs on one database (two nodes).
+      return stores.auth.insertClient({ name: `client-${clients}-${randomUUID().slice(0, 8)}`, webhookUrl, webhookSecretEnc: null }, Date.now());
     },
     async seedCampaign(seed) {
-      const campaignId = `c-${String(Math.random()).slice(2, 12)}`;
+      const campaignId = randomUUID();
       const text = seed.text ?? 'Hello from the engine test';
       const plan = planMessage(text);
       const nowMs = Date.now();
@@ -202,6 +206,7 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
       });
       await stores.campaigns.claimForProcessing(campaignId);
       await stores.campaigns.appendRecipients(campaignId, seed.msisdns.map((msisdn, i) => ({ msisdn, clientReference: seed.clientReferences?.[i] ?? null })), nowMs);
+      if (seed.ready === false) return campaignId;
       // Ready last: a ready campaign seen without its recipients would be marked dispatched at once.
       await stores.campaigns.markReady({
         campaignId, totalSent: seed.msisdns.length, textSent: plan.text, encoding: plan.encoding, partsPerMessage: plan.parts,
@@ -220,6 +225,14 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
     sql: (text, params = []) => sql(text, params),
   };
   return rig;
+}
+
+/**
+ * The rig on a PostgreSQL pool for the scenarios only a backend with nodes has (test/engine/postgres):
+ * its engines stamp their claims with `node`'s id; `afterThisTest` stops them (usePostgresSuite's).
+ */
+export function postgresEngineRig(pool: PgPool, afterThisTest: (close: () => Promise<void>) => void, node?: NodeIdSource): EngineRig {
+  return makeRig('postgres', postgresConnection(pool, node), afterThisTest);
 }
 
 /** Everything a PostgreSQL scenario may have written, emptied between scenarios (the migrations' own table kept). */
