@@ -136,6 +136,49 @@ describeEngineConformance('engine submit outcomes', (open) => {
     expect((await rig.parts(campaignId))[0]).toMatchObject({ state: 'undelivered', attempts: 1 });
   });
 
+  it('retries only the part of a two-part message that failed for a passing reason, then delivers the recipient', async () => {
+    const rig = await open();
+    const transport = new ScriptedTransport();
+    await rig.startEngine({ transports: [transport] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), text: 'z'.repeat(200), msisdns: ['353871234567'] });
+    await until(async () => transport.held.length, (n) => n === 1);
+    expect(transport.held[0]!.message.segments).toHaveLength(2);
+    transport.held.shift()!.answer([{ part: 1, kind: 'accepted', messageId: 'p-1' }, { part: 2, kind: 'temporary', status: 'ESME_RTHROTTLED' }]);
+    await until(async () => transport.held.length, (n) => n === 1);
+    // The retry carries part 2 alone, in the same concatenation.
+    expect(transport.held[0]!.message.partNumbers).toEqual([2]);
+    expect((await rig.parts(campaignId)).map((p) => [p.part_number, p.state, p.attempts, p.message_id])).toEqual([[1, 'submitted', 1, 'p-1'], [2, 'submitting', 1, null]]);
+    transport.held.shift()!.answer([{ part: 2, kind: 'accepted', messageId: 'p-2' }]);
+    await until(() => rig.parts(campaignId), (ps) => ps[1]?.state === 'submitted');
+    await transport.handlers!.onReceipt({ messageId: 'p-1', status: 'DELIVRD', final: true, raw: 'id:p-1 stat:DELIVRD' });
+    await transport.handlers!.onReceipt({ messageId: 'p-2', status: 'DELIVRD', final: true, raw: 'id:p-2 stat:DELIVRD' });
+    expect(await rig.recipients(campaignId)).toMatchObject([{ status: 'delivered', last_status: 'DELIVRD' }]);
+    expect((await rig.parts(campaignId)).map((p) => [p.state, p.attempts])).toEqual([['delivered', 1], ['delivered', 2]]);
+    expect(statuses(await rig.outbox())).toEqual(['DELIVRD']);
+    expect(rig.engine.stats().outcomes).toMatchObject({ accepted: 2, retried: 1, failed: 0 });
+  });
+
+  it('makes a two-part recipient undelivered when one part is refused for good, with one webhook, while the other part was accepted', async () => {
+    const rig = await open();
+    const transport = new ScriptedTransport();
+    await rig.startEngine({ transports: [transport] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), text: 'z'.repeat(200), msisdns: ['353871234567'] });
+    await until(async () => transport.held.length, (n) => n === 1);
+    transport.held.shift()!.answer([{ part: 1, kind: 'accepted', messageId: 'p-1' }, { part: 2, kind: 'permanent', status: 'ESME_RINVDSTADR' }]);
+    const [recipient] = await until(() => rig.recipients(campaignId), allFinal);
+    expect(recipient).toMatchObject({ status: 'undelivered', last_status: 'ESME_RINVDSTADR' });
+    expect((await rig.parts(campaignId)).map((p) => [p.part_number, p.state, p.attempts, p.last_status])).toEqual([
+      [1, 'submitted', 1, null],
+      [2, 'undelivered', 1, 'ESME_RINVDSTADR'],
+    ]);
+    expect(statuses(await rig.outbox())).toEqual(['ESME_RINVDSTADR']);
+    // The accepted part's receipt comes later and changes nothing the recipient shows.
+    await transport.handlers!.onReceipt({ messageId: 'p-1', status: 'DELIVRD', final: true, raw: 'id:p-1 stat:DELIVRD' });
+    expect(await rig.recipients(campaignId)).toMatchObject([{ status: 'undelivered', last_status: 'ESME_RINVDSTADR' }]);
+    expect((await rig.parts(campaignId)).map((p) => p.state)).toEqual(['delivered', 'undelivered']);
+    expect(statuses(await rig.outbox())).toEqual(['ESME_RINVDSTADR']);
+  });
+
   it('holds parts while the transport is down, spending no attempts, and sends them when it comes back', async () => {
     const rig = await open();
     const sim = simulator();
