@@ -46,6 +46,43 @@ describeEngineConformance('engine receipts', (open) => {
     expect(await rig.outbox()).toHaveLength(1);
   });
 
+  it('records a receipt\'s status, error code and done time on the receipt row and its part, and stamps the final time', async () => {
+    const rig = await open();
+    const transport = new ScriptedTransport();
+    await rig.startEngine({ transports: [transport] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567', '353871234568'] });
+    await until(async () => transport.held.length, (n) => n === 2);
+    const byDestination = new Map(transport.held.map((h) => [h.message.destination, h]));
+    byDestination.get('353871234567')!.answer([{ part: 1, kind: 'accepted', messageId: 'm-a' }]);
+    byDestination.get('353871234568')!.answer([{ part: 1, kind: 'accepted', messageId: 'm-b' }]);
+    const submitted = await until(() => rig.parts(campaignId), (ps) => ps.every((p) => p.state === 'submitted'));
+    expect(submitted.map((p) => [p.message_id, p.attempts, p.final_at, p.last_status, p.last_error_code])).toEqual([['m-a', 1, null, null, null], ['m-b', 1, null, null, null]]);
+    expect(submitted.every((p) => typeof p.submitted_at === 'number')).toBe(true);
+
+    const before = Date.now();
+    await transport.handlers!.onReceipt({ messageId: 'm-a', status: 'UNDELIV', final: true, errorCode: '0x0B', doneAt: '2026-11-21T10:00:00.000Z', raw: 'id:m-a stat:UNDELIV err:00B' });
+    await transport.handlers!.onReceipt({ messageId: 'm-b', status: 'ENROUTE', final: false, raw: 'id:m-b stat:ENROUTE' });
+    await transport.handlers!.onReceipt({ messageId: 'm-b', status: 'DELIVRD', final: true, raw: 'id:m-b stat:DELIVRD' });
+    const after = Date.now();
+    const parts = await rig.parts(campaignId);
+    expect(parts.map((p) => [p.state, p.last_status, p.last_error_code])).toEqual([['undelivered', 'UNDELIV', '0x0B'], ['delivered', 'DELIVRD', null]]);
+    for (const part of parts) {
+      expect(part.final_at).toBeGreaterThanOrEqual(before);
+      expect(part.final_at).toBeLessThanOrEqual(after);
+    }
+    expect((await rig.receipts()).map((r) => [r.message_id, r.status, r.final, r.error_code, r.done_at, r.raw, r.match_state, r.part_id])).toEqual([
+      ['m-a', 'UNDELIV', 1, '0x0B', '2026-11-21T10:00:00.000Z', 'id:m-a stat:UNDELIV err:00B', 'matched', parts[0]!.id],
+      ['m-b', 'ENROUTE', 0, null, null, 'id:m-b stat:ENROUTE', 'matched', parts[1]!.id],
+      ['m-b', 'DELIVRD', 1, null, null, 'id:m-b stat:DELIVRD', 'matched', parts[1]!.id],
+    ]);
+    expect((await rig.recipients(campaignId)).map((r) => [r.status, r.last_status])).toEqual([['undelivered', 'UNDELIV'], ['delivered', 'DELIVRD']]);
+    expect((await rig.outbox()).map((o) => JSON.parse(o.body) as { To: string; Status: string }).map((o) => [o.To, o.Status])).toEqual([
+      ['353871234567', 'UNDELIV'],
+      ['353871234568', 'ENROUTE'],
+      ['353871234568', 'DELIVRD'],
+    ]);
+  });
+
   it('matches every receipt an SMSC sends before its submit_sm_resp, each counted once', async () => {
     const rig = await open();
     const smsc = await TestSmsc.start({ autoReceipt: { stat: 'DELIVRD', beforeResponse: true } });
