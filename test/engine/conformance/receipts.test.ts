@@ -44,6 +44,46 @@ describeEngineConformance('engine receipts', (open) => {
     expect(await rig.receipts()).toMatchObject([{ match_state: 'matched', part_id: (await rig.parts(campaignId))[0]?.id }]);
     expect((await rig.parts(campaignId))[0]).toMatchObject({ state: 'delivered', message_id: 'abc123', attempts: 1 });
     expect(await rig.outbox()).toHaveLength(1);
+    expect(rig.engine.stats()).toMatchObject({ receiptsMatched: 0, receiptsParked: 1 });
+  });
+
+  it('applies several receipts that arrived before the submit response in arrival order once the message id is written', async () => {
+    const rig = await open();
+    const transport = new ScriptedTransport();
+    await rig.startEngine({ transports: [transport] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567'] });
+    await until(async () => transport.held.length, (n) => n === 1);
+    await transport.handlers!.onReceipt({ messageId: 'early', status: 'ENROUTE', final: false, raw: 'id:early stat:ENROUTE' });
+    await transport.handlers!.onReceipt({ messageId: 'early', status: 'DELIVRD', final: true, raw: 'id:early stat:DELIVRD' });
+    await transport.handlers!.onReceipt({ messageId: 'early', status: 'UNDELIV', final: true, raw: 'id:early stat:UNDELIV' });
+    expect((await rig.receipts()).map((r) => r.match_state)).toEqual(['pending', 'pending', 'pending']);
+    expect(await rig.outbox()).toEqual([]);
+    transport.held.shift()!.answer([{ part: 1, kind: 'accepted', messageId: 'early' }]);
+    await until(() => rig.recipients(campaignId), allFinal);
+    expect(await rig.recipients(campaignId)).toMatchObject([{ status: 'delivered', last_status: 'DELIVRD' }]);
+    expect(await rig.parts(campaignId)).toMatchObject([{ state: 'delivered', last_status: 'DELIVRD', message_id: 'early' }]);
+    const partId = (await rig.parts(campaignId))[0]!.id;
+    expect((await rig.receipts()).map((r) => [r.status, r.match_state, r.part_id])).toEqual([
+      ['ENROUTE', 'matched', partId], ['DELIVRD', 'matched', partId], ['UNDELIV', 'matched', partId],
+    ]);
+    expect((await rig.outbox()).map((o) => (JSON.parse(o.body) as { Status: string }).Status)).toEqual(['ENROUTE', 'DELIVRD']);
+  });
+
+  it('matches a receipt only on the transport that submitted the message id', async () => {
+    const rig = await open();
+    const a = new ScriptedTransport('a');
+    const b = new ScriptedTransport('b');
+    await rig.startEngine({ transports: [a, b] });
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567'] });
+    await until(async () => a.held.length, (n) => n === 1);
+    a.held.shift()!.answer([{ part: 1, kind: 'accepted', messageId: 'm-1' }]);
+    await until(() => rig.parts(campaignId), (ps) => ps[0]?.state === 'submitted');
+    await b.handlers!.onReceipt({ messageId: 'm-1', status: 'UNDELIV', final: true, raw: 'id:m-1 stat:UNDELIV' });
+    expect(await rig.recipients(campaignId)).toMatchObject([{ status: 'pending' }]);
+    await a.handlers!.onReceipt({ messageId: 'm-1', status: 'DELIVRD', final: true, raw: 'id:m-1 stat:DELIVRD' });
+    expect(await rig.recipients(campaignId)).toMatchObject([{ status: 'delivered', last_status: 'DELIVRD' }]);
+    expect((await rig.receipts()).map((r) => [r.transport, r.status, r.match_state])).toEqual([['b', 'UNDELIV', 'pending'], ['a', 'DELIVRD', 'matched']]);
+    expect(rig.engine.stats()).toMatchObject({ receiptsMatched: 1, receiptsParked: 1 });
   });
 
   it('records a receipt\'s status, error code and done time on the receipt row and its part, and stamps the final time', async () => {
