@@ -136,20 +136,22 @@ describeEngineConformance('engine submit outcomes', (open) => {
     expect((await rig.parts(campaignId))[0]).toMatchObject({ state: 'undelivered', attempts: 1 });
   });
 
-  it('keeps the transport\'s status and error code on a part through a retry, and its submit time once accepted', async () => {
+  it('keeps the transport\'s status and error code on a part through a retry, due after the backoff, and its submit time once accepted', async () => {
     const rig = await open();
     const transport = new ScriptedTransport();
-    await rig.startEngine({ transports: [transport], engine: { retryBaseDelayMs: 50 } });
+    // A minute's backoff: the part is seen queued for certain, then the clock is moved past it.
+    await rig.startEngine({ transports: [transport], engine: { retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 } });
     const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567'] });
     await until(async () => transport.held.length, (n) => n === 1);
     const failedAt = Date.now();
     transport.held.shift()!.answer([{ part: 1, kind: 'temporary', status: 'ESME_RTHROTTLED', errorCode: 88 }]);
     const [queued] = await until(() => rig.parts(campaignId), (ps) => ps[0]?.state === 'queued');
     expect(queued).toMatchObject({ attempts: 1, last_status: 'ESME_RTHROTTLED', last_error_code: '88', message_id: null, submitted_at: null, final_at: null });
-    // Due again after the first backoff (50 ms), not before.
-    expect(queued!.next_attempt_at).toBeGreaterThanOrEqual(failedAt + 50);
+    expect(queued!.next_attempt_at).toBeGreaterThanOrEqual(failedAt + 60_000);
+    expect(queued!.next_attempt_at).toBeLessThanOrEqual(Date.now() + 60_000);
+    rig.clockSkewMs = 60_001;
     await until(async () => transport.held.length, (n) => n === 1);
-    const acceptedAt = Date.now();
+    const acceptedAt = Date.now() + rig.clockSkewMs;
     transport.held.shift()!.answer([{ part: 1, kind: 'accepted', messageId: 'm-1' }]);
     const [submitted] = await until(() => rig.parts(campaignId), (ps) => ps[0]?.state === 'submitted');
     expect(submitted).toMatchObject({ attempts: 2, message_id: 'm-1', final_at: null });
