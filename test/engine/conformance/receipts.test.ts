@@ -171,6 +171,17 @@ describeEngineConformance('engine receipts', (open) => {
     expect((await rig.receipts())[0]?.match_state).toBe('expired');
   });
 
+  it('expires an unmatched receipt by itself once it is older than engine.unmatchedReceiptTtlMs (the scheduler\'s periodic sweep)', async () => {
+    const rig = await open();
+    const sim = simulator();
+    await rig.startEngine({ transports: [sim], engine: { unmatchedReceiptTtlMs: 60_000 } });
+    await sim.reportReceipt({ messageId: 'no-such-id', status: 'DELIVRD' });
+    expect(await rig.receipts()).toMatchObject([{ match_state: 'pending' }]);
+    // A minute and a poll later the scheduler's sweep (every tenth of the TTL, here 6 s) finds it expired.
+    rig.clockSkewMs = 60_001 + 6_000;
+    await until(() => rig.receipts(), (rows) => rows[0]?.match_state === 'expired');
+  });
+
   it('the sweep applies an unmatched receipt whose part has its message id by now, and expires one past the TTL', async () => {
     const rig = await open();
     const sim = simulator();
