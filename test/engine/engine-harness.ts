@@ -1,6 +1,11 @@
 /**
  * A dispatch engine over a real SQLite file in a temp dir, with accounts and ready campaigns
  * seeded by SQL (the campaign processor is tested on its own) and the real webhook outbox.
+ *
+ * Kept for the transport tests that drive a SQLite engine synchronously
+ * (test/transports/smpp/unmarked-receipts.test.ts, test/transports/modem/sim-records.test.ts).
+ * Engine scenarios use test/engine/conformance/engine-backends.ts, which runs each one on both
+ * backends.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -11,14 +11,16 @@ export interface HeldSubmit {
 
 export class ScriptedTransport implements Transport {
   readonly type = 'simulator' as const;
-  readonly windowSize = 4;
+  readonly windowSize: number;
   readonly maxPerSecond = 10_000;
   handlers: TransportHandlers | undefined;
   readonly held: HeldSubmit[] = [];
   stopCalls = 0;
   private state: TransportState = { state: 'binding' };
 
-  constructor(readonly name = 'scripted') {}
+  constructor(readonly name = 'scripted', options: { windowSize?: number } = {}) {
+    this.windowSize = options.windowSize ?? 4;
+  }
 
   setHandlers(handlers: TransportHandlers): void {
     this.handlers = handlers;
@@ -36,6 +38,17 @@ export class ScriptedTransport implements Transport {
     for (const h of this.held.splice(0)) {
       h.answer((h.message.partNumbers ?? h.message.segments.map((_, i) => i + 1)).map((part) => ({ part, kind: 'temporary', status: 'STOPPED' })));
     }
+  }
+
+  /** The link is lost (the lane holds its parts) until setUp(). */
+  setDown(reason = 'link lost'): void {
+    this.state = { state: 'down', reason };
+    this.handlers?.onState(this.state);
+  }
+
+  setUp(): void {
+    this.state = { state: 'bound' };
+    this.handlers?.onState(this.state);
   }
 
   currentState(): TransportState {

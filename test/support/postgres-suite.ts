@@ -31,7 +31,7 @@ const CONNECTIONS_GONE_DEADLINE_MS = 10_000;
  * between terminates one mid-close, which surfaces as an uncaught 57P01. Waits until no other
  * client connection is left.
  */
-async function untilConnectionsGone(server: PostgresServer): Promise<void> {
+export async function untilConnectionsGone(server: PostgresServer): Promise<void> {
   const admin = new pg.Client({ connectionString: server.urlFor('postgres') });
   await admin.connect();
   try {

@@ -5,11 +5,11 @@
  * kills (57P01, as in a failover) is run again until it commits, `stalled` meanwhile.
  */
 import { expect, it } from 'vitest';
-import { PgUnitRunner } from '../../src/engine/postgres/unit-runner.js';
-import { silentLogger } from '../../src/common/log.js';
-import { rows, type PgClient, type PgPool } from '../../src/store/postgres/pool.js';
-import { usePostgresSuite } from '../support/postgres-suite.js';
-import { until } from './pg-engine-harness.js';
+import { PgUnitRunner } from '../../../src/engine/postgres/unit-runner.js';
+import { silentLogger } from '../../../src/common/log.js';
+import { rows, type PgClient, type PgPool } from '../../../src/store/postgres/pool.js';
+import { usePostgresSuite } from '../../support/postgres-suite.js';
+import { until } from '../conformance/engine-backends.js';
 
 const suite = usePostgresSuite();
 

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/sqlite/database.js';
-import { BATCH_SQL, CLAIM_SQL, DispatchStore } from '../../src/store/sqlite/dispatch-store.js';
+import { openStore, type Store } from '../../../src/store/sqlite/database.js';
+import { BATCH_SQL, CLAIM_SQL, DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
 
 let store: Store | undefined;
 let dir: string | undefined;

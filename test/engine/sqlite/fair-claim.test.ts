@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FairClaimer } from '../../src/engine/fair-claim.js';
-import { claimSizesFor } from '../../src/engine/transport-lane.js';
-import { openStore, type Store } from '../../src/store/sqlite/database.js';
-import { DispatchStore, type ClaimablePart } from '../../src/store/sqlite/dispatch-store.js';
+import { FairClaimer } from '../../../src/engine/fair-claim.js';
+import { claimSizesFor } from '../../../src/engine/transport-lane.js';
+import { openStore, type Store } from '../../../src/store/sqlite/database.js';
+import { DispatchStore, type ClaimablePart } from '../../../src/store/sqlite/dispatch-store.js';
 
 let store: Store | undefined;
 let dir: string | undefined;

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WriteBatcher, type WriteGroup } from '../../src/engine/sqlite/write-batcher.js';
-import { isGatewayError } from '../../src/common/errors.js';
-import { createLogger } from '../../src/common/log.js';
+import { WriteBatcher, type WriteGroup } from '../../../src/engine/sqlite/write-batcher.js';
+import { isGatewayError } from '../../../src/common/errors.js';
+import { createLogger } from '../../../src/common/log.js';
 
 let dir: string;
 let db: Database.Database;
