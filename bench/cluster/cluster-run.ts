@@ -56,8 +56,8 @@ export interface ColumnFigures {
   pgStatements: StatementStat[] | undefined;
 }
 
-/** How long to wait after the run for the nodes' counters to be written once more (preload.ts writes every 200 ms). */
-const COUNTS_SETTLE_MS = 500;
+/** How long to wait after the run for the nodes' counters to be written once more (preload.ts writes every 1,000 ms). */
+const COUNTS_SETTLE_MS = 1_300;
 
 const SECRET = 'bench-cluster-webhook-secret';
 /** A column whose webhooks stop coming for this long has stalled: it fails with the nodes' warnings. */
@@ -104,7 +104,9 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     const countsAtStart = countsOf(readCounts(countsDir), pids);
     if (database.kind === 'postgres') await options.pgStatements?.reset();
     const cpuAtStart = nodes.map((node) => cpuMsOf(node.pid));
-    const pgAtStart = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid);
+    // The server idles beside a SQLite column: its CPU is counted for PostgreSQL columns only.
+    const measuredPostgres = options.backend === 'postgres' ? options.postgres : undefined;
+    const pgAtStart = measuredPostgres === undefined ? 0 : postgresCpuMs(measuredPostgres.pid);
     const startedAtEpochMs = Date.now();
     const startedAtMs = monoMs();
     const { acceptedAtMs } = await postCampaign(running.node(0).baseUrl, running.account.token, body, startedAtMs);
@@ -122,7 +124,7 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     });
     const finishedAtMs = monoMs();
     const cpuMsByNode = nodes.map((node, i) => cpuMsOf(node.pid) - (cpuAtStart[i] as number));
-    const pgCpuMs = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid) - pgAtStart;
+    const pgCpuMs = measuredPostgres === undefined ? 0 : postgresCpuMs(measuredPostgres.pid) - pgAtStart;
     const harnessFigures = harness.stop();
     await new Promise((resolve) => setTimeout(resolve, COUNTS_SETTLE_MS));
     const counts = diffCounts(countsOf(readCounts(countsDir), pids), countsAtStart);

@@ -43,7 +43,6 @@ export async function enablePgStatStatements(server: PostgresServer): Promise<Pg
     const available = await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements'");
     if (available.rowCount === 0) return 'pg_stat_statements is not installed with this PostgreSQL';
     await admin.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
-    await admin.query('ALTER SYSTEM SET pg_stat_statements.max = 10000');
   } finally {
     await admin.end();
   }

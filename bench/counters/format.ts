@@ -86,7 +86,7 @@ export function formatSqliteCounts(label: string, counts: Counts, messages: numb
       tables.map(([name, t]) => [name, perMsg(t.written, messages), perMsg(t.inserts, messages), perMsg(t.updates, messages), perMsg(t.deletes, messages), perMsg(t.reads, messages), perMsg(t.read, messages)]),
     ),
     `all statements ${perMsg(totals.statements, messages)}/msg, rows written ${perMsg(totals.rowsWritten, messages)}/msg, transactions (COMMIT) ${perMsg(totals.transactions, messages)}/msg; ` +
-      `others: ${other.map((r) => `${r.table} ${perMsg(r.runs, messages)}`).join(', ') || 'none'}`,
+      `others: ${other.map((r) => `${r.normal.length > 40 ? `${r.normal.slice(0, 37)}...` : r.normal} ${perMsg(r.runs, messages)}`).join(', ') || 'none'}`,
     `top ${TOP} statements by runs a message:`,
     topTable(all, messages, 'rows/msg'),
   ];

@@ -35,8 +35,8 @@ export interface SmsgateRunOptions {
 /** A smsgate run's figures and, when counted, its SQLite statements from the POST to the last webhook. */
 export type SmsgateRunFigures = RunFigures & { sqliteCounts: Counts | undefined };
 
-/** How long to wait after the run for the gateway's counters to be written once more (preload.ts writes every 200 ms). */
-const COUNTS_SETTLE_MS = 500;
+/** How long to wait after the run for the gateway's counters to be written once more (preload.ts writes every 1,000 ms). */
+const COUNTS_SETTLE_MS = 1_300;
 
 const SECRET = 'bench-webhook-secret';
 
