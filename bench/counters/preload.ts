@@ -7,7 +7,7 @@
  *   BEGIN and COMMIT are prepared statements too) and every exec, by SQL text, with the rows it
  *   wrote (`run().changes`, SQLite's own sqlite3_changes) or returned;
  * - pg: every Client#query, i.e. every round trip (pg sends one query at a time per connection and
- *   waits for its ReadyForQuery), by SQL text and by kind of connection (a pooled one, or a
+ *   waits for its ReadyForQuery), by SQL text and by connection (the pool it came from, or a
  *   standalone one such as the wakeup LISTEN and the bind-slot locks), and every connect.
  *
  * The counts go to DIR/<pid>-<threadId>.json every SNAPSHOT_EVERY_MS and at exit (written to a
@@ -15,6 +15,7 @@
  * start and the end of a run and takes the difference (bench/counters/snapshot.ts).
  */
 import { renameSync, writeFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -59,7 +60,7 @@ function install(outDir: string): void {
   });
 
   const file = join(outDir, `${process.pid}-${threadId}.json`);
-  const write = (): void => {
+  const snapshot = (): string | undefined => {
     const counts: ThreadCounts = {
       pid: process.pid,
       threadId,
@@ -68,29 +69,53 @@ function install(outDir: string): void {
       pgByConnection: Object.fromEntries(pgByConnection),
       pgConnects,
     };
-    if (counts.sqlite.length === 0 && counts.pg.length === 0 && pgConnects === 0) return;
-    try {
-      writeFileSync(`${file}.tmp`, JSON.stringify(counts));
-      renameSync(`${file}.tmp`, file);
-    } catch {
-      // The bench removed its directory (the run is over): nothing left to report to.
-    }
+    return counts.sqlite.length === 0 && counts.pg.length === 0 && pgConnects === 0 ? undefined : JSON.stringify(counts);
   };
-  setInterval(write, SNAPSHOT_EVERY_MS).unref();
-  process.on('exit', write);
+  // While the gateway runs the file is written off its event loop (libuv's pool), one write at a
+  // time; at exit synchronously, as the last thing the thread does.
+  let writing = false;
+  const writeSoon = (): void => {
+    const text = snapshot();
+    if (text === undefined || writing) return;
+    writing = true;
+    writeFile(`${file}.tmp`, text)
+      .then(() => rename(`${file}.tmp`, file))
+      .catch(() => undefined) // the bench removed its directory: the run is over, nothing to report to
+      .finally(() => {
+        writing = false;
+      });
+  };
+  setInterval(writeSoon, SNAPSHOT_EVERY_MS).unref();
+  process.on('exit', () => {
+    const text = snapshot();
+    if (text === undefined) return;
+    try {
+      writeFileSync(`${file}.exit.tmp`, text);
+      renameSync(`${file}.exit.tmp`, file);
+    } catch {
+      // As above: nothing left to report to.
+    }
+  });
 }
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
-/** Wraps a prototype's method; `after` sees the receiver and the result. */
+/**
+ * Wraps a prototype's method; `after` sees the receiver and the result. The wrapper keeps the
+ * method's name, so a CPU profile shows `run` or `all` where the statement ran (bench/e2e's profile
+ * summary puts the wrapper's time in its caller's category, as it did the bare native call).
+ */
 function wrap(proto: Record<string, unknown>, name: string, after: (self: unknown, result: unknown) => void): void {
   const original = proto[name] as Method | undefined;
   if (typeof original !== 'function') return;
-  proto[name] = function wrapped(this: unknown, ...args: unknown[]): unknown {
-    const result = original.apply(this, args);
-    after(this, result);
-    return result;
+  const named = {
+    [name](this: unknown, ...args: unknown[]): unknown {
+      const result = original.apply(this, args);
+      after(this, result);
+      return result;
+    },
   };
+  proto[name] = named[name];
 }
 
 function patchSqlite(require: NodeRequire, count: (sql: string, rows: number) => void): void {
@@ -119,20 +144,51 @@ function patchSqlite(require: NodeRequire, count: (sql: string, rows: number) =>
 }
 
 function patchPg(require: NodeRequire, count: (connection: string, text: string) => void, connected: () => void): void {
-  let Client: { prototype: Record<string, unknown> };
+  let pgModule: { Client: { prototype: Record<string, unknown> }; Pool: { prototype: Record<string, unknown> } };
   try {
-    Client = (require('pg') as { Client: typeof Client }).Client;
+    pgModule = require('pg') as typeof pgModule;
   } catch {
     return;
   }
-  const proto = Client.prototype;
+  // Which pool a checked-out connection came from: pools are named in the order they first hand
+  // one out, with their size (a node has its store's pool and the cluster heartbeat's).
+  const poolNames = new WeakMap<object, string>();
+  const poolOfClient = new WeakMap<object, string>();
+  let pools = 0;
+  const poolProto = pgModule.Pool.prototype;
+  const poolConnect = poolProto['connect'] as Method;
+  poolProto['connect'] = function countedConnect(this: object, callback?: unknown): unknown {
+    let name = poolNames.get(this);
+    if (name === undefined) {
+      pools += 1;
+      name = `pool ${pools} (max ${(this as { options?: { max?: number } }).options?.max ?? '?'})`;
+      poolNames.set(this, name);
+    }
+    const poolName = name;
+    const tag = (client: unknown): void => {
+      if (typeof client === 'object' && client !== null) poolOfClient.set(client, poolName);
+    };
+    if (typeof callback === 'function') {
+      return poolConnect.call(this, (err: unknown, client: unknown, done: unknown) => {
+        tag(client);
+        (callback as (...a: unknown[]) => void)(err, client, done);
+      });
+    }
+    return (poolConnect.call(this) as Promise<unknown>).then((client) => {
+      tag(client);
+      return client;
+    });
+  };
+
+  const proto = pgModule.Client.prototype;
   const query = proto['query'] as Method;
-  proto['query'] = function countedQuery(this: unknown, ...args: unknown[]): unknown {
+  proto['query'] = function countedQuery(this: object, ...args: unknown[]): unknown {
     const first = args[0];
     const text = typeof first === 'string' ? first : typeof (first as { text?: unknown } | null)?.text === 'string' ? (first as { text: string }).text : '(non-text query)';
-    // pg-pool gives a checked-out connection its `release`; the others are standalone clients.
-    const self = this as { release?: unknown; connectionParameters?: { application_name?: string } };
-    const kind = typeof self.release === 'function' ? 'pool' : self.connectionParameters?.application_name || 'standalone';
+    // A pooled connection is named by its pool; a standalone client (the wakeup LISTEN, the
+    // bind-slot locks) by its application_name.
+    const self = this as { connectionParameters?: { application_name?: string } };
+    const kind = poolOfClient.get(this) ?? (self.connectionParameters?.application_name || 'standalone');
     count(kind, text);
     return query.apply(this, args);
   };
