@@ -108,14 +108,14 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
 function wrap(proto: Record<string, unknown>, name: string, after: (self: unknown, result: unknown) => void): void {
   const original = proto[name] as Method | undefined;
   if (typeof original !== 'function') return;
-  const named = {
+  const countedCall = {
     [name](this: unknown, ...args: unknown[]): unknown {
       const result = original.apply(this, args);
       after(this, result);
       return result;
     },
   };
-  proto[name] = named[name];
+  proto[name] = countedCall[name];
 }
 
 function patchSqlite(require: NodeRequire, count: (sql: string, rows: number) => void): void {
