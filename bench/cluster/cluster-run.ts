@@ -17,6 +17,8 @@ import { waitForCount } from '../e2e/wait.js';
 import { ClusterNodes, type ClusterDatabase, type ClusterNode } from '../../test/support/cluster-nodes.js';
 import type { PostgresServer } from '../../test/support/postgres-server.js';
 import { postgresCpuMs } from './postgres-cpu.js';
+import { databaseOf, type PgStatements, type StatementStat } from './pg-stat-statements.js';
+import { counterNodeArgs, COUNTS_DIR_ENV, countsOf, diffCounts, makeCountsDir, readCounts, type Counts } from '../counters/snapshot.js';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -31,6 +33,8 @@ export interface ColumnOptions {
   /** The bench's PostgreSQL (a fresh database per column); undefined for SQLite. */
   postgres: PostgresServer | undefined;
   progressEveryMs: number;
+  /** PostgreSQL's own statement counts (pg_stat_statements), when the server has them. */
+  pgStatements: PgStatements | undefined;
 }
 
 /** What bench:cluster adds to bench:e2e's figures: the database server's share and the whole machine's. */
@@ -46,7 +50,14 @@ export interface ColumnFigures {
   cpuMsByNode: number[];
   /** Recipient -> webhook 2xx after the POST was sent, per recipient: p50 / p99 / max. */
   toWebhookMs: { p50: number; p99: number; max: number };
+  /** The nodes' SQLite statements and PostgreSQL round trips over the run (bench/counters). */
+  counts: Counts;
+  /** The column database's statements on the PostgreSQL server over the run; undefined on SQLite or without pg_stat_statements. */
+  pgStatements: StatementStat[] | undefined;
 }
+
+/** How long to wait after the run for the nodes' counters to be written once more (preload.ts writes every 1,000 ms). */
+const COUNTS_SETTLE_MS = 1_300;
 
 const SECRET = 'bench-cluster-webhook-secret';
 /** A column whose webhooks stop coming for this long has stalled: it fails with the nodes' warnings. */
@@ -59,6 +70,7 @@ export function columnLabel(backend: Backend, nodes: number): string {
 export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> {
   const label = columnLabel(options.backend, options.nodes);
   const dir = makeTempDir('smsgate-bench-cluster-');
+  const countsDir = makeCountsDir(dir);
   const notes: string[] = [];
   let sinks: RunSinks | undefined;
   let cluster: ClusterNodes | undefined;
@@ -69,7 +81,10 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
       options.backend === 'sqlite'
         ? { kind: 'sqlite', path: join(dir, 'smsgate.sqlite') }
         : { kind: 'postgres', url: await requirePostgres(options).createDatabase() };
+    // The nodes count their statements (bench/counters/preload.ts, loaded with --import), into countsDir.
+    process.env[COUNTS_DIR_ENV] = countsDir;
     cluster = await ClusterNodes.start({
+      nodeArgs: () => counterNodeArgs(),
       dir,
       database,
       nodes: options.nodes,
@@ -85,8 +100,13 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
 
     const body = campaignBody(options);
     const harness = startHarnessMeter(smsc, receiver);
+    const pids = nodes.map((node) => node.pid);
+    const countsAtStart = countsOf(readCounts(countsDir), pids);
+    if (database.kind === 'postgres') await options.pgStatements?.reset();
     const cpuAtStart = nodes.map((node) => cpuMsOf(node.pid));
-    const pgAtStart = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid);
+    // The server idles beside a SQLite column: its CPU is counted for PostgreSQL columns only.
+    const measuredPostgres = options.backend === 'postgres' ? options.postgres : undefined;
+    const pgAtStart = measuredPostgres === undefined ? 0 : postgresCpuMs(measuredPostgres.pid);
     const startedAtEpochMs = Date.now();
     const startedAtMs = monoMs();
     const { acceptedAtMs } = await postCampaign(running.node(0).baseUrl, running.account.token, body, startedAtMs);
@@ -104,8 +124,11 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     });
     const finishedAtMs = monoMs();
     const cpuMsByNode = nodes.map((node, i) => cpuMsOf(node.pid) - (cpuAtStart[i] as number));
-    const pgCpuMs = options.postgres === undefined ? 0 : postgresCpuMs(options.postgres.pid) - pgAtStart;
+    const pgCpuMs = measuredPostgres === undefined ? 0 : postgresCpuMs(measuredPostgres.pid) - pgAtStart;
     const harnessFigures = harness.stop();
+    await new Promise((resolve) => setTimeout(resolve, COUNTS_SETTLE_MS));
+    const counts = diffCounts(countsOf(readCounts(countsDir), pids), countsAtStart);
+    const pgStatements = database.kind === 'postgres' ? await options.pgStatements?.read(databaseOf(database.url)) : undefined;
     const peakRssBytes = nodes.reduce((sum, node) => sum + peakRssBytesOf(node.pid), 0);
     const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
     notes.push(...webhookNotes(receiver, receiverEvents));
@@ -145,8 +168,11 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
       postgresCpuMs: pgCpuMs,
       cpuMsByNode,
       toWebhookMs: { p50: percentile(toWebhook, 50), p99: percentile(toWebhook, 99), max: percentile(toWebhook, 100) },
+      counts,
+      pgStatements,
     };
   } finally {
+    delete process.env[COUNTS_DIR_ENV];
     await cluster?.stopAll();
     await stopSinks(sinks);
     removeTempDir(dir);

@@ -6,7 +6,9 @@
 import { cpus } from 'node:os';
 import { table } from '../e2e/report.js';
 import { endToEndPerSecond, type Stage } from '../e2e/stats.js';
-import type { ColumnFigures } from './cluster-run.js';
+import { columnLabel, type ColumnFigures } from './cluster-run.js';
+import { formatPgClientCounts, formatSqliteCounts, pgClientTotals, sqliteTotals } from '../counters/format.js';
+import { formatPgStatements, statementsTotal } from './pg-stat-statements.js';
 
 const CORES = cpus().length;
 
@@ -37,12 +39,66 @@ export function formatColumns(columns: readonly ColumnFigures[]): string {
     ['POST -> webhook 2xx per recipient p50 / p99 / max', (c) => `${seconds(c.toWebhookMs.p50)} / ${seconds(c.toWebhookMs.p99)} / ${seconds(c.toWebhookMs.max)}`],
     ['receipt stored -> webhook 2xx p50 / p99', (c) => `${seconds(c.run.lag.p50Ms)} / ${seconds(c.run.lag.p99Ms)}`],
     ['CPU per message: nodes + PostgreSQL = total', (c) => `${int(perMessageUs(c.nodesCpuMs, c.run.messages))} + ${int(perMessageUs(c.postgresCpuMs, c.run.messages))} = ${int(perMessageUs(c.nodesCpuMs + c.postgresCpuMs, c.run.messages))} µs`],
+    ['statements a message: SQLite runs / PostgreSQL server (pg_stat_statements)', (c) => statementsCell(c)],
+    ['PostgreSQL round trips a message (the nodes\' pg queries)', (c) => (c.backend === 'sqlite' ? '-' : perMessage(pgClientTotals(c.counts).roundTrips, c.run.messages))],
     ['CPU by node, % of one core over the run', (c) => c.cpuMsByNode.map((ms) => pct(ms, c.run.endToEndMs)).join(' / ')],
     ['PostgreSQL CPU, % of one core', (c) => (c.backend === 'sqlite' ? '-' : pct(c.postgresCpuMs, c.run.endToEndMs))],
     [`cores busy (every process of the run, of ${CORES})`, (c) => coresBusy(c).toFixed(2)],
     ['load average (1 min) at start / end', (c) => `${c.run.loadAverage.atStart.toFixed(1)} / ${c.run.loadAverage.atEnd.toFixed(1)}`],
   ];
   return table(['', ...columns.map((c) => c.run.label)], rows.map(([name, cell]) => [name, ...columns.map(cell)]));
+}
+
+const perMessage = (n: number, messages: number): string => (n / messages).toFixed(2);
+
+function statementsCell(c: ColumnFigures): string {
+  if (c.backend === 'sqlite') return perMessage(sqliteTotals(c.counts).statements, c.run.messages);
+  return c.pgStatements === undefined ? '-' : perMessage(statementsTotal(c.pgStatements), c.run.messages);
+}
+
+/** One column's statement counts: SQLite's by table, or PostgreSQL's round trips and the server's statements. */
+export function formatColumnCounts(column: ColumnFigures): string {
+  const { run } = column;
+  const nodeCpu = `node CPU ${int(perMessageUs(column.nodesCpuMs, run.messages))} µs a message`;
+  if (column.backend === 'sqlite') return formatSqliteCounts(`${run.label} (${nodeCpu})`, column.counts, run.messages);
+  const label = `${run.label} (${nodeCpu}, PostgreSQL server CPU ${int(perMessageUs(column.postgresCpuMs, run.messages))} µs a message)`;
+  const parts = [formatPgClientCounts(label, column.counts, run.messages)];
+  if (column.pgStatements !== undefined) parts.push(formatPgStatements(label, column.pgStatements, run.messages));
+  return parts.join('\n\n');
+}
+
+/** The targets of the engine work: PostgreSQL x1 against SQLite x1, in the same run. */
+const TARGET_RATE_RATIO = 0.8;
+const TARGET_PG_SERVER_US = 150;
+const TARGET_NODE_CPU_RATIO = 1.2;
+
+/**
+ * PostgreSQL x1 against SQLite x1 in this run, with the targets beside: end to end at least 0.8x
+ * SQLite's, the PostgreSQL server at most 150 µs of CPU a message, the node at most 1.2x the SQLite
+ * gateway's CPU a message. Undefined unless both columns ran.
+ */
+export function formatPairTargets(columns: readonly ColumnFigures[]): string | undefined {
+  const sqlite = columns.find((c) => c.backend === 'sqlite');
+  const pg1 = columns.find((c) => c.backend === 'postgres' && c.nodes === 1);
+  if (sqlite === undefined || pg1 === undefined) return undefined;
+  const rate = endToEndPerSecond(pg1.run) / endToEndPerSecond(sqlite.run);
+  const serverUs = perMessageUs(pg1.postgresCpuMs, pg1.run.messages);
+  const nodeUs = perMessageUs(pg1.nodesCpuMs, pg1.run.messages);
+  const sqliteUs = perMessageUs(sqlite.nodesCpuMs, sqlite.run.messages);
+  const nodeRatio = nodeUs / sqliteUs;
+  const mark = (ok: boolean): string => (ok ? 'met' : 'NOT MET');
+  const pgLabel = columnLabel('postgres', 1);
+  return [
+    `Targets, ${pgLabel} against SQLite x1 in this run:`,
+    table(
+      ['', 'this run', 'target', ''],
+      [
+        [`${pgLabel} end to end vs SQLite x1`, `${rate.toFixed(2)}x (${int(endToEndPerSecond(pg1.run))} / ${int(endToEndPerSecond(sqlite.run))} msg/s)`, `>= ${TARGET_RATE_RATIO}x`, mark(rate >= TARGET_RATE_RATIO)],
+        [`PostgreSQL server CPU a message (${pgLabel})`, `${int(serverUs)} µs`, `<= ${TARGET_PG_SERVER_US} µs`, mark(serverUs <= TARGET_PG_SERVER_US)],
+        [`node CPU a message, ${pgLabel} vs SQLite x1 gateway`, `${nodeRatio.toFixed(2)}x (${int(nodeUs)} / ${int(sqliteUs)} µs)`, `<= ${TARGET_NODE_CPU_RATIO}x`, mark(nodeRatio <= TARGET_NODE_CPU_RATIO)],
+      ],
+    ),
+  ].join('\n');
 }
 
 /** What bounds each column on this machine, from its figures. */

@@ -15,9 +15,10 @@ import { formatRuns } from '../e2e/report.js';
 import type { SmscSinkConfig } from '../e2e/sink-protocol.js';
 import { startPostgres, type PostgresServer } from '../../test/support/postgres-server.js';
 import { runColumn, type Backend, type ColumnFigures } from './cluster-run.js';
-import { boundNotes, formatColumns, markdownRow } from './report.js';
+import { boundNotes, formatColumnCounts, formatColumns, formatPairTargets, markdownRow } from './report.js';
+import { enablePgStatStatements, type PgStatements } from './pg-stat-statements.js';
 
-const USAGE = 'usage: run.js [--recipients N] [--columns sqlite,pg1,pg2,pg3] [--binds N] [--window N] [--progress-ms N]';
+const USAGE = 'usage: run.js [--recipients N] [--columns sqlite,pg1,pg2,pg3 | --pair] [--binds N] [--window N] [--progress-ms N]';
 
 interface Column {
   backend: Backend;
@@ -51,6 +52,8 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (arg === '--binds') args.binds = positiveInt(arg, argv[++i]);
     else if (arg === '--window') args.window = positiveInt(arg, argv[++i]);
     else if (arg === '--progress-ms') args.progressEveryMs = positiveInt(arg, argv[++i]);
+    // PostgreSQL x1 beside SQLite x1 in one run: the pair the targets compare.
+    else if (arg === '--pair') args.columns = [COLUMN_NAMES['sqlite'] as Column, COLUMN_NAMES['pg1'] as Column];
     else if (arg === '--columns') {
       const names = (argv[++i] ?? '').split(',').filter((n) => n !== '');
       const unknown = names.filter((n) => COLUMN_NAMES[n] === undefined);
@@ -73,16 +76,22 @@ async function main(): Promise<void> {
       `bound transceiver, so with N nodes one node takes every receipt and matches it against parts the others submitted`,
   );
   let postgres: PostgresServer | undefined;
+  let pgStatements: PgStatements | undefined;
   const columns: ColumnFigures[] = [];
   const failures: string[] = [];
   try {
-    if (args.columns.some((c) => c.backend === 'postgres')) postgres = await startPostgres();
+    if (args.columns.some((c) => c.backend === 'postgres')) {
+      postgres = await startPostgres();
+      const enabled = await enablePgStatStatements(postgres);
+      if (typeof enabled === 'string') console.log(`PostgreSQL statement counts from the nodes only: ${enabled}`);
+      else pgStatements = enabled;
+    }
     for (const column of args.columns) {
       const label = `${column.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${column.nodes} node${column.nodes === 1 ? '' : 's'}`;
       console.log(`\n=== ${label} ===`);
       try {
         columns.push(
-          await runColumn({ ...column, recipients: args.recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, carrier, postgres, progressEveryMs: args.progressEveryMs }),
+          await runColumn({ ...column, recipients: args.recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, carrier, postgres, progressEveryMs: args.progressEveryMs, pgStatements }),
         );
       } catch (err) {
         // One column that stalls (its reason printed) does not cost the others' figures.
@@ -91,6 +100,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    await pgStatements?.close().catch(() => undefined);
     await postgres?.stop();
   }
   if (columns.length === 0) throw new Error(`no column finished:\n${failures.join('\n')}`);
@@ -100,6 +110,12 @@ async function main(): Promise<void> {
   console.log(formatColumns(columns));
   console.log('');
   console.log(boundNotes(columns));
+  for (const column of columns) {
+    console.log('');
+    console.log(formatColumnCounts(column));
+  }
+  const targets = formatPairTargets(columns);
+  if (targets !== undefined) console.log(`\n${targets}`);
   console.log('\nMarkdown for the README (bench:cluster), this run:\n');
   console.log('| column | end to end msg/s | submitted msg/s | webhooks msg/s | POST -> webhook p50 / p99 | receipt -> webhook p99 | CPU µs/msg: nodes + PostgreSQL | cores busy |');
   console.log('|---|---|---|---|---|---|---|---|');

@@ -3,7 +3,7 @@
  * line), the machine line every printout starts with, and an exit on Ctrl-C or a kill that lets
  * peer-process.ts's exit hook SIGKILL every child still running.
  */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 /** A bad command line: printed with the usage line, exit 2. */
 export class UsageError extends Error {}
@@ -17,7 +17,7 @@ export function positiveInt(flag: string, raw: string | undefined, min = 1): num
 
 /** Which machine the figures are from (the cores are shared, so the time of day matters too). */
 export function machineLine(): string {
-  return `machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`;
+  return `machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1/5/15 min)`;
 }
 
 /** Runs the bench's main and exits: 0 when it finished, 2 on a UsageError, 1 on anything else. */

@@ -15,11 +15,12 @@ import { CAMPAIGN_TEXT, msisdnFor } from './campaign.js';
 import { kannelLabel, runKannel, type KannelSetup } from './kannel-run.js';
 import { boundNote, formatProfile, formatRuns, formatTargets, markdownSummary } from './report.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
-import { runSmsgate } from './smsgate-run.js';
-import type { RunFigures } from './stats.js';
+import { runSmsgate, type SmsgateRunFigures } from './smsgate-run.js';
+import { cpuUsPerMessage, type RunFigures } from './stats.js';
+import { formatSqliteCounts } from '../counters/format.js';
 
 const USAGE =
-  'usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-setup RxC]... [--no-profile] [--receipt-delay-ms N] [--api-probe-ms N] [--progress-ms N]';
+  'usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-setup RxC]... [--no-profile] [--receipt-delay-ms N] [--api-probe-ms N] [--progress-ms N] [--no-counts]';
 
 interface BenchArgs {
   sizes: number[];
@@ -30,19 +31,21 @@ interface BenchArgs {
   receiptDelayMs: number;
   apiProbeEveryMs: number;
   progressEveryMs: number;
+  counts: boolean;
 }
 
 /** The issue's Kannel setup: 100 recipients a request, 4 requests at once. */
 const DEFAULT_KANNEL_SETUP: KannelSetup = { recipientsPerRequest: 100, concurrency: 4 };
 
 function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, apiProbeEveryMs: 1_000, progressEveryMs: 5_000 };
+  const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, apiProbeEveryMs: 1_000, progressEveryMs: 5_000, counts: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--recipients') args.sizes = [positiveInt(arg, argv[++i])];
     else if (arg === '--no-kannel') args.kannel = false;
     else if (arg === '--no-smsgate') args.smsgate = false;
     else if (arg === '--no-profile') args.profile = false;
+    else if (arg === '--no-counts') args.counts = false;
     else if (arg === '--receipt-delay-ms') args.receiptDelayMs = positiveInt(arg, argv[++i], 0);
     else if (arg === '--api-probe-ms') args.apiProbeEveryMs = positiveInt(arg, argv[++i], 0);
     else if (arg === '--progress-ms') args.progressEveryMs = positiveInt(arg, argv[++i]);
@@ -71,9 +74,9 @@ async function main(): Promise<void> {
   for (const recipients of args.sizes) {
     console.log(`\n=== ${recipients.toLocaleString('en-US')} recipients ===`);
     const runs: RunFigures[] = [];
-    let smsgate: RunFigures | undefined;
+    let smsgate: SmsgateRunFigures | undefined;
     if (args.smsgate) {
-      smsgate = await runSmsgate({ recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs });
+      smsgate = await runSmsgate({ recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs, counts: args.counts });
       runs.push(smsgate);
     }
     const kannelRuns: RunFigures[] = [];
@@ -95,6 +98,10 @@ async function main(): Promise<void> {
       if (bound !== undefined) console.log(`\n${bound}`);
       console.log('');
       console.log(formatProfile(smsgate));
+      if (smsgate.sqliteCounts !== undefined) {
+        console.log('');
+        console.log(formatSqliteCounts(`smsgate, ${recipients.toLocaleString('en-US')} recipients, gateway CPU ${Math.round(cpuUsPerMessage(smsgate))} µs a message`, smsgate.sqliteCounts, smsgate.messages));
+      }
     }
   }
   if (summary.some((s) => s.smsgate !== undefined)) {

@@ -16,6 +16,7 @@ import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { cpuMsOf, mainThreadTimesOf, percentile, peakRssBytesOf, type EventLoopFigures, type RunFigures } from './stats.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { freePort, waitFor, waitForCount } from './wait.js';
+import { counterNodeArgs, COUNTS_DIR_ENV, countsOf, diffCounts, makeCountsDir, readCounts, type Counts } from '../counters/snapshot.js';
 
 export interface SmsgateRunOptions {
   recipients: number;
@@ -27,20 +28,29 @@ export interface SmsgateRunOptions {
   progressEveryMs: number;
   /** GET /v1/campaign/{id} this often while the campaign runs (a dashboard); 0: never. */
   apiProbeEveryMs: number;
+  /** Count the gateway's SQLite statements (bench/counters/preload.ts, loaded with --import). */
+  counts: boolean;
 }
+
+/** A smsgate run's figures and, when counted, its SQLite statements from the POST to the last webhook. */
+export type SmsgateRunFigures = RunFigures & { sqliteCounts: Counts | undefined };
+
+/** How long to wait after the run for the gateway's counters to be written once more (preload.ts writes every 1,000 ms). */
+const COUNTS_SETTLE_MS = 1_300;
 
 const SECRET = 'bench-webhook-secret';
 
 function setupLine(options: SmsgateRunOptions): string {
   return (
-    `smsgate serve (own process${options.profile ? ', --cpu-prof' : ''}), SQLite synchronous=${process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? 'NORMAL' : 'FULL'}, ` +
+    `smsgate serve (own process${options.profile ? ', --cpu-prof' : ''}${options.counts ? ', statement counters' : ''}), SQLite synchronous=${process.env['SMSGATE_BENCH_SYNC'] === 'NORMAL' ? 'NORMAL' : 'FULL'}, ` +
     'SMPP 2 binds x window 100, no rate cap, webhooks.concurrency 64, admin listener on; one POST /v1/campaign' +
     (options.apiProbeEveryMs > 0 ? `, then GET /v1/campaign/{id} every ${options.apiProbeEveryMs} ms` : '')
   );
 }
 
-export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures> {
+export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRunFigures> {
   const dir = makeTempDir('smsgate-bench-e2e-');
+  const countsDir = makeCountsDir(dir);
   const profileDir = join(dir, 'profile');
   mkdirSync(profileDir);
   const notes: string[] = [];
@@ -67,8 +77,8 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     const account = await seedAccount(config, { webhookUrl: receiver.address.url, webhookSecret: SECRET, senders: [{ name: 'Bench', type: 0 }] });
     // SMSGATE_GATEWAY_NODE_ARGS adds node options for the gateway (e.g. --max-old-space-size=256).
     const extraNodeArgs = process.env['SMSGATE_GATEWAY_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
-    const nodeArgs = [...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...extraNodeArgs];
-    gateway = await GatewayProcess.spawn(path, { nodeArgs });
+    const nodeArgs = [...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(options.counts ? counterNodeArgs() : []), ...extraNodeArgs];
+    gateway = await GatewayProcess.spawn(path, { nodeArgs, env: options.counts ? { [COUNTS_DIR_ENV]: countsDir } : {} });
     const running = gateway;
     let exited: string | undefined;
     void running.waitForExit().then(({ code, signal }) => {
@@ -82,6 +92,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     // scrape: this one makes the scrape at the end cover exactly the run.
     await scrapeMetrics(adminUrl);
     const harness = startHarnessMeter(smsc, receiver);
+    const countsAtStart = countsOf(readCounts(countsDir), [running.pid]);
     const cpuAtStart = { all: cpuMsOfGateway(running), main: mainThreadTimesOf(running.pid) };
     const startedAtEpochMs = Date.now();
     const startedAtMs = monoMs();
@@ -119,6 +130,11 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
     probing = false;
     await probe;
     const metrics = await scrapeMetrics(adminUrl);
+    let sqliteCounts: Counts | undefined;
+    if (options.counts) {
+      await new Promise((resolve) => setTimeout(resolve, COUNTS_SETTLE_MS));
+      sqliteCounts = diffCounts(countsOf(readCounts(countsDir), [running.pid]), countsAtStart);
+    }
     const peakRssBytes = peakRssBytesOf(running.pid);
     const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
     notes.push(...webhookNotes(receiver, receiverEvents));
@@ -130,7 +146,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
 
     const readyAtMs = readyTimeOf(running.logLines, startedAtEpochMs);
     if (readyAtMs === undefined) notes.push('no "campaign ready" log line seen');
-    return runFigures(
+    const figures = runFigures(
       {
         label: 'smsgate',
         setup: setupLine(options),
@@ -153,6 +169,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<RunFigures
         profile,
       },
     );
+    return { ...figures, sqliteCounts };
   } finally {
     gateway?.kill('SIGKILL');
     await stopSinks(sinks);
