@@ -17,9 +17,20 @@
  *   node's claim any more.
  * - A final part state is never overwritten: duplicates and late receipts change nothing.
  */
+import type { OutcomeStepStore } from './steps/outcomes.js';
+import type { PartChangesStore } from './steps/part-changes.js';
+import type { ReceiptStepStore } from './steps/receipts.js';
+import type { UnmatchedReceiptStore } from './steps/unmatched-receipts.js';
 
 /** How a store answers: at once (SQLite) or after a round trip (PostgreSQL). */
 export type StoreMode = 'sync' | 'async';
 
 /** A step store method's result in the given mode. */
 export type StoreResult<M extends StoreMode, T> = M extends 'sync' ? T : Promise<T>;
+
+/** Every engine step's store side, for one backend: SQLite implements EngineStore<'sync'>, PostgreSQL EngineStore<'async'>. */
+export interface EngineStore<M extends StoreMode> extends
+  PartChangesStore<M>,
+  OutcomeStepStore<M>,
+  ReceiptStepStore<M>,
+  UnmatchedReceiptStore<M> {}
