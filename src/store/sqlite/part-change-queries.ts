@@ -22,9 +22,9 @@ export class PartChangeQueries {
          FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
          WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
       ),
-      targets: db.prepare<[string, string], MessageIdTarget>(
-        `SELECT ? AS transport, j.value AS message_id, p.id AS part_id FROM json_each(?) j
-         JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = ?1 AND message_id = j.value ORDER BY id DESC LIMIT 1)`,
+      targets: db.prepare<[{ transport: string; ids: string }], MessageIdTarget>(
+        `SELECT @transport AS transport, j.value AS message_id, p.id AS part_id FROM json_each(@ids) j
+         JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = @transport AND message_id = j.value ORDER BY id DESC LIMIT 1)`,
       ),
       unmatchedOf: db.prepare<[string, string], UnmatchedReceiptRow>(
         `SELECT id, transport, message_id, status, final, error_code FROM receipts
@@ -55,7 +55,7 @@ export class PartChangeQueries {
 
   /** The part each message id of the transport names (its newest part with that id); ids naming none are left out. */
   targets(transport: string, messageIds: readonly string[]): MessageIdTarget[] {
-    return messageIds.length === 0 ? [] : this.s.targets.all(transport, JSON.stringify(messageIds));
+    return messageIds.length === 0 ? [] : this.s.targets.all({ transport, ids: JSON.stringify(messageIds) });
   }
 
   /** The unmatched receipts of any of the transport's message ids, oldest first. */
