@@ -10,7 +10,7 @@
  * then receipt rows, then the rows of multi-part recipients in id order. A single-part recipient
  * has no lock of its own: its only part is ordered by its message id's lock, or by the claim.
  */
-import type { PartRow } from '../../store/part-change-rows.js';
+import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
 import type { PgClient } from '../../store/postgres/pool.js';
 import * as q from '../../store/postgres/part-change-queries.js';
 import type { ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
@@ -34,11 +34,15 @@ export class PgPartChangesStore implements PartChangesStore<'async'> {
    * FOR UPDATE and then every one of its parts read (after the lock: the parts another
    * transaction changed under that lock are seen committed).
    */
-  async factsOfParts(parts: readonly PartRow[]): Promise<PartChangeFacts> {
-    const single = [...new Set(parts.filter((p) => p.parts_total === 1).map((p) => p.recipient_id))];
+  async factsOfParts(parts: readonly PartRow[], known: readonly RecipientRow[] = []): Promise<PartChangeFacts> {
+    const read = new Set(known.map((r) => r.id));
+    const single = [...new Set(parts.filter((p) => p.parts_total === 1 && !read.has(p.recipient_id)).map((p) => p.recipient_id))];
     const multi = [...new Set(parts.filter((p) => p.parts_total > 1).map((p) => p.recipient_id))];
-    const recipients = [...await q.recipientsById(this.client, single, false), ...await q.recipientsById(this.client, multi, true)];
-    return { recipients, parts: [...parts, ...await q.partsOfRecipients(this.client, multi)] };
+    const recipients = [
+      ...known.filter((r) => !multi.includes(r.id)), ...await q.recipientsById(this.client, single, false), ...await q.recipientsById(this.client, multi, true),
+    ];
+    // The parts read after their recipient's lock first: the ledger keeps the first row of a part.
+    return { recipients, parts: [...await q.partsOfRecipients(this.client, multi), ...parts] };
   }
 
   async writePartChanges(plan: PartChangesPlan, nowMs: number): Promise<void> {
@@ -60,9 +64,18 @@ export class PgReceiptStepStore implements ReceiptStepStore<'async'> {
   async readReceiptFacts(items: readonly ArrivingReceipt[]): Promise<ReceiptFacts> {
     const pairs = items.map((i) => ({ transport: i.transport, messageId: i.receipt.messageId }));
     await q.lockPairs(this.client, pairs);
-    const targets = await q.targetsOf(this.client, pairs);
-    const parts = await q.partsById(this.client, [...new Set(targets.map((t) => t.part_id))]);
-    return { targets, ...await this.changes.factsOfParts(parts) };
+    const found = await q.targetsWithContext(this.client, pairs);
+    const parts = found.map((t): PartRow => ({
+      id: t.id, recipient_id: t.recipient_id, part_number: t.part_number, parts_total: t.parts_total, state: t.state, last_status: t.last_status, final_at: t.final_at,
+      claimed_by: t.claimed_by,
+    }));
+    // A single-part recipient's context comes with its part; a multi-part one is read again under its lock.
+    const known = found.flatMap((t): RecipientRow[] => (t.recipient_status === null || t.recipient_msisdn === null || t.recipient_client_id === null || t.recipient_sender === null ? [] : [{
+      id: t.recipient_id, status: t.recipient_status, last_status: t.recipient_last_status, msisdn: t.recipient_msisdn, client_reference: t.recipient_client_reference,
+      client_id: t.recipient_client_id, sender: t.recipient_sender, webhook_url: t.recipient_webhook_url,
+    }]));
+    const targets = found.map((t) => ({ transport: t.transport, message_id: t.message_id, part_id: t.part_id }));
+    return { targets, ...await this.changes.factsOfParts(parts, known) };
   }
 
   async writeReceipts(plan: ReceiptsPlan, nowMs: number): Promise<void> {

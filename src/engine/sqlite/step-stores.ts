@@ -29,7 +29,7 @@ export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
   factsOfParts(parts: readonly PartRow[]): PartChangeFacts {
     const multi = [...new Set(parts.filter((p) => p.parts_total > 1).map((p) => p.recipient_id))];
     return {
-      parts: [...parts, ...this.queries.partsOfRecipients(multi)],
+      parts: [...this.queries.partsOfRecipients(multi), ...parts],
       recipients: this.queries.recipients([...new Set(parts.map((p) => p.recipient_id))]),
     };
   }

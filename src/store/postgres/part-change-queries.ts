@@ -44,12 +44,25 @@ export function lockPairsAndParts(db: PgQueryable, pairs: readonly Pair[], partI
     [pairs.map((p) => p.transport), pairs.map((p) => p.messageId), partIds]);
 }
 
-/** The part each pair names now (its newest part with that message id); pairs naming none are left out. */
-export function targetsOf(db: PgQueryable, pairs: readonly Pair[]): Promise<MessageIdTarget[]> {
+/** A target with its part and, unless the recipient row is gone (its fields null), the recipient's context. */
+export type TargetWithContext = MessageIdTarget & PartRow & { [K in Exclude<keyof RecipientRow, 'id'> as `recipient_${K}`]: RecipientRow[K] | null };
+
+/**
+ * The part each pair names now (its newest part with that message id) with the part's row and its
+ * recipient's context, in one statement; pairs naming none are left out.
+ */
+export function targetsWithContext(db: PgQueryable, pairs: readonly Pair[]): Promise<TargetWithContext[]> {
   if (pairs.length === 0) return Promise.resolve([]);
-  return rows<MessageIdTarget>(db,
-    `SELECT u.transport, u.message_id, p.id AS part_id FROM (SELECT DISTINCT t AS transport, m AS message_id FROM unnest($1::text[], $2::text[]) AS x(t, m)) u
-     JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = u.transport AND message_id = u.message_id ORDER BY id DESC LIMIT 1)`,
+  return rows<TargetWithContext>(db,
+    `SELECT u.transport, u.message_id, p.id AS part_id, ${PART_COLUMNS},
+            r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn AS recipient_msisdn,
+            r.client_reference AS recipient_client_reference, c.client_id AS recipient_client_id, c.sender AS recipient_sender,
+            cl.webhook_url AS recipient_webhook_url
+     FROM (SELECT DISTINCT t AS transport, m AS message_id FROM unnest($1::text[], $2::text[]) AS x(t, m)) u
+     JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = u.transport AND message_id = u.message_id ORDER BY id DESC LIMIT 1)
+     LEFT JOIN recipients r ON r.id = p.recipient_id
+     LEFT JOIN campaigns c ON c.id = r.campaign_id
+     LEFT JOIN clients cl ON cl.id = c.client_id`,
     [pairs.map((p) => p.transport), pairs.map((p) => p.messageId)]);
 }
 
