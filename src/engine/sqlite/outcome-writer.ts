@@ -9,6 +9,9 @@ import { emitLogLines } from '../steps/log-lines.js';
 import { planOutcomes, type OutcomeCounts, type OutcomeStepStore, type OutcomeTally, type SubmitResult } from '../steps/outcomes.js';
 import type { WriteBatcher, WriteGroup } from './write-batcher.js';
 
+/** Declared with the outcome step; re-exported for modules that still import them from here. */
+export type { OutcomeCounts, SubmitResult } from '../steps/outcomes.js';
+
 export class OutcomeWriter {
   readonly counts: OutcomeCounts = { accepted: 0, retried: 0, held: 0, failed: 0 };
   /** Outcomes that changed nothing: the part was no longer 'submitting' (none on a single gateway in practice). */

@@ -7,6 +7,9 @@ import { emitLogLines } from '../steps/log-lines.js';
 import { planRecipientChanges, type PartChangesStore } from '../steps/part-changes.js';
 import type { StatusTrigger } from '../recipient-status.js';
 
+/** Declared in delivery-receipt-sink.ts; re-exported for modules that still import it from here. */
+export type { DeliveryReceiptSink } from './delivery-receipt-sink.js';
+
 export class RecipientUpdates {
   constructor(
     private readonly store: PartChangesStore<'sync'>,
