@@ -19,7 +19,11 @@
  */
 import type { ClaimStepStore } from './steps/claim.js';
 import type { MaterialiseStepStore } from './steps/materialise.js';
+import type { OutcomeStepStore } from './steps/outcomes.js';
+import type { PartChangesStore } from './steps/part-changes.js';
+import type { ReceiptStepStore } from './steps/receipts.js';
 import type { RecoveryStepStore } from './steps/recovery.js';
+import type { UnmatchedReceiptStore } from './steps/unmatched-receipts.js';
 
 /** How a store answers: at once (SQLite) or after a round trip (PostgreSQL). */
 export type StoreMode = 'sync' | 'async';
@@ -27,8 +31,15 @@ export type StoreMode = 'sync' | 'async';
 /** A step store method's result in the given mode. */
 export type StoreResult<M extends StoreMode, T> = M extends 'sync' ? T : Promise<T>;
 
-/** Everything the engine's steps need from a store, in one mode (each step's contract is in its steps/ file). */
+/**
+ * Everything the engine's steps need from a store, in one mode (each step's contract is in its
+ * steps/ file): SQLite implements EngineStore<'sync'>, PostgreSQL EngineStore<'async'>.
+ */
 export interface EngineStore<M extends StoreMode>
   extends MaterialiseStepStore<M>,
     ClaimStepStore<M>,
-    RecoveryStepStore<M> {}
+    RecoveryStepStore<M>,
+    PartChangesStore<M>,
+    OutcomeStepStore<M>,
+    ReceiptStepStore<M>,
+    UnmatchedReceiptStore<M> {}

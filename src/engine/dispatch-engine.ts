@@ -16,9 +16,9 @@ import { CampaignPlans } from './campaign-plans.js';
 import type { EngineConfig } from './config.js';
 import { isPostgresEngineStore, type EngineBackend, type EngineStore } from './engine-backend.js';
 import { FailureLog } from '../common/failure-log.js';
-import type { OutcomeCounts } from './sqlite/outcome-writer.js';
+import type { OutcomeCounts } from './steps/outcomes.js';
 import { PgEngineBackend, type PgWriteRetryOptions } from './postgres/backend.js';
-import type { DeliveryReceiptSink } from './sqlite/recipient-updates.js';
+import type { DeliveryReceiptSink } from './sqlite/delivery-receipt-sink.js';
 import { RouteTable, type Route } from './routing.js';
 import { SqliteEngineBackend } from './sqlite/backend.js';
 import { TransportLane } from './transport-lane.js';
@@ -55,6 +55,7 @@ export interface EngineStats {
   submits: number;
   outcomes: OutcomeCounts;
   receiptsMatched: number;
+  /** Receipts stored unmatched (their part had no message id yet); the name stays for the stats' readers. */
   receiptsParked: number;
   /** Group commits of outcomes and receipts (PostgreSQL: committed units). */
   commits: number;
@@ -153,7 +154,7 @@ export class DispatchEngine {
       submits: [...this.lanes.values()].reduce((sum, lane) => sum + lane.submits, 0),
       outcomes: backend.outcomes,
       receiptsMatched: backend.receiptsMatched,
-      receiptsParked: backend.receiptsParked,
+      receiptsParked: backend.receiptsUnmatched,
       commits: backend.commits,
       failedCommits: backend.failedCommits,
       writesStalled: this.backend.stalled,
@@ -163,7 +164,7 @@ export class DispatchEngine {
 
   /**
    * Marks unmatched receipts older than engine.unmatchedReceiptTtlMs expired (also runs
-   * periodically); on PostgreSQL parked receipts whose part exists by now are applied first.
+   * periodically); unmatched receipts whose part exists by now are applied first.
    */
   expireUnmatchedReceipts(): Promise<number> {
     this.lastExpiryAt = this.now();

@@ -13,7 +13,7 @@ import type { PgPool } from '../store/postgres/pool.js';
 import type { Async } from '../store/ports.js';
 import type { UndecodablePduStore } from '../store/sqlite/undecodable-pdu-store.js';
 import type { TransportReceipt } from '../transports/transport.js';
-import type { OutcomeCounts, SubmitResult } from './sqlite/outcome-writer.js';
+import type { OutcomeCounts, SubmitResult } from './steps/outcomes.js';
 import type { MaterializeResult } from './steps/materialise.js';
 
 /** The engine on PostgreSQL: the node's pool and the id its claims and fenced writes carry. */
@@ -43,7 +43,8 @@ export interface LaneClaimer {
 export interface BackendStats {
   outcomes: OutcomeCounts;
   receiptsMatched: number;
-  receiptsParked: number;
+  /** Receipts stored unmatched (their part had no message id yet). */
+  receiptsUnmatched: number;
   commits: number;
   failedCommits: number;
   fencedWrites: number;
@@ -60,7 +61,7 @@ export interface EngineBackend {
   writeOutcomes(result: SubmitResult): Promise<void>;
   /** Stores and applies one receipt; resolves after the commit (then the transport acknowledges it). */
   acceptReceipt(transport: string, receipt: TransportReceipt): Promise<void>;
-  /** The periodic receipt housekeeping: parked receipts whose part exists by now are applied, old ones expired. Returns the expired. */
+  /** The periodic unmatched-receipt sweep: those whose part exists by now are applied, old ones expired. Returns the expired. */
   sweepReceipts(ttlMs: number): Promise<number>;
   isSubmittedMessageId(transport: string, messageId: string): Promise<boolean>;
   messageIdsAwaitingReceipt(transport: string): Promise<string[]>;

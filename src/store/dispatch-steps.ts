@@ -41,12 +41,20 @@ export interface RecipientStatusWrite {
   lastStatus: string | null;
 }
 
-/** A Delivery Receipt webhook to queue in the outbox (SPEC "Delivery Receipt"): the body's facts and whose endpoint gets it. */
-export interface DeliveryReceiptRow {
+/**
+ * A Delivery Receipt webhook to queue in the outbox (SPEC "Delivery Receipt"): the body's facts
+ * and whose endpoint gets it. The one declaration: the engine plans these, the stores write them,
+ * src/webhooks/delivery-receipt.ts serialises them.
+ */
+export interface DeliveryReceiptEvent {
   clientId: number;
-  recipientId: number;
+  /** Kept with the event for diagnostics; null for an event not tied to a stored recipient. */
+  recipientId: number | null;
+  /** The recipient's normalised msisdn. */
   to: string;
+  /** The campaign's sender id. */
   from: string;
+  /** The receipt status, already fitted to 30 characters (src/receipts fitStatus). */
   status: string;
   clientReference: string | null;
 }
@@ -61,7 +69,7 @@ export interface MaterialiseWrite {
   /** Recipients finished at once (no route): their new status. */
   statuses: readonly RecipientStatusWrite[];
   /** Their Delivery Receipts (clients with a webhook URL only). */
-  webhooks: readonly DeliveryReceiptRow[];
+  webhooks: readonly DeliveryReceiptEvent[];
   /** Campaigns that may have no waiting recipient left: marked dispatched unless one still waits. */
   closeCampaigns: readonly string[];
 }

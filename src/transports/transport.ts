@@ -55,7 +55,7 @@ export interface OutboundMessage {
 /**
  * What a transport says about one part: the whole seam between a transport and the engine. The
  * transport only reports what happened; the engine alone decides hold, retry, backoff and attempt
- * counts (src/engine/sqlite/outcome-writer.ts), so a lasting temporary error is sent at most
+ * counts (src/engine/outcome-decision.ts), so a lasting temporary error is sent at most
  * `engine.maxAttempts` times in all. A transport never retries a part that reached its peer.
  *
  * - `accepted`: the peer took the part. The engine marks it submitted with `messageId` (already

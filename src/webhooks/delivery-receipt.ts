@@ -6,18 +6,8 @@
  */
 import { GatewayError } from '../common/errors.js';
 
-export interface DeliveryReceiptEvent {
-  clientId: number;
-  /** Kept with the event for diagnostics; null for an event not tied to a stored recipient. */
-  recipientId: number | null;
-  /** The recipient's normalised msisdn. */
-  to: string;
-  /** The campaign's sender id. */
-  from: string;
-  /** The receipt status, already fitted to 30 characters (src/receipts fitStatus). */
-  status: string;
-  clientReference: string | null;
-}
+export type { DeliveryReceiptEvent } from '../store/dispatch-steps.js';
+import type { DeliveryReceiptEvent } from '../store/dispatch-steps.js';
 
 /** SPEC "Limits": Status and ClientReference are at most 30 characters each. */
 export const MAX_WEBHOOK_STATUS_CHARS = 30;

@@ -5,7 +5,13 @@
  * another node is matched exactly once; outbox events are leased to one node at a time.
  */
 import { describe, expect, it } from 'vitest';
-import type { PgPool } from '../../src/store/postgres/pool.js';
+import { ENGINE_DEFAULTS } from '../../src/engine/config.js';
+import { PgOutcomeStepStore, PgReceiptStepStore, PgUnmatchedReceiptStore } from '../../src/engine/postgres/step-stores.js';
+import { planOutcomes } from '../../src/engine/steps/outcomes.js';
+import { planReceipts } from '../../src/engine/steps/receipts.js';
+import { planRematch, type ReceiptMatch } from '../../src/engine/steps/unmatched-receipts.js';
+import { inTransaction, rows, type PgPool } from '../../src/store/postgres/pool.js';
+import type { ClaimablePart } from '../../src/store/sqlite/dispatch-store.js';
 import { createPgStores, type PgStores } from '../../src/store/postgres/stores.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 import { T0_MS, dispatchAll, seedClient, seedReadyCampaign } from './conformance/seed.js';
@@ -13,6 +19,38 @@ import { T0_MS, dispatchAll, seedClient, seedReadyCampaign } from './conformance
 const suite = usePostgresSuite();
 
 interface Node { stores: PgStores; pool: PgPool }
+
+/** The outcome step (read, plan, write) for one accepted part, in one transaction: what a submitter's unit does. */
+function accept(pool: PgPool, part: ClaimablePart, messageId: string, nowMs: number): Promise<ReceiptMatch[]> {
+  return inTransaction(pool, async (client) => {
+    const store = new PgOutcomeStepStore(client);
+    const results = [{ transport: 'carrier', parts: [part], outcomes: [{ part: part.part_number, kind: 'accepted' as const, messageId }], claimedBy: null }];
+    const plan = planOutcomes(results, await store.readOutcomeFacts(results), { config: ENGINE_DEFAULTS, stopping: false, nowMs });
+    await store.writeOutcomes(plan, nowMs);
+    return plan.matches;
+  });
+}
+
+/** The receipt step for one receipt, in one transaction: what a receiving node's unit does. Resolves with whether it found its part. */
+function receive(pool: PgPool, messageId: string, nowMs: number): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const store = new PgReceiptStepStore(client);
+    const items = [{ transport: 'carrier', receipt: { messageId, status: 'DELIVRD', final: true, raw: `id:${messageId}` } }];
+    const plan = planReceipts(items, await store.readReceiptFacts(items), nowMs);
+    await store.writeReceipts(plan, nowMs);
+    return plan.results[0]?.matched === true;
+  });
+}
+
+/** One pass of the unmatched-receipt sweep, in one transaction. */
+function sweep(pool: PgPool, limit: number, nowMs: number): Promise<ReceiptMatch[]> {
+  return inTransaction(pool, async (client) => {
+    const store = new PgUnmatchedReceiptStore(client);
+    const plan = planRematch(await store.readMatchable(limit), nowMs);
+    await store.writeMatches(plan, nowMs);
+    return plan.matches;
+  });
+}
 
 /** `count` nodes on one fresh database, each with its own pool. */
 async function nodes(count: number): Promise<Node[]> {
@@ -68,15 +106,13 @@ describe('PostgreSQL claims across nodes', () => {
     expect(parts).toHaveLength(40);
     const outcomes = await Promise.all(parts.map(async (part, i) => {
       const messageId = `m-${i}`;
-      const [taken, stored] = await Promise.all([
-        submitter.stores.dispatch.markSubmittedTakingReceipts(part.id, 'carrier', messageId, T0_MS + 1),
-        receiver.stores.dispatch.storeReceipt({ transport: 'carrier', messageId, status: 'DELIVRD', final: true, errorCode: null, doneAt: null,
-          raw: `id:${messageId}`, receivedAt: T0_MS + 1 }),
-      ]);
-      // Exactly one side saw the other: the receipt found the part, or the submitter found the parked receipt.
-      return { foundByReceipt: stored.part?.id === part.id, foundBySubmitter: (taken ?? []).some((r) => r.id === stored.receiptId) };
+      const [matchedBySubmitter, foundByReceipt] = await Promise.all([accept(submitter.pool, part, messageId, T0_MS + 1), receive(receiver.pool, messageId, T0_MS + 1)]);
+      // Exactly one side saw the other: the receipt found the part, or the submitter found the unmatched receipt.
+      return { foundByReceipt, foundBySubmitter: matchedBySubmitter.some((m) => m.partId === part.id) };
     }));
     for (const outcome of outcomes) expect(outcome.foundByReceipt !== outcome.foundBySubmitter).toBe(true);
+    const states = await rows<{ state: string }>(submitter.pool, `SELECT state FROM message_parts WHERE id = ANY($1::bigint[])`, [parts.map((p) => p.id)]);
+    expect(states.map((p) => p.state)).toEqual(Array(40).fill('delivered'));
     expect(await receiver.stores.dispatch.expireReceipts(T0_MS + 10)).toEqual([]);
   });
 
@@ -100,12 +136,12 @@ describe('PostgreSQL claims across nodes', () => {
     expect((await a.stores.webhooks.claimDueOutboxRows(T0_MS + 30_000, 50, 30_000)).map((r) => r.id).sort((x, y) => x - y)).toEqual([...byB].sort((x, y) => x - y));
   });
 
-  it('sweeps parked receipts whose message id has been written since, once each, however many nodes sweep', async () => {
+  it('sweeps unmatched receipts whose message id has been written since, once each, however many nodes sweep', async () => {
     const [a, b] = await nodes(2) as [Node, Node];
     const seeded = await seedReadyCampaign(a.stores, { recipients: 20 });
     await dispatchAll(a.stores, seeded, 'carrier');
     const parts = await a.stores.dispatch.claimParts('carrier', seeded.campaignId, T0_MS, 20);
-    // Receipts parked before their ids were written, by a path that did not take them (a lost race, a crash in between).
+    // Receipts stored unmatched before their ids were written, by a path that did not take them (a lost race, a crash in between).
     for (const [i, part] of parts.entries()) {
       await b.stores.dispatch.insertReceipt({ transport: 'carrier', messageId: `m-${i}`, status: 'DELIVRD', final: true, errorCode: null, doneAt: null,
         raw: 'r', receivedAt: T0_MS, matchState: 'pending', partId: null });
@@ -113,13 +149,15 @@ describe('PostgreSQL claims across nodes', () => {
     }
     await b.stores.dispatch.insertReceipt({ transport: 'carrier', messageId: 'never-written', status: 'DELIVRD', final: true, errorCode: null,
       doneAt: null, raw: 'r', receivedAt: T0_MS, matchState: 'pending', partId: null });
-    const swept = (await Promise.all([a, b, a, b].map(({ stores }) => stores.dispatch.rematchParkedReceipts(5)))).flat();
-    const more = await a.stores.dispatch.rematchParkedReceipts(100);
+    const swept = (await Promise.all([a, b, a, b].map(({ pool }) => sweep(pool, 5, T0_MS + 2)))).flat();
+    const more = await sweep(a.pool, 100, T0_MS + 2);
     const all = [...swept, ...more];
     expect(all).toHaveLength(20);
-    expect(new Set(all.map((r) => r.id)).size).toBe(20);
-    for (const r of all) expect(r.part_id).toBe(parts[Number(r.message_id.slice(2))]?.id);
-    expect(await a.stores.dispatch.rematchParkedReceipts(100)).toEqual([]);
+    expect(new Set(all.map((m) => m.receiptId)).size).toBe(20);
+    const matched = await rows<{ id: number; message_id: string; part_id: number }>(a.pool, `SELECT id, message_id, part_id FROM receipts WHERE match_state = 'matched'`);
+    expect(matched).toHaveLength(20);
+    for (const r of matched) expect(r.part_id).toBe(parts[Number(r.message_id.slice(2))]?.id);
+    expect(await sweep(a.pool, 100, T0_MS + 2)).toEqual([]);
     expect((await a.stores.dispatch.expireReceipts(T0_MS + 1)).map((r) => r.message_id)).toEqual(['never-written']);
   });
 });

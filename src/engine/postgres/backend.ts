@@ -21,8 +21,8 @@ import type { CampaignPlans } from '../campaign-plans.js';
 import type { EngineConfig } from '../config.js';
 import type { BackendStats, EngineBackend, LaneClaimer } from '../engine-backend.js';
 import { PgFairClaimer } from '../fair-claim.js';
-import type { SubmitResult } from '../sqlite/outcome-writer.js';
-import type { DeliveryReceiptSink } from '../sqlite/recipient-updates.js';
+import type { SubmitResult } from '../steps/outcomes.js';
+import type { DeliveryReceiptSink } from '../sqlite/delivery-receipt-sink.js';
 import { MaterialiseReport } from '../materialise-report.js';
 import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
 import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
@@ -41,7 +41,7 @@ export interface PgBackendDeps {
   node: NodeIdSource;
   config: EngineConfig;
   logger: Logger;
-  /** Only wake() is used: the outbox rows are written inside the engine's own transactions (part-changes.ts). */
+  /** Only wake() is used: the outbox rows are written inside the engine's own transactions (step-stores.ts). */
   deliveryReceipts: Pick<DeliveryReceiptSink, 'wake'>;
   routing: Routing;
   plans: CampaignPlans;
@@ -149,7 +149,7 @@ export class PgEngineBackend implements EngineBackend {
     return {
       outcomes: { ...this.outcomes.counts },
       receiptsMatched: this.receipts.matched,
-      receiptsParked: this.receipts.parked,
+      receiptsUnmatched: this.receipts.unmatched,
       commits: this.units.commits,
       failedCommits: this.units.failedCommits,
       fencedWrites: this.outcomes.fencedWrites,

@@ -6,7 +6,7 @@
  * transactions run at once on their own connections (a unit is several round trips: one
  * transaction at a time would leave the database idle while this process waits for each answer). Submit outcomes (`first`) run before the receipts of
  * their batch, so a receipt that arrived a moment before its submit_sm_resp finds the message id
- * in the same transaction instead of being parked. Each caller's promise settles only after COMMIT.
+ * in the same transaction instead of being stored unmatched. Each caller's promise settles only after COMMIT.
  *
  * A batch the database refuses for a passing reason (a dropped connection, a failover, a deadlock:
  * isTransientStoreFailure) is kept and run again with backoff until it commits: its callers wait, a submit keeps its window slot, a receipt stays

@@ -16,15 +16,25 @@ import type { CampaignPlans } from '../campaign-plans.js';
 import type { EngineConfig } from '../config.js';
 import type { BackendStats, EngineBackend, LaneClaimer } from '../engine-backend.js';
 import { FairClaimer } from '../fair-claim.js';
-import { OutcomeWriter, type SubmitResult } from './outcome-writer.js';
+import { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
+import type { SubmitResult } from '../steps/outcomes.js';
+import { planRematch, expiryCutoffMs } from '../steps/unmatched-receipts.js';
+import { emitLogLines } from '../steps/log-lines.js';
+import { logExpiredReceipts } from '../expired-receipts-log.js';
+import type { DeliveryReceiptSink } from './delivery-receipt-sink.js';
+import { OutcomeWriter } from './outcome-writer.js';
 import { ReceiptApplier } from './receipt-applier.js';
-import { RecipientUpdates, type DeliveryReceiptSink } from './recipient-updates.js';
 import { MaterialiseReport } from '../materialise-report.js';
 import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
 import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
 import { SqliteMaterialiseStore } from '../../store/sqlite/materialise-queries.js';
 import { SqliteRecoveryStore } from '../../store/sqlite/recovery-queries.js';
+import { enqueueDeliveryReceipts } from './delivery-receipt-sink.js';
+import { SqliteOutcomeStepStore, SqlitePartChangesStore, SqliteReceiptStepStore, SqliteUnmatchedReceiptStore } from './step-stores.js';
 import { WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
+
+/** Unmatched receipts matched per sweep transaction. */
+const SWEEP_BATCH = 500;
 
 export interface SqliteBackendDeps {
   store: Store;
@@ -49,6 +59,7 @@ export class SqliteEngineBackend implements EngineBackend {
   private readonly materialise: MaterialiseStepStore<'sync'>;
   private readonly recovery: RecoveryStepStore<'sync'>;
   private readonly report: MaterialiseReport;
+  private readonly unmatched: SqliteUnmatchedReceiptStore;
 
   constructor(private readonly deps: SqliteBackendDeps) {
     const { store, logger, config } = deps;
@@ -67,11 +78,13 @@ export class SqliteEngineBackend implements EngineBackend {
       webhooksEnqueued = false;
       deps.deliveryReceipts.wake();
     });
-    const recipients = new RecipientUpdates(this.store, deps.deliveryReceipts, logger);
-    this.receipts = new ReceiptApplier(this.batcher, this.store, recipients, noteWebhook, logger, deps.now);
-    this.outcomes = new OutcomeWriter(this.batcher, this.store, this.receipts, recipients, noteWebhook, config, logger, deps.now);
+    const queries = new PartChangeQueries(store.db);
+    const changes = new SqlitePartChangesStore(this.store, queries, deps.deliveryReceipts);
+    this.unmatched = new SqliteUnmatchedReceiptStore(this.store, queries, changes);
+    this.receipts = new ReceiptApplier(this.batcher, new SqliteReceiptStepStore(this.store, queries, changes), noteWebhook, logger, deps.now);
+    this.outcomes = new OutcomeWriter(this.batcher, new SqliteOutcomeStepStore(this.store, queries, changes), noteWebhook, config, logger, deps.now);
     // Delivery Receipts of recipients finished while materialising go to the outbox in the pass's transaction.
-    this.materialise = new SqliteMaterialiseStore(store.db, (rows, nowMs) => recipients.enqueueKnown(rows, nowMs));
+    this.materialise = new SqliteMaterialiseStore(store.db, (rows, nowMs) => enqueueDeliveryReceipts(deps.deliveryReceipts, store.db, rows, nowMs));
     this.recovery = new SqliteRecoveryStore(store.db);
     this.report = new MaterialiseReport(logger);
   }
@@ -133,9 +146,28 @@ export class SqliteEngineBackend implements EngineBackend {
     return this.receipts.accept(transport, receipt);
   }
 
-  /** A receipt is parked only until its part's outcome is written, which matches it (OutcomeWriter): only expiry is left. */
+  /**
+   * The unmatched-receipt sweep, as on PostgreSQL: receipts whose part has its message id by now
+   * are matched and applied (on one gateway the outcome write matches them in its own commit, so
+   * this finds none unless a write was interrupted), then those past the TTL are expired and logged.
+   * Synchronous, between group commits: one transaction per batch of SWEEP_BATCH.
+   */
   sweepReceipts(ttlMs: number): Promise<number> {
-    return Promise.resolve(this.receipts.expireUnmatched(ttlMs).length);
+    const db = this.deps.store.db;
+    for (;;) {
+      const nowMs = this.deps.now();
+      const plan = db.transaction(() => {
+        const planned = planRematch(this.unmatched.readMatchable(SWEEP_BATCH), nowMs);
+        this.unmatched.writeMatches(planned, nowMs);
+        return planned;
+      })();
+      emitLogLines(this.deps.logger, plan.changes.logs);
+      if (plan.changes.outbox.length > 0) this.deps.deliveryReceipts.wake();
+      if (plan.matches.length < SWEEP_BATCH) break;
+    }
+    const expired = db.transaction(() => this.unmatched.expireUnmatched(expiryCutoffMs(this.deps.now(), ttlMs)))();
+    logExpiredReceipts(this.deps.logger, expired);
+    return Promise.resolve(expired.length);
   }
 
   isSubmittedMessageId(transport: string, messageId: string): Promise<boolean> {
@@ -165,10 +197,10 @@ export class SqliteEngineBackend implements EngineBackend {
     return {
       outcomes: { ...this.outcomes.counts },
       receiptsMatched: this.receipts.matched,
-      receiptsParked: this.receipts.parked,
+      receiptsUnmatched: this.receipts.unmatched,
       commits: this.batcher.commits,
       failedCommits: this.batcher.failedCommits,
-      fencedWrites: 0,
+      fencedWrites: this.outcomes.fencedWrites,
     };
   }
 }

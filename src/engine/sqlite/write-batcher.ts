@@ -153,7 +153,7 @@ export class WriteBatcher {
    * A full batch commits once the current I/O callbacks and their promise continuations have run,
    * not in the middle of them: one socket read can hold hundreds of PDUs, and a receipt handled
    * there must not commit before the submit outcome that the same read resolved (queued a few
-   * promise hops later) joins the batch, or the receipt would be parked and matched later at
+   * promise hops later) joins the batch, or the receipt would be stored unmatched and matched later at
    * three times the writes. A batch may so grow past maxBatch by what one read brings.
    */
   private flushSoon(): void {

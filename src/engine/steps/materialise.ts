@@ -16,10 +16,10 @@ import type { StoreMode, StoreResult } from '../contracts.js';
 import type { CampaignPlan, CampaignTexts } from '../campaign-plans.js';
 import { fillEvenShares } from '../even-shares.js';
 import type { RouteTable } from '../routing.js';
-import { recipientChangeFor } from '../sqlite/recipient-updates.js';
+import { PartChangeLedger } from './part-changes.js';
 import type { NewPart } from '../../store/sqlite/dispatch-store.js';
 import type {
-  DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare, RecipientStatusWrite,
+  DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare, RecipientStatusWrite,
 } from '../../store/dispatch-steps.js';
 
 /** Status of a part whose number matches no route (README: "No route"). */
@@ -127,7 +127,7 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
   const parts: NewPart[] = [];
   const dispatched: number[] = [];
   const statuses: RecipientStatusWrite[] = [];
-  const webhooks: DeliveryReceiptRow[] = [];
+  const webhooks: DeliveryReceiptEvent[] = [];
   const unrouted: UnroutedRecipient[] = [];
   const queuedByTransport = new Map<string, number>();
   const campaigns = new Map(due.map((c) => [c.id, c]));
@@ -149,15 +149,20 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
       continue;
     }
     unrouted.push({ campaignId: campaign.id, msisdn: recipient.msisdn, routed });
-    // Finished at once: its status from the parts just planned, as after any part change.
-    const change = recipientChangeFor(
-      recipient,
-      recipientParts.map((p) => ({ part_number: p.partNumber, state: p.state, last_status: p.lastStatus, final_at: p.finalAt })),
-      { status: NO_ROUTE_STATUS, final: true },
-    );
-    if (change === undefined) continue;
-    statuses.push({ recipientId: recipient.id, status: change.status, lastStatus: change.lastStatus });
-    if (change.receipt !== undefined) webhooks.push(change.receipt);
+    // Finished at once: its status from the parts just planned, as after any part change
+    // (the part-change ledger decides it, as for every step that changes parts).
+    const ledger = new PartChangeLedger({
+      // Not inserted yet: the ledger keys parts by id, so each gets a placeholder of its own.
+      parts: recipientParts.map((p) => ({
+        id: -p.partNumber, recipient_id: recipient.id, part_number: p.partNumber, parts_total: p.partsTotal,
+        state: p.state, last_status: p.lastStatus, final_at: p.finalAt, claimed_by: null,
+      })),
+      recipients: [recipient],
+    }, nowMs);
+    ledger.afterPartChange(recipient.id, { status: NO_ROUTE_STATUS, final: true });
+    const change = ledger.plan();
+    statuses.push(...change.recipients);
+    webhooks.push(...change.outbox);
   }
   // A campaign whose waiting recipients were all counted (fewer than the cap) and all taken may be
   // done; the write checks that none is waiting (one another node holds locked still is).

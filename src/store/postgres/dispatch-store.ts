@@ -3,13 +3,13 @@
  * several nodes on one database need:
  * - claimParts: due parts taken with FOR UPDATE SKIP LOCKED and marked 'submitting' in one
  *   statement, so two nodes claiming at once never get the same part and never wait for each other;
- * - markSubmittedTakingReceipts / storeReceipt: the submit_sm_resp write and a receipt for the same
- *   (transport, message id) serialise on an advisory transaction lock on that pair, so a receipt
- *   that lands on another node's bind before the submitter has written the message id is either
- *   found by the submitter (parked first) or finds the part (written first), never neither.
+ * - the engine's submit outcomes and receipts (src/engine/postgres/step-stores.ts, with
+ *   part-change-queries.ts) serialise on an advisory transaction lock per (transport, message id),
+ *   so a receipt that lands on another node's bind before the submitter has written the message
+ *   id is either found by the submitter (stored unmatched first) or finds the part, never neither.
  * - fencing: claimParts stamps each part with the claiming node's id
  *   (message_parts.claimed_by; null for a single gateway), and every write that ends a claim
- *   (markSubmitted*, requeue, failPart) is refused unless the part is still 'submitting' under the
+ *   (markSubmitted, requeue, failPart) is refused unless the part is still 'submitting' under the
  *   same stamp. A node that stalled past its lease has had its parts requeued (requeueExpiredNodes,
  *   run by NodeRegistry.reapExpired) and perhaps claimed by another node, so its late writes
  *   change nothing and return false / undefined.
@@ -17,8 +17,7 @@
  * whose part moved on changes nothing and returns false.
  */
 import type {
-  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, PendingReceiptOf, ReceiptInsert,
-  ReceiptTarget,
+  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
   RecipientContext, WaitingRecipient,
 } from '../sqlite/dispatch-store.js';
 import type { RecipientStatus } from '../entities.js';
@@ -42,31 +41,6 @@ const INSERT_RECEIPT = `INSERT INTO receipts (transport, message_id, status, fin
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`;
 
 const PART_BY_MESSAGE_ID = 'SELECT id, recipient_id, state FROM message_parts WHERE transport = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1';
-
-export type { PendingReceiptOf, ReceiptTarget } from '../sqlite/dispatch-store.js';
-
-/** A parked receipt the sweep matched to its part. */
-export interface RematchedReceipt {
-  id: number;
-  transport: string;
-  message_id: string;
-  status: string;
-  final: number;
-  error_code: string | null;
-  part_id: number;
-  recipient_id: number;
-}
-
-/** A receipt as the engine hands it over, before it is known whether its part exists yet. */
-export type ArrivingReceipt = Omit<ReceiptInsert, 'matchState' | 'partId'>;
-
-/** What storeReceipt did: matched to the part (the caller applies it), or parked until the part's id is written. */
-export type StoredReceipt = { receiptId: number; part: PartForReceipt } | { receiptId: number; part: undefined };
-
-/** The (transport, message id) pair's advisory transaction lock, released at COMMIT or ROLLBACK. */
-async function lockMessageId(client: PgClient, transport: string, messageId: string): Promise<void> {
-  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))`, [transport, messageId]);
-}
 
 export class PgDispatchStore implements Async<DispatchStore> {
   /** On the pool each method is its own unit; on a connection inside a transaction they all join it (pool.ts PgRunner). */
@@ -155,101 +129,6 @@ export class PgDispatchStore implements Async<DispatchStore> {
     return (await markSubmitted(this.pool, partId, messageId, nowMs, nodeId)) > 0;
   }
 
-  /**
-   * The submit_sm_resp write for a part on `transport`, and the receipts already parked for its
-   * message id (a receipt that beat the response, possibly on another node's bind), taken as
-   * matched in the same transaction under the (transport, message id) lock. Undefined when the
-   * part was no longer 'submitting' under `nodeId`'s claim (nothing written: fenced).
-   */
-  markSubmittedTakingReceipts(partId: number, transport: string, messageId: string, nowMs: number, nodeId: string | null = null): Promise<PendingReceipt[] | undefined> {
-    return inTransaction(this.pool, async (client) => {
-      await lockMessageId(client, transport, messageId);
-      if ((await markSubmitted(client, partId, messageId, nowMs, nodeId)) === 0) return undefined;
-      return rows<PendingReceipt>(client,
-        `UPDATE receipts SET match_state = 'matched', part_id = $3
-         WHERE match_state = 'pending' AND transport = $1 AND message_id = $2
-         RETURNING id, status, final, error_code`, [transport, messageId, partId]).then((found) => found.sort((a, b) => a.id - b.id));
-    });
-  }
-
-  /**
-   * The (transport, message id) locks of a batch of arriving receipts in one statement, held to the
-   * end of the caller's transaction (storeReceipt's lock: a submitter writing one of these ids on any
-   * node is waited for, or waits). Only inside a transaction (a connection).
-   */
-  async lockMessageIds(pairs: readonly { transport: string; messageId: string }[]): Promise<void> {
-    if (pairs.length === 0) return;
-    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtextextended(t || ':' || m, 0)) FROM unnest($1::text[], $2::text[]) AS u(t, m)`,
-      [pairs.map((p) => p.transport), pairs.map((p) => p.messageId)]);
-  }
-
-  /**
-   * markSubmittedTakingReceipts for many parts in a few statements (the engine's batch of submit
-   * outcomes): every (transport, message id) locked, the parts still 'submitting' under `nodeId`'s
-   * claim marked 'submitted' with their ids (the others are left alone: fenced), and the receipts
-   * parked for the marked parts' ids taken as matched, oldest first. One transaction.
-   */
-  markManySubmittedTakingReceipts(
-    parts: readonly { id: number; transport: string; messageId: string }[], nowMs: number, nodeId: string | null = null,
-  ): Promise<{ submitted: Set<number>; receipts: (PendingReceipt & { part_id: number })[] }> {
-    if (parts.length === 0) return Promise.resolve({ submitted: new Set(), receipts: [] });
-    return inTransaction(this.pool, async (client) => {
-      const messageIds = parts.map((p) => p.messageId);
-      await new PgDispatchStore(client).lockMessageIds(parts);
-      const marked = await rows<{ id: number }>(client,
-        `UPDATE message_parts p SET state = 'submitted', message_id = u.message_id, attempts = p.attempts + 1, submitted_at = $1,
-           last_error_code = NULL, claimed_by = NULL, updated_at = $1
-         FROM unnest($2::bigint[], $3::text[]) AS u(id, message_id)
-         WHERE p.id = u.id AND p.state = 'submitting' AND p.claimed_by IS NOT DISTINCT FROM $4
-         RETURNING p.id`, [nowMs, parts.map((p) => p.id), messageIds, nodeId]);
-      const submitted = new Set(marked.map((r) => r.id));
-      const taken = parts.filter((p) => submitted.has(p.id));
-      if (taken.length === 0) return { submitted, receipts: [] };
-      const receipts = await rows<PendingReceipt & { part_id: number }>(client,
-        `UPDATE receipts r SET match_state = 'matched', part_id = u.id
-         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(transport, message_id, id)
-         WHERE r.match_state = 'pending' AND r.transport = u.transport AND r.message_id = u.message_id
-         RETURNING r.id, r.status, r.final, r.error_code, u.id AS part_id`,
-        [taken.map((p) => p.transport), taken.map((p) => p.messageId), taken.map((p) => p.id)]);
-      return { submitted, receipts: receipts.sort((a, b) => a.id - b.id) };
-    });
-  }
-
-  /**
-   * Stores an arriving receipt, matched to its part when the part's message id is written, else
-   * parked ('pending'), under the same lock as markSubmittedTakingReceipts.
-   */
-  storeReceipt(receipt: ArrivingReceipt): Promise<StoredReceipt> {
-    return inTransaction(this.pool, async (client) => {
-      await lockMessageId(client, receipt.transport, receipt.messageId);
-      const part = await row<PartForReceipt>(client, PART_BY_MESSAGE_ID, [receipt.transport, receipt.messageId]);
-      const receiptId = await insertReceipt(client, { ...receipt, matchState: part === undefined ? 'pending' : 'matched', partId: part?.id ?? null });
-      return { receiptId, part };
-    });
-  }
-
-  /**
-   * The sweep of parked receipts: up to `maxRows` receipts still 'pending' whose
-   * (transport, message id) has a part by now are matched to it (the newest such part, as
-   * partByMessageId) and returned, oldest first, for the caller to apply as a receipt that just
-   * arrived. Locked SKIP LOCKED, so sweeps on two nodes, or a sweep and a submitter taking the same
-   * receipt, never match one twice. What matches nothing stays parked for expireReceipts.
-   */
-  async rematchParkedReceipts(maxRows: number): Promise<RematchedReceipt[]> {
-    const matched = await rows<RematchedReceipt>(this.pool,
-      `WITH parked AS (
-         SELECT r.id, p.id AS part_id, p.recipient_id FROM receipts r
-         CROSS JOIN LATERAL (SELECT id, recipient_id FROM message_parts
-                             WHERE transport = r.transport AND message_id = r.message_id ORDER BY id DESC LIMIT 1) p
-         WHERE r.match_state = 'pending' ORDER BY r.id LIMIT $1
-         FOR UPDATE OF r SKIP LOCKED
-       )
-       UPDATE receipts r SET match_state = 'matched', part_id = parked.part_id FROM parked
-       WHERE r.id = parked.id AND r.match_state = 'pending'
-       RETURNING r.id, r.transport, r.message_id, r.status, r.final, r.error_code, parked.part_id, parked.recipient_id`, [maxRows]);
-    return matched.sort((x, y) => x.id - y.id);
-  }
-
   async requeue(
     partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number, nodeId: string | null = null,
   ): Promise<boolean> {
@@ -287,29 +166,6 @@ export class PgDispatchStore implements Async<DispatchStore> {
     return insertReceipt(this.pool, r);
   }
 
-  /** The pending receipts of any of the message ids, oldest first: one statement for a batch of outcomes. */
-  pendingReceiptsOf(transport: string, messageIds: readonly string[]): Promise<PendingReceiptOf[]> {
-    if (messageIds.length === 0) return Promise.resolve([]);
-    return rows<PendingReceiptOf>(this.pool,
-      `SELECT id, message_id, status, final, error_code FROM receipts
-       WHERE match_state = 'pending' AND transport = $1 AND message_id = ANY($2::text[]) ORDER BY id`, [transport, messageIds]);
-  }
-
-  /** Each message id's newest part with its recipient context, in the ids' order; ids naming no part are left out. */
-  receiptTargets(transport: string, messageIds: readonly string[]): Promise<ReceiptTarget[]> {
-    if (messageIds.length === 0) return Promise.resolve([]);
-    return rows<ReceiptTarget>(this.pool,
-      `SELECT j.message_id, p.id, p.recipient_id, p.state, p.part_number, p.parts_total, p.last_status AS part_last_status, p.final_at,
-              r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn, r.client_reference,
-              c.client_id, c.sender, cl.webhook_url
-       FROM unnest($1::text[]) WITH ORDINALITY AS j(message_id, n)
-       JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = $2 AND message_id = j.message_id ORDER BY id DESC LIMIT 1)
-       LEFT JOIN recipients r ON r.id = p.recipient_id
-       LEFT JOIN campaigns c ON c.id = r.campaign_id
-       LEFT JOIN clients cl ON cl.id = c.client_id
-       ORDER BY j.n`, [messageIds, transport]);
-  }
-
   /** Inserts receipts in one statement (arrays unnested server-side), in order. */
   async insertReceipts(receipts: readonly ReceiptInsert[]): Promise<void> {
     if (receipts.length === 0) return;
@@ -345,18 +201,6 @@ export class PgDispatchStore implements Async<DispatchStore> {
       `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
        FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
        WHERE r.id = $1`, [recipientId]);
-  }
-
-  /**
-   * recipientContext with the recipient row locked for the caller's transaction: two nodes
-   * changing parts of one recipient at once (a multi-part message's receipts on two binds) then
-   * compute its status one after the other, the second seeing the first's part committed.
-   */
-  lockRecipientContext(recipientId: number): Promise<RecipientContext | undefined> {
-    return row<RecipientContext>(this.pool,
-      `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
-       FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
-       WHERE r.id = $1 FOR UPDATE OF r`, [recipientId]);
   }
 
   partsOfRecipient(recipientId: number): Promise<PartStatusRow[]> {

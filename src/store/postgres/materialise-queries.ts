@@ -6,7 +6,7 @@
  * connection parses and plans them once.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
+import type { DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
 import type { NewPart } from '../sqlite/dispatch-store.js';
 import type { PgClient, PgQueryable } from './pool.js';
 
@@ -57,7 +57,7 @@ export const CLOSE_CAMPAIGNS = `UPDATE campaigns c SET dispatched_at = $1
   RETURNING c.id`;
 
 /** A Delivery Receipt's webhook body (SPEC "Delivery Receipt"), made by the webhooks module. */
-export type SerializeDeliveryReceipt = (row: DeliveryReceiptRow) => string;
+export type SerializeDeliveryReceipt = (row: DeliveryReceiptEvent) => string;
 
 export class PgMaterialiseStore {
   constructor(

@@ -78,34 +78,6 @@ export interface PartStatusRow {
   final_at: number | null;
 }
 
-/**
- * What a receipt needs to be applied, read for a whole batch of receipts in one statement: the
- * part its message id names (the newest such part, as partByMessageId) with the recipient
- * context a webhook needs. The recipient fields are null only if the recipient row is gone.
- */
-export interface ReceiptTarget {
-  message_id: string;
-  id: number;
-  recipient_id: number;
-  state: PartState;
-  part_number: number;
-  parts_total: number;
-  part_last_status: string | null;
-  final_at: number | null;
-  recipient_status: RecipientStatus | null;
-  recipient_last_status: string | null;
-  msisdn: string | null;
-  client_reference: string | null;
-  client_id: number | null;
-  sender: string | null;
-  webhook_url: string | null;
-}
-
-/** A pending receipt of one of several message ids (pendingReceiptsOf). */
-export interface PendingReceiptOf extends PendingReceipt {
-  message_id: string;
-}
-
 export interface ExpiredReceipt {
   id: number;
   transport: string;
@@ -230,22 +202,6 @@ export class DispatchStore {
       failPart: db.prepare<[number, string, string | null, number, number, number], unknown>(
         `UPDATE message_parts SET state = 'undelivered', attempts = ?, last_status = ?, last_error_code = ?, final_at = ?,
            updated_at = ? WHERE id = ? AND state = 'submitting'`,
-      ),
-      // One lookup for a batch of receipts: json_each over their message ids, each joined to its
-      // newest part (the message_parts_message_id index) and that part's recipient context.
-      receiptTargets: db.prepare<[string, string], ReceiptTarget>(
-        `SELECT j.value AS message_id, p.id, p.recipient_id, p.state, p.part_number, p.parts_total, p.last_status AS part_last_status, p.final_at,
-                r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn, r.client_reference,
-                c.client_id, c.sender, cl.webhook_url
-         FROM json_each(?) j
-         JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = ? AND message_id = j.value ORDER BY id DESC LIMIT 1)
-         LEFT JOIN recipients r ON r.id = p.recipient_id
-         LEFT JOIN campaigns c ON c.id = r.campaign_id
-         LEFT JOIN clients cl ON cl.id = c.client_id`,
-      ),
-      pendingReceiptsOf: db.prepare<[string, string], PendingReceiptOf>(
-        `SELECT id, message_id, status, final, error_code FROM receipts
-         WHERE match_state = 'pending' AND transport = ? AND message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       ),
       partByMessageId: db.prepare<[string, string], PartForReceipt>(
         `SELECT id, recipient_id, state FROM message_parts WHERE transport = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
@@ -384,18 +340,6 @@ export class DispatchStore {
 
   pendingReceipts(transport: string, messageId: string): PendingReceipt[] {
     return this.s.pendingReceipts.all(transport, messageId);
-  }
-
-  /** The pending receipts of any of the message ids, oldest first: one statement for a batch of outcomes. */
-  pendingReceiptsOf(transport: string, messageIds: readonly string[]): PendingReceiptOf[] {
-    if (messageIds.length === 0) return [];
-    return this.s.pendingReceiptsOf.all(transport, JSON.stringify(messageIds));
-  }
-
-  /** The parts (with recipient context) the message ids name, one statement for the batch; ids naming no part are left out. */
-  receiptTargets(transport: string, messageIds: readonly string[]): ReceiptTarget[] {
-    if (messageIds.length === 0) return [];
-    return this.s.receiptTargets.all(JSON.stringify(messageIds), transport);
   }
 
   /** Inserts receipts with multi-row INSERTs (RECEIPT_ROWS_PER_INSERT a statement), in order. */

@@ -4,7 +4,7 @@
  * (nothing else writes between the reads and the write of one pass). Multi-row statements where a
  * pass writes many rows of one kind.
  */
-import type { DeliveryReceiptRow, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
+import type { DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
 import type { SqliteDatabase } from './database.js';
 import { BATCH_SQL, CLOSE_CAMPAIGNS_SQL } from './dispatch-store.js';
 import { SqlitePartInserts } from './part-inserts.js';
@@ -33,7 +33,7 @@ export const MATERIALISE_SQL = {
 } as const;
 
 /** Queues Delivery Receipts inside the caller's transaction (the webhook outbox's sink). */
-export type EnqueueDeliveryReceipts = (rows: readonly DeliveryReceiptRow[], nowMs: number) => void;
+export type EnqueueDeliveryReceipts = (rows: readonly DeliveryReceiptEvent[], nowMs: number) => void;
 
 export class SqliteMaterialiseStore {
   private readonly s;

@@ -51,7 +51,7 @@ describe('fencing a node that lost its lease (PostgreSQL)', () => {
     expect(retaken.map((p) => p.id)).toEqual(expect.arrayContaining([a, b, c]));
 
     // The stalled node wakes and writes what its SMSC said about its old claims: all refused.
-    expect(await store.markSubmittedTakingReceipts(a, 'carrier', 'late-a', NOW + 1, stalled.identity.id)).toBeUndefined();
+    expect(await store.markSubmitted(a, 'late-a', NOW + 1, stalled.identity.id)).toBe(false);
     expect(await store.requeue(b, 1, NOW + 60_000, 'ESME_RTHROTTLED', null, NOW + 1, stalled.identity.id)).toBe(false);
     expect(await store.failPart(c, 1, 'ESME_RINVDSTADR', null, NOW + 1, stalled.identity.id)).toBe(false);
     expect(await stalled.heartbeat()).toBe('fenced');
@@ -59,7 +59,7 @@ describe('fencing a node that lost its lease (PostgreSQL)', () => {
     expect(held.rows[0]?.n).toBe(6);
 
     // The new owner's writes go through.
-    expect(await store.markSubmittedTakingReceipts(a, 'carrier', 'm-a', NOW + 2, live.identity.id)).toEqual([]);
+    expect(await store.markSubmitted(a, 'm-a', NOW + 2, live.identity.id)).toBe(true);
     expect(await store.requeue(b, 1, NOW + 60_000, 'ESME_RTHROTTLED', null, NOW + 2, live.identity.id)).toBe(true);
     expect(await store.failPart(c, 1, 'ESME_RINVDSTADR', null, NOW + 2, live.identity.id)).toBe(true);
     const states = await pool.query<{ id: number; state: string; claimed_by: string | null }>(`SELECT id, state, claimed_by FROM message_parts WHERE id = ANY($1::bigint[]) ORDER BY id`, [[a, b, c]]);

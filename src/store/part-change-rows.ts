@@ -1,0 +1,55 @@
+/**
+ * The rows the engine's part-changing steps (submit outcomes, receipts, the unmatched-receipt
+ * sweep) read, the same on both backends: what the SQLite and PostgreSQL queries return and the
+ * planners in src/engine/steps/ decide on.
+ */
+import type { PartState, RecipientStatus } from './entities.js';
+
+/** A part with what deciding its change needs: its state, claim stamp and the status fields a recipient's status is computed from. */
+export interface PartRow {
+  id: number;
+  recipient_id: number;
+  part_number: number;
+  parts_total: number;
+  state: PartState;
+  last_status: string | null;
+  final_at: number | null;
+  /** The node id of the claim (PostgreSQL cluster); null for a single gateway, and once the claim ended. */
+  claimed_by: string | null;
+}
+
+/** A recipient with what its Delivery Receipt needs (SPEC "Delivery Receipt"). */
+export interface RecipientRow {
+  id: number;
+  status: RecipientStatus;
+  last_status: string | null;
+  msisdn: string;
+  client_reference: string | null;
+  client_id: number;
+  sender: string;
+  webhook_url: string | null;
+}
+
+/**
+ * A receipt that matched no part when it arrived (stored match_state 'pending': the migration's
+ * value; the engine calls it unmatched).
+ */
+export interface UnmatchedReceiptRow {
+  id: number;
+  transport: string;
+  message_id: string;
+  status: string;
+  /** 1 for a final status. */
+  final: number;
+  error_code: string | null;
+}
+
+/** The stored match_state of an unmatched receipt (initial schema's CHECK constraint). */
+export const UNMATCHED_MATCH_STATE = 'pending';
+
+/** Which part a (transport, message id) names now: the newest part with that id. */
+export interface MessageIdTarget {
+  transport: string;
+  message_id: string;
+  part_id: number;
+}

@@ -1,0 +1,70 @@
+/**
+ * The reads of the engine's part-changing steps (submit outcomes, receipts, the unmatched-receipt
+ * sweep) on SQLite: prepared statements, each for a whole batch (ids passed as one JSON array).
+ * Synchronous, run inside the engine's group-commit transaction; the writes are DispatchStore's.
+ */
+import type { MessageIdTarget, PartRow, RecipientRow, UnmatchedReceiptRow } from '../part-change-rows.js';
+import type { SqliteDatabase } from './database.js';
+
+const PART_COLUMNS = 'id, recipient_id, part_number, parts_total, state, last_status, final_at, claimed_by';
+
+export class PartChangeQueries {
+  private readonly s;
+
+  constructor(db: SqliteDatabase) {
+    this.s = {
+      parts: db.prepare<[string], PartRow>(`SELECT ${PART_COLUMNS} FROM message_parts WHERE id IN (SELECT value FROM json_each(?))`),
+      partsOfRecipients: db.prepare<[string], PartRow>(
+        `SELECT ${PART_COLUMNS} FROM message_parts WHERE recipient_id IN (SELECT value FROM json_each(?)) ORDER BY recipient_id, part_number`,
+      ),
+      recipients: db.prepare<[string], RecipientRow>(
+        `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+         FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
+         WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
+      ),
+      targets: db.prepare<[{ transport: string; ids: string }], MessageIdTarget>(
+        `SELECT @transport AS transport, j.value AS message_id, p.id AS part_id FROM json_each(@ids) j
+         JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = @transport AND message_id = j.value ORDER BY id DESC LIMIT 1)`,
+      ),
+      unmatchedOf: db.prepare<[string, string], UnmatchedReceiptRow>(
+        `SELECT id, transport, message_id, status, final, error_code FROM receipts
+         WHERE match_state = 'pending' AND transport = ? AND message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+      ),
+      matchable: db.prepare<[number], UnmatchedReceiptRow & { part_id: number }>(
+        `SELECT r.id, r.transport, r.message_id, r.status, r.final, r.error_code, p.id AS part_id FROM receipts r
+         JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = r.transport AND message_id = r.message_id ORDER BY id DESC LIMIT 1)
+         WHERE r.match_state = 'pending' ORDER BY r.id LIMIT ?`,
+      ),
+    };
+  }
+
+  /** The parts with these ids, as they are now. */
+  parts(partIds: readonly number[]): PartRow[] {
+    return partIds.length === 0 ? [] : this.s.parts.all(JSON.stringify(partIds));
+  }
+
+  /** Every part of these recipients. */
+  partsOfRecipients(recipientIds: readonly number[]): PartRow[] {
+    return recipientIds.length === 0 ? [] : this.s.partsOfRecipients.all(JSON.stringify(recipientIds));
+  }
+
+  /** These recipients with their Delivery Receipt context; a recipient that no longer exists is left out. */
+  recipients(recipientIds: readonly number[]): RecipientRow[] {
+    return recipientIds.length === 0 ? [] : this.s.recipients.all(JSON.stringify(recipientIds));
+  }
+
+  /** The part each message id of the transport names (its newest part with that id); ids naming none are left out. */
+  targets(transport: string, messageIds: readonly string[]): MessageIdTarget[] {
+    return messageIds.length === 0 ? [] : this.s.targets.all({ transport, ids: JSON.stringify(messageIds) });
+  }
+
+  /** The unmatched receipts of any of the transport's message ids, oldest first. */
+  unmatchedOf(transport: string, messageIds: readonly string[]): UnmatchedReceiptRow[] {
+    return messageIds.length === 0 ? [] : this.s.unmatchedOf.all(transport, JSON.stringify(messageIds));
+  }
+
+  /** Up to `limit` unmatched receipts, oldest first, whose message id names a part now, with that part's id. */
+  matchable(limit: number): (UnmatchedReceiptRow & { part_id: number })[] {
+    return this.s.matchable.all(limit);
+  }
+}
