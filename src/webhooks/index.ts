@@ -25,3 +25,5 @@ export type { SinceTime } from './since-time.js';
 export { SqliteWebhookOutbox } from './sqlite/outbox.js';
 export { PgWebhookOutbox } from './postgres/outbox.js';
 export type { WebhookOutbox, ResultsWritten, ProbeOutcome } from './outbox.js';
+export { createGatewayWebhookSender, senderPlacement } from './gateway-sender.js';
+export type { GatewaySenderSetup, GatewayWebhookSender, SenderPlacement } from './gateway-sender.js';

@@ -95,12 +95,6 @@ export interface WebhookSenderCommonOptions {
   stopTimeoutMs?: number;
   /** Metrics hooks (src/admin); none by default. */
   observer?: GatewayObserver;
-  /**
-   * Writes attempt results somewhere else than the outbox (the sender thread hands them to the
-   * gateway's own SQLite connection, so the database keeps one hot writer); the rows stay claimed
-   * until it resolves. Default: the outbox's recordAttempts (on SQLite `store.db`, synchronously).
-   */
-  writeResults?: (records: readonly AttemptRecord[]) => Promise<void>;
 }
 
 /**
@@ -185,7 +179,7 @@ export class WebhookSender {
   private readonly calls = new Set<Promise<void>>();
   private readonly idleWaiters = new Set<() => void>();
   private results: AttemptRecord[] = [];
-  /** Result batches handed to options.writeResults and not yet written. */
+  /** Result batches being written to the outbox (or waiting to be written again). */
   private writesInFlight = 0;
   private flushTimer: NodeJS.Timeout | null = null;
   /** Runs pump(): on wake-ups, at retry due times, and once per poll interval by the clock. */
@@ -695,18 +689,7 @@ export class WebhookSender {
     const batch = this.results;
     if (batch.length === 0) return;
     this.results = [];
-    const writeResults = this.options.writeResults;
-    if (writeResults === undefined) {
-      this.write(batch);
-      return;
-    }
-    this.writesInFlight += 1;
-    writeResults(batch)
-      .catch((err: unknown) => this.writeFailed(err, batch.length))
-      .finally(() => {
-        this.writesInFlight -= 1;
-        this.afterWrite(batch, NOTHING_REFUSED);
-      });
+    this.write(batch);
   }
 
   /**

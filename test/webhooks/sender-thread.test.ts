@@ -1,23 +1,22 @@
 /**
- * The webhook sender on its worker thread, as the built gateway runs it: the
- * compiled dist/ modules (a worker thread cannot load the TypeScript sources), a real SQLite file
- * shared by this thread's connection and the worker's, a real HTTP receiver.
+ * The webhook sender on its worker thread, as the gateway on SQLite runs it: the TypeScript sources
+ * (the thread loads them through src/common/typescript-worker.mjs, the path a built gateway runs
+ * from dist/), a real SQLite file shared by this thread's connection and the worker's, a real HTTP
+ * receiver.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayObserver, WebhookAttemptResult } from '../../src/gateway-observer.js';
 import { NOOP_OBSERVER } from '../../src/gateway-observer.js';
 import { SecretBox } from '../../src/store/secret-box.js';
 import { enqueueDeliveryReceipt, verifySignature } from '../../src/webhooks/index.js';
-import type { WebhookSenderThread as WebhookSenderThreadType } from '../../src/webhooks/sender-thread.js';
-import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
+import { WebhookSenderThread } from '../../src/webhooks/sender-thread.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 
 let fx: WebhookFixture | undefined;
 let receiver: WebhookReceiver | undefined;
-let thread: WebhookSenderThreadType | undefined;
+let thread: WebhookSenderThread | undefined;
 afterEach(async () => {
   await thread?.stop();
   await receiver?.close();
@@ -26,12 +25,6 @@ afterEach(async () => {
   receiver = undefined;
   fx = undefined;
 });
-
-async function loadThreadClass(): Promise<typeof WebhookSenderThreadType> {
-  ensureBuilt();
-  const url = pathToFileURL(join(REPO_ROOT, 'dist', 'src', 'webhooks', 'sender-thread.js')).href;
-  return ((await import(url)) as { WebhookSenderThread: typeof WebhookSenderThreadType }).WebhookSenderThread;
-}
 
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -43,8 +36,6 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 
 describe('webhook sender thread', () => {
   it('sends signed events from its own connection; the results are written, counted and logged by the gateway side', async () => {
-    const WebhookSenderThread = await loadThreadClass();
-    expect(WebhookSenderThread.available()).toBe(true);
     fx = await openWebhookFixture();
     receiver = await WebhookReceiver.start({ secret: 's3cret' });
     receiver.respondWith((r) => (JSON.parse(r.rawBody.toString('utf8')) as { To: string }).To === '353870000002' ? { kind: 'status', statusCode: 400 } : undefined);
