@@ -12,8 +12,6 @@ export type { AttemptVerdict } from './retry-policy.js';
 export { DEFAULT_WEBHOOK_CONFIG } from './config.js';
 export type { WebhookSenderConfig } from './config.js';
 export { WebhookSender, WEBHOOK_CONTENT_TYPE, WEBHOOK_USER_AGENT, INBOUND_WEBHOOK_USER_AGENT, WEBHOOK_ERROR, EVENT_ID_HEADER } from './webhook-sender.js';
-export { systemWebhookClock } from './clock.js';
-export type { WebhookClock, WebhookTimer } from './clock.js';
 export { RedriveSchedule } from './redrive-schedule.js';
 export type { WebhookSenderOptions, WebhookSenderStats } from './webhook-sender.js';
 export { createNodeHttpClient } from './http-client.js';
