@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayObserver, WebhookAttemptResult } from '../../src/gateway-observer.js';
 import { NOOP_OBSERVER } from '../../src/gateway-observer.js';
 import { SecretBox } from '../../src/store/secret-box.js';
-import { enqueueDeliveryReceipt, verifySignature } from '../../src/webhooks/index.js';
+import { createGatewayWebhookSender, enqueueDeliveryReceipt, senderPlacement, verifySignature, WebhookSender } from '../../src/webhooks/index.js';
 import { WebhookSenderThread } from '../../src/webhooks/sender-thread.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
@@ -34,6 +34,15 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
   }
 }
 
+describe('where the gateway runs its sender', () => {
+  it('SQLite: on the worker thread, in process only with an injected clock; PostgreSQL: in process', () => {
+    expect(senderPlacement('sqlite', false)).toBe('worker-thread');
+    expect(senderPlacement('sqlite', true)).toBe('in-process');
+    expect(senderPlacement('postgres', false)).toBe('in-process');
+    expect(senderPlacement('postgres', true)).toBe('in-process');
+  });
+});
+
 describe('webhook sender thread', () => {
   it('sends signed events from its own connection; the results are written, counted and logged by the gateway side', async () => {
     fx = await openWebhookFixture();
@@ -50,16 +59,13 @@ describe('webhook sender thread', () => {
     }
     const attempts: WebhookAttemptResult[] = [];
     const observer: GatewayObserver = { ...NOOP_OBSERVER, webhookAttempt: (result) => void attempts.push(result) };
-    thread = new WebhookSenderThread({
-      db: fx.store.db,
-      databasePath: fx.dbPath,
-      busyTimeoutMs: 5_000,
-      keyFile,
-      config: {},
-      logLevel: 'info',
-      logger: fx.logger,
-      observer,
+    // As the gateway on SQLite builds it: the factory puts it on the thread (no injected clock).
+    const built = createGatewayWebhookSender({
+      backend: 'sqlite', db: fx.store.db, databasePath: fx.dbPath, keyFile, secretBox: box, logger: fx.logger, config: {}, observer,
     });
+    expect(built).toBeInstanceOf(WebhookSenderThread);
+    expect(built).not.toBeInstanceOf(WebhookSender);
+    thread = built as WebhookSenderThread;
     thread.start();
     await until(() => fx!.outbox().every((r) => r.state !== 'pending'), 'every outbox row written back');
     expect(fx.outbox().map((r) => [r.state, r.attempts])).toEqual([['delivered', 1], ['dead', 1], ['delivered', 1]]);
