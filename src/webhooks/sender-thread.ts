@@ -11,6 +11,7 @@
  * commit), and counted delivered only once its result is written here.
  */
 import { Worker } from 'node:worker_threads';
+import pino from 'pino';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../common/log.js';
 import { workerEntry } from '../common/worker-entry.js';
@@ -24,6 +25,19 @@ const WORKER = workerEntry(import.meta.url, 'sender-worker');
 /** The thread's V8 heap limits (see spawn). */
 const SENDER_YOUNG_GENERATION_MB = 8;
 const SENDER_OLD_GENERATION_MB = 64;
+
+/**
+ * The thread's log level: the gateway's, but never above warn. Its warn and error lines must reach
+ * this side whatever the gateway's level, since the status page's recent errors record them even
+ * when the log is quiet (src/admin/recent-errors.ts taps the gateway's logger); relogged here, they
+ * are written or dropped by the gateway's own level.
+ */
+const WARN_LEVEL = pino.levels.values['warn'] ?? 40;
+
+function relayedLogLevel(level: string): string {
+  const value = pino.levels.values[level];
+  return value === undefined || value > WARN_LEVEL ? 'warn' : level;
+}
 
 /** A crashed worker is started again after this long (its claimed rows are still pending and are sent again). */
 const RESTART_DELAY_MS = 1_000;
@@ -85,12 +99,13 @@ export class WebhookSenderThread {
   }
 
   private spawn(): void {
-    const { db: _db, logger: _logger, observer: _observer, ...data } = this.options;
+    const { db: _db, logger: _logger, observer: _observer, ...options } = this.options;
+    const data: SenderThreadData = { ...options, logLevel: relayedLogLevel(options.logLevel) };
     // A small heap: the thread holds at most a few hundred rows and requests, all short-lived, and
     // V8's defaults for a new isolate cost the gateway's peak RSS some 30-60 MB (bench:e2e 100k:
     // 309-310 MB with them, 281 MB with these). Running out restarts the thread (see 'exit').
     const resourceLimits = { maxYoungGenerationSizeMb: SENDER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: SENDER_OLD_GENERATION_MB };
-    const worker = new Worker(WORKER.url, { argv: WORKER.argv, workerData: data satisfies SenderThreadData, resourceLimits });
+    const worker = new Worker(WORKER.url, { argv: WORKER.argv, workerData: data, resourceLimits });
     this.worker = worker;
     worker.on('message', (message: FromSenderThread) => this.onMessage(message));
     worker.on('error', (err) => this.options.logger.error({ err }, 'webhook sender thread failed'));
