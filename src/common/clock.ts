@@ -33,3 +33,15 @@ export function systemClock(now: () => number = Date.now): Clock {
     },
   };
 }
+
+/**
+ * Resolves after `ms` milliseconds by `clock`: waits that run on the clock a component was given
+ * (the modem transport's pacing, registration polls and late-answer guard), so a test stepping a
+ * manual clock moves them too. On the system clock the timer keeps the process alive, as a pending
+ * wait should.
+ */
+export function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    clock.setTimer(resolve, Math.max(0, ms));
+  });
+}

@@ -9,6 +9,8 @@
  * timer starting its requests before the clock step returns: the fake-clock tests rely on both);
  * PostgreSQL answers after a round trip.
  */
+import { FAILURE_LOG_INTERVAL_MS, FailureLog } from '../common/failure-log.js';
+import type { Logger } from '../common/log.js';
 import type { AttemptRecord, DueOutboxRow, RedriveEndpoint, RedriveFilter } from '../store/sqlite/webhook-store.js';
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -83,4 +85,22 @@ export function settle<T>(
   if (answer instanceof Promise) return answer.then((value) => onValue(value, true), (err: unknown) => onError(err, true));
   onValue(answer, false);
   return null;
+}
+
+const UNREACHABLE = 'webhook outbox unreachable; retrying (one line per interval while it lasts)';
+
+/**
+ * How the sender logs an outbox it cannot reach (a PostgreSQL failover drops every connection for
+ * seconds): the shared FailureLog with the sender's messages. The first failure is logged at once,
+ * then at most one line per interval however often the sender tries (a poll every 200 ms would
+ * otherwise log five lines a second), each saying how many failures it stands for; the first
+ * success after it logs the end of the outage. Each failure says what could not be done
+ * (`{ what: 'reading due events' }`). Time is the sender's clock.
+ */
+export function outboxFailureLog(logger: Logger, now: () => number, intervalMs = FAILURE_LOG_INTERVAL_MS): FailureLog {
+  return new FailureLog(logger, 'the webhook outbox', intervalMs, now, {
+    level: 'error',
+    recoveredLevel: 'info',
+    messages: { failed: UNREACHABLE, stillFailing: UNREACHABLE, recovered: 'webhook outbox reachable again' },
+  });
 }

@@ -1,30 +1,43 @@
 /**
- * The gateway's webhook sender on a worker thread: the WebhookSender runs in
- * sender-worker.ts with its own SQLite connection, using the second core for the HTTP requests,
- * signatures and outbox reads, so webhooks keep pace with submits instead of waiting for the
- * engine's turns of the event loop. This side wakes it after the engine's commits, writes the
- * attempt results it sends back on the gateway's connection (one hot writer; see sender-worker.ts),
- * feeds the gateway's metrics and logger, and stops it. Same surface as WebhookSender for the
- * gateway: start(), wake(), stop().
+ * The gateway's webhook sender on a worker thread (on SQLite: see sender-placement.ts): the one
+ * WebhookSender runs in sender-worker.ts over the thread's outbox (sqlite/thread-outbox.ts), using
+ * the second core for the HTTP requests, signatures and outbox reads, so webhooks keep pace with
+ * submits instead of waiting for the engine's turns of the event loop. This side wakes it after the
+ * engine's commits, writes the attempt results it sends back on the gateway's connection through
+ * the same outbox contract (one hot writer), feeds the gateway's metrics and logger, and stops it.
+ * Same surface as WebhookSender for the gateway: start(), wake(), stop().
  *
  * Durability is unchanged: a row is sent only after the commit that queued it (the wake follows the
  * commit), and counted delivered only once its result is written here.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import pino from 'pino';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../common/log.js';
+import { workerEntry } from '../common/worker-entry.js';
 import type { SqliteDatabase } from '../store/sqlite/database.js';
-import { recordAttempts } from '../store/sqlite/webhook-store.js';
 import type { FromSenderThread, SenderThreadData, ToSenderThread } from './sender-thread-protocol.js';
+import { SqliteWebhookOutbox } from './sqlite/outbox.js';
 
-/** The compiled worker entry next to this module; absent when running the TypeScript sources (tests), see available(). */
-const WORKER_URL = new URL('./sender-worker.js', import.meta.url);
+/** sender-worker beside this module: compiled from dist/, the TypeScript source through its bootstrap otherwise (worker-entry.ts). */
+const WORKER = workerEntry(import.meta.url, 'sender-worker');
 
 /** The thread's V8 heap limits (see spawn). */
 const SENDER_YOUNG_GENERATION_MB = 8;
 const SENDER_OLD_GENERATION_MB = 64;
+
+/**
+ * The thread's log level: the gateway's, but never above warn. Its warn and error lines must reach
+ * this side whatever the gateway's level, since the status page's recent errors record them even
+ * when the log is quiet (src/admin/recent-errors.ts taps the gateway's logger); relogged here, they
+ * are written or dropped by the gateway's own level.
+ */
+const WARN_LEVEL = pino.levels.values['warn'] ?? 40;
+
+function relayedLogLevel(level: string): string {
+  const value = pino.levels.values[level];
+  return value === undefined || value > WARN_LEVEL ? 'warn' : level;
+}
 
 /** A crashed worker is started again after this long (its claimed rows are still pending and are sent again). */
 const RESTART_DELAY_MS = 1_000;
@@ -42,14 +55,20 @@ export class WebhookSenderThread {
   private stopping: Promise<void> | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private readonly observer: GatewayObserver;
+  /** Where the thread's results are written: the gateway's connection. */
+  private readonly outbox: SqliteWebhookOutbox;
 
   constructor(private readonly options: WebhookSenderThreadOptions) {
     this.observer = options.observer ?? NOOP_OBSERVER;
+    this.outbox = new SqliteWebhookOutbox(options.db);
   }
 
-  /** True when the compiled worker entry exists (running from dist/); the gateway uses the in-process sender otherwise. */
+  /**
+   * Always true: the thread runs from dist/ and from the TypeScript sources alike (worker-entry.ts).
+   * Kept for callers that still ask; where the sender runs is senderPlacement's decision.
+   */
   static available(): boolean {
-    return existsSync(fileURLToPath(WORKER_URL));
+    return true;
   }
 
   start(): void {
@@ -80,12 +99,13 @@ export class WebhookSenderThread {
   }
 
   private spawn(): void {
-    const { db: _db, logger: _logger, observer: _observer, ...data } = this.options;
+    const { db: _db, logger: _logger, observer: _observer, ...options } = this.options;
+    const data: SenderThreadData = { ...options, logLevel: relayedLogLevel(options.logLevel) };
     // A small heap: the thread holds at most a few hundred rows and requests, all short-lived, and
     // V8's defaults for a new isolate cost the gateway's peak RSS some 30-60 MB (bench:e2e 100k:
     // 309-310 MB with them, 281 MB with these). Running out restarts the thread (see 'exit').
     const resourceLimits = { maxYoungGenerationSizeMb: SENDER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: SENDER_OLD_GENERATION_MB };
-    const worker = new Worker(WORKER_URL, { workerData: data satisfies SenderThreadData, resourceLimits });
+    const worker = new Worker(WORKER.url, { argv: WORKER.argv, workerData: data, resourceLimits });
     this.worker = worker;
     worker.on('message', (message: FromSenderThread) => this.onMessage(message));
     worker.on('error', (err) => this.options.logger.error({ err }, 'webhook sender thread failed'));
@@ -108,7 +128,7 @@ export class WebhookSenderThread {
       case 'results': {
         let error: string | undefined;
         try {
-          recordAttempts(this.options.db, message.records);
+          this.outbox.recordAttempts(message.records);
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }

@@ -4,8 +4,10 @@
  * letter). The outbox is the only state that matters: a crash at any point leaves rows 'pending',
  * and the next start sends them again (at-least-once; SPEC "Events" point 8 makes receivers idempotent).
  *
- * Results are written in small batches (one transaction per flushIntervalMs) so a fast receiver does
- * not cost one synchronous commit per webhook; a crash before a flush only means a re-send.
+ * Results are written in small batches (result-writer.ts) so a fast receiver does not cost one
+ * synchronous commit per webhook; a crash before a flush only means a re-send. One attempt's request
+ * is attempt.ts, the result its verdict makes is attempt-result.ts: this module schedules (reads,
+ * queues, concurrency, passes, stop) and keeps the redrive bookkeeping.
  *
  * Dead letters of transient failures are redriven when their endpoint answers 2xx again:
  * the endpoint is probed once per breaker window while it has any, the probe being its
@@ -20,49 +22,36 @@
  * written back asks for a pass at its due time (wakeAt), which shortens a sleep already running; the
  * next redrive probe bounds every sleep.
  *
- * The outbox is a port (outbox.ts): the SQLite file of one gateway (the default,
- * `store`, answering synchronously as it always did) or a cluster node's share of a PostgreSQL
- * outbox (`outbox: new PgWebhookOutbox(...)`): rows leased to this node, results fenced on the
- * lease (a refused one is counted in fencedResults and changes nothing), results kept and written
- * again while the database is unreachable.
+ * The outbox is a port (outbox.ts): the SQLite file of one gateway (`store`, or
+ * SqliteWebhookOutbox; answering synchronously), the same file seen from the sender thread
+ * (SenderThreadOutbox), or a cluster node's share of a PostgreSQL outbox (PgWebhookOutbox): rows
+ * leased to this node, results fenced on the lease (a refused one is counted in fencedResults and
+ * changes nothing), results kept and written again while the database is unreachable. Where the
+ * gateway runs it is gateway-sender.ts's decision.
  */
 import { BackgroundWorker, type PassCause } from '../common/background-worker.js';
+import { systemClock, type Clock } from '../common/clock.js';
+import type { FailureLog } from '../common/failure-log.js';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
 import type { Logger } from '../common/log.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SqliteDatabase } from '../store/sqlite/database.js';
 import type { AttemptRecord, DueOutboxRow } from '../store/sqlite/webhook-store.js';
-import { systemWebhookClock, type WebhookClock } from './clock.js';
+import { WEBHOOK_ERROR, sendAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
+import { attemptResult } from './attempt-result.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
 import { EndpointLogs } from './endpoint-logs.js';
-import { OutageLog } from './outage-log.js';
-import { NOTHING_REFUSED, settle, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from './outbox.js';
+import { outboxFailureLog, settle, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from './outbox.js';
+import { ResultWriter } from './result-writer.js';
+import { SecretCache } from './secret-cache.js';
 import { SqliteWebhookOutbox } from './sqlite/outbox.js';
-import type { WebhookHttpClient, WebhookResponse } from './http-client.js';
+import type { WebhookHttpClient } from './http-client.js';
 import { createUndiciHttpClient } from './undici-http-client.js';
-import { classifyHttpStatus, nextWebhookAttemptAt, type AttemptVerdict } from './retry-policy.js';
+import type { AttemptVerdict } from './retry-policy.js';
 import { RedriveSchedule, type RedriveTarget } from './redrive-schedule.js';
-import { SIGNATURE_HEADER, signBody } from './signature.js';
 
-export const WEBHOOK_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** The event's identity on every request: the outbox row's UUID, the same on retries, redrives and replays. */
-export const EVENT_ID_HEADER = 'X-Event-Id';
-export const WEBHOOK_USER_AGENT = 'smsgate (delivery-receipt webhook)';
-export const INBOUND_WEBHOOK_USER_AGENT = 'smsgate (inbound-message webhook)';
-
-/** last_error codes written by the sender besides HTTP_<status> and network error codes (ECONNREFUSED...). */
-export const WEBHOOK_ERROR = {
-  /** The endpoint's breaker was open: the attempt failed fast with no request (SPEC "Events" point 7). */
-  circuitOpen: 'CIRCUIT_OPEN',
-  /** No response status line within timeoutMs. */
-  timeout: 'TIMEOUT',
-  /** The client's webhook URL was removed after the event was queued. */
-  noWebhookUrl: 'NO_WEBHOOK_URL',
-  /** The stored secret does not open with this key file. */
-  secretUnreadable: 'SECRET_UNREADABLE',
-  invalidUrl: 'INVALID_URL',
-} as const;
+export { WEBHOOK_CONTENT_TYPE, EVENT_ID_HEADER, WEBHOOK_USER_AGENT, INBOUND_WEBHOOK_USER_AGENT, WEBHOOK_ERROR } from './attempt.js';
 
 /**
  * Where the events are: `store`, the gateway's SQLite file (the default), or `outbox`, any
@@ -80,7 +69,7 @@ export interface WebhookSenderCommonOptions {
   /** Clock for every stored time and retry schedule; default Date.now. Ignored when `clock` is given. */
   now?: () => number;
   /** Time and timers of the schedule: retries, polls, breaker windows, redrive probes. Default: the system clock. */
-  clock?: WebhookClock;
+  clock?: Clock;
   /** Default: undici with keep-alive connections (createUndiciHttpClient; measured faster than node:http, README "Packages"). */
   httpClient?: WebhookHttpClient;
   /** How often due rows are looked for when nothing woke the sender (replays, retries of an earlier run). */
@@ -95,12 +84,6 @@ export interface WebhookSenderCommonOptions {
   stopTimeoutMs?: number;
   /** Metrics hooks (src/admin); none by default. */
   observer?: GatewayObserver;
-  /**
-   * Writes attempt results somewhere else than the outbox (the sender thread hands them to the
-   * gateway's own SQLite connection, so the database keeps one hot writer); the rows stay claimed
-   * until it resolves. Default: the outbox's recordAttempts (on SQLite `store.db`, synchronously).
-   */
-  writeResults?: (records: readonly AttemptRecord[]) => Promise<void>;
 }
 
 /**
@@ -126,8 +109,6 @@ export interface WebhookSenderStats {
   fencedResults: number;
 }
 
-const SECRET_CACHE_LIMIT = 1024;
-
 /**
  * Added to a lease beyond the longest an event can take here (see leaseMs): a results write's round
  * trip, and a wait for a pooled connection under load.
@@ -142,21 +123,16 @@ const LEASE_MARGIN_MS = 5_000;
  */
 const CLAIM_ROUNDS = 4;
 
-/** How soon a results write the outbox refused to take (database unreachable) is tried again. */
-const WRITE_RETRY_MS = 1_000;
-
 export class WebhookSender {
   private readonly outbox: WebhookOutbox;
   private readonly config: WebhookSenderConfig;
-  private readonly clock: WebhookClock;
+  private readonly clock: Clock;
   private readonly now: () => number;
   private readonly http: WebhookHttpClient;
   private readonly ownsHttpClient: boolean;
   private readonly breakers: EndpointBreakers;
   private readonly logger: Logger;
   private readonly pollIntervalMs: number;
-  private readonly flushIntervalMs: number;
-  private readonly flushBatchRows: number;
   private readonly stopTimeoutMs: number;
   private readonly readBatchRows: number;
   /**
@@ -184,10 +160,8 @@ export class WebhookSender {
   /** Outbox calls answering later (PostgreSQL), with what handles their answers: stop() waits for them. */
   private readonly calls = new Set<Promise<void>>();
   private readonly idleWaiters = new Set<() => void>();
-  private results: AttemptRecord[] = [];
-  /** Result batches handed to options.writeResults and not yet written. */
-  private writesInFlight = 0;
-  private flushTimer: NodeJS.Timeout | null = null;
+  /** Attempt results on their way to the outbox. */
+  private readonly results: ResultWriter;
   /** Runs pump(): on wake-ups, at retry due times, and once per poll interval by the clock. */
   private readonly worker: BackgroundWorker;
   private pumpScheduled = false;
@@ -198,11 +172,14 @@ export class WebhookSender {
    * finished request would re-read (and throw away) every row still claimed.
    */
   private outboxMayHaveNewRows = true;
-  private readonly secrets = new Map<string, string>();
+  private readonly secrets: SecretCache;
+  /** What one attempt needs (attempt.ts). */
+  private readonly attemptDeps: AttemptDeps;
   private readonly counters: WebhookSenderStats = {
     requests: 0, delivered: 0, retriesScheduled: 0, deadLetters: 0, circuitOpenFastFails: 0, redriven: 0, probes: 0, fencedResults: 0,
   };
-  private readonly outage: OutageLog;
+  /** The outbox unreachable (a PostgreSQL failover): one line per outage, not per call (outboxFailureLog). */
+  private readonly outboxFailures: FailureLog;
   /** Breaker openings, closings and dead letters, summarised per endpoint (endpoint-logs.ts). */
   private readonly endpointLogs: EndpointLogs;
   /**
@@ -211,8 +188,6 @@ export class WebhookSender {
    * success deletes it, so it holds at most the endpoints now failing.
    */
   private readonly lastFailure = new Map<string, { clientId: number; url: string; cause: string }>();
-  /** Set by stop(): a results write still failing after this (by the system clock) is given up. */
-  private giveUpWritesAtMs = Number.POSITIVE_INFINITY;
   /** Endpoints with dead letters to redrive; null when redrive is off (redriveWithinMs 0). */
   private readonly redrive: RedriveSchedule | null;
   /** Rows re-queued as probes, by id, with the endpoint they stand for (its URL may have changed since). */
@@ -223,19 +198,28 @@ export class WebhookSender {
   constructor(private readonly options: WebhookSenderOptions) {
     this.outbox = options.outbox ?? new SqliteWebhookOutbox(options.store.db);
     this.config = { ...DEFAULT_WEBHOOK_CONFIG, ...options.config };
-    this.clock = options.clock ?? systemWebhookClock(options.now ?? Date.now);
+    this.clock = options.clock ?? systemClock(options.now ?? Date.now);
     this.now = () => this.clock.now();
     this.redrive = this.config.redriveWithinMs > 0 ? new RedriveSchedule(this.config.breakerOpenMs) : null;
     this.ownsHttpClient = options.httpClient === undefined;
     this.http = options.httpClient ?? createUndiciHttpClient({ maxSockets: this.config.concurrency, timeoutMs: this.config.timeoutMs });
     this.logger = options.logger.child({ component: 'webhooks' });
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
-    this.flushIntervalMs = options.flushIntervalMs ?? 25;
-    this.flushBatchRows = options.flushBatchRows ?? 512;
+    const flushIntervalMs = options.flushIntervalMs ?? 25;
     this.stopTimeoutMs = options.stopTimeoutMs ?? this.config.timeoutMs + 1000;
     this.readBatchRows = Math.max(256, this.config.concurrency * 8);
-    this.leaseMs = CLAIM_ROUNDS * this.config.timeoutMs + this.flushIntervalMs + LEASE_MARGIN_MS;
-    this.outage = new OutageLog(this.logger, this.now);
+    this.leaseMs = CLAIM_ROUNDS * this.config.timeoutMs + flushIntervalMs + LEASE_MARGIN_MS;
+    this.outboxFailures = outboxFailureLog(this.logger, this.now);
+    this.results = new ResultWriter({
+      outbox: this.outbox,
+      logger: this.logger,
+      outboxFailures: this.outboxFailures,
+      flushIntervalMs,
+      flushBatchRows: options.flushBatchRows ?? 512,
+      track: (call) => this.track(call),
+      written: (batch, written) => this.afterWrite(batch, written),
+    });
+    this.secrets = new SecretCache(options.secretBox, this.logger);
     this.endpointLogs = new EndpointLogs(this.logger, this.now);
     this.breakers = new EndpointBreakers({
       failuresToOpen: this.config.breakerFailures,
@@ -253,6 +237,18 @@ export class WebhookSender {
         // half-open (a trial let through) is not news: its result opens or closes the breaker.
       },
     });
+    this.attemptDeps = {
+      outbox: this.outbox,
+      secrets: this.secrets,
+      breakers: this.breakers,
+      http: this.http,
+      timeoutMs: this.config.timeoutMs,
+      onRequest: () => void (this.counters.requests += 1),
+      onAnswer: (key, failure) => {
+        if (failure === null) this.lastFailure.delete(key);
+        else this.lastFailure.set(key, failure);
+      },
+    };
     this.worker = new BackgroundWorker({
       clock: this.clock,
       // A wake (a finished request) must not postpone the poll: see outboxMayHaveNewRows.
@@ -344,9 +340,9 @@ export class WebhookSender {
       if (this.inFlight > 0) this.logger.warn({ inFlight: this.inFlight }, 'webhook requests still in flight at stop; they stay pending and are sent again on start');
     }
     // Results the outbox cannot take are tried again for at most this long, then left to be sent again.
-    this.giveUpWritesAtMs = Date.now() + this.stopTimeoutMs;
-    this.flush();
-    while (this.writesInFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.add(resolve));
+    this.results.giveUpAfter(this.stopTimeoutMs);
+    this.results.flush();
+    while (this.results.writesInFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.add(resolve));
     // Redrives the last results started: the caller may close the database once stop() resolves.
     await this.callsSettled();
     this.closed = true;
@@ -390,7 +386,7 @@ export class WebhookSender {
   }
 
   private isIdle(): boolean {
-    return this.queue.length === 0 && this.inFlight === 0 && this.results.length === 0 && this.writesInFlight === 0 && this.reading === null;
+    return this.queue.length === 0 && this.inFlight === 0 && this.results.idle && this.reading === null;
   }
 
   private notifyIfIdle(): void {
@@ -443,7 +439,7 @@ export class WebhookSender {
     let readDone = (): void => undefined;
     const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
       (rows, deferred) => {
-        this.outage.succeeded();
+        this.outboxFailures.recovered();
         // As many as asked for: more may be due. Fewer: every due row is now claimed, so until
         // something changes there is nothing to read.
         if (rows.length >= maxRows) this.outboxMayHaveNewRows = true;
@@ -461,7 +457,7 @@ export class WebhookSender {
       },
       (err, deferred) => {
         this.outboxMayHaveNewRows = true;
-        this.outage.failed(err, 'reading due events');
+        this.outboxFailures.failed(err, { what: 'reading due events' });
         if (deferred) {
           this.reading = null;
           readDone();
@@ -482,44 +478,19 @@ export class WebhookSender {
   }
 
   private async attempt(row: DueOutboxRow): Promise<void> {
+    const outcome: AttemptOutcome = await sendAttempt(row, this.attemptDeps);
     const attempts = row.attempts + 1;
-    if (row.webhookUrl === null || row.webhookUrl === '') {
-      this.record(row, attempts, 'permanent', WEBHOOK_ERROR.noWebhookUrl);
-      return;
-    }
-    // The stored text, sent and signed as the same UTF-8 bytes (signBody encodes a string as UTF-8).
-    const body = row.body;
-    const headers: Record<string, string> = {
-      'Content-Type': WEBHOOK_CONTENT_TYPE,
-      'User-Agent': row.kind === 'inbound' ? INBOUND_WEBHOOK_USER_AGENT : WEBHOOK_USER_AGENT,
-      // Awaited only for a row without one (rare): the common path starts its request in this turn.
-      [EVENT_ID_HEADER]: row.eventId ?? (await this.outbox.assignEventId(row.id)),
-    };
-    if (row.webhookSecretEnc !== null) {
-      const secret = this.openSecret(row.webhookSecretEnc);
-      if (secret === null) {
-        this.record(row, attempts, 'permanent', WEBHOOK_ERROR.secretUnreadable);
+    switch (outcome.kind) {
+      case 'unsendable':
+        this.record(row, attempts, 'permanent', outcome.lastError);
         return;
-      }
-      headers[SIGNATURE_HEADER] = signBody(body, secret);
-    }
-    const url = row.webhookUrl;
-    const key = EndpointBreakers.keyFor(row.clientId, url);
-    const outcome = await this.breakers.run(key, async () => {
-      this.counters.requests += 1;
-      const response = await this.http.post({ url, headers, body, timeoutMs: this.config.timeoutMs });
-      const verdict = verdictOf(response);
-      // Noted before the breaker counts it, so the line of the breaker it opens names this cause.
-      if (verdict === 'transient') this.lastFailure.set(key, { clientId: row.clientId, url, cause: errorCodeOf(response) ?? 'UNKNOWN' });
-      else this.lastFailure.delete(key);
-      return { verdict, value: response };
-    });
-    if (outcome.kind === 'circuit-open') {
-      this.counters.circuitOpenFastFails += 1;
-      this.endpointLogs.held(key);
-      this.record(row, attempts, 'transient', WEBHOOK_ERROR.circuitOpen);
-    } else {
-      this.record(row, attempts, outcome.verdict, errorCodeOf(outcome.value));
+      case 'circuit-open':
+        this.counters.circuitOpenFastFails += 1;
+        this.endpointLogs.held(outcome.key);
+        this.record(row, attempts, 'transient', WEBHOOK_ERROR.circuitOpen);
+        return;
+      case 'answered':
+        this.record(row, attempts, outcome.verdict, outcome.lastError);
     }
   }
 
@@ -557,11 +528,11 @@ export class WebhookSender {
       const filter = { clientId: target.clientId, url: target.url, cutoffMs: nowMs - this.config.redriveWithinMs };
       this.outboxCall(() => this.outbox.requeueProbe(filter, nowMs, this.leaseMs),
         (probe, deferred) => {
-          this.outage.succeeded();
+          this.outboxFailures.recovered();
           this.probeRequeued(target, probe);
           if (deferred) this.pump();
         },
-        (err) => this.outage.failed(err, 'requeueing a redrive probe', { clientId: target.clientId }));
+        (err) => this.outboxFailures.failed(err, { what: 'requeueing a redrive probe', clientId: target.clientId }));
     }
   }
 
@@ -621,20 +592,6 @@ export class WebhookSender {
     this.outboxMayHaveNewRows = true;
   }
 
-  private openSecret(sealed: string): string | null {
-    const cached = this.secrets.get(sealed);
-    if (cached !== undefined) return cached;
-    try {
-      const secret = this.options.secretBox.open(sealed);
-      if (this.secrets.size >= SECRET_CACHE_LIMIT) this.secrets.clear();
-      this.secrets.set(sealed, secret);
-      return secret;
-    } catch (err) {
-      this.logger.error({ code: (err as { code?: string }).code }, 'webhook secret does not open with this key file');
-      return null;
-    }
-  }
-
   private record(row: DueOutboxRow, attempts: number, verdict: AttemptVerdict, lastError: string | null): void {
     // After stop() has written its last batch the store may be closed: a late answer is not written,
     // so its row stays pending and is sent again on the next start.
@@ -643,21 +600,20 @@ export class WebhookSender {
     const probeOf = this.probes.get(row.id);
     this.probes.delete(row.id);
     const url = row.webhookUrl === '' ? null : row.webhookUrl;
-    let record: AttemptRecord;
-    if (verdict === 'delivered') {
-      record = { id: row.id, kind: 'delivered', attempts, atMs };
-      this.counters.delivered += 1;
-      // Only while some endpoint waits for redrive: the common case costs one size check per 2xx.
-      if (url !== null && this.redrive !== null && (probeOf !== undefined || this.redrive.size > 0)) {
-        this.noteAnswered({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, probeOf, atMs);
-      }
-    } else {
-      const error = lastError ?? 'UNKNOWN';
-      // A probe is one attempt: if the endpoint is still down the next probe comes a window later.
-      const nextAttemptAt = verdict === 'transient' && probeOf === undefined ? nextWebhookAttemptAt(attempts, atMs, this.config.retryDelaysMs) : null;
-      if (nextAttemptAt === null) {
-        const reason = verdict === 'transient' ? 'transient' : 'permanent';
-        record = { id: row.id, kind: 'dead', attempts, atMs, lastError: error, reason, url };
+    const record = attemptResult({ id: row.id, attempts, verdict, lastError, url, probe: probeOf !== undefined, atMs }, this.config.retryDelaysMs);
+    switch (record.kind) {
+      case 'delivered':
+        this.counters.delivered += 1;
+        // Only while some endpoint waits for redrive: the common case costs one size check per 2xx.
+        if (url !== null && this.redrive !== null && (probeOf !== undefined || this.redrive.size > 0)) {
+          this.noteAnswered({ key: EndpointBreakers.keyFor(row.clientId, url), clientId: row.clientId, url }, probeOf, atMs);
+        }
+        break;
+      case 'retry':
+        this.counters.retriesScheduled += 1;
+        break;
+      case 'dead': {
+        const { reason, lastError: error } = record;
         this.counters.deadLetters += 1;
         if (reason === 'transient' && url !== null && this.redrive !== null) {
           const key = EndpointBreakers.keyFor(row.clientId, url);
@@ -670,9 +626,6 @@ export class WebhookSender {
         // breaker's lines, else the first logged and the rest counted, at most a line per interval.
         if (probeOf === undefined) this.endpointLogs.deadLetter(url === null ? null : EndpointBreakers.keyFor(row.clientId, url), { clientId: row.clientId, url: url ?? '' }, fields);
         else this.endpointLogs.probeFailed(url === null ? null : EndpointBreakers.keyFor(row.clientId, url), fields);
-      } else {
-        record = { id: row.id, kind: 'retry', attempts, nextAttemptAt, lastError: error };
-        this.counters.retriesScheduled += 1;
       }
     }
     const key = EndpointBreakers.keyFor(row.clientId, row.webhookUrl ?? '');
@@ -684,64 +637,7 @@ export class WebhookSender {
       breaker: this.breakers.state(key),
       halfOpensAtMs: this.breakers.halfOpensAt(key),
     });
-    this.results.push(record);
-    if (this.results.length >= this.flushBatchRows) this.flush();
-    else if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.flushIntervalMs);
-  }
-
-  private flush(): void {
-    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    const batch = this.results;
-    if (batch.length === 0) return;
-    this.results = [];
-    const writeResults = this.options.writeResults;
-    if (writeResults === undefined) {
-      this.write(batch);
-      return;
-    }
-    this.writesInFlight += 1;
-    writeResults(batch)
-      .catch((err: unknown) => this.writeFailed(err, batch.length))
-      .finally(() => {
-        this.writesInFlight -= 1;
-        this.afterWrite(batch, NOTHING_REFUSED);
-      });
-  }
-
-  /**
-   * Writes a batch of results to the outbox. An outbox that keeps failed writes (PostgreSQL: a
-   * failover drops connections) has it tried again every WRITE_RETRY_MS, its rows still claimed here
-   * and leased to this node, until it is written or stop() gives up; otherwise it is dropped and its
-   * rows, still pending, are sent again.
-   */
-  private write(batch: readonly AttemptRecord[]): void {
-    const answered = this.outboxCall(() => this.outbox.recordAttempts(batch),
-      (written, deferred) => {
-        if (deferred) this.writesInFlight -= 1;
-        this.outage.succeeded();
-        this.afterWrite(batch, written);
-      },
-      (err, deferred) => {
-        if (deferred) this.writesInFlight -= 1;
-        if (this.outbox.retriesFailedWrites && Date.now() < this.giveUpWritesAtMs) {
-          this.outage.failed(err, 'writing results', { rows: batch.length });
-          this.writesInFlight += 1;
-          setTimeout(() => {
-            this.writesInFlight -= 1;
-            this.write(batch);
-          }, WRITE_RETRY_MS);
-          return;
-        }
-        this.writeFailed(err, batch.length);
-        this.afterWrite(batch, NOTHING_REFUSED);
-      });
-    if (!answered) this.writesInFlight += 1;
-  }
-
-  private writeFailed(err: unknown, rows: number): void {
-    // The rows stay 'pending' in the outbox, so they are attempted again: a duplicate, not a loss.
-    this.logger.error({ err, rows }, 'writing webhook results failed; those events will be sent again');
+    this.results.add(record);
   }
 
   /** Once a batch of results is written (or failed to be): its rows may be read again. */
@@ -761,15 +657,4 @@ export class WebhookSender {
     this.notifyIfIdle();
     this.wake();
   }
-}
-
-function verdictOf(response: WebhookResponse): AttemptVerdict {
-  if (response.kind === 'response') return classifyHttpStatus(response.statusCode);
-  // SPEC "Events" point 5: network failures are retried; a URL that cannot be used never will work.
-  return response.code === WEBHOOK_ERROR.invalidUrl ? 'permanent' : 'transient';
-}
-
-function errorCodeOf(response: WebhookResponse): string | null {
-  if (response.kind === 'network-error') return response.code;
-  return response.statusCode >= 200 && response.statusCode <= 299 ? null : `HTTP_${response.statusCode}`;
 }

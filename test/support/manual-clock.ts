@@ -1,6 +1,6 @@
 /**
  * A clock a test steps by hand, for code that takes its time and timers as an input (the Clock of
- * src/common/clock.ts: background workers, the webhook sender's WebhookClock). Nothing moves until the test calls advanceTo/advanceToNextTimer; timers
+ * src/common/clock.ts: background workers, the webhook sender). Nothing moves until the test calls advanceTo/advanceToNextTimer; timers
  * due by then run in due order, each with now() at its own due time.
  */
 import type { Clock, ClockTimer } from '../../src/common/clock.js';

@@ -1,23 +1,22 @@
 /**
- * The webhook sender on its worker thread, as the built gateway runs it: the
- * compiled dist/ modules (a worker thread cannot load the TypeScript sources), a real SQLite file
- * shared by this thread's connection and the worker's, a real HTTP receiver.
+ * The webhook sender on its worker thread, as the gateway on SQLite runs it: the TypeScript sources
+ * (the thread loads them through src/common/typescript-worker.mjs, the path a built gateway runs
+ * from dist/), a real SQLite file shared by this thread's connection and the worker's, a real HTTP
+ * receiver.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayObserver, WebhookAttemptResult } from '../../src/gateway-observer.js';
 import { NOOP_OBSERVER } from '../../src/gateway-observer.js';
 import { SecretBox } from '../../src/store/secret-box.js';
-import { enqueueDeliveryReceipt, verifySignature } from '../../src/webhooks/index.js';
-import type { WebhookSenderThread as WebhookSenderThreadType } from '../../src/webhooks/sender-thread.js';
-import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
+import { createGatewayWebhookSender, enqueueDeliveryReceipt, senderPlacement, verifySignature, WebhookSender } from '../../src/webhooks/index.js';
+import { WebhookSenderThread } from '../../src/webhooks/sender-thread.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 
 let fx: WebhookFixture | undefined;
 let receiver: WebhookReceiver | undefined;
-let thread: WebhookSenderThreadType | undefined;
+let thread: WebhookSenderThread | undefined;
 afterEach(async () => {
   await thread?.stop();
   await receiver?.close();
@@ -27,12 +26,6 @@ afterEach(async () => {
   fx = undefined;
 });
 
-async function loadThreadClass(): Promise<typeof WebhookSenderThreadType> {
-  ensureBuilt();
-  const url = pathToFileURL(join(REPO_ROOT, 'dist', 'src', 'webhooks', 'sender-thread.js')).href;
-  return ((await import(url)) as { WebhookSenderThread: typeof WebhookSenderThreadType }).WebhookSenderThread;
-}
-
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -41,10 +34,17 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
   }
 }
 
+describe('where the gateway runs its sender', () => {
+  it('SQLite: on the worker thread, in process only with an injected clock; PostgreSQL: in process', () => {
+    expect(senderPlacement('sqlite', false)).toBe('worker-thread');
+    expect(senderPlacement('sqlite', true)).toBe('in-process');
+    expect(senderPlacement('postgres', false)).toBe('in-process');
+    expect(senderPlacement('postgres', true)).toBe('in-process');
+  });
+});
+
 describe('webhook sender thread', () => {
   it('sends signed events from its own connection; the results are written, counted and logged by the gateway side', async () => {
-    const WebhookSenderThread = await loadThreadClass();
-    expect(WebhookSenderThread.available()).toBe(true);
     fx = await openWebhookFixture();
     receiver = await WebhookReceiver.start({ secret: 's3cret' });
     receiver.respondWith((r) => (JSON.parse(r.rawBody.toString('utf8')) as { To: string }).To === '353870000002' ? { kind: 'status', statusCode: 400 } : undefined);
@@ -59,16 +59,13 @@ describe('webhook sender thread', () => {
     }
     const attempts: WebhookAttemptResult[] = [];
     const observer: GatewayObserver = { ...NOOP_OBSERVER, webhookAttempt: (result) => void attempts.push(result) };
-    thread = new WebhookSenderThread({
-      db: fx.store.db,
-      databasePath: fx.dbPath,
-      busyTimeoutMs: 5_000,
-      keyFile,
-      config: {},
-      logLevel: 'info',
-      logger: fx.logger,
-      observer,
+    // As the gateway on SQLite builds it: the factory puts it on the thread (no injected clock).
+    const built = createGatewayWebhookSender({
+      backend: 'sqlite', db: fx.store.db, databasePath: fx.dbPath, keyFile, secretBox: box, logger: fx.logger, config: {}, observer,
     });
+    expect(built).toBeInstanceOf(WebhookSenderThread);
+    expect(built).not.toBeInstanceOf(WebhookSender);
+    thread = built as WebhookSenderThread;
     thread.start();
     await until(() => fx!.outbox().every((r) => r.state !== 'pending'), 'every outbox row written back');
     expect(fx.outbox().map((r) => [r.state, r.attempts])).toEqual([['delivered', 1], ['dead', 1], ['delivered', 1]]);

@@ -10,6 +10,23 @@ import type {
 } from '../sqlite/webhook-store.js';
 import type { WebhookStorePort } from '../webhook-store-port.js';
 import { changes, inTransaction, row, rows, type PgPool, type PgQueryable } from './pool.js';
+import type { WakeChannel } from './wakeups.js';
+
+const OUTBOX_CHANNEL: WakeChannel = 'smsgate_outbox';
+
+/**
+ * An insert of outbox rows that also wakes every node's sender (PgWakeups on smsgate_outbox) when
+ * it inserted any: the statement returns one row, the notification, when it did and none when it
+ * did not (so its row count says whether a row went in). PostgreSQL delivers a notification at the
+ * commit, and folds the same channel and payload notified again within one transaction into one:
+ * a unit queuing a hundred receipts' webhooks, a statement each, wakes the peers once, after they
+ * can see the rows. Cheaper than a trigger (no function call per statement, no migration): the
+ * notification rides on the insert's own round trip.
+ */
+function notifyingInsert(insert: string): string {
+  return `WITH inserted AS (${insert} RETURNING 1)
+    SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_inserted`;
+}
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at $1. */
 const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = $1, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL,
@@ -77,11 +94,11 @@ export class PgWebhookStore implements WebhookStorePort {
    */
   async insertOutboxRows(outbox: readonly Omit<NewOutboxRow, 'kind'>[]): Promise<void> {
     if (outbox.length === 0) return;
-    await changes(this.pool,
+    await changes(this.pool, notifyingInsert(
       `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
        SELECT client_id, recipient_id, body, 'pending', 0, due, due, event_id
        FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(client_id, recipient_id, body, due, event_id, n)
-       ORDER BY n`,
+       ORDER BY n`),
       [outbox.map((r) => r.clientId), outbox.map((r) => r.recipientId), outbox.map((r) => r.body), outbox.map((r) => r.nowMs), outbox.map(() => randomUUID())]);
   }
 
@@ -289,19 +306,20 @@ export class PgWebhookStore implements WebhookStorePort {
 /**
  * Inserts a pending event due now with a new event id (a random UUID, never reused); false when the
  * client has no URL for the event's kind. A function too, so another store's unit (an inbound
- * arrival) queues its webhook inside its own transaction.
+ * arrival, the engine's receipts) queues its webhook inside its own transaction; the peers' senders
+ * are woken when that transaction commits (notifyingInsert).
  */
 export async function insertOutboxRow(db: PgQueryable, r: NewOutboxRow): Promise<boolean> {
   const inserted = r.kind === 'inbound'
-    ? await changes(db,
+    ? await changes(db, notifyingInsert(
       `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
        SELECT 'inbound', id, NULL, $2::text, 'pending', 0, $3::bigint, $3::bigint, $4::text FROM clients
-       WHERE id = $1 AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
+       WHERE id = $1 AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`),
       [r.clientId, r.body, r.nowMs, randomUUID()])
-    : await changes(db,
+    : await changes(db, notifyingInsert(
       `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
        SELECT id, $2::bigint, $3::text, 'pending', 0, $4::bigint, $4::bigint, $5::text FROM clients
-       WHERE id = $1 AND webhook_url IS NOT NULL AND webhook_url <> ''`,
+       WHERE id = $1 AND webhook_url IS NOT NULL AND webhook_url <> ''`),
       [r.clientId, r.recipientId, r.body, r.nowMs, randomUUID()]);
   return inserted === 1;
 }

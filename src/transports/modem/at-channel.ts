@@ -7,12 +7,11 @@
  * port reads (`receive`). Closing the link fails the command in flight and everything queued
  * with AT_CLOSED, so no caller waits forever.
  */
-import { type Clock, systemClock } from '../../common/clock.js';
+import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import { GatewayError } from '../../common/errors.js';
 import { redactAtCommand } from './at-command-redaction.js';
 import { AtFramer, type AtFrame } from './at-framer.js';
 import { type FinalResult, classifyLine, lineName } from './at-line.js';
-import { sleep } from './sleep.js';
 
 export interface AtLink {
   write(data: string): void;

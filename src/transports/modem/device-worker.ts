@@ -9,12 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { BackgroundWorker, type PassResult } from '../../common/background-worker.js';
-import type { Clock, ClockTimer } from '../../common/clock.js';
+import { sleep, type Clock, type ClockTimer } from '../../common/clock.js';
 import { isGatewayError } from '../../common/errors.js';
 import type { DecodedDeliver, DecodedStatusReport } from '../../pdu/index.js';
 import type { PartOutcome } from '../transport.js';
 import { AtChannel } from './at-channel.js';
-import { sleep } from './sleep.js';
 import { type ModemHealth, ModemSession, type SendResult, type UndecodableReason } from './modem-session.js';
 import type { PartQueue, QueuedPart } from './part-queue.js';
 import type { ModemProfile } from './profile.js';

@@ -5,13 +5,12 @@
  * the handler's promise resolved.
  */
 import type { Logger } from 'pino';
-import { type Clock, systemClock } from '../../common/clock.js';
+import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import { GatewayError, isGatewayError } from '../../common/errors.js';
 import { type DecodedDeliver, type DecodedPdu, type DecodedStatusReport, decodePdu } from '../../pdu/index.js';
 import { MAX_STATUS_CHARS } from '../../receipts/index.js';
 import type { AtChannel, AtResponse, Urc } from './at-channel.js';
 import { redactAtCommand } from './at-command-redaction.js';
-import { sleep } from './sleep.js';
 import { type FinalResult, splitArgs } from './at-line.js';
 import { isTemporaryCmeError, isTemporaryCmsError } from './cms-errors.js';
 import type { ModemProfile } from './profile.js';

@@ -5,12 +5,11 @@
  */
 import type { Logger } from 'pino';
 import { pino } from 'pino';
-import { type Clock, type ClockTimer, systemClock } from '../../common/clock.js';
+import { type Clock, type ClockTimer, sleep, systemClock } from '../../common/clock.js';
 import { GatewayError, isGatewayError } from '../../common/errors.js';
 import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
 import { isFinalStatus, MAX_STATUS_CHARS, statusFromTpStatus } from '../../receipts/index.js';
 import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportLink, TransportState } from '../transport.js';
-import { sleep } from './sleep.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
 import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
 import type { UndecodableReason } from './modem-session.js';
