@@ -10,6 +10,7 @@
  * then receipt rows, then the rows of multi-part recipients in id order. A single-part recipient
  * has no lock of its own: its only part is ordered by its message id's lock, or by the claim.
  */
+import { insertOutboxRows } from '../../store/postgres/webhook-store.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
 import type { PgClient } from '../../store/postgres/pool.js';
 import * as q from '../../store/postgres/part-change-queries.js';
@@ -50,7 +51,7 @@ export class PgPartChangesStore implements PartChangesStore<'async'> {
       ? { partId: w.partId, state: w.state, status: w.status, errorCode: w.errorCode }
       : { partId: w.partId, state: null, status: w.status, errorCode: null })), nowMs);
     await q.writeRecipientStatuses(this.client, plan.recipients, nowMs);
-    await q.insertDeliveryReceiptRows(this.client, plan.outbox.map((e) => ({ clientId: e.clientId, recipientId: e.recipientId, body: serializeDeliveryReceipt(e) })), nowMs);
+    await insertOutboxRows(this.client, plan.outbox.map((e) => ({ clientId: e.clientId, recipientId: e.recipientId, body: serializeDeliveryReceipt(e), nowMs })));
   }
 }
 

@@ -5,7 +5,7 @@
  * statement over arrays (INSERT ... SELECT FROM unnest, UPDATE ... FROM unnest), named so each
  * connection parses and plans them once.
  */
-import { randomUUID } from 'node:crypto';
+import { insertOutboxRows } from './webhook-store.js';
 import type { DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
 import type { NewPart } from '../sqlite/dispatch-store.js';
 import type { PgClient, PgQueryable } from './pool.js';
@@ -44,13 +44,6 @@ const RECIPIENT_STATUSES = `UPDATE recipients r SET status = u.status, last_stat
   FROM unnest($2::bigint[], $3::text[], $4::text[]) AS u(id, status, last_status)
   WHERE r.id = u.id`;
 
-/** Delivery Receipt outbox rows, as insertOutboxRow (webhook-store.ts) writes one: pending, due now, a new event id; none for a client without a URL. */
-const INSERT_RECEIPT_WEBHOOKS = `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
-  SELECT u.client_id, u.recipient_id, u.body, 'pending', 0, $1, $1, u.event_id
-  FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[]) WITH ORDINALITY AS u(client_id, recipient_id, body, event_id, n)
-  JOIN clients cl ON cl.id = u.client_id AND cl.webhook_url IS NOT NULL AND cl.webhook_url <> ''
-  ORDER BY u.n`;
-
 export const CLOSE_CAMPAIGNS = `UPDATE campaigns c SET dispatched_at = $1
   WHERE c.id = ANY($2::text[]) AND c.dispatched_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting')
@@ -88,16 +81,9 @@ export class PgMaterialiseStore {
         values: [nowMs, statuses.map((s) => s.recipientId), statuses.map((s) => s.status), statuses.map((s) => s.lastStatus)],
       });
     }
-    let webhooksQueued = 0;
-    if (plan.webhooks.length > 0) {
-      const { webhooks } = plan;
-      const inserted = await this.client.query({
-        name: 'materialise-receipt-webhooks',
-        text: INSERT_RECEIPT_WEBHOOKS,
-        values: [nowMs, webhooks.map((w) => w.clientId), webhooks.map((w) => w.recipientId), webhooks.map((w) => this.serializeReceipt(w)), webhooks.map(() => randomUUID())],
-      });
-      webhooksQueued = inserted.rowCount ?? 0;
-    }
+    // The planner queued a webhook only for a client it read to have a URL (the part-change ledger).
+    await insertOutboxRows(this.client, plan.webhooks.map((w) => ({ clientId: w.clientId, recipientId: w.recipientId, body: this.serializeReceipt(w), nowMs })));
+    const webhooksQueued = plan.webhooks.length;
     const closedCampaigns = plan.closeCampaigns.length === 0 ? [] : (await this.client.query<{ id: string }>({
       name: 'materialise-close-campaigns', text: CLOSE_CAMPAIGNS, values: [nowMs, plan.closeCampaigns],
     })).rows.map((r) => r.id);

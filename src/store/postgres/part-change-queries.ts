@@ -5,7 +5,6 @@
  * INSERT), never one per row. Every function runs on the caller's connection, inside its
  * transaction; the locks are held to its end.
  */
-import { randomUUID } from 'node:crypto';
 import type { PartState, RecipientStatus } from '../entities.js';
 import type { MessageIdTarget, PartRow, RecipientRow, UnmatchedReceiptRow } from '../part-change-rows.js';
 import type { ExpiredReceipt, ReceiptInsert } from '../sqlite/dispatch-store.js';
@@ -199,20 +198,6 @@ export async function insertReceipts(db: PgQueryable, receipts: readonly Receipt
      WITH ORDINALITY AS t(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id, n) ORDER BY n`,
     [column((r) => r.transport), column((r) => r.messageId), column((r) => r.status), column((r) => (r.final ? 1 : 0)), column((r) => r.errorCode),
       column((r) => r.doneAt), column((r) => r.raw), column((r) => r.receivedAt), column((r) => r.matchState), column((r) => r.partId)]);
-}
-
-/**
- * Delivery Receipt outbox rows due now, each with a new event id, in one statement, for clients
- * the caller read to have a webhook URL in the same transaction.
- */
-export async function insertDeliveryReceiptRows(db: PgQueryable, outbox: readonly { clientId: number; recipientId: number | null; body: string }[], nowMs: number): Promise<void> {
-  if (outbox.length === 0) return;
-  await changes(db,
-    `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
-     SELECT client_id, recipient_id, body, 'pending', 0, $4::bigint, $4::bigint, event_id
-     FROM unnest($1::bigint[], $2::bigint[], $3::text[], $5::text[]) WITH ORDINALITY AS t(client_id, recipient_id, body, event_id, n)
-     ORDER BY n`,
-    [outbox.map((r) => r.clientId), outbox.map((r) => r.recipientId), outbox.map((r) => r.body), nowMs, outbox.map(() => randomUUID())]);
 }
 
 /** Unmatched receipts received before the cutoff marked expired, in one statement; returned oldest first. */

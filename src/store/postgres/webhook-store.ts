@@ -92,14 +92,8 @@ export class PgWebhookStore implements WebhookStorePort {
    * of receipts queues its webhooks at once. As on SQLite (h-perf) it does not look the client up:
    * the caller read in the same unit that the client has a webhook URL.
    */
-  async insertOutboxRows(outbox: readonly Omit<NewOutboxRow, 'kind'>[]): Promise<void> {
-    if (outbox.length === 0) return;
-    await changes(this.pool, notifyingInsert(
-      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
-       SELECT client_id, recipient_id, body, 'pending', 0, due, due, event_id
-       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(client_id, recipient_id, body, due, event_id, n)
-       ORDER BY n`),
-      [outbox.map((r) => r.clientId), outbox.map((r) => r.recipientId), outbox.map((r) => r.body), outbox.map((r) => r.nowMs), outbox.map(() => randomUUID())]);
+  insertOutboxRows(outbox: readonly Omit<NewOutboxRow, 'kind'>[]): Promise<void> {
+    return insertOutboxRows(this.pool, outbox);
   }
 
   selectDueOutboxRows(nowMs: number, maxRows: number): Promise<DueOutboxRow[]> {
@@ -322,4 +316,21 @@ export async function insertOutboxRow(db: PgQueryable, r: NewOutboxRow): Promise
        WHERE id = $1 AND webhook_url IS NOT NULL AND webhook_url <> ''`),
       [r.clientId, r.recipientId, r.body, r.nowMs, randomUUID()]);
   return inserted === 1;
+}
+
+/**
+ * Delivery-receipt events, each due at its nowMs with a new event id, in one statement (the engine's
+ * batch of receipts, outcomes or materialised NO_ROUTE recipients queues its webhooks at once), on
+ * the caller's connection so it commits with the caller's unit. It does not look the client up: the
+ * caller read in the same unit that the client has a webhook URL. Wakes the peers' senders at the
+ * commit (notifyingInsert).
+ */
+export async function insertOutboxRows(db: PgQueryable, outbox: readonly Omit<NewOutboxRow, 'kind'>[]): Promise<void> {
+  if (outbox.length === 0) return;
+  await changes(db, notifyingInsert(
+    `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
+     SELECT client_id, recipient_id, body, 'pending', 0, due, due, event_id
+     FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(client_id, recipient_id, body, due, event_id, n)
+     ORDER BY n`),
+    [outbox.map((r) => r.clientId), outbox.map((r) => r.recipientId), outbox.map((r) => r.body), outbox.map((r) => r.nowMs), outbox.map(() => randomUUID())]);
 }
