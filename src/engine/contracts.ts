@@ -25,21 +25,22 @@ import type { ReceiptStepStore } from './steps/receipts.js';
 import type { RecoveryStepStore } from './steps/recovery.js';
 import type { UnmatchedReceiptStore } from './steps/unmatched-receipts.js';
 
-/** How a store answers: at once (SQLite) or after a round trip (PostgreSQL). */
-export type StoreMode = 'sync' | 'async';
+import type { StoreMode } from './store-mode.js';
 
-/** A step store method's result in the given mode. */
-export type StoreResult<M extends StoreMode, T> = M extends 'sync' ? T : Promise<T>;
+export type { StoreMode, StoreResult } from './store-mode.js';
 
 /**
- * Everything the engine's steps need from a store, in one mode (each step's contract is in its
- * steps/ file): SQLite implements EngineStore<'sync'>, PostgreSQL EngineStore<'async'>.
+ * Everything the engine's steps need from a store, one member per step (each step's contract and
+ * its guarantees are in its steps/ file), for one backend and one transaction's connection:
+ * SQLite builds EngineStepStores<'sync'> (sqliteStepStores), PostgreSQL EngineStepStores<'async'>
+ * over each unit's client (pgStepStores). The compiler holds both to every step's contract.
  */
-export interface EngineStore<M extends StoreMode>
-  extends MaterialiseStepStore<M>,
-    ClaimStepStore<M>,
-    RecoveryStepStore<M>,
-    PartChangesStore<M>,
-    OutcomeStepStore<M>,
-    ReceiptStepStore<M>,
-    UnmatchedReceiptStore<M> {}
+export interface EngineStepStores<M extends StoreMode> {
+  materialise: MaterialiseStepStore<M>;
+  claim: ClaimStepStore<M>;
+  recovery: RecoveryStepStore<M>;
+  partChanges: PartChangesStore<M>;
+  outcomes: OutcomeStepStore<M>;
+  receipts: ReceiptStepStore<M>;
+  unmatchedReceipts: UnmatchedReceiptStore<M>;
+}

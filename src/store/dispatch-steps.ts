@@ -3,7 +3,6 @@
  * (materialise, claim, recovery: src/engine/steps/). The step-store contracts that use them are in
  * src/engine/steps/; both backends' classes (sqlite/ and postgres/ *-queries.ts) implement them.
  */
-import type { DueCampaign, NewPart } from './sqlite/dispatch-store.js';
 import type { RecipientStatus } from './entities.js';
 
 /**
@@ -91,4 +90,27 @@ export interface ClaimCandidate {
 export interface ClaimShare {
   campaignId: string;
   take: number;
+}
+
+/** A part to insert: materialising writes a pass's parts (queued on its transport, or final with NO_ROUTE). */
+export interface NewPart {
+  recipientId: number;
+  campaignId: string;
+  partNumber: number;
+  partsTotal: number;
+  concatReference: number;
+  transport: string | null;
+  state: 'queued' | 'undelivered';
+  lastStatus: string | null;
+  nextAttemptAt: number;
+  finalAt: number | null;
+}
+
+/** A campaign's texts as a submit needs them. */
+export interface DueCampaign {
+  id: string;
+  client_id: number;
+  sender: string;
+  text: string;
+  text_sent: string | null;
 }

@@ -24,12 +24,11 @@ import { PgFairClaimer } from '../fair-claim.js';
 import type { SubmitResult } from '../steps/outcomes.js';
 import type { DeliveryReceiptSink } from '../sqlite/delivery-receipt-sink.js';
 import { MaterialiseReport } from '../materialise-report.js';
-import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
-import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
-import { PgMaterialiseStore } from '../../store/postgres/materialise-queries.js';
+import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterializeResult, type Routing } from '../steps/materialise.js';
+import { planStartRecovery, planStopRequeue } from '../steps/recovery.js';
 import { PgRecoveryStore } from '../../store/postgres/recovery-queries.js';
 import { inTransaction } from '../../store/postgres/pool.js';
-import { serializeDeliveryReceipt } from '../../webhooks/delivery-receipt.js';
+import { pgStepStores } from './step-stores.js';
 import { PgOutcomeWriter } from './outcome-writer.js';
 import { PgReceiptWriter } from './receipt-writer.js';
 import { PgUnitRunner, type PgWriteRetryOptions } from './unit-runner.js';
@@ -85,7 +84,7 @@ export class PgEngineBackend implements EngineBackend {
   recover(nowMs: number): Promise<{ requeued: number; reopened: number }> {
     const plan = planStartRecovery(this.deps.node.nodeId());
     return inTransaction(this.deps.pool, async (client) => {
-      const recovery: RecoveryStepStore<'async'> = new PgRecoveryStore(client);
+      const { recovery } = pgStepStores(client);
       return {
         requeued: plan.requeue.kind === 'requeue' ? await recovery.requeueSubmitting(plan.requeue.claimant, nowMs) : 0,
         reopened: plan.reopenOrphans ? await recovery.reopenOrphanedRecipients() : 0,
@@ -97,7 +96,7 @@ export class PgEngineBackend implements EngineBackend {
   async materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
     const { plans, routing } = this.deps;
     const { plan, written } = await inTransaction(this.deps.pool, async (client) => {
-      const store: MaterialiseStepStore<'async'> = new PgMaterialiseStore(client, serializeDeliveryReceipt);
+      const store = pgStepStores(client).materialise;
       const ready = await store.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
       const taken = await store.takeRecipients(planShares(ready, batchSize, nowMs));
       const plan = planMaterialise({ ready, cap: batchSize, taken, plans, routing, nowMs });

@@ -10,7 +10,7 @@ import type { PgClient } from '../../store/postgres/pool.js';
 import type { EngineConfig } from '../config.js';
 import { emitLogLines } from '../steps/log-lines.js';
 import { planOutcomes, type OutcomeCounts, type OutcomeTally, type SubmitResult } from '../steps/outcomes.js';
-import { PgOutcomeStepStore } from './step-stores.js';
+import { pgStepStores } from './step-stores.js';
 import type { PgUnitRunner, PgWriteGroup } from './unit-runner.js';
 
 export class PgOutcomeWriter {
@@ -65,7 +65,7 @@ export class PgOutcomeWriter {
 
   private async applyBatch(client: PgClient, results: readonly SubmitResult[]): Promise<OutcomeTally[]> {
     const nowMs = this.now();
-    const store = new PgOutcomeStepStore(client);
+    const store = pgStepStores(client).outcomes;
     const plan = planOutcomes(results, await store.readOutcomeFacts(results), { config: this.config, stopping: this.stopping, nowMs });
     await store.writeOutcomes(plan, nowMs);
     // The batch's own lines (a recipient gone) go with its first result.

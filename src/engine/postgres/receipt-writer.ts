@@ -12,7 +12,7 @@ import { logExpiredReceipts } from '../expired-receipts-log.js';
 import { emitLogLines, type LogLine } from '../steps/log-lines.js';
 import { planReceipts, type ArrivingReceipt } from '../steps/receipts.js';
 import { expiryCutoffMs, planRematch } from '../steps/unmatched-receipts.js';
-import { PgReceiptStepStore, PgUnmatchedReceiptStore } from './step-stores.js';
+import { pgStepStores } from './step-stores.js';
 import type { PgUnitRunner, PgWriteGroup } from './unit-runner.js';
 
 interface AppliedReceipt {
@@ -49,7 +49,7 @@ export class PgReceiptWriter {
 
   private async applyBatch(client: PgClient, items: readonly ArrivingReceipt[]): Promise<AppliedReceipt[]> {
     const nowMs = this.now();
-    const store = new PgReceiptStepStore(client);
+    const store = pgStepStores(client).receipts;
     const plan = planReceipts(items, await store.readReceiptFacts(items), nowMs);
     await store.writeReceipts(plan, nowMs);
     const webhook = plan.changes.outbox.length > 0;
@@ -66,7 +66,7 @@ export class PgReceiptWriter {
     for (;;) {
       const plan = await inTransaction(this.pool, async (client) => {
         const nowMs = this.now();
-        const store = new PgUnmatchedReceiptStore(client);
+        const store = pgStepStores(client).unmatchedReceipts;
         const planned = planRematch(await store.readMatchable(SWEEP_BATCH), nowMs);
         await store.writeMatches(planned, nowMs);
         return planned;
@@ -75,7 +75,7 @@ export class PgReceiptWriter {
       if (plan.changes.outbox.length > 0) this.wakeWebhooks();
       if (plan.matches.length < SWEEP_BATCH) break;
     }
-    const expired = await inTransaction(this.pool, (client) => new PgUnmatchedReceiptStore(client).expireUnmatched(expiryCutoffMs(this.now(), ttlMs)));
+    const expired = await inTransaction(this.pool, (client) => pgStepStores(client).unmatchedReceipts.expireUnmatched(expiryCutoffMs(this.now(), ttlMs)));
     logExpiredReceipts(this.logger, expired);
     return expired.length;
   }

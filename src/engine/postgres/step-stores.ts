@@ -10,6 +10,10 @@
  * then receipt rows, then the rows of multi-part recipients in id order. A single-part recipient
  * has no lock of its own: its only part is ordered by its message id's lock, or by the claim.
  */
+import { PgClaimStore } from '../../store/postgres/claim-queries.js';
+import { PgMaterialiseStore } from '../../store/postgres/materialise-queries.js';
+import { PgRecoveryStore } from '../../store/postgres/recovery-queries.js';
+import type { EngineStepStores } from '../contracts.js';
 import { insertOutboxRows } from '../../store/postgres/webhook-store.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
 import type { PgClient } from '../../store/postgres/pool.js';
@@ -146,4 +150,17 @@ export class PgUnmatchedReceiptStore implements UnmatchedReceiptStore<'async'> {
   expireUnmatched(receivedBeforeMs: number): Promise<ExpiredReceipt[]> {
     return q.expireUnmatched(this.client, receivedBeforeMs);
   }
+}
+
+/** Every step's store over one unit's connection: the engine's store contract on PostgreSQL. */
+export function pgStepStores(client: PgClient): EngineStepStores<'async'> {
+  return {
+    materialise: new PgMaterialiseStore(client, serializeDeliveryReceipt),
+    claim: new PgClaimStore(client),
+    recovery: new PgRecoveryStore(client),
+    partChanges: new PgPartChangesStore(client),
+    outcomes: new PgOutcomeStepStore(client),
+    receipts: new PgReceiptStepStore(client),
+    unmatchedReceipts: new PgUnmatchedReceiptStore(client),
+  };
 }

@@ -16,7 +16,6 @@ import type { CampaignPlans } from '../campaign-plans.js';
 import type { EngineConfig } from '../config.js';
 import type { BackendStats, EngineBackend, LaneClaimer } from '../engine-backend.js';
 import { FairClaimer } from '../fair-claim.js';
-import { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
 import type { SubmitResult } from '../steps/outcomes.js';
 import { planRematch, expiryCutoffMs } from '../steps/unmatched-receipts.js';
 import { emitLogLines } from '../steps/log-lines.js';
@@ -27,10 +26,8 @@ import { ReceiptApplier } from './receipt-applier.js';
 import { MaterialiseReport } from '../materialise-report.js';
 import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
 import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
-import { SqliteMaterialiseStore } from '../../store/sqlite/materialise-queries.js';
-import { SqliteRecoveryStore } from '../../store/sqlite/recovery-queries.js';
-import { enqueueDeliveryReceipts } from './delivery-receipt-sink.js';
-import { SqliteOutcomeStepStore, SqlitePartChangesStore, SqliteReceiptStepStore, SqliteUnmatchedReceiptStore } from './step-stores.js';
+import { sqliteStepStores } from './step-stores.js';
+import type { UnmatchedReceiptStore } from '../steps/unmatched-receipts.js';
 import { WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
 /** Unmatched receipts matched per sweep transaction. */
@@ -59,7 +56,7 @@ export class SqliteEngineBackend implements EngineBackend {
   private readonly materialise: MaterialiseStepStore<'sync'>;
   private readonly recovery: RecoveryStepStore<'sync'>;
   private readonly report: MaterialiseReport;
-  private readonly unmatched: SqliteUnmatchedReceiptStore;
+  private readonly unmatched: UnmatchedReceiptStore<'sync'>;
 
   constructor(private readonly deps: SqliteBackendDeps) {
     const { store, logger, config } = deps;
@@ -78,14 +75,13 @@ export class SqliteEngineBackend implements EngineBackend {
       webhooksEnqueued = false;
       deps.deliveryReceipts.wake();
     });
-    const queries = new PartChangeQueries(store.db);
-    const changes = new SqlitePartChangesStore(this.store, queries, deps.deliveryReceipts);
-    this.unmatched = new SqliteUnmatchedReceiptStore(this.store, queries, changes);
-    this.receipts = new ReceiptApplier(this.batcher, new SqliteReceiptStepStore(this.store, queries, changes), noteWebhook, logger, deps.now);
-    this.outcomes = new OutcomeWriter(this.batcher, new SqliteOutcomeStepStore(this.store, queries, changes), noteWebhook, config, logger, deps.now);
+    const steps = sqliteStepStores(this.store, deps.deliveryReceipts);
+    this.unmatched = steps.unmatchedReceipts;
+    this.receipts = new ReceiptApplier(this.batcher, steps.receipts, noteWebhook, logger, deps.now);
+    this.outcomes = new OutcomeWriter(this.batcher, steps.outcomes, noteWebhook, config, logger, deps.now);
     // Delivery Receipts of recipients finished while materialising go to the outbox in the pass's transaction.
-    this.materialise = new SqliteMaterialiseStore(store.db, (rows, nowMs) => enqueueDeliveryReceipts(deps.deliveryReceipts, store.db, rows, nowMs));
-    this.recovery = new SqliteRecoveryStore(store.db);
+    this.materialise = steps.materialise;
+    this.recovery = steps.recovery;
     this.report = new MaterialiseReport(logger);
   }
 

@@ -4,8 +4,12 @@
  * group-commit transaction (or the scheduler's), so a read and the write of its plan see nothing
  * in between. A single gateway owns its file: no locks, and no claimant (claimed_by is null).
  */
+import { SqliteClaimStore } from '../../store/sqlite/claim-queries.js';
+import { SqliteMaterialiseStore } from '../../store/sqlite/materialise-queries.js';
+import { SqliteRecoveryStore } from '../../store/sqlite/recovery-queries.js';
+import type { EngineStepStores } from '../contracts.js';
 import type { DispatchStore, ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
-import type { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
+import { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
 import type { PartRow } from '../../store/part-change-rows.js';
 import { acceptedPairs, partsInScope, type OutcomeFacts, type OutcomesPlan, type OutcomeStepStore, type SubmitResult } from '../steps/outcomes.js';
 import type { PartChangeFacts, PartChangesPlan, PartChangesStore } from '../steps/part-changes.js';
@@ -117,4 +121,19 @@ export class SqliteUnmatchedReceiptStore implements UnmatchedReceiptStore<'sync'
   expireUnmatched(receivedBeforeMs: number): ExpiredReceipt[] {
     return this.dispatch.expireReceipts(receivedBeforeMs);
   }
+}
+
+/** Every step's store on the gateway's one connection: the engine's store contract on SQLite. */
+export function sqliteStepStores(dispatch: DispatchStore, sink: DeliveryReceiptSink): EngineStepStores<'sync'> {
+  const queries = new PartChangeQueries(dispatch.db);
+  const partChanges = new SqlitePartChangesStore(dispatch, queries, sink);
+  return {
+    materialise: new SqliteMaterialiseStore(dispatch.db, (rows, nowMs) => enqueueDeliveryReceipts(sink, dispatch.db, rows, nowMs)),
+    claim: new SqliteClaimStore(dispatch.db),
+    recovery: new SqliteRecoveryStore(dispatch.db),
+    partChanges,
+    outcomes: new SqliteOutcomeStepStore(dispatch, queries, partChanges),
+    receipts: new SqliteReceiptStepStore(dispatch, queries, partChanges),
+    unmatchedReceipts: new SqliteUnmatchedReceiptStore(dispatch, queries, partChanges),
+  };
 }

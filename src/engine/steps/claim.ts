@@ -12,7 +12,7 @@
  * campaigns than one claim holds, the next claim starts after the last campaign served, so none
  * waits more than a few claims.
  */
-import type { StoreMode, StoreResult } from '../contracts.js';
+import type { StoreMode, StoreResult } from '../store-mode.js';
 import { fillEvenShares } from '../even-shares.js';
 import type { ClaimablePart } from '../../store/sqlite/dispatch-store.js';
 import type { ClaimCandidate, ClaimShare } from '../../store/dispatch-steps.js';

@@ -12,12 +12,12 @@
  *          that may be done (planMaterialise);
  *   write  all of it (writeMaterialise), so a crash leaves either all or none.
  */
-import type { StoreMode, StoreResult } from '../contracts.js';
+import type { StoreMode, StoreResult } from '../store-mode.js';
 import type { CampaignPlan, CampaignTexts } from '../campaign-plans.js';
 import { fillEvenShares } from '../even-shares.js';
 import type { RouteTable } from '../routing.js';
 import { PartChangeLedger } from './part-changes.js';
-import type { NewPart } from '../../store/sqlite/dispatch-store.js';
+import type { NewPart } from '../../store/dispatch-steps.js';
 import type {
   DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare, RecipientStatusWrite,
 } from '../../store/dispatch-steps.js';

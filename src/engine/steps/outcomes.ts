@@ -12,7 +12,7 @@
 import type { ClaimablePart } from '../../store/sqlite/dispatch-store.js';
 import type { UnmatchedReceiptRow } from '../../store/part-change-rows.js';
 import type { PartOutcome } from '../../transports/transport.js';
-import type { StoreMode, StoreResult } from '../contracts.js';
+import type { StoreMode, StoreResult } from '../store-mode.js';
 import { decidePartAction, missingOutcome, type DecisionContext } from '../outcome-decision.js';
 import type { LogLine } from './log-lines.js';
 import { PartChangeLedger, type PartChangeFacts, type PartChangesPlan } from './part-changes.js';

@@ -16,7 +16,7 @@ import { isDeliveredStatus } from '../../receipts/index.js';
 import type { RecipientStatus } from '../../store/entities.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
 import type { DeliveryReceiptEvent } from '../../webhooks/delivery-receipt.js';
-import type { StoreMode, StoreResult } from '../contracts.js';
+import type { StoreMode, StoreResult } from '../store-mode.js';
 import { nextRecipientStatus, type StatusTrigger } from '../recipient-status.js';
 import type { LogLine } from './log-lines.js';
 

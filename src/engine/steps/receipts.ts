@@ -8,7 +8,7 @@
 import { fitStatus } from '../../receipts/index.js';
 import type { MessageIdTarget } from '../../store/part-change-rows.js';
 import type { TransportReceipt } from '../../transports/transport.js';
-import type { StoreMode, StoreResult } from '../contracts.js';
+import type { StoreMode, StoreResult } from '../store-mode.js';
 import type { LogLine } from './log-lines.js';
 import { PartChangeLedger, type PartChangeFacts, type PartChangesPlan } from './part-changes.js';
 

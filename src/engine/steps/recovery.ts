@@ -7,7 +7,7 @@
  * nothing at start, where live peers' parts are 'submitting' too (the cluster runtime's reaper
  * requeues expired nodes' parts), and only its own at stop.
  */
-import type { StoreMode, StoreResult } from '../contracts.js';
+import type { StoreMode, StoreResult } from '../store-mode.js';
 
 /**
  * The store side of recovery. Each method is one statement per kind of write (set-based), run in

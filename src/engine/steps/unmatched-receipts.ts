@@ -6,7 +6,7 @@
  */
 import type { ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
 import type { UnmatchedReceiptRow } from '../../store/part-change-rows.js';
-import type { StoreMode, StoreResult } from '../contracts.js';
+import type { StoreMode, StoreResult } from '../store-mode.js';
 import { PartChangeLedger, type PartChangeFacts, type PartChangesPlan } from './part-changes.js';
 
 /** An unmatched receipt and the part its message id names now. */

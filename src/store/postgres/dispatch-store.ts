@@ -17,15 +17,16 @@
  * whose part moved on changes nothing and returns false.
  */
 import type {
-  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, NewPart, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
+  ClaimablePart, DispatchStore, DueCampaign, ExpiredReceipt, PartForReceipt, PartStatusRow, PendingReceipt, ReceiptInsert,
   RecipientContext, WaitingRecipient,
 } from '../sqlite/dispatch-store.js';
+import type { NewPart } from '../dispatch-steps.js';
 import type { RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
 import { PgClaimStore } from './claim-queries.js';
 import { CLOSE_CAMPAIGNS, insertParts, markDispatched } from './materialise-queries.js';
 import { PgRecoveryStore } from './recovery-queries.js';
-import { changes, inTransaction, row, rows, type PgClient, type PgQueryable, type PgRunner } from './pool.js';
+import { changes, inTransaction, row, rows, type PgQueryable, type PgRunner } from './pool.js';
 
 const QUEUED_CAMPAIGNS = `WITH RECURSIVE next(campaign_id, n) AS (
     SELECT (SELECT MIN(campaign_id) FROM message_parts WHERE transport = $1 AND state = 'queued' AND campaign_id > $2), 1

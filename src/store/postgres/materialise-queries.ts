@@ -7,7 +7,7 @@
  */
 import { insertOutboxRows } from './webhook-store.js';
 import type { DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
-import type { NewPart } from '../sqlite/dispatch-store.js';
+import type { NewPart } from '../dispatch-steps.js';
 import type { PgClient, PgQueryable } from './pool.js';
 
 /** As readyCampaigns on SQLite (sqlite/materialise-queries.ts): $1 now, $2 limit, $3 cap. */

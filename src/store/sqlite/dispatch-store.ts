@@ -3,36 +3,18 @@
  * run once or more per message part (TypeORM costs several times more per row). Every method is
  * synchronous and short; callers group them in db.transaction(...) for multi-row work.
  */
+import type { DueCampaign, NewPart } from '../dispatch-steps.js';
+
+export type { DueCampaign } from '../dispatch-steps.js';
 import type { PartState, RecipientStatus } from '../entities.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { PART_INSERT_COLUMNS, SqlitePartInserts } from './part-inserts.js';
 import { SqliteRecoveryStore } from './recovery-queries.js';
 
-export interface DueCampaign {
-  id: string;
-  client_id: number;
-  sender: string;
-  text: string;
-  text_sent: string | null;
-}
-
 export interface WaitingRecipient {
   id: number;
   msisdn: string;
-}
-
-export interface NewPart {
-  recipientId: number;
-  campaignId: string;
-  partNumber: number;
-  partsTotal: number;
-  concatReference: number;
-  transport: string | null;
-  state: 'queued' | 'undelivered';
-  lastStatus: string | null;
-  nextAttemptAt: number;
-  finalAt: number | null;
 }
 
 /** A queued part joined with what a submit needs, as claimed by a transport lane. */

@@ -4,7 +4,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
-import type { NewPart } from './dispatch-store.js';
+import type { NewPart } from '../dispatch-steps.js';
 
 /** The columns a new part is inserted with. */
 export const PART_INSERT_COLUMNS = `(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
