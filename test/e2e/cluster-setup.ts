@@ -50,6 +50,8 @@ export interface ClusterFigures {
   receiptsOnOtherBind: number;
   unmatchedReceipts: number;
   webhookRequests: number;
+  /** The longest the carrier's (this process's) event loop stood still: see ClusterSmsc.longestStallMs. */
+  carrierLongestStallMs: number;
 }
 
 /** The summary from the first live node that answers, once every recipient is final. */
@@ -98,6 +100,7 @@ export async function expectNothingLost(run: {
     receiptsOnOtherBind: smsc.receiptsOnOtherBind,
     unmatchedReceipts: unmatched.length,
     webhookRequests: receiver.count,
+    carrierLongestStallMs: smsc.longestStallMs,
   };
   // Printed before the checks, so a failing run shows every figure, not only the first one off.
   console.log(`cluster figures: ${JSON.stringify(figures)}`);
