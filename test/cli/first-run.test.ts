@@ -18,10 +18,11 @@ import { freePort } from '../support/free-port.js';
 import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
 
 // Each command is a node process (about a second, several on a loaded machine); a test runs up to nine.
-vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
-// The groups below share nothing (each its own directory, config and ports), so they run at once
-// (describe.concurrent): a command mostly waits on its process, and the file took minutes one
-// command at a time. Within a group the tests run in order (it.sequential): they build on each other.
+// The groups below share nothing (each its own directory, config and ports), so two run at once
+// (describe.concurrent, maxConcurrency 2: one command per core of a 2-core machine, each no slower
+// than alone there): the file took minutes one command at a time. Within a group the tests run in
+// order (it.sequential): they build on each other.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000, maxConcurrency: 2 });
 
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-first-run-'));
@@ -216,7 +217,7 @@ describe.concurrent('users', () => {
     await gateway.start();
     const where = gateway.address() as { host: string; port: number };
     baseUrl = `http://${where.host}:${where.port}`;
-  }, 60_000);
+  });
   afterAll(async () => {
     await gateway?.stop();
   });
