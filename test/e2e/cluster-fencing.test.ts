@@ -186,5 +186,5 @@ describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
     console.log(`cluster fencing: node ${victim.index} frozen at ${submitsAtStop} submits, ${resent.length} parts sent again; ${JSON.stringify(figures)}`);
 
     expect(await cluster.stopAll()).toEqual(nodes.map(() => 0));
-  }, 480_000);
+  }, 600_000);
 });
