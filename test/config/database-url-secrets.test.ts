@@ -39,15 +39,6 @@ async function smsgate(configPath: string, password: string, ...args: string[]):
   }
 }
 
-/** Runs the jobs `size` at a time, in order; rejects with the first failure once its batch settled. */
-async function inBatches(jobs: readonly (() => Promise<void>)[], size: number): Promise<void> {
-  for (let start = 0; start < jobs.length; start += size) {
-    const settled = await Promise.allSettled(jobs.slice(start, start + size).map((job) => job()));
-    const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-  }
-}
-
 let dir: string;
 let postgres: PostgresServer;
 
@@ -109,9 +100,7 @@ describe('database.url passwords never printed by the CLI', () => {
   }, 600_000);
 
   it('migrate and serve against a real PostgreSQL: raw passwords refused or used, encoded ones used, none printed', async () => {
-    // Each password on a database of its own, so two run at once: a migrate mostly waits on its
-    // process and the server, and one at a time the twelve took minutes.
-    await inBatches(PASSWORDS.map((password, index) => async () => {
+    for (const [index, password] of PASSWORDS.entries()) {
       const database = new URL(await postgres.createDatabase()).pathname.slice(1);
       const configPath = configFor(`real-${index}`, `${postgres.host}:${postgres.port}`, database);
       // Raw: a password with / # ? or a lone % cannot be told from the URL's structure: refused as a config error.
@@ -123,7 +112,7 @@ describe('database.url passwords never printed by the CLI', () => {
       const encoded = await smsgate(configPath, encodeURIComponent(password), 'migrate');
       expect(encoded.output, `encoded ${JSON.stringify(password)}`).not.toContain(MARKER);
       expect(encoded.code, encoded.output).toBe(0);
-    }), 2);
+    }
     // serve's startup and stop lines, on the database the last migrate prepared.
     const last = PASSWORDS.length - 1;
     const gateway = await GatewayProcess.spawn(join(dir, `real-${last}.json`), { env: { PGPW: encodeURIComponent(PASSWORDS[last] as string) } });
