@@ -18,7 +18,11 @@ import { freePort } from '../support/free-port.js';
 import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
 
 // Each command is a node process (about a second, several on a loaded machine); a test runs up to nine.
-vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
+// The groups below share nothing (each its own directory, config and ports), so two run at once
+// (describe.concurrent, maxConcurrency 2: one command per core of a 2-core machine, each no slower
+// than alone there): the file took minutes one command at a time. Within a group the tests run in
+// order (it.sequential): they build on each other.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000, maxConcurrency: 2 });
 
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-first-run-'));
@@ -49,10 +53,10 @@ const close = (server: Server): Promise<void> => new Promise((resolve) => server
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('smsgate init', () => {
+describe.concurrent('smsgate init', () => {
   const site = join(dir, 'site');
 
-  it('writes a starter smsgate.json with a data directory beside it, and prints the next three commands', async () => {
+  it.sequential('writes a starter smsgate.json with a data directory beside it, and prints the next three commands', async () => {
     const init = await smsgate(['init', '--dir', site]);
     expect(init.stderr).toBe('');
     expect(init.code).toBe(0);
@@ -77,7 +81,7 @@ describe('smsgate init', () => {
     expect(loadConfig(file, {}).database.path).toBe(join(site, 'data', 'smsgate.sqlite'));
   });
 
-  it('refuses to overwrite an existing smsgate.json, exit 1 naming it, and changes nothing', async () => {
+  it.sequential('refuses to overwrite an existing smsgate.json, exit 1 naming it, and changes nothing', async () => {
     const file = join(site, 'smsgate.json');
     writeFileSync(file, '{"api":{"port":9999}}');
     const again = await smsgate(['init'], { cwd: site });
@@ -85,7 +89,7 @@ describe('smsgate init', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"api":{"port":9999}}');
   });
 
-  it('in the working directory, the printed commands need no --config: ./smsgate.json is found', async () => {
+  it.sequential('in the working directory, the printed commands need no --config: ./smsgate.json is found', async () => {
     const here = join(dir, 'here');
     mkdirSync(here);
     const init = await smsgate(['init'], { cwd: here });
@@ -98,8 +102,8 @@ describe('smsgate init', () => {
   });
 });
 
-describe('finding the config', () => {
-  it('with none anywhere: exit 1 naming the four places and smsgate init', async () => {
+describe.concurrent('finding the config', () => {
+  it.sequential('with none anywhere: exit 1 naming the four places and smsgate init', async () => {
     expect(existsSync('/etc/smsgate/smsgate.json')).toBe(false);
     const empty = join(dir, 'empty');
     mkdirSync(empty);
@@ -112,10 +116,14 @@ describe('finding the config', () => {
     expect(create.stderr).toContain('no config file found');
   });
 
-  it('SMSGATE_CONFIG before ./smsgate.json; the source checkout falls back to config/default.json', async () => {
+  it.sequential('SMSGATE_CONFIG before ./smsgate.json; the source checkout falls back to config/default.json', async () => {
     const other = join(dir, 'other.json');
     writeFileSync(other, JSON.stringify({ api: { port: 0 } }));
-    const viaEnv = await smsgate(['config', 'check', '--json'], { cwd: join(dir, 'here'), env: { SMSGATE_CONFIG: other } });
+    // A working directory with a ./smsgate.json of its own, which SMSGATE_CONFIG must win over.
+    const withLocal = join(dir, 'with-local');
+    mkdirSync(withLocal);
+    writeFileSync(join(withLocal, 'smsgate.json'), JSON.stringify({ api: { port: 0 } }));
+    const viaEnv = await smsgate(['config', 'check', '--json'], { cwd: withLocal, env: { SMSGATE_CONFIG: other } });
     expect(JSON.parse(viaEnv.stdout)).toMatchObject({ file: other, config: { api: { port: 0 } } });
     const checkout = await smsgate(['config', 'check', '--json'], { cwd: REPO_ROOT });
     if (checkout.code === 0) expect(JSON.parse(checkout.stdout)).toMatchObject({ file: 'config/default.json' });
@@ -123,7 +131,7 @@ describe('finding the config', () => {
   });
 });
 
-describe('ports in use', () => {
+describe.concurrent('ports in use', () => {
   let apiPort = 0;
   let adminPort = 0;
   let file = '';
@@ -135,7 +143,7 @@ describe('ports in use', () => {
     writeFileSync(file, JSON.stringify({ database: { path: 'ports/gw.sqlite' }, api: { port: apiPort }, admin: { port: adminPort } }));
   });
 
-  it('config check names api.port or admin.port in use, with the file, and passes once both are free', async () => {
+  it.sequential('config check names api.port or admin.port in use, with the file, and passes once both are free', async () => {
     const api = await occupy(apiPort);
     try {
       expect(await smsgate(['config', 'check', '--config', file])).toEqual({
@@ -156,7 +164,7 @@ describe('ports in use', () => {
     expect(existsSync(join(dir, 'ports'))).toBe(false);
   });
 
-  it('serve exits 1 naming api.port when the API port is taken', async () => {
+  it.sequential('serve exits 1 naming api.port when the API port is taken', async () => {
     const api = await occupy(apiPort);
     try {
       const serve = await smsgate(['serve', '--config', file]);
@@ -167,7 +175,7 @@ describe('ports in use', () => {
     }
   });
 
-  it('an unknown modem profile stops config check and serve with its key and the known profiles', async () => {
+  it.sequential('an unknown modem profile stops config check and serve with its key and the known profiles', async () => {
     const modems = join(dir, 'modems.json');
     writeFileSync(modems, JSON.stringify({ database: { path: 'modems/gw.sqlite' }, api: { port: 0 }, transports: [{ name: 'm', type: 'modem', devices: [{ path: '/dev/null', profile: 'sim900' }] }] }));
     const expected = `${modems}: transports[0].devices[0].profile: unknown modem profile "sim900" (known: generic, huawei-e3372, quectel-ec25, sim7600, sim800)`;
@@ -178,8 +186,8 @@ describe('ports in use', () => {
   });
 });
 
-describe('admin commands and transport secrets', () => {
-  it('client create runs without the SMPP password it never uses; config check and serve need it', async () => {
+describe.concurrent('admin commands and transport secrets', () => {
+  it.sequential('client create runs without the SMPP password it never uses; config check and serve need it', async () => {
     const file = join(dir, 'carrier.json');
     writeFileSync(file, JSON.stringify({
       database: { path: 'carrier/gw.sqlite' },
@@ -196,7 +204,7 @@ describe('admin commands and transport secrets', () => {
   });
 });
 
-describe('users', () => {
+describe.concurrent('users', () => {
   const file = join(dir, 'users.json');
   let gateway: Gateway | undefined;
   let baseUrl = '';
@@ -209,12 +217,12 @@ describe('users', () => {
     await gateway.start();
     const where = gateway.address() as { host: string; port: number };
     baseUrl = `http://${where.host}:${where.port}`;
-  }, 60_000);
+  });
   afterAll(async () => {
     await gateway?.stop();
   });
 
-  it('a password under 12 characters is a usage error naming the minimum, for create and set-password', async () => {
+  it.sequential('a password under 12 characters is a usage error naming the minimum, for create and set-password', async () => {
     const create = await smsgate(['user', 'create', '--client', 'acme', '--username', 'short', '--password', 'elevenchars', '--config', file]);
     expect(create.code).toBe(2);
     expect(create.stderr).toMatch(/^smsgate: the password must have at least 12 characters\nusage: smsgate user create /);
@@ -228,7 +236,7 @@ describe('users', () => {
     expect(change.stderr).toContain('the password must have at least 12 characters');
   });
 
-  it('user create without --admin warns that the user cannot call the API; set-admin makes it one, and its token works', async () => {
+  it.sequential('user create without --admin warns that the user cannot call the API; set-admin makes it one, and its token works', async () => {
     const created = await smsgate(['user', 'create', '--client', 'acme', '--username', 'bob', '--password-stdin', '--config', file], { input: 'a long enough password\n' });
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^created user bob \(id \d+\) of client acme\n$/);

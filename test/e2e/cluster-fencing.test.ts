@@ -8,9 +8,10 @@
  * - it is fenced out and rejoins under a new id (cluster_nodes: same pid, another id);
  * - its late writes are refused: every part that was sent again keeps the id of its LAST submit
  *   (the survivor's), never the frozen node's older one it woke up holding;
- * - what it sends again once woken, and what the cluster sends again of the parts sent before it
- *   woke, stay within binds x window; nothing is lost, binds within the limit, the rate within the
- *   cap plus one window (the accounting of cluster-setup.ts).
+ * - what it sends again once woken, what the cluster sends again of the parts sent before it woke,
+ *   and every extra submit of the run in all, stay within binds x window; the carrier refuses no
+ *   bind; nothing is lost, binds within the limit, the rate within the cap plus one window (the
+ *   accounting of cluster-setup.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { readRows, type ClusterNode } from '../support/cluster-nodes.js';
@@ -114,16 +115,23 @@ describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
     console.log(`after SIGCONT the woken node sent again ${resentByWokenNode} parts first sent before it woke, and ${wokenResendsOfLaterParts} parts first sent after it woke`);
     // For a failure's message: each part sent more than once, grouped by who sent it first and
     // again (node index, or ? for a port no node has now) and when, in seconds from the freeze.
-    const nodeOfPort = (port: number): string => String(nodes.find((node) => !node.exited && node.localPortsTo(carrier.address.port).includes(port))?.index ?? (victimPorts.has(port) ? `${victim.index}` : '?'));
+    // Who holds which local port towards the carrier: ONE look at /proc per node. The carrier runs
+    // in this process, so nothing here may block it: a look per submit (about 10 ms each, 3 x 6,000
+    // of them) held the event loop for a minute or more, the nodes' enquire_link went unanswered
+    // (ENQUIRE_LINK_TIMEOUT), they dropped their binds and bound again, and the carrier, reading a
+    // new bind before the old socket's close, refused it: the "refused bind while the nodes were
+    // idle" this test used to print as an open defect was this loop, not the cluster.
+    const portOwner = new Map<number, number>();
+    for (const node of nodes) if (!node.exited) for (const port of node.localPortsTo(carrier.address.port)) portOwner.set(port, node.index);
+    for (const port of victimPorts) if (!portOwner.has(port)) portOwner.set(port, victim.index);
+    const nodeOfPort = (port: number): string => String(portOwner.get(port) ?? '?');
     const sends = new Map<string, string[]>();
     for (const submit of carrier.submitLog) {
       const at = Math.floor((submit.atMs - frozenAtMs) / 1000);
-      sends.set(submit.destination, [...(sends.get(submit.destination) ?? []), `n${nodeOfPort(submit.remotePort)}@${at}s`]);
+      const history = sends.get(submit.destination) ?? [];
+      history.push(`n${nodeOfPort(submit.remotePort)}@${at}s`);
+      sends.set(submit.destination, history);
     }
-    // No bind refused by the carrier from the freeze until every recipient is final: the frozen
-    // node's slots were not taken while its binds were open, nor given up when it woke.
-    const refusedWhileSending = carrier.refusedBinds.length;
-    expect(refusedWhileSending).toBe(0);
     const resentPattern = new Map<string, number>();
     for (const history of sends.values()) if (history.length > 1) resentPattern.set(history.join(' then '), (resentPattern.get(history.join(' then ')) ?? 0) + 1);
     console.log(`sent more than once (node@seconds from the freeze, continued at ${Math.round((continuedAtMs - frozenAtMs) / 1000)} s): ${JSON.stringify([...resentPattern])}`);
@@ -150,12 +158,17 @@ describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
     // claimed under, so it cannot end the new claim and leave the part to be sent again (it used
     // to: 60 parts sent a second time about 30 s later in one run).
     expect(wokenResendsOfLaterParts).toBeLessThanOrEqual(BOUNDS.binds * BOUNDS.window);
-    const figures = await expectNothingLost({
-      database, smsc: carrier, receiver: webhooks, msisdns, summary, bounds: BOUNDS, webhookTimeoutMs: 60_000, duplicateBound: 'asserted by the caller', refusedBinds: 'asserted by the caller',
-    });
-    // Open defect (docs/behaviour/cluster-agreement.md): in most runs the carrier refused one bind
-    // after every recipient was final, while the idle nodes moved a slot; printed, not asserted.
-    console.log(`binds refused after every recipient was final: ${carrier.refusedBinds.length - refusedWhileSending}`);
+    // The whole run, every part: extra submits within binds x window, and no bind the carrier had
+    // to refuse (expectNothingLost). The freeze's own re-sends are what the frozen node had on the
+    // wire, within its window (window x its one slot); a survivor fenced under load would add its
+    // own window at most. A run once counted 156 extra submits against 80: besides the freeze's
+    // 40, the woken node's stale copies of parts (claimed under its former id, requeued by the
+    // takeover) ended the claims it made again under its new id, so those parts were sent again
+    // about 30 s later; outcomes are now fenced on the id the parts were claimed under.
+    if (carrier.refusedBinds.length > 0) console.log(`binds refused: ${JSON.stringify(carrier.refusedBinds)}; node ports ${JSON.stringify([...portOwner])}`);
+    // The webhooks trail the receipts: on a loaded machine the last of 6,000 came more than a minute
+    // after every recipient was final (the /proc loop above used to give them that minute unseen).
+    const figures = await expectNothingLost({ database, smsc: carrier, receiver: webhooks, msisdns, summary, bounds: BOUNDS, webhookTimeoutMs: 180_000 });
 
     // Its late writes were refused: a part sent again holds the id of its last submit, not the
     // older one the frozen node woke up to (carrier ids increase with every submit).
@@ -173,5 +186,5 @@ describe('a node frozen past its lease (SIGSTOP, then SIGCONT)', () => {
     console.log(`cluster fencing: node ${victim.index} frozen at ${submitsAtStop} submits, ${resent.length} parts sent again; ${JSON.stringify(figures)}`);
 
     expect(await cluster.stopAll()).toEqual(nodes.map(() => 0));
-  }, 480_000);
+  }, 600_000);
 });

@@ -11,6 +11,7 @@
  * within any one second.
  */
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import smpp from 'smpp';
 import type { PDU, Server, Session } from 'smpp';
 
@@ -81,6 +82,12 @@ export class ClusterSmsc {
   /** Submit acceptance times (ms), for the per-second rate check. */
   private readonly submitTimesMs: number[] = [];
   private readonly pump: NodeJS.Timeout;
+  /**
+   * How late this process's event loop ran: the carrier lives in the test's process, so a test that
+   * blocks it (a long synchronous loop) delays every answer, enquire_link_resp included, and the
+   * nodes drop their binds and bind again. Printed with a cluster test's figures.
+   */
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
   private stopped = false;
   private port = 0;
   private readonly options: Required<ClusterSmscOptions>;
@@ -99,6 +106,12 @@ export class ClusterSmsc {
       receiptResponseTimeoutMs: options.receiptResponseTimeoutMs ?? 10_000,
     };
     this.pump = setInterval(() => this.offer(), 2);
+    this.loopDelay.enable();
+  }
+
+  /** The longest this process's event loop went without a turn since the carrier started (ms). */
+  get longestStallMs(): number {
+    return Math.round(this.loopDelay.max / 1e6);
   }
 
   static async start(options: ClusterSmscOptions): Promise<ClusterSmsc> {
@@ -163,6 +176,7 @@ export class ClusterSmsc {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.pump);
+    this.loopDelay.disable();
     for (const s of this.sessions.values()) s.session.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

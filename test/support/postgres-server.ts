@@ -1,6 +1,7 @@
 /**
  * A throwaway PostgreSQL 15 for one test file (ARCHITECTURE "Stores and nodes"):
- * initdb as the postgres user into a temporary directory, then the server itself, owned by the test
+ * a copy of a data directory initdb made once (as the postgres user; see templateDataDir) in a
+ * temporary directory, then the server itself, owned by the test
  * (no pg_ctl, which would leave it unowned), listening on 127.0.0.1 and a free port. Each test takes
  * a fresh database (CREATE DATABASE, a copy of template1: tens of ms) instead of a fresh server.
  *
@@ -15,7 +16,8 @@
  * - the directory is removed when the server process exits, however it ends.
  */
 import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -69,6 +71,44 @@ exit $status`;
 
 let databaseCounter = 0;
 
+/** initdb's arguments: every server of every test file starts from the same fresh cluster. */
+const INITDB_ARGS = ['-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'];
+let template: Promise<string> | undefined;
+
+/**
+ * A freshly initdb'd data directory, made once and shared by every server started from it (each
+ * starts on a copy): in the system's temporary folder, named after the PostgreSQL binaries and
+ * initdb's arguments, so test files in other workers (and later runs) find it. initdb runs into a
+ * folder of its own which is then renamed into place: rename is atomic, so a reader never sees a
+ * half-made one, and of two workers making it at once one rename wins and the other's copy goes.
+ */
+function templateDataDir(uid: number, gid: number): Promise<string> {
+  template ??= (async () => {
+    const key = createHash('sha256').update(JSON.stringify([PG_BIN, statSync(`${PG_BIN}/postgres`).mtimeMs, INITDB_ARGS])).digest('hex').slice(0, 16);
+    const ready = join(tmpdir(), `smsgate-pg-template-${key}`);
+    if (existsSync(join(ready, 'data', 'PG_VERSION'))) return join(ready, 'data');
+    const making = mkdtempSync(join(tmpdir(), 'smsgate-pg-template-making-'));
+    try {
+      chownSync(making, uid, gid);
+      // --no-sync and fsync=off below: a throwaway cluster, durability is not what these tests check.
+      await run('runuser', ['-u', 'postgres', '--', `${PG_BIN}/initdb`, '-D', join(making, 'data'), ...INITDB_ARGS, '--no-sync']);
+      try {
+        renameSync(making, ready);
+      } catch (err) {
+        // Another worker's rename came first (the folder exists and is not empty): use that one.
+        if (!existsSync(join(ready, 'data', 'PG_VERSION'))) throw err;
+      }
+    } finally {
+      rmSync(making, { recursive: true, force: true });
+    }
+    return join(ready, 'data');
+  })();
+  template.catch(() => {
+    template = undefined;
+  });
+  return template;
+}
+
 export async function startPostgres(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'smsgate-pg-'));
   const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
@@ -78,9 +118,9 @@ export async function startPostgres(): Promise<PostgresServer> {
     chownSync(dir, uid, gid);
     chmodSync(dir, 0o755);
     const dataDir = join(dir, 'data');
-    // --no-sync and fsync=off below: a throwaway cluster, durability is not what these tests check.
-    await run('runuser', ['-u', 'postgres', '--', `${PG_BIN}/initdb`, '-D', dataDir, '-U', SUPERUSER, '--auth=trust',
-      '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+    // A copy of the run's one initdb'd cluster (owner and modes kept): initdb is seconds of work
+    // per server, a copy a fraction of one.
+    await run('cp', ['-a', await templateDataDir(uid, gid), dataDir]);
     const port = await freePort();
     const host = '127.0.0.1';
     const urlFor = (database: string): string => `postgresql://${SUPERUSER}@${host}:${port}/${database}`;
