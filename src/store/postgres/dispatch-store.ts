@@ -21,6 +21,7 @@ import type {
   RecipientContext, WaitingRecipient,
 } from '../sqlite/dispatch-store.js';
 import type { NewPart } from '../dispatch-steps.js';
+import { insertReceipts } from './part-change-queries.js';
 import type { RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
 import { PgClaimStore } from './claim-queries.js';
@@ -168,16 +169,8 @@ export class PgDispatchStore implements Async<DispatchStore> {
   }
 
   /** Inserts receipts in one statement (arrays unnested server-side), in order. */
-  async insertReceipts(receipts: readonly ReceiptInsert[]): Promise<void> {
-    if (receipts.length === 0) return;
-    const column = <T>(pick: (r: ReceiptInsert) => T): T[] => receipts.map(pick);
-    await changes(this.pool,
-      `INSERT INTO receipts (transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)
-       SELECT transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[])
-       WITH ORDINALITY AS t(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id, n) ORDER BY n`,
-      [column((r) => r.transport), column((r) => r.messageId), column((r) => r.status), column((r) => (r.final ? 1 : 0)), column((r) => r.errorCode),
-        column((r) => r.doneAt), column((r) => r.raw), column((r) => r.receivedAt), column((r) => r.matchState), column((r) => r.partId)]);
+  insertReceipts(receipts: readonly ReceiptInsert[]): Promise<void> {
+    return insertReceipts(this.pool, receipts);
   }
 
   pendingReceipts(transport: string, messageId: string): Promise<PendingReceipt[]> {

@@ -4,6 +4,7 @@
  * synchronous and short; callers group them in db.transaction(...) for multi-row work.
  */
 import type { DueCampaign, NewPart } from '../dispatch-steps.js';
+import type { RecipientRow } from '../part-change-rows.js';
 
 export type { DueCampaign } from '../dispatch-steps.js';
 import type { PartState, RecipientStatus } from '../entities.js';
@@ -42,16 +43,8 @@ export interface PendingReceipt {
   error_code: string | null;
 }
 
-export interface RecipientContext {
-  id: number;
-  status: RecipientStatus;
-  last_status: string | null;
-  msisdn: string;
-  client_reference: string | null;
-  client_id: number;
-  sender: string;
-  webhook_url: string | null;
-}
+/** A recipient with what its Delivery Receipt needs (the part-change steps' recipient row). */
+export type RecipientContext = RecipientRow;
 
 export interface PartStatusRow {
   part_number: number;
