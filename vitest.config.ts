@@ -16,10 +16,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Two files at a time on the 2-core machine the suite is budgeted on: most files spend their
-    // time waiting on peers (PostgreSQL, SMSCs, leases, retries), and vitest's default of cores - 1
-    // ran one file at a time, leaving a core idle (24 CPU-minutes in 23 wall-clock minutes).
-    maxWorkers: 2,
     // Peers a test started are stopped after it (setup file), and the run fails
     // when a process it started is still running at its end (global setup's teardown).
     setupFiles: ['test/support/peer-cleanup.ts'],
