@@ -6,7 +6,7 @@
  * its rows still held by the sender and leased to this node, until it is written or the sender's
  * stop gives up; otherwise the batch is dropped and its rows, still pending, are sent again.
  */
-import type { FailureLog } from '../common/failure-log.js';
+import { FailureLog, FAILURE_LOG_INTERVAL_MS } from '../common/failure-log.js';
 import type { Logger } from '../common/log.js';
 import type { AttemptRecord } from '../store/sqlite/webhook-store.js';
 import { NOTHING_REFUSED, settle, type ResultsWritten, type WebhookOutbox } from './outbox.js';
@@ -35,7 +35,24 @@ export class ResultWriter {
   /** Set by giveUpAfter(): a write still failing after this (by the system clock) is given up. */
   private giveUpAtMs = Number.POSITIVE_INFINITY;
 
-  constructor(private readonly options: ResultWriterOptions) {}
+  /**
+   * Batches dropped because the outbox refused them (SQLite full or read-only): one error line when
+   * it starts, then a summary at most every 30 s and one line when writes work again, not a line
+   * per batch for as long as the disk stays full.
+   */
+  private readonly dropped: FailureLog;
+
+  constructor(private readonly options: ResultWriterOptions) {
+    this.dropped = new FailureLog(options.logger, 'writing webhook results', FAILURE_LOG_INTERVAL_MS, Date.now, {
+      level: 'error',
+      recoveredLevel: 'info',
+      messages: {
+        failed: `writing webhook results failed; those events will be sent again (further failures are logged at most every ${FAILURE_LOG_INTERVAL_MS} ms)`,
+        stillFailing: 'writing webhook results still failing; those events will be sent again',
+        recovered: 'writing webhook results works again',
+      },
+    });
+  }
 
   /** Nothing waiting for a write and nothing being written. */
   get idle(): boolean {
@@ -74,6 +91,7 @@ export class ResultWriter {
       (written, deferred) => {
         if (deferred) this.writing -= 1;
         outboxFailures.recovered();
+        this.dropped.recovered();
         this.options.written(batch, written);
       },
       (err, deferred) => {
@@ -88,7 +106,7 @@ export class ResultWriter {
           return;
         }
         // The rows stay 'pending' in the outbox, so they are attempted again: a duplicate, not a loss.
-        this.options.logger.error({ err, rows: batch.length }, 'writing webhook results failed; those events will be sent again');
+        this.dropped.failed(err, { rows: batch.length });
         this.options.written(batch, NOTHING_REFUSED);
       });
     if (later === null) return;
