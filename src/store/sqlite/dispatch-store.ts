@@ -8,8 +8,8 @@ import type { RecipientRow } from '../part-change-rows.js';
 
 export type { DueCampaign } from '../dispatch-steps.js';
 import type { PartState, RecipientStatus } from '../entities.js';
-import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { MultiRowInsert } from './multi-row-insert.js';
 import { PART_INSERT_COLUMNS, SqlitePartInserts } from './part-inserts.js';
 import { SqliteRecoveryStore } from './recovery-queries.js';
 
@@ -122,14 +122,11 @@ export const CLOSE_CAMPAIGNS_SQL = `UPDATE campaigns SET dispatched_at = @now
     RETURNING id`;
 
 
-/** Rows per multi-row INSERT of receipts: 10 parameters a row, well under SQLite's 32,766. */
-const RECEIPT_ROWS_PER_INSERT = 64;
 const RECEIPT_INSERT_COLUMNS = '(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)';
 
 export class DispatchStore {
   private readonly s;
-  /** Multi-row INSERT INTO receipts statements by row count, prepared when first needed. */
-  private readonly receiptInserts = new Map<number, Statement<unknown[], unknown>>();
+  private readonly receiptInserts: MultiRowInsert<ReceiptInsert>;
 
   private readonly recovery: SqliteRecoveryStore;
   private readonly partInserts: SqlitePartInserts;
@@ -137,6 +134,8 @@ export class DispatchStore {
   constructor(readonly db: SqliteDatabase) {
     this.recovery = new SqliteRecoveryStore(db);
     this.partInserts = new SqlitePartInserts(db);
+    this.receiptInserts = new MultiRowInsert(db, `INSERT INTO receipts ${RECEIPT_INSERT_COLUMNS} VALUES`, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', (r) =>
+      [r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId]);
     this.s = {
       dueCampaigns: db.prepare<[number, number], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent FROM campaigns
@@ -317,26 +316,9 @@ export class DispatchStore {
     return this.s.pendingReceipts.all(transport, messageId);
   }
 
-  /** Inserts receipts with multi-row INSERTs (RECEIPT_ROWS_PER_INSERT a statement), in order. */
+  /** Inserts receipts with multi-row INSERTs (MultiRowInsert), in order. */
   insertReceipts(rows: readonly ReceiptInsert[]): void {
-    for (let start = 0; start < rows.length; start += RECEIPT_ROWS_PER_INSERT) {
-      const chunk = rows.slice(start, start + RECEIPT_ROWS_PER_INSERT);
-      const params: unknown[] = [];
-      for (const r of chunk) {
-        params.push(r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId);
-      }
-      this.receiptInsertFor(chunk.length).run(...params);
-    }
-  }
-
-  private receiptInsertFor(rows: number): Statement<unknown[], unknown> {
-    let statement = this.receiptInserts.get(rows);
-    if (statement === undefined) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-      statement = this.db.prepare<unknown[], unknown>(`INSERT INTO receipts ${RECEIPT_INSERT_COLUMNS} VALUES ${values}`);
-      this.receiptInserts.set(rows, statement);
-    }
-    return statement;
+    this.receiptInserts.run(rows);
   }
 
   matchReceipt(receiptId: number, partId: number): void {

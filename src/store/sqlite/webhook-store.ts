@@ -3,8 +3,9 @@
  * Prepared statements on the raw better-sqlite3 handle: enqueue runs inside the engine's receipt
  * transaction, and the sender writes attempt results in batches, one transaction each.
  */
+import { MultiRowInsert } from './multi-row-insert.js';
 import { randomUUID } from 'node:crypto';
-import Database, { type Statement } from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
 export type OutboxState = 'pending' | 'delivered' | 'dead';
@@ -168,25 +169,19 @@ export function insertOutboxRow(db: SqliteDatabase, row: NewOutboxRow): boolean 
   return statements(db).insert.run(row.clientId, row.recipientId, row.body, row.nowMs, row.nowMs, randomUUID(), row.clientId).changes === 1;
 }
 
-/** Rows per multi-row INSERT of outbox events: 6 parameters a row, well under SQLite's 32,766. */
-const OUTBOX_ROWS_PER_INSERT = 64;
-const outboxInsertsByDb = new WeakMap<SqliteDatabase, Map<number, Statement<unknown[], unknown>>>();
+/** The multi-row outbox insert of each connection, prepared on first use. */
+const outboxInsertsByDb = new WeakMap<SqliteDatabase, MultiRowInsert<Omit<NewOutboxRow, 'kind'>>>();
 
-function outboxInsertFor(db: SqliteDatabase, rows: number): Statement<unknown[], unknown> {
-  let byCount = outboxInsertsByDb.get(db);
-  if (byCount === undefined) {
-    byCount = new Map();
-    outboxInsertsByDb.set(db, byCount);
+function outboxInsertsFor(db: SqliteDatabase): MultiRowInsert<Omit<NewOutboxRow, 'kind'>> {
+  let inserts = outboxInsertsByDb.get(db);
+  if (inserts === undefined) {
+    inserts = new MultiRowInsert(db,
+      'INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id) VALUES',
+      `(?, ?, ?, 'pending', 0, ?, ?, ?)`,
+      (r) => [r.clientId, r.recipientId, r.body, r.nowMs, r.nowMs, randomUUID()]);
+    outboxInsertsByDb.set(db, inserts);
   }
-  let statement = byCount.get(rows);
-  if (statement === undefined) {
-    const values = Array.from({ length: rows }, () => `(?, ?, ?, 'pending', 0, ?, ?, ?)`).join(', ');
-    statement = db.prepare<unknown[], unknown>(
-      `INSERT INTO webhook_outbox (client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id) VALUES ${values}`,
-    );
-    byCount.set(rows, statement);
-  }
-  return statement;
+  return inserts;
 }
 
 /**
@@ -196,12 +191,7 @@ function outboxInsertFor(db: SqliteDatabase, rows: number): Statement<unknown[],
  * webhook URL (kind 'receipt' only).
  */
 export function insertOutboxRows(db: SqliteDatabase, rows: readonly Omit<NewOutboxRow, 'kind'>[]): void {
-  for (let start = 0; start < rows.length; start += OUTBOX_ROWS_PER_INSERT) {
-    const chunk = rows.slice(start, start + OUTBOX_ROWS_PER_INSERT);
-    const params: unknown[] = [];
-    for (const r of chunk) params.push(r.clientId, r.recipientId, r.body, r.nowMs, r.nowMs, randomUUID());
-    outboxInsertFor(db, chunk.length).run(...params);
-  }
+  outboxInsertsFor(db).run(rows);
 }
 
 export function selectDueOutboxRows(db: SqliteDatabase, nowMs: number, maxRows: number): DueOutboxRow[] {
