@@ -20,9 +20,11 @@ export interface CampaignRow {
   request_recipients: string | null; text_sent: string | null; encoding: string | null; parts_per_message: number | null;
   total_sent: number | null; skipped_count: number | null; failure_reason: string | null;
   created_at: number; ready_at: number | null; dispatched_at: number | null; processing_by: string | null;
+  /** What the campaign still holds of its credit reservation; null when accepted while its client was unlimited. */
+  credits_reserved: number | null;
 }
 export type RecipientStatus = 'pending' | 'delivered' | 'undelivered';
-export interface RecipientRow { id: number; campaign_id: string; msisdn: string; client_reference: string | null; dispatch_state: 'waiting' | 'dispatched'; status: RecipientStatus; last_status: string | null; updated_at: number | null }
+export interface RecipientRow { id: number; campaign_id: string; msisdn: string; client_reference: string | null; dispatch_state: 'waiting' | 'dispatched'; status: RecipientStatus; last_status: string | null; updated_at: number | null; credits_per_part: number }
 export type PartState = 'queued' | 'submitting' | 'submitted' | 'delivered' | 'undelivered';
 export interface MessagePartRow {
   id: number; recipient_id: number; campaign_id: string; part_number: number; parts_total: number; concat_reference: number;
@@ -30,6 +32,8 @@ export interface MessagePartRow {
   last_status: string | null; last_error_code: string | null; submitted_at: number | null; final_at: number | null; updated_at: number;
   /** The node whose claim this part is under (cluster only; null on SQLite). */
   claimed_by: string | null;
+  /** The part's price in credits, fixed when its campaign was processed (0: nothing to charge). */
+  credits: number;
 }
 export interface ReceiptRow { id: number; transport: string; message_id: string; status: string; final: number; error_code: string | null; done_at: string | null; raw: string; received_at: number; match_state: 'matched' | 'pending' | 'expired'; part_id: number | null }
 export interface UndecodablePduRow { id: number; transport: string; device: string; hex: string; reason_code: string; reason: string; received_at: number }
@@ -37,6 +41,11 @@ export interface ClusterNodeRow { id: string; host: string; pid: number; api_por
 export interface InboundMessageRow { id: number; transport: string; sender: string; recipient: string; text: string; raw: string; received_at: number; /** Added by ALTER TABLE, which cannot add NOT NULL: the migration backfills it and every insert writes one. */ public_id: string | null; client_id: number | null; incomplete: number }
 export interface InboundRouteRow { id: number; client_id: number; address: string; created_at: number }
 export interface InboundPartRow { id: number; transport: string; sender: string; recipient: string; scheme: string; reference: number; total: number; sequence: number; coding: 'gsm7' | 'ucs2' | 'binary'; body: string; raw: string; received_at: number }
+export interface ClientCreditsRow { client_id: number; unlimited: number; balance: number; reserved: number; low_since: number | null; updated_at: number }
+export type CreditKind = 'top-up' | 'reserve' | 'release' | 'charge' | 'correction';
+export interface CreditLedgerRow { id: number; client_id: number; kind: CreditKind; credits: number; campaign_id: string | null; note: string | null; at: number }
+export interface ClientSendRateRow { client_id: number; parts_per_second: number; next_part_at_us: number; updated_at: number }
+export interface IdempotencyKeyRow { client_id: number; key: string; request_hash: string; state: 'in_flight' | 'done'; campaign_id: string | null; created_at: number; held_until: number }
 export interface OptoutRow { client_id: number; msisdn: string; source: 'keyword' | 'admin'; created_at: number }
 export interface CampaignRequestChunkRow { campaign_id: string; seq: number; recipients_json: string }
 export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string | null; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null; kind: 'receipt' | 'inbound'; leased_by: string | null; lease_until: number | null }
@@ -67,18 +76,23 @@ export const TABLE_COLUMNS = {
     send_at_local: 'TEXT null', send_at: 'INTEGER null', create_as_draft: 'INTEGER', should_save_list: 'INTEGER', request_recipients: 'TEXT null',
     text_sent: 'TEXT null', encoding: 'TEXT null', parts_per_message: 'INTEGER null', total_sent: 'INTEGER null', skipped_count: 'INTEGER null',
     failure_reason: 'TEXT null', created_at: 'INTEGER', ready_at: 'INTEGER null', dispatched_at: 'INTEGER null', processing_by: 'TEXT null',
+    credits_reserved: 'INTEGER null',
   }),
   campaign_request_chunks: columns<CampaignRequestChunkRow>({ campaign_id: 'TEXT', seq: 'INTEGER', recipients_json: 'TEXT' }),
-  recipients: columns<RecipientRow>({ id: 'INTEGER', campaign_id: 'TEXT', msisdn: 'TEXT', client_reference: 'TEXT null', dispatch_state: 'TEXT', status: 'TEXT', last_status: 'TEXT null', updated_at: 'INTEGER null' }),
+  recipients: columns<RecipientRow>({ id: 'INTEGER', campaign_id: 'TEXT', msisdn: 'TEXT', client_reference: 'TEXT null', dispatch_state: 'TEXT', status: 'TEXT', last_status: 'TEXT null', updated_at: 'INTEGER null', credits_per_part: 'INTEGER' }),
   message_parts: columns<MessagePartRow>({
     id: 'INTEGER', recipient_id: 'INTEGER', campaign_id: 'TEXT', part_number: 'INTEGER', parts_total: 'INTEGER', concat_reference: 'INTEGER', transport: 'TEXT null',
     state: 'TEXT', message_id: 'TEXT null', attempts: 'INTEGER', next_attempt_at: 'INTEGER', last_status: 'TEXT null', last_error_code: 'TEXT null',
-    submitted_at: 'INTEGER null', final_at: 'INTEGER null', updated_at: 'INTEGER', claimed_by: 'TEXT null',
+    submitted_at: 'INTEGER null', final_at: 'INTEGER null', updated_at: 'INTEGER', claimed_by: 'TEXT null', credits: 'INTEGER',
   }),
   receipts: columns<ReceiptRow>({ id: 'INTEGER', transport: 'TEXT', message_id: 'TEXT', status: 'TEXT', final: 'INTEGER', error_code: 'TEXT null', done_at: 'TEXT null', raw: 'TEXT', received_at: 'INTEGER', match_state: 'TEXT', part_id: 'INTEGER null' }),
   inbound_messages: columns<InboundMessageRow>({ id: 'INTEGER', transport: 'TEXT', sender: 'TEXT', recipient: 'TEXT', text: 'TEXT', raw: 'TEXT', received_at: 'INTEGER', public_id: 'TEXT null', client_id: 'INTEGER null', incomplete: 'INTEGER' }),
   inbound_routes: columns<InboundRouteRow>({ id: 'INTEGER', client_id: 'INTEGER', address: 'TEXT', created_at: 'INTEGER' }),
   inbound_parts: columns<InboundPartRow>({ id: 'INTEGER', transport: 'TEXT', sender: 'TEXT', recipient: 'TEXT', scheme: 'TEXT', reference: 'INTEGER', total: 'INTEGER', sequence: 'INTEGER', coding: 'TEXT', body: 'TEXT', raw: 'TEXT', received_at: 'INTEGER' }),
+  client_credits: columns<ClientCreditsRow>({ client_id: 'INTEGER', unlimited: 'INTEGER', balance: 'INTEGER', reserved: 'INTEGER', low_since: 'INTEGER null', updated_at: 'INTEGER' }),
+  credit_ledger: columns<CreditLedgerRow>({ id: 'INTEGER', client_id: 'INTEGER', kind: 'TEXT', credits: 'INTEGER', campaign_id: 'TEXT null', note: 'TEXT null', at: 'INTEGER' }),
+  client_send_rates: columns<ClientSendRateRow>({ client_id: 'INTEGER', parts_per_second: 'INTEGER', next_part_at_us: 'INTEGER', updated_at: 'INTEGER' }),
+  idempotency_keys: columns<IdempotencyKeyRow>({ client_id: 'INTEGER', key: 'TEXT', request_hash: 'TEXT', state: 'TEXT', campaign_id: 'TEXT null', created_at: 'INTEGER', held_until: 'INTEGER' }),
   optouts: columns<OptoutRow>({ client_id: 'INTEGER', msisdn: 'TEXT', source: 'TEXT', created_at: 'INTEGER' }),
   cluster_nodes: columns<ClusterNodeRow>({ id: 'TEXT', host: 'TEXT', pid: 'INTEGER', api_port: 'INTEGER null', started_at: 'INTEGER', heartbeat_at: 'INTEGER', lease_until: 'INTEGER', settings: 'TEXT null' }),
   undecodable_pdus: columns<UndecodablePduRow>({ id: 'INTEGER', transport: 'TEXT', device: 'TEXT', hex: 'TEXT', reason_code: 'TEXT', reason: 'TEXT', received_at: 'INTEGER' }),

@@ -11,6 +11,7 @@ import { UndecodablePdus1764700000001 } from '../../../migrations/1764700000001-
 import { ClusterNodes1765300000001 } from '../../../migrations/1765300000001-cluster-nodes.js';
 import { ClusterClaims1765300000002 } from '../../../migrations/1765300000002-cluster-claims.js';
 import { ClusterNodeSettings1765900000001 } from '../../../migrations/1765900000001-cluster-node-settings.js';
+import { Accounts1766100000001 } from '../../../migrations/1766100000001-accounts.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ClusterNodes1765300000001,
   ClusterClaims1765300000002,
   ClusterNodeSettings1765900000001,
+  Accounts1766100000001,
 ] as const;
