@@ -11,8 +11,9 @@ import { runDdl } from './dialect.js';
  *   the balance by `credits` (a charge is negative); `reserve` and `release` rows change what is
  *   reserved by `credits` (a release is negative). Charging a reserved part writes a release and a
  *   charge of the same amount, so each kind moves exactly one sum.
- * - campaigns.credits_reserved: what the campaign still holds of its reservation; NULL for a
- *   campaign accepted while its client was unlimited (nothing reserved, nothing charged).
+ * - campaigns.credits_reserved: what the campaign reserved when it was accepted (its ledger rows
+ *   say what it holds now); NULL for a campaign accepted while its client was unlimited: nothing
+ *   reserved, nothing charged.
  * - recipients.credits_per_part and message_parts.credits: the price fixed when the campaign was
  *   processed (0 for an unlimited campaign), so a pricing change later never charges a part other
  *   than what was reserved for it.

@@ -20,7 +20,7 @@ export interface CampaignRow {
   request_recipients: string | null; text_sent: string | null; encoding: string | null; parts_per_message: number | null;
   total_sent: number | null; skipped_count: number | null; failure_reason: string | null;
   created_at: number; ready_at: number | null; dispatched_at: number | null; processing_by: string | null;
-  /** What the campaign still holds of its credit reservation; null when accepted while its client was unlimited. */
+  /** What the campaign reserved when accepted; null when accepted while its client was unlimited (never charged). */
   credits_reserved: number | null;
 }
 export type RecipientStatus = 'pending' | 'delivered' | 'undelivered';
