@@ -6,6 +6,8 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { creditsSchema, pricingProblem, pricingSchema, type CreditsConfig } from '../accounts/config.js';
+import type { PricingRule } from '../accounts/credits.js';
 import { adminConfigProblem, adminConfigSchema, type AdminConfig } from '../admin/admin-config.js';
 import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from '../campaigns/campaign-processor.js';
 import { isValidTimeZone, SEND_AT_ZONE } from '../campaigns/send-at.js';
@@ -24,6 +26,8 @@ import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from '../webhooks/co
 export { CONFIG_SEARCH_ORDER, DEFAULT_CONFIG_PATH, type ConfigPurpose, type LoadOptions } from '../config/index.js';
 export type * from '../config/types.js';
 export type { EngineConfig } from '../engine/config.js';
+export type { CreditsConfig } from '../accounts/config.js';
+export type { PricingRule } from '../accounts/credits.js';
 export type { ModemTransportConfig } from '../transports/modem/config.js';
 export type { SimulatorTransportConfig } from '../transports/simulator/config.js';
 export type { SmppTransportConfig } from '../transports/smpp/config.js';
@@ -77,6 +81,9 @@ export interface SmsGateConfig {
   numbering: NumberingConfig;
   scheduling: SchedulingConfig;
   inbound: InboundConfig;
+  /** What a part costs by destination prefix (longest wins); empty: every part costs 1 credit. */
+  pricing: PricingRule[];
+  credits: CreditsConfig;
 }
 
 // The sections' defaults come from the modules that own those numbers (ENGINE_DEFAULTS,
@@ -188,8 +195,10 @@ const loader = createConfigLoader<SmsGateConfig>({
     numbering: numberingSchema,
     scheduling: schedulingSchema,
     inbound: inboundSchema,
+    pricing: pricingSchema,
+    credits: creditsSchema,
   },
-  checks: [adminProblem, timeZoneProblem, modemProfileProblem],
+  checks: [adminProblem, timeZoneProblem, modemProfileProblem, (config) => pricingProblem(config.pricing)],
   complete: (config) => {
     config.database.keyFile ??= defaultKeyFileFor(config.database.path);
   },

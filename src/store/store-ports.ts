@@ -13,6 +13,8 @@ import { AuthStore } from './sqlite/auth-store.js';
 import { backupDatabase, type BackupProgress, type BackupResult } from './sqlite/backup.js';
 import { CampaignRequestStore } from './sqlite/campaign-request-store.js';
 import { CampaignStore } from './sqlite/campaign-store.js';
+import type { CreditStore } from './credit-store-port.js';
+import { SqliteCreditStore } from './sqlite/credit-store.js';
 import type { Store } from './sqlite/database.js';
 import { InboundStore } from './sqlite/inbound-store.js';
 import { asyncPort, type Async } from './ports.js';
@@ -55,6 +57,7 @@ export interface StorePorts {
   admin: Async<AdminQueries>;
   status: Async<StatusQueries>;
   webhooks: WebhookOutboxAdmin;
+  credits: CreditStore;
 }
 
 /** The ports over one SQLite store: each class prepares its statements once, here. */
@@ -75,6 +78,7 @@ export function sqliteStorePorts(store: Pick<Store, 'db'> & { file?: Store['file
     admin: asyncPort(new AdminQueries(db)),
     status: asyncPort(new StatusQueries(db, store.file)),
     webhooks: asyncPort(webhooks),
+    credits: asyncPort(new SqliteCreditStore(db)),
   };
 }
 

@@ -11,6 +11,7 @@ import { PgAdminQueries } from './admin-queries.js';
 import { PgAuthStore } from './auth-store.js';
 import { PgCampaignRequestStore } from './campaign-request-store.js';
 import { PgCampaignStore } from './campaign-store.js';
+import { PgCreditStore } from './credit-store.js';
 import { PgDispatchStore } from './dispatch-store.js';
 import { PgInboundStore } from './inbound-store.js';
 import type { PgPool } from './pool.js';
@@ -28,6 +29,7 @@ export interface PgStores {
   readonly status: PgStatusQueries;
   readonly dispatch: PgDispatchStore;
   readonly webhooks: PgWebhookStore;
+  readonly credits: PgCreditStore;
 }
 
 export interface PgStoresOptions {
@@ -46,5 +48,6 @@ export function createPgStores(pool: PgPool, options: PgStoresOptions = {}): PgS
     status: new PgStatusQueries(pool),
     dispatch: new PgDispatchStore(pool),
     webhooks: new PgWebhookStore(pool),
+    credits: new PgCreditStore(pool),
   };
 }
