@@ -30,6 +30,17 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
       'smsgate client activate --name NAME [--config FILE] [--json]',
       'smsgate client set-inbound-webhook --name NAME (--url URL | --clear) [--config FILE] [--json]',
       'smsgate client set-optout --name NAME (--keywords STOP,STOPALL | --clear) [--config FILE] [--json]',
+      'smsgate client set-rate --name NAME (--parts-per-second N | --unlimited) [--config FILE] [--json]',
+    ],
+  },
+  credits: {
+    module: './commands/credits.js',
+    usage: [
+      'smsgate credits show --client NAME [--config FILE] [--json]',
+      'smsgate credits add --client NAME --credits N [--note TEXT] [--config FILE] [--json]',
+      'smsgate credits set --client NAME --credits N [--config FILE] [--json]',
+      'smsgate credits unlimited --client NAME [--config FILE] [--json]',
+      'smsgate credits history --client NAME [--limit N] [--config FILE] [--json]',
     ],
   },
   user: {
