@@ -14,6 +14,7 @@ import { backupDatabase, type BackupProgress, type BackupResult } from './sqlite
 import { CampaignRequestStore } from './sqlite/campaign-request-store.js';
 import { CampaignStore } from './sqlite/campaign-store.js';
 import type { Store } from './sqlite/database.js';
+import { IdempotencyStore } from './sqlite/idempotency-store.js';
 import { InboundStore } from './sqlite/inbound-store.js';
 import { asyncPort, type Async } from './ports.js';
 import { StatusQueries } from './sqlite/status-store.js';
@@ -55,6 +56,8 @@ export interface StorePorts {
   admin: Async<AdminQueries>;
   status: Async<StatusQueries>;
   webhooks: WebhookOutboxAdmin;
+  /** Idempotency-Key of POST /v1/campaign: who holds a key and what it answers. */
+  idempotency: Async<IdempotencyStore>;
 }
 
 /** The ports over one SQLite store: each class prepares its statements once, here. */
@@ -75,6 +78,7 @@ export function sqliteStorePorts(store: Pick<Store, 'db'> & { file?: Store['file
     admin: asyncPort(new AdminQueries(db)),
     status: asyncPort(new StatusQueries(db, store.file)),
     webhooks: asyncPort(webhooks),
+    idempotency: asyncPort(new IdempotencyStore(db)),
   };
 }
 

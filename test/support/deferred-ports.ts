@@ -32,5 +32,6 @@ export function deferredPorts(ports: StorePorts, calls: { count: number } = { co
     admin: deferred(ports.admin, calls),
     status: deferred(ports.status, calls),
     webhooks: deferred(ports.webhooks, calls),
+    idempotency: deferred(ports.idempotency, calls),
   };
 }

@@ -12,6 +12,7 @@ import { PgAuthStore } from './auth-store.js';
 import { PgCampaignRequestStore } from './campaign-request-store.js';
 import { PgCampaignStore } from './campaign-store.js';
 import { PgDispatchStore } from './dispatch-store.js';
+import { PgIdempotencyStore } from './idempotency-store.js';
 import { PgInboundStore } from './inbound-store.js';
 import type { PgPool } from './pool.js';
 import { PgStatusQueries } from './status-queries.js';
@@ -28,6 +29,7 @@ export interface PgStores {
   readonly status: PgStatusQueries;
   readonly dispatch: PgDispatchStore;
   readonly webhooks: PgWebhookStore;
+  readonly idempotency: PgIdempotencyStore;
 }
 
 export interface PgStoresOptions {
@@ -46,5 +48,6 @@ export function createPgStores(pool: PgPool, options: PgStoresOptions = {}): PgS
     status: new PgStatusQueries(pool),
     dispatch: new PgDispatchStore(pool),
     webhooks: new PgWebhookStore(pool),
+    idempotency: new PgIdempotencyStore(pool),
   };
 }
