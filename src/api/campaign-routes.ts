@@ -84,9 +84,10 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
  * printable ASCII characters, or sent twice) is refused before the body is read.
  */
 function idempotencyKeyOf(ctx: Context): string | undefined {
-  const raw = ctx.req.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-  if (raw === undefined) return undefined;
-  const value = Array.isArray(raw) ? undefined : raw;
+  // headersDistinct: Node joins a repeated header into one value ("a, b"); the draft's key is one value.
+  const values = ctx.req.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+  if (values === undefined) return undefined;
+  const value = values.length === 1 ? values[0] : undefined;
   if (value === undefined || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
     discardBody(ctx.req);
     throw new GatewayError(API_ERROR.idempotencyKeyInvalid, `the ${IDEMPOTENCY_KEY_HEADER} header must be one value of 1 to 255 printable ASCII characters`);

@@ -6,6 +6,7 @@
  * client, validated, and survive a restart of the gateway over the same file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +144,7 @@ describe('Idempotency-Key on POST /v1/campaign', () => {
   it.each([
     ['longer than 255 characters', 'k'.repeat(256)],
     ['outside printable ASCII', 'cl\u00e9'],
+    ['empty', ''],
   ])('refuses a key %s with 400 naming the header', async (_what, key) => {
     const before = campaignIds(fixture, client.clientId).length;
     const res = await post(fixture, client.token, body('353871000008'), key);
@@ -151,6 +153,27 @@ describe('Idempotency-Key on POST /v1/campaign', () => {
     expect(problem.title).toBe('Validation Error');
     expect(problem.detail).toContain('Idempotency-Key');
     expect(campaignIds(fixture, client.clientId)).toHaveLength(before);
+  });
+
+  it('refuses the header sent twice with 400 naming it', async () => {
+    const { port } = new URL(fixture.baseUrl);
+    const json = JSON.stringify(body('353871000013'));
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1', port: Number(port), path: '/v1/campaign', method: 'POST',
+        // An array value is sent as two header lines.
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${client.token}`, 'idempotency-key': ['one', 'two'] },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(json);
+    });
+    expect(answer.status).toBe(400);
+    expect((JSON.parse(answer.text) as { detail: string }).detail).toContain('Idempotency-Key');
   });
 
   it('accepts a key of exactly 255 printable characters', async () => {
