@@ -1,8 +1,10 @@
 /**
- * Store conformance: Idempotency-Key claims give the same answers on SQLite and PostgreSQL, also
- * between two nodes on one database: one owner of a fresh key, 409 while it is in flight, 422 for
- * another body, the first campaign replayed once it is stored, a takeover after the hold whose
- * first holder then stores nothing, and a fresh start after 24 hours.
+ * Store conformance: Idempotency-Key claims and campaign reservations give the same answers on
+ * SQLite and PostgreSQL. Keys, also between two nodes on one database: one owner of a fresh key,
+ * 409 while it is in flight, 422 for another body, the first campaign replayed once it is stored, a
+ * takeover after the hold whose first holder then stores nothing, a fresh start after 24 hours.
+ * Credits: reserved with the campaign row or nothing stored, released with the ready mark and by a
+ * failure.
  */
 import { expect, it } from 'vitest';
 import { IN_FLIGHT_HOLD_MS, KEY_LIFETIME_MS } from '../../../src/accounts/idempotency.js';
@@ -71,5 +73,41 @@ describeEachBackend('idempotency keys', (open) => {
       expect(decisions.filter((d) => d.outcome === 'proceed')).toHaveLength(1);
       expect(decisions.filter((d) => d.outcome === 'conflict')).toHaveLength(1);
     }
+  });
+});
+
+describeEachBackend('credits reserved with a campaign and settled by processing', (open) => {
+  function newCampaign(id: string, clientId: number, userId: number, creditsNeeded: number | null): NewCampaign {
+    return {
+      id, clientId, userId, state: 'queued', name: 'paid', sender: 'ACME', text: 'hello', sendAtLocal: null, createAsDraft: false,
+      shouldSaveList: false, requestRecipientsJson: '[]', createdAtMs: T0_MS, creditsNeeded,
+    };
+  }
+
+  it('reserves with the row or stores nothing, writes prices and releases with the ready mark, releases all of a failed campaign', async () => {
+    const backend = await open();
+    const { stores } = backend;
+    const { clientId, userId } = await seedClient(stores);
+    // Unlimited until given a balance: stored, nothing reserved.
+    expect(await stores.campaigns.insertCampaign(newCampaign('c-free', clientId, userId, 5))).toEqual({ outcome: 'stored', creditsReserved: null });
+    await backend.applyCredits([{ clientId, kind: 'top-up', credits: 10, campaignId: null, note: null }], T0_MS);
+    expect(await stores.campaigns.insertCampaign(newCampaign('c-big', clientId, userId, 11))).toEqual({ outcome: 'short', needed: 11, available: 10 });
+    expect(await campaignExists(stores, 'c-big')).toBe(false);
+    expect(await stores.campaigns.insertCampaign(newCampaign('c-1', clientId, userId, 6))).toEqual({ outcome: 'stored', creditsReserved: 6 });
+    expect((await stores.campaigns.findCampaign('c-1'))?.credits_reserved).toBe(6);
+    expect(await backend.creditSums(clientId)).toEqual({ balance: 10, reserved: 6 });
+
+    expect((await stores.campaigns.claimForProcessing('c-1'))?.credits_reserved).toBe(6);
+    await stores.campaigns.appendRecipients('c-1', [{ msisdn: '15551230000', clientReference: null, creditsPerPart: 3 }], T0_MS);
+    expect(await stores.campaigns.markReady({
+      campaignId: 'c-1', totalSent: 1, textSent: 'hello', encoding: 'GSM-7', partsPerMessage: 1, sendAtMs: T0_MS, skippedCount: 1, readyAtMs: T0_MS,
+      credits: [{ clientId, kind: 'release', credits: -3, campaignId: 'c-1', note: null }],
+    })).toBe(true);
+    expect(await backend.creditSums(clientId)).toEqual({ balance: 10, reserved: 3 });
+
+    expect(await stores.campaigns.insertCampaign(newCampaign('c-2', clientId, userId, 4))).toEqual({ outcome: 'stored', creditsReserved: 4 });
+    await stores.campaigns.claimForProcessing('c-2');
+    await stores.campaigns.markFailed('c-2', 'broken');
+    expect(await backend.creditSums(clientId)).toEqual({ balance: 10, reserved: 3 });
   });
 });
