@@ -3,8 +3,10 @@
  * first (401, then 403), as in the reference service where it runs before model binding; only then
  * is the body read or the id checked.
  */
+import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
+import { IDEMPOTENCY_KEY_PATTERN } from '../accounts/idempotency.js';
 import type { CampaignService } from '../campaigns/index.js';
 import { GatewayError } from '../common/errors.js';
 import type { ApiAuthenticator, ApiIdentity } from './auth-port.js';
@@ -15,6 +17,9 @@ import { StoreOutageLog } from './store-outage.js';
 
 /** Property names match case-insensitively (campaign-request.ts), so the lazy member does too. */
 const isRecipientInfo = (key: string): boolean => key.toLowerCase() === 'recipientinfo';
+
+/** The request header of the IETF httpapi draft "The Idempotency-Key HTTP Header Field". */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 /** SPEC.md Create Campaign Response: always this message. */
 export const CAMPAIGN_ACCEPTED_MESSAGE = 'Campaign received to be processed';
@@ -35,6 +40,7 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
   router.post('/v1/campaign', async (ctx) => {
     const identity = await administratorOrRefuse(ctx, deps.auth);
     if (identity === undefined) return;
+    const key = idempotencyKeyOf(ctx);
     // The lease covers the body's whole life here: read, parsed, validated and stored. One client's
     // bodies are counted together whatever token or connection each came on.
     const lease = deps.bodyBudget.lease(String(identity.clientId));
@@ -45,9 +51,16 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
     }
     let id: string;
     try {
+      // The key's request hash is of the raw bytes (the draft's "request payload"), before parsing.
+      let requestHash = '';
+      const onBytes = key === undefined ? undefined : (bytes: Buffer): void => {
+        requestHash = createHash('sha256').update(bytes).digest('hex');
+      };
       // recipientInfo stays unparsed until validation reads it a run at a time.
-      const body = await readJsonBody(ctx.req, { maxBodyBytes: deps.maxBodyBytes, lease, lazyArrays: isRecipientInfo, minRate: deps.minRate });
-      ({ id } = await deps.campaigns.accept(identity, body));
+      const body = await readJsonBody(ctx.req, {
+        maxBodyBytes: deps.maxBodyBytes, lease, lazyArrays: isRecipientInfo, minRate: deps.minRate, ...(onBytes === undefined ? {} : { onBytes }),
+      });
+      ({ id } = key === undefined ? await deps.campaigns.accept(identity, body) : await deps.campaigns.acceptOnce(identity, body, { key, requestHash }));
     } catch (err) {
       throw bodyError(err);
     } finally {
@@ -64,6 +77,22 @@ export function campaignRouter(deps: CampaignRoutesDeps): Router {
   });
 
   return router;
+}
+
+/**
+ * The Idempotency-Key header's value, undefined when absent; a malformed one (not 1 to 255
+ * printable ASCII characters, or sent twice) is refused before the body is read.
+ */
+function idempotencyKeyOf(ctx: Context): string | undefined {
+  // headersDistinct: Node joins a repeated header into one value ("a, b"); the draft's key is one value.
+  const values = ctx.req.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+  if (values === undefined) return undefined;
+  const value = values.length === 1 ? values[0] : undefined;
+  if (value === undefined || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    discardBody(ctx.req);
+    throw new GatewayError(API_ERROR.idempotencyKeyInvalid, `the ${IDEMPOTENCY_KEY_HEADER} header must be one value of 1 to 255 printable ASCII characters`);
+  }
+  return value;
 }
 
 /**

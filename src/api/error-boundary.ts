@@ -25,7 +25,8 @@ export function errorBoundary(logger: Logger, outage: StoreOutageLog): Middlewar
       const code = apiCodeOf(err);
       const mapped = code === undefined ? undefined : httpProblemFor(code);
       if (code !== undefined && mapped?.mapped === true) {
-        if (mapped.status === 503 || mapped.status === 429) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+        // A 409: a request under the same Idempotency-Key is in flight; it answers soon.
+        if (mapped.status === 503 || mapped.status === 429 || mapped.status === 409) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
         // RFC 9110 §15.5.9: a 408 closes the connection (the rest of the body is not read).
         if (mapped.status === 408) ctx.set('Connection', 'close');
         if (code === API_ERROR.storeUnavailable) {

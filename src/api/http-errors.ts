@@ -22,6 +22,8 @@ export const API_ERROR = {
   clientBudgetExhausted: ERROR_CODE.REQUEST_CLIENT_BUDGET_EXHAUSTED,
   /** A body that arrives slower than api.minBodyBytesPerSecond (RFC 9110 §15.5.9). */
   bodyTooSlow: ERROR_CODE.REQUEST_BODY_TOO_SLOW,
+  /** An Idempotency-Key header that is not 1 to 255 printable ASCII characters. */
+  idempotencyKeyInvalid: ERROR_CODE.IDEMPOTENCY_KEY_INVALID,
 } as const;
 
 /** SPEC.md: the title of every 400 on POST /v1/campaign. */
@@ -42,6 +44,12 @@ export const HTTP_BY_CODE: Readonly<Partial<Record<ErrorCode, HttpMapping>>> = {
   [CAMPAIGN_ERROR.notFound]: { status: 404, title: 'Not Found' },
   // Not an input problem, so not a 400: the client may retry the same request.
   [CAMPAIGN_ERROR.notStored]: { status: 503, title: 'Service Unavailable' },
+  // SPEC.md: an immediate creation failure is a 400 Validation Error; the detail names the credits.
+  [CAMPAIGN_ERROR.creditsInsufficient]: { status: 400, title: VALIDATION_TITLE },
+  // The Idempotency-Key draft: a key reused with another payload is 422, one still in flight 409.
+  [CAMPAIGN_ERROR.keyReused]: { status: 422, title: 'Unprocessable Content' },
+  [CAMPAIGN_ERROR.keyInFlight]: { status: 409, title: 'Conflict' },
+  [API_ERROR.idempotencyKeyInvalid]: { status: 400, title: VALIDATION_TITLE },
   [API_ERROR.bodyInvalid]: { status: 400, title: VALIDATION_TITLE },
   [API_ERROR.bodyTooLarge]: { status: 413, title: 'Content Too Large' },
   [API_ERROR.bodyBudgetExhausted]: { status: 503, title: 'Service Unavailable' },
@@ -80,7 +88,9 @@ export const TITLE_BY_STATUS: Readonly<Record<number, string>> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   408: 'Request Timeout',
+  409: 'Conflict',
   413: 'Content Too Large',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   501: 'Not Implemented',

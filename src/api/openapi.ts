@@ -10,7 +10,7 @@
  */
 import { CAMPAIGN_LIMITS, CAMPAIGN_REQUEST_SCHEMAS, DEFAULT_CAMPAIGN_NAME } from '../campaigns/campaign-request.js';
 import { SEND_AT_PATTERN } from '../campaigns/send-at.js';
-import { CAMPAIGN_ACCEPTED_MESSAGE } from './campaign-routes.js';
+import { CAMPAIGN_ACCEPTED_MESSAGE, IDEMPOTENCY_KEY_HEADER } from './campaign-routes.js';
 import { NOT_ADMINISTRATOR_DETAIL, PROBLEM_CONTENT_TYPE, VALIDATION_TITLE } from './http-errors.js';
 
 /** A JSON Schema (2020-12, OpenAPI 3.1's dialect) or a reference to one. */
@@ -291,14 +291,27 @@ export const OPENAPI_DOCUMENT: OpenApiDocument = {
     '/v1/campaign': {
       post: {
         operationId: 'createCampaign', summary: 'Create a campaign', tags: ['campaigns'], security: BEARER_CURRENT,
+        description: 'Accepting reserves the campaign\'s most it can cost (recipients x parts of the text x the price of a part to each, config `pricing`) from '
+          + 'the client\'s credits, with the campaign, before the 202; a client without a balance is unlimited. A draft reserves nothing. '
+          + `With an \`${IDEMPOTENCY_KEY_HEADER}\` the same request (same client, key and body bytes) within 24 hours answers the first 202 and id again, `
+          + 'creating and reserving nothing more.',
+        parameters: [{
+          name: IDEMPOTENCY_KEY_HEADER, in: 'header', required: false,
+          description: 'IETF httpapi draft "The Idempotency-Key HTTP Header Field": a key of the client\'s choosing, 1 to 255 printable ASCII characters, '
+            + 'unique per request; kept per client for 24 hours. A retry with the same key and body never creates a second campaign.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+        }],
         requestBody: { required: true, content: json(ref('CreateCampaignRequest')) },
         responses: {
-          '202': { description: 'Received to be processed (not yet created).', content: json(ref('CreateCampaignResponse')) },
-          '400': problem(`Title \`${VALIDATION_TITLE}\`; the detail names every failing field (the first 20, then how many in all).`),
+          '202': { description: 'Received to be processed (not yet created); with an Idempotency-Key already used for this body, the first request\'s answer.', content: json(ref('CreateCampaignResponse')) },
+          '400': problem(`Title \`${VALIDATION_TITLE}\`; the detail names every failing field (the first 20, then how many in all), or a malformed `
+            + `\`${IDEMPOTENCY_KEY_HEADER}\` header, or too few credits: \`not enough credits: the campaign needs N credits and M are available\` (nothing is stored).`),
           '401': responseRef('BearerChallenge'),
           '403': responseRef('Forbidden'),
           '408': responseRef('TooSlow'),
+          '409': { ...problem(`A request with the same \`${IDEMPOTENCY_KEY_HEADER}\` is still being processed (title \`Conflict\`); retry once it has been answered.`), headers: retryAfter },
           '413': problem('The body is larger than api.maxBodyBytes.'),
+          '422': problem(`The \`${IDEMPOTENCY_KEY_HEADER}\` was already used by this client with a different request body (title \`Unprocessable Content\`).`),
           '429': responseRef('ClientBusy'),
           '500': responseRef('Unexpected'),
           '503': responseRef('Unavailable'),

@@ -46,6 +46,8 @@ export interface ReadJsonOptions {
   lazyArrays?: (key: string) => boolean;
   /** Left out: no minimum rate (the caller's deadline, if any, applies). */
   minRate?: BodyRate;
+  /** Given the raw body bytes once they are all read, before parsing (the Idempotency-Key's request hash). */
+  onBytes?: (bytes: Buffer) => void;
 }
 
 /** api.minBodyBytesPerSecond left out: 8 KiB/s, a 64 MiB body in 2h16; a link slower than that is not served. */
@@ -77,6 +79,7 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonOption
   }
   // With a declared length the reservation is made; a chunked body reserves as it arrives.
   const bytes = await collect(req, maxBodyBytes, hasDeclaredLength ? undefined : lease, hasDeclaredLength ? declared : undefined, minRate);
+  options.onBytes?.(bytes);
   try {
     return lazyArrays === undefined ? await parseJsonInSlices(bytes) : await parseJsonLazily(bytes, lazyArrays);
   } catch (err) {

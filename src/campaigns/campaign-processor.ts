@@ -7,6 +7,7 @@
  * Crash recovery: a campaign left in 'processing' (by a crash, a stop or a busy database) is redone
  * from the start: the recipients an earlier attempt wrote are deleted first, so redoing is idempotent.
  */
+import { creditsPerPart, type PricingRule } from '../accounts/credits.js';
 import { BackgroundWorker } from '../common/background-worker.js';
 import type { Clock } from '../common/clock.js';
 import { SINGLE_GATEWAY, type NodeIdSource } from '../common/node-id.js';
@@ -20,6 +21,7 @@ import type { CampaignRequestStore } from '../store/sqlite/campaign-request-stor
 import type { InboundStore } from '../store/sqlite/inbound-store.js';
 import type { Async } from '../store/ports.js';
 import { isPostgresRefusal } from '../store/write-refusal.js';
+import { settleAtProcessing } from './campaign-credits.js';
 import type { RecipientRequest } from './campaign-request.js';
 import { isPermittedForIreland, RecipientPlanner } from './recipient-plan.js';
 import { DEFAULT_NUMBERING_COUNTRY, numberingPlanFor, type NumberingPlan } from '../sms/index.js';
@@ -46,6 +48,11 @@ export interface CampaignProcessorOptions {
    * id. Default SINGLE_GATEWAY: no id, every campaign is this process's (SQLite).
    */
   node?: NodeIdSource;
+  /**
+   * Config `pricing`: each kept recipient's price per part is fixed from it when its campaign is
+   * processed (recipients.credits_per_part); default none, every part 1 credit.
+   */
+  pricing?: readonly PricingRule[];
 }
 
 export const DEFAULT_PROCESSING_POLL_INTERVAL_MS = 200;
@@ -79,6 +86,7 @@ export class CampaignProcessor {
   private readonly timeZone: string;
   private readonly clock: Clock | undefined;
   private readonly node: NodeIdSource;
+  private readonly pricing: readonly PricingRule[];
   private readonly passFailures: FailureLog;
   /** The polling loop while started; a new one per start() (a BackgroundWorker runs once). */
   private worker: BackgroundWorker | undefined;
@@ -97,6 +105,7 @@ export class CampaignProcessor {
     this.numbering = options.numbering ?? numberingPlanFor(DEFAULT_NUMBERING_COUNTRY);
     this.timeZone = options.timeZone ?? SEND_AT_ZONE;
     this.node = options.node ?? SINGLE_GATEWAY;
+    this.pricing = options.pricing ?? [];
     this.passFailures = new FailureLog(this.logger, 'campaign processing', undefined, this.now);
   }
 
@@ -270,8 +279,13 @@ export class CampaignProcessor {
     const plan = planner.plan();
     const analysis = analyzeText(campaign.text);
     const nowMs = this.now();
+    // A campaign accepted for an unlimited client (nothing reserved) is never charged: price 0.
+    const reserved = campaign.credits_reserved;
+    const recipients: RecipientToWrite[] = plan.accepted.map((r) => ({
+      msisdn: r.msisdn, clientReference: r.clientReference, creditsPerPart: reserved === null ? 0 : creditsPerPart(this.pricing, r.msisdn),
+    }));
     return {
-      recipients: plan.accepted,
+      recipients,
       ready: {
         campaignId: campaign.id,
         totalSent: plan.accepted.length,
@@ -281,6 +295,8 @@ export class CampaignProcessor {
         sendAtMs: sendAtInstantMs(campaign.send_at_local, nowMs, this.timeZone),
         skippedCount: requestedCount - plan.accepted.length,
         readyAtMs: nowMs,
+        // What skipped and duplicate recipients will never use goes back with the ready mark.
+        credits: settleAtProcessing(campaign.client_id, campaign.id, reserved, analysis.parts, recipients.map((r) => r.creditsPerPart ?? 0)),
       },
     };
   }

@@ -5,14 +5,19 @@
  * first, and its campaign row last); the CampaignProcessor turns it into recipients in the background.
  */
 import { randomUUID } from 'node:crypto';
+import type { PricingRule } from '../accounts/credits.js';
+import type { IdempotencyDecision } from '../accounts/idempotency.js';
 import { ERROR_CODE, GatewayError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { yieldToEventLoop } from '../common/loop-turns.js';
-import type { CampaignStore, SenderEntry } from '../store/sqlite/campaign-store.js';
+import { DEFAULT_NUMBERING_COUNTRY, numberingPlanFor, type NumberingPlan } from '../sms/index.js';
+import type { CampaignInsert, CampaignStore, SenderEntry } from '../store/sqlite/campaign-store.js';
 import type { CampaignRequestStore } from '../store/sqlite/campaign-request-store.js';
+import type { HeldKey, IdempotencyStore } from '../store/sqlite/idempotency-store.js';
 import type { Async } from '../store/ports.js';
 import { isTransientStoreFailure } from '../store/write-failures.js';
-import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignRequestInSlices, type CampaignRequest } from './campaign-request.js';
+import { partsPerMessage, requestedNumberPrice } from './campaign-credits.js';
+import { formatValidationDetail, RECIPIENTS_PER_REQUEST_SLICE, validateCampaignRequestInSlices, type CampaignRequest, type RecipientRequest } from './campaign-request.js';
 
 /**
  * Slices of RECIPIENTS_PER_REQUEST_SLICE recipients per transaction: about 100 kB written per
@@ -43,15 +48,47 @@ export const CAMPAIGN_ERROR = {
   notFound: ERROR_CODE.CAMPAIGN_NOT_FOUND,
   /** The store refused the INSERT (disk full, read-only, locked past the busy timeout): nothing was accepted. */
   notStored: ERROR_CODE.CAMPAIGN_NOT_STORED,
+  /** Too few credits available for the campaign's most it can cost: nothing was accepted. */
+  creditsInsufficient: ERROR_CODE.CREDITS_INSUFFICIENT,
+  /** The Idempotency-Key was used with another body. */
+  keyReused: ERROR_CODE.IDEMPOTENCY_KEY_REUSED,
+  /** A request under the Idempotency-Key is in flight. */
+  keyInFlight: ERROR_CODE.IDEMPOTENCY_KEY_IN_FLIGHT,
 } as const;
+
+/** An Idempotency-Key request: the header's value and the sha-256 (hex) of the raw body bytes. */
+export interface IdempotentRequest {
+  key: string;
+  requestHash: string;
+}
+
+/** What accept() stores: the campaign row and what it reserves and completes in the row's transaction. */
+interface CampaignToStore {
+  owner: CampaignOwner;
+  id: string;
+  state: 'queued' | 'draft';
+  request: CampaignRequest;
+  /** null: a draft, nothing reserved. */
+  creditsNeeded: number | null;
+  idempotencyKey: HeldKey | null;
+}
+
+function keyInFlight(): GatewayError {
+  return new GatewayError(CAMPAIGN_ERROR.keyInFlight,
+    'a request with this Idempotency-Key is still being processed; retry after it has been answered', { retryable: true });
+}
 
 /** RFC 9562 textual form, any case (ids are issued lowercase). */
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CampaignServiceOptions {
-  /** StorePorts' campaigns and campaignRequests. */
-  store: { campaigns: Async<CampaignStore>; campaignRequests: Async<CampaignRequestStore> };
+  /** StorePorts' campaigns, campaignRequests and idempotency (left out: Idempotency-Key requests are refused as not stored). */
+  store: { campaigns: Async<CampaignStore>; campaignRequests: Async<CampaignRequestStore>; idempotency?: Async<IdempotencyStore> };
   logger: Logger;
+  /** Config `pricing`: what a part to a number costs; default none, every part 1 credit. */
+  pricing?: readonly PricingRule[];
+  /** How national numbers become international (config numbering.country), to price them as processing will. */
+  numbering?: NumberingPlan;
   now?: () => number;
   newId?: () => string;
   /** Called after a campaign is stored in state 'queued' (the processor's wake()). */
@@ -61,6 +98,9 @@ export interface CampaignServiceOptions {
 export class CampaignService {
   private readonly campaigns: Async<CampaignStore>;
   private readonly requests: Async<CampaignRequestStore>;
+  private readonly keys: Async<IdempotencyStore> | undefined;
+  private readonly pricing: readonly PricingRule[];
+  private readonly numbering: NumberingPlan;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly newId: () => string;
@@ -69,6 +109,9 @@ export class CampaignService {
   constructor(options: CampaignServiceOptions) {
     this.campaigns = options.store.campaigns;
     this.requests = options.store.campaignRequests;
+    this.keys = options.store.idempotency;
+    this.pricing = options.pricing ?? [];
+    this.numbering = options.numbering ?? numberingPlanFor(DEFAULT_NUMBERING_COUNTRY);
     this.logger = options.logger.child({ component: 'campaigns' });
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? randomUUID;
@@ -76,10 +119,46 @@ export class CampaignService {
   }
 
   /**
-   * Validates and stores a Create Campaign Request. Throws GatewayError CAMPAIGN_INVALID whose
-   * message is the problem detail (every failing field named) and details.errors the list.
+   * accept() under an Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
+   * the key's first request is accepted and its key then answers the same id for 24 hours
+   * (src/accounts/idempotency.ts); the same body again gets that id without a second campaign or
+   * reservation, another body IDEMPOTENCY_KEY_REUSED, and a request still in flight under the key
+   * IDEMPOTENCY_KEY_IN_FLIGHT. A request that fails frees its key, so a retry can succeed.
    */
-  async accept(owner: CampaignOwner, body: unknown): Promise<{ id: string }> {
+  async acceptOnce(owner: CampaignOwner, body: unknown, request: IdempotentRequest): Promise<{ id: string; replayed: boolean }> {
+    if (this.keys === undefined) throw new GatewayError(CAMPAIGN_ERROR.notStored, 'idempotency keys are not stored by this gateway', { retryable: false });
+    const decision: IdempotencyDecision = await this.keys.claim(owner.clientId, request.key, request.requestHash, this.now());
+    switch (decision.outcome) {
+      case 'replay':
+        return { id: decision.campaignId, replayed: true };
+      case 'mismatch':
+        throw new GatewayError(CAMPAIGN_ERROR.keyReused,
+          'this Idempotency-Key was already used with a different request body; use a new key for a new request');
+      case 'conflict':
+        throw keyInFlight();
+      case 'proceed':
+        break;
+    }
+    const held: HeldKey = { key: request.key, claimedAtMs: decision.claimedAtMs };
+    try {
+      return { ...(await this.accept(owner, body, held)), replayed: false };
+    } catch (err) {
+      await this.keys.release(owner.clientId, request.key, decision.claimedAtMs).catch((releaseErr: unknown) => {
+        // The key then answers 409 until its hold passes, and a retry takes it over.
+        this.logger.warn({ err: releaseErr, clientId: owner.clientId }, 'could not free the Idempotency-Key of a failed request');
+      });
+      throw err;
+    }
+  }
+
+  /**
+   * Validates and stores a Create Campaign Request, reserving its most it can cost from the
+   * client's credits in the transaction that stores it (drafts, never sent by this API, reserve
+   * nothing). Throws GatewayError CAMPAIGN_INVALID whose message is the problem detail (every
+   * failing field named) and details.errors the list; CREDITS_INSUFFICIENT when too few credits are
+   * available (nothing is stored).
+   */
+  async accept(owner: CampaignOwner, body: unknown, idempotencyKey?: HeldKey): Promise<{ id: string }> {
     const result = await validateCampaignRequestInSlices(body);
     if (!result.ok) {
       throw new GatewayError(CAMPAIGN_ERROR.invalidRequest, formatValidationDetail(result.errors, result.errorCount), {
@@ -89,10 +168,12 @@ export class CampaignService {
     const { request } = result;
     const id = this.newId();
     const state = request.createAsDraft ? 'draft' : 'queued';
+    const creditsNeeded = request.createAsDraft ? null : await this.mostItCanCost(request);
+    let stored: CampaignInsert;
     try {
       const slices = request.recipientSlicesJson;
-      if (slices.length === 1) await this.insertCampaign(owner, id, state, request, slices[0]!);
-      else await this.insertInSlices(owner, id, state, request);
+      const row = { owner, id, state, request, creditsNeeded, idempotencyKey: idempotencyKey ?? null } as const;
+      stored = slices.length === 1 ? await this.insertCampaign(row, slices[0]!) : await this.insertInSlices(row);
     } catch (err) {
       await this.dropSlices(id);
       // A store that cannot serve now is the API's outage log's to report (once per outage, not per request).
@@ -102,7 +183,15 @@ export class CampaignService {
         cause: err,
       });
     }
-    this.logger.info({ campaignId: id, clientId: owner.clientId, state, recipients: request.recipientCount }, 'campaign accepted');
+    if (stored.outcome !== 'stored') {
+      await this.dropSlices(id);
+      if (stored.outcome === 'key-lost') throw keyInFlight();
+      throw new GatewayError(CAMPAIGN_ERROR.creditsInsufficient,
+        `not enough credits: the campaign needs ${stored.needed} credits and ${stored.available} are available`,
+        { details: { needed: stored.needed, available: stored.available } });
+    }
+    this.logger.info({ campaignId: id, clientId: owner.clientId, state, recipients: request.recipientCount, creditsReserved: stored.creditsReserved },
+      'campaign accepted');
     if (state === 'queued') this.onQueued(id);
     return { id };
   }
@@ -113,13 +202,31 @@ export class CampaignService {
    * failure part-way leaves only slices without a campaign, which dropSlices (or the processor's
    * start) deletes.
    */
-  private async insertInSlices(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest): Promise<void> {
-    const slices = request.recipientSlicesJson;
+  private async insertInSlices(row: CampaignToStore): Promise<CampaignInsert> {
+    const slices = row.request.recipientSlicesJson;
     for (let seq = 0; seq < slices.length; seq += SLICES_PER_TRANSACTION) {
       if (seq > 0) await yieldToEventLoop();
-      await this.requests.insertSlices(id, seq, slices.slice(seq, seq + SLICES_PER_TRANSACTION));
+      await this.requests.insertSlices(row.id, seq, slices.slice(seq, seq + SLICES_PER_TRANSACTION));
     }
-    await this.insertCampaign(owner, id, state, request, null);
+    // The reservation is made with the campaign row, in its transaction.
+    return this.insertCampaign(row, null);
+  }
+
+  /**
+   * SPEC "Reserve at acceptance": every requested recipient x the parts of the text x the price of
+   * a part to it. Duplicates and numbers processing will skip are counted too (the most it can
+   * cost); processing releases what they will never use. With no pricing every part costs 1 and the
+   * recipients need not be read again.
+   */
+  private async mostItCanCost(request: CampaignRequest): Promise<number> {
+    const parts = partsPerMessage(request.text);
+    if (this.pricing.length === 0) return request.recipientCount * parts;
+    let perMessage = 0;
+    for (const [index, json] of request.recipientSlicesJson.entries()) {
+      if (index > 0) await yieldToEventLoop();
+      for (const recipient of JSON.parse(json) as RecipientRequest[]) perMessage += requestedNumberPrice(this.pricing, this.numbering, recipient.msisdn);
+    }
+    return perMessage * parts;
   }
 
   /** Best effort: the store that refused a write may refuse this too; the processor's start retries. */
@@ -131,7 +238,7 @@ export class CampaignService {
     }
   }
 
-  private insertCampaign(owner: CampaignOwner, id: string, state: 'queued' | 'draft', request: CampaignRequest, requestRecipientsJson: string | null): Promise<void> {
+  private insertCampaign({ owner, id, state, request, creditsNeeded, idempotencyKey }: CampaignToStore, requestRecipientsJson: string | null): Promise<CampaignInsert> {
     return this.campaigns.insertCampaign({
       id,
       clientId: owner.clientId,
@@ -145,6 +252,8 @@ export class CampaignService {
       shouldSaveList: request.shouldSaveList,
       requestRecipientsJson,
       createdAtMs: this.now(),
+      creditsNeeded,
+      idempotencyKey,
     });
   }
 

@@ -30,6 +30,14 @@ export const ERROR_CODE = codeTable([
   'CAMPAIGN_ID_INVALID',
   'CAMPAIGN_NOT_FOUND',
   'CAMPAIGN_NOT_STORED',
+  /** The client's available credits do not cover the campaign's most it can cost: nothing stored. */
+  'CREDITS_INSUFFICIENT',
+  /** An Idempotency-Key header that is not 1 to 255 printable ASCII characters. */
+  'IDEMPOTENCY_KEY_INVALID',
+  /** The key was used by this client with a different request body (within its 24 hours). */
+  'IDEMPOTENCY_KEY_REUSED',
+  /** A request under the key is still being processed (or another took the key over). */
+  'IDEMPOTENCY_KEY_IN_FLIGHT',
   // auth/ and the admin CLI
   'INVALID_ARGUMENT',
   'CLIENT_EXISTS',

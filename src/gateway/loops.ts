@@ -5,6 +5,7 @@
  * (./backend.ts): the engine's store, the node id, the cluster view for the admin listener.
  */
 import type Koa from 'koa';
+import type { PricingRule } from '../accounts/credits.js';
 import type { AdminClusterView, AdminListener } from '../admin/admin-listener.js';
 import { createApiApp } from '../api/app.js';
 import type { AuthService } from '../auth/index.js';
@@ -52,6 +53,8 @@ export interface GatewayLoops {
 export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
   const { config, ports, auth, transports, webhooks, logger, observed, now, admin } = deps;
   const numbering = numberingPlanFor(config.numbering.country);
+  // Config `pricing` (its schema is the config's): what a part to a number costs; none, 1 credit each.
+  const pricing = (config as { pricing?: readonly PricingRule[] }).pricing ?? [];
   const observer = admin === undefined ? {} : { observer: admin.observer };
   const inbound = new InboundService({
     store: ports.inbound,
@@ -93,8 +96,9 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
     numbering,
     timeZone: config.scheduling.timeZone,
     ...(deps.node === undefined ? {} : { node: deps.node }),
+    pricing,
   });
-  const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake() });
+  const campaigns = new CampaignService({ store: ports, logger, now, onQueued: () => processor.wake(), pricing, numbering });
   const app = createApiApp({ ports, auth, campaigns, config, logger: logger.child({ part: 'api' }), ...observer });
   return { engine, processor, campaigns, app };
 }

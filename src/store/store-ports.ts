@@ -16,6 +16,7 @@ import { CampaignStore } from './sqlite/campaign-store.js';
 import type { CreditStore } from './credit-store-port.js';
 import { SqliteCreditStore } from './sqlite/credit-store.js';
 import type { Store } from './sqlite/database.js';
+import { IdempotencyStore } from './sqlite/idempotency-store.js';
 import { InboundStore } from './sqlite/inbound-store.js';
 import { asyncPort, type Async } from './ports.js';
 import { StatusQueries } from './sqlite/status-store.js';
@@ -58,6 +59,8 @@ export interface StorePorts {
   status: Async<StatusQueries>;
   webhooks: WebhookOutboxAdmin;
   credits: CreditStore;
+  /** Idempotency-Key of POST /v1/campaign: who holds a key and what it answers. */
+  idempotency: Async<IdempotencyStore>;
 }
 
 /** The ports over one SQLite store: each class prepares its statements once, here. */
@@ -79,6 +82,7 @@ export function sqliteStorePorts(store: Pick<Store, 'db'> & { file?: Store['file
     status: asyncPort(new StatusQueries(db, store.file)),
     webhooks: asyncPort(webhooks),
     credits: asyncPort(new SqliteCreditStore(db)),
+    idempotency: asyncPort(new IdempotencyStore(db)),
   };
 }
 

@@ -36,6 +36,8 @@ export interface PgServeOptions<Smsc extends ServeSmsc> {
   startSmsc(): Promise<Smsc>;
   /** The SMPP transport's limits (e2e-setup gatewayConfig) and its binds (default: the config's one). */
   transport: { window: number; maxPerSecond: number; binds?: number };
+  /** Changes to the generated config before it is written (e.g. api limits). */
+  configure?: (raw: Record<string, unknown>) => void;
 }
 
 export function usePgServePeers<Smsc extends ServeSmsc>(name: string, options: PgServeOptions<Smsc>): () => PgServePeers<Smsc> {
@@ -55,6 +57,7 @@ export function usePgServePeers<Smsc extends ServeSmsc>(name: string, options: P
     const raw = gatewayConfig(dir, smsc.address, limits);
     raw['database'] = { url, keyFile: join(dir, 'cluster.key') };
     if (binds !== undefined) (raw['transports'] as Record<string, unknown>[])[0]!['binds'] = binds;
+    options.configure?.(raw);
     const written = writeGatewayConfig(dir, raw);
     const account = await seedPgAccount(written.config, { webhookUrl: receiver.url, webhookSecret: options.webhookSecret, senders: [{ name: 'Shop', type: 0 }] });
     peers = {

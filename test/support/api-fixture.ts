@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PricingRule } from '../../src/accounts/credits.js';
 import { createApiApp } from '../../src/api/app.js';
 import { AuthService } from '../../src/auth/index.js';
 import { CampaignProcessor, CampaignService } from '../../src/campaigns/index.js';
@@ -44,6 +45,14 @@ export interface ApiFixtureOptions {
   logger?: Logger;
   /** Wraps the SQLite ports the services get (test/support/deferred-ports.ts); default as they are. */
   wrapPorts?: (ports: StorePorts) => StorePorts;
+  /** Config `pricing` for the campaign service and processor; default none (every part 1 credit). */
+  pricing?: readonly PricingRule[];
+  /**
+   * Run in this directory (its smsgate.sqlite and smsgate.key), which close() leaves in place: a
+   * second fixture on the same dir is the gateway restarted over the same file. Default: a new
+   * temp dir, removed by close().
+   */
+  dir?: string;
 }
 
 export interface AccountOptions {
@@ -86,13 +95,14 @@ export interface ApiFixture {
 const fetchFor: (url: string, init?: RequestInit) => Promise<Response> = process.env['VITEST'] === undefined ? fetch : fetchChecked;
 
 export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
-  const dir = mkdtempSync(join(tmpdir(), 'smsgate-api-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'smsgate-api-'));
   const dbPath = join(dir, 'smsgate.sqlite');
   const logger = options.logger ?? silentLogger();
   const store = await openStore({ path: dbPath, synchronous: options.synchronous ?? 'FULL' });
   const ports = (options.wrapPorts ?? ((p: StorePorts) => p))(sqliteStorePorts(store));
-  const processor = new CampaignProcessor({ store: ports, logger, pollIntervalMs: 50 });
-  const campaigns = new CampaignService({ store: ports, logger, onQueued: () => processor.wake() });
+  const pricing = options.pricing === undefined ? {} : { pricing: options.pricing };
+  const processor = new CampaignProcessor({ store: ports, logger, pollIntervalMs: 50, ...pricing });
+  const campaigns = new CampaignService({ store: ports, logger, onQueued: () => processor.wake(), ...pricing });
   const auth = await AuthService.create(ports.auth, FIXTURE_AUTH_CONFIG, SecretBox.fromKeyFile(join(dir, 'smsgate.key')), {
     logger,
     scryptCost: FIXTURE_SCRYPT_COST,
@@ -157,7 +167,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

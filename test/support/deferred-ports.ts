@@ -33,5 +33,6 @@ export function deferredPorts(ports: StorePorts, calls: { count: number } = { co
     status: deferred(ports.status, calls),
     webhooks: deferred(ports.webhooks, calls),
     credits: deferred(ports.credits, calls),
+    idempotency: deferred(ports.idempotency, calls),
   };
 }

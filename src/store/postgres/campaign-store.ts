@@ -13,12 +13,15 @@
  * appendRecipients, markReady, markFailed) is fenced on the stamp: a node whose claim was taken over
  * changes nothing. Without a node id (one gateway) the SQLite semantics hold unchanged.
  */
+import { releaseOf } from '../../accounts/credits.js';
 import {
-  SUMMARY_CACHE_DEFAULTS, type CampaignStore, type CampaignToProcess, type NewCampaign, type ReadyCampaign,
+  SUMMARY_CACHE_DEFAULTS, type CampaignInsert, type CampaignStore, type CampaignToProcess, type NewCampaign, type ReadyCampaign,
   type RecipientToWrite, type SenderEntry, type StatusCounts, type SummaryCacheOptions,
 } from '../sqlite/campaign-store.js';
 import type { CampaignRow, CampaignState, RecipientStatus } from '../entities.js';
 import type { Async } from '../ports.js';
+import { applyCreditMovements, reserveCredits } from './credit-ledger.js';
+import { completeKey, holdsKey } from './idempotency-store.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool } from './pool.js';
 import type { WakeChannel } from './wakeups.js';
 
@@ -26,7 +29,7 @@ import type { WakeChannel } from './wakeups.js';
 const CAMPAIGNS_CHANNEL: WakeChannel = 'smsgate_campaigns';
 const PARTS_CHANNEL: WakeChannel = 'smsgate_parts';
 
-const CLAIMED_COLUMNS = 'id, client_id, state, sender, text, send_at_local, request_recipients, created_at';
+const CLAIMED_COLUMNS = 'id, client_id, state, sender, text, send_at_local, request_recipients, created_at, credits_reserved';
 
 /** What node $2 may claim: queued, or processing unstamped (its node reaped) or by itself. */
 const CLAIMABLE_BY_NODE = `(state = 'queued' OR (state = 'processing' AND (processing_by IS NULL OR processing_by = $2)))`;
@@ -45,19 +48,35 @@ export class PgCampaignStore implements Async<CampaignStore> {
   }
 
   /**
-   * One statement: the row, and a wake-up of every node's campaign processor
-   * (LISTEN/NOTIFY wakes nodes) delivered when it commits, so whichever node is free claims it.
+   * One transaction: the Idempotency-Key checked (its row locked), the reservation (reserveCredits
+   * locks the client's credits row FOR UPDATE, so reservations on every node are serialised), the
+   * row, the key marked done, and a wake-up of every node's campaign processor (LISTEN/NOTIFY wakes
+   * nodes) delivered when it commits, so whichever node is free claims it. Nothing is written
+   * unless the row is.
    */
-  async insertCampaign(c: NewCampaign): Promise<void> {
-    await changes(this.pool,
-      `WITH inserted AS (
-         INSERT INTO campaigns (id, client_id, user_id, state, name, sender, text, send_at_local, create_as_draft, should_save_list,
-           request_recipients, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-         RETURNING id, state)
-       SELECT pg_notify('${CAMPAIGNS_CHANNEL}', id) FROM inserted WHERE state = 'queued'`,
-      [c.id, c.clientId, c.userId, c.state, c.name, c.sender, c.text, c.sendAtLocal, c.createAsDraft ? 1 : 0, c.shouldSaveList ? 1 : 0,
-        c.requestRecipientsJson, c.createdAtMs]);
+  insertCampaign(c: NewCampaign): Promise<CampaignInsert> {
+    return inTransaction(this.pool, async (client): Promise<CampaignInsert> => {
+      const held = c.idempotencyKey ?? null;
+      if (held !== null && !(await holdsKey(client, c.clientId, held))) return { outcome: 'key-lost' };
+      let creditsReserved: number | null = null;
+      const needed = c.creditsNeeded ?? null;
+      if (needed !== null) {
+        const reservation = await reserveCredits(client, c.clientId, c.id, needed, c.createdAtMs);
+        if (reservation.outcome === 'short') return reservation;
+        if (reservation.outcome === 'reserved') creditsReserved = reservation.credits;
+      }
+      await changes(client,
+        `WITH inserted AS (
+           INSERT INTO campaigns (id, client_id, user_id, state, name, sender, text, send_at_local, create_as_draft, should_save_list,
+             request_recipients, created_at, credits_reserved)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           RETURNING id, state)
+         SELECT pg_notify('${CAMPAIGNS_CHANNEL}', id) FROM inserted WHERE state = 'queued'`,
+        [c.id, c.clientId, c.userId, c.state, c.name, c.sender, c.text, c.sendAtLocal, c.createAsDraft ? 1 : 0, c.shouldSaveList ? 1 : 0,
+          c.requestRecipientsJson, c.createdAtMs, creditsReserved]);
+      if (held !== null) await completeKey(client, c.clientId, held.key, c.id);
+      return { outcome: 'stored', creditsReserved };
+    });
   }
 
   findCampaign(id: string): Promise<CampaignRow | undefined> {
@@ -102,9 +121,10 @@ export class PgCampaignStore implements Async<CampaignStore> {
       if (!(await isProcessing(client, campaignId, nodeId))) return false;
       if (recipients.length === 0) return true;
       await changes(client,
-        `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at)
-         SELECT $1::text, m, r, 'waiting', 'pending', $4::bigint FROM unnest($2::text[], $3::text[]) AS t(m, r)`,
-        [campaignId, recipients.map((r) => r.msisdn), recipients.map((r) => r.clientReference), updatedAtMs]);
+        `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at, credits_per_part)
+         SELECT $1::text, m, r, 'waiting', 'pending', $4::bigint, p FROM unnest($2::text[], $3::text[], $5::bigint[]) AS t(m, r, p)`,
+        [campaignId, recipients.map((r) => r.msisdn), recipients.map((r) => r.clientReference), updatedAtMs,
+          recipients.map((r) => r.creditsPerPart ?? 0)]);
       return true;
     });
   }
@@ -112,19 +132,23 @@ export class PgCampaignStore implements Async<CampaignStore> {
   /**
    * With a node id: only while that node's claim stands (processing_by), which it then clears.
    * The same statement wakes every node's engine (at commit): the campaign's recipients are theirs
-   * to materialise and send now.
+   * to materialise and send now. Its credit movements (ready.credits) commit with it.
    */
-  async markReady(ready: ReadyCampaign, nodeId?: string): Promise<boolean> {
+  markReady(ready: ReadyCampaign, nodeId?: string): Promise<boolean> {
     const params = [ready.campaignId, ready.textSent, ready.encoding, ready.partsPerMessage, ready.totalSent, ready.skippedCount, ready.sendAtMs,
       ready.readyAtMs];
     const set = `state = 'ready', request_recipients = NULL, text_sent = $2, encoding = $3, parts_per_message = $4,
          total_sent = $5, skipped_count = $6, send_at = $7, ready_at = $8`;
     const wake = (update: string): string => `WITH marked AS (${update} RETURNING id) SELECT pg_notify('${PARTS_CHANNEL}', id) FROM marked`;
-    const marked = nodeId === undefined
-      ? await changes(this.pool, wake(`UPDATE campaigns SET ${set} WHERE id = $1 AND state = 'processing'`), params)
-      : await changes(this.pool, wake(`UPDATE campaigns SET ${set}, processing_by = NULL WHERE id = $1 AND state = 'processing' AND processing_by = $9`),
-        [...params, nodeId]);
-    return marked === 1;
+    return inTransaction(this.pool, async (client) => {
+      const marked = nodeId === undefined
+        ? await changes(client, wake(`UPDATE campaigns SET ${set} WHERE id = $1 AND state = 'processing'`), params)
+        : await changes(client, wake(`UPDATE campaigns SET ${set}, processing_by = NULL WHERE id = $1 AND state = 'processing' AND processing_by = $9`),
+          [...params, nodeId]);
+      if (marked !== 1) return false;
+      await applyCreditMovements(client, ready.credits ?? [], ready.readyAtMs);
+      return true;
+    });
   }
 
   /** With a node id: only the campaign that node is processing (its claim still standing). */
@@ -136,7 +160,14 @@ export class PgCampaignStore implements Async<CampaignStore> {
         : await changes(client,
           `UPDATE campaigns SET state = 'failed', failure_reason = $1, processing_by = NULL WHERE id = $2 AND state = 'processing' AND processing_by = $3`,
           [reason, id, nodeId]);
-      if (failed === 1) await changes(client, 'DELETE FROM recipients WHERE campaign_id = $1', [id]);
+      if (failed !== 1) return;
+      await changes(client, 'DELETE FROM recipients WHERE campaign_id = $1', [id]);
+      // Never sent: all it reserved goes back, with the failure.
+      const reserved = await row<Pick<CampaignRow, 'client_id' | 'credits_reserved'>>(client,
+        'SELECT client_id, credits_reserved FROM campaigns WHERE id = $1', [id]);
+      if (reserved !== undefined && reserved.credits_reserved !== null) {
+        await applyCreditMovements(client, releaseOf(reserved.client_id, id, reserved.credits_reserved), Date.now());
+      }
     });
   }
 

@@ -13,6 +13,7 @@ import { PgCampaignRequestStore } from './campaign-request-store.js';
 import { PgCampaignStore } from './campaign-store.js';
 import { PgCreditStore } from './credit-store.js';
 import { PgDispatchStore } from './dispatch-store.js';
+import { PgIdempotencyStore } from './idempotency-store.js';
 import { PgInboundStore } from './inbound-store.js';
 import type { PgPool } from './pool.js';
 import { PgStatusQueries } from './status-queries.js';
@@ -30,6 +31,7 @@ export interface PgStores {
   readonly dispatch: PgDispatchStore;
   readonly webhooks: PgWebhookStore;
   readonly credits: PgCreditStore;
+  readonly idempotency: PgIdempotencyStore;
 }
 
 export interface PgStoresOptions {
@@ -49,5 +51,6 @@ export function createPgStores(pool: PgPool, options: PgStoresOptions = {}): PgS
     dispatch: new PgDispatchStore(pool),
     webhooks: new PgWebhookStore(pool),
     credits: new PgCreditStore(pool),
+    idempotency: new PgIdempotencyStore(pool),
   };
 }

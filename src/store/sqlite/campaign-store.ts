@@ -5,8 +5,11 @@
  * method is one short transaction; the processor writes a large campaign as a series of them.
  */
 import type { Statement } from 'better-sqlite3';
+import { releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import type { CampaignRow, CampaignState, RecipientStatus } from '../entities.js';
+import { SqliteCreditLedger } from './credit-ledger.js';
 import type { SqliteDatabase } from './database.js';
+import { IdempotencyKeyGuard, type HeldKey } from './idempotency-store.js';
 
 /** What POST /v1/campaign stores before it answers 202. */
 export interface NewCampaign {
@@ -26,14 +29,33 @@ export interface NewCampaign {
    */
   requestRecipientsJson: string | null;
   createdAtMs: number;
+  /**
+   * The campaign's most it can cost, reserved from the client's credits in the transaction that
+   * stores the row; null or left out: nothing reserved (a draft, never sent by this API).
+   */
+  creditsNeeded?: number | null;
+  /** The Idempotency-Key the request holds: the row is stored only while it still does, and marks it done. */
+  idempotencyKey?: HeldKey | null;
 }
 
+/**
+ * What storing a campaign did. `stored`: the row is committed, with what was reserved (null: the
+ * client is unlimited, or nothing was asked). Otherwise nothing at all was written: `short`, too
+ * few credits available; `key-lost`, the request's Idempotency-Key was taken over meanwhile.
+ */
+export type CampaignInsert =
+  | { outcome: 'stored'; creditsReserved: number | null }
+  | { outcome: 'short'; needed: number; available: number }
+  | { outcome: 'key-lost' };
+
 /** The columns the processor needs to turn a campaign into recipients. */
-export type CampaignToProcess = Pick<CampaignRow, 'id' | 'client_id' | 'state' | 'sender' | 'text' | 'send_at_local' | 'request_recipients' | 'created_at'>;
+export type CampaignToProcess = Pick<CampaignRow, 'id' | 'client_id' | 'state' | 'sender' | 'text' | 'send_at_local' | 'request_recipients' | 'created_at' | 'credits_reserved'>;
 
 export interface RecipientToWrite {
   msisdn: string;
   clientReference: string | null;
+  /** recipients.credits_per_part: the price of one part to it, fixed now (0 or left out: nothing charged). */
+  creditsPerPart?: number;
 }
 
 /** What marks a campaign ready, once its recipients are written. */
@@ -47,6 +69,11 @@ export interface ReadyCampaign {
   sendAtMs: number;
   skippedCount: number;
   readyAtMs: number;
+  /**
+   * Ledger rows written with the campaign's ready mark (the reservation its skipped and duplicate
+   * recipients will never use, released), in the same transaction; none when left out.
+   */
+  credits?: readonly CreditMovement[];
 }
 
 export interface StatusCounts {
@@ -82,9 +109,9 @@ interface CachedCounts {
   countedAtMs: number;
 }
 
-/** Rows per multi-row INSERT: 8 columns x 100 rows stays far below SQLite's 32,766 variable limit. */
+/** Rows per multi-row INSERT: 7 columns x 100 rows stays far below SQLite's 32,766 variable limit. */
 const RECIPIENT_ROWS_PER_INSERT = 100;
-const RECIPIENT_COLUMNS = 6;
+const RECIPIENT_COLUMNS = 7;
 
 /**
  * The campaigns of one gateway's SQLite file. The processing methods take a trailing `nodeId` that
@@ -107,24 +134,30 @@ export class CampaignStore {
   private readonly statusCountsStmt: Statement;
   private readonly sendersStmt: Statement;
   private readonly senderTypeStmt: Statement;
+  private readonly reservedOfStmt: Statement<[string], Pick<CampaignRow, 'client_id' | 'credits_reserved'>>;
   private readonly summaryCache: SummaryCacheOptions;
   private readonly cachedCounts = new Map<string, CachedCounts>();
+  private readonly ledger: SqliteCreditLedger;
+  private readonly keys: IdempotencyKeyGuard;
 
   constructor(private readonly db: SqliteDatabase, summaryCache: Partial<SummaryCacheOptions> = {}) {
     this.summaryCache = { ...SUMMARY_CACHE_DEFAULTS, now: () => performance.now(), ...summaryCache };
+    this.ledger = new SqliteCreditLedger(db);
+    this.keys = new IdempotencyKeyGuard(db);
     this.insertCampaignStmt = db.prepare(
       `INSERT INTO campaigns (id, client_id, user_id, state, name, sender, text, send_at_local, create_as_draft,
-         should_save_list, request_recipients, created_at)
+         should_save_list, request_recipients, created_at, credits_reserved)
        VALUES (@id, @clientId, @userId, @state, @name, @sender, @text, @sendAtLocal, @createAsDraft,
-         @shouldSaveList, @requestRecipientsJson, @createdAtMs)`,
+         @shouldSaveList, @requestRecipientsJson, @createdAtMs, @creditsReserved)`,
     );
+    this.reservedOfStmt = db.prepare('SELECT client_id, credits_reserved FROM campaigns WHERE id = ?');
     this.findCampaignStmt = db.prepare('SELECT * FROM campaigns WHERE id = ?');
     this.unprocessedStmt = db.prepare(
       `SELECT id FROM campaigns WHERE state IN ('queued', 'processing') ORDER BY created_at, id LIMIT ?`,
     );
     this.markProcessingStmt = db.prepare(
       `UPDATE campaigns SET state = 'processing' WHERE id = ? AND state IN ('queued', 'processing')
-       RETURNING id, client_id, state, sender, text, send_at_local, request_recipients, created_at`,
+       RETURNING id, client_id, state, sender, text, send_at_local, request_recipients, created_at, credits_reserved`,
     );
     this.deleteRecipientsStmt = db.prepare('DELETE FROM recipients WHERE campaign_id = ?');
     this.deleteRecipientsChunkStmt = db.prepare(
@@ -132,7 +165,7 @@ export class CampaignStore {
     );
     this.campaignStateStmt = db.prepare('SELECT state FROM campaigns WHERE id = ?');
     const rowPlaceholders = `(${Array.from({ length: RECIPIENT_COLUMNS }, () => '?').join(', ')})`;
-    const insertPrefix = `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at) VALUES `;
+    const insertPrefix = `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, updated_at, credits_per_part) VALUES `;
     this.insertRecipientBatchStmt = db.prepare(
       insertPrefix + Array.from({ length: RECIPIENT_ROWS_PER_INSERT }, () => rowPlaceholders).join(', '),
     );
@@ -151,13 +184,32 @@ export class CampaignStore {
     this.senderTypeStmt = db.prepare('SELECT type FROM senders WHERE client_id = ? AND name = ?');
   }
 
-  /** One INSERT in its own transaction; with synchronous=FULL it is on disk when this returns. */
-  insertCampaign(campaign: NewCampaign): void {
-    this.insertCampaignStmt.run({
-      ...campaign,
-      createAsDraft: campaign.createAsDraft ? 1 : 0,
-      shouldSaveList: campaign.shouldSaveList ? 1 : 0,
-    });
+  /**
+   * The row, its reservation (SqliteCreditLedger.reserve) and its Idempotency-Key marked done, in
+   * one IMMEDIATE transaction: the credits check and the write are one unit against every other
+   * writer of the file, so concurrent requests never reserve past what is available. With
+   * synchronous=FULL it is on disk when this returns.
+   */
+  insertCampaign(campaign: NewCampaign): CampaignInsert {
+    return this.db.transaction((): CampaignInsert => {
+      const held = campaign.idempotencyKey ?? null;
+      if (held !== null && !this.keys.holds(campaign.clientId, held)) return { outcome: 'key-lost' };
+      let creditsReserved: number | null = null;
+      const needed = campaign.creditsNeeded ?? null;
+      if (needed !== null) {
+        const reservation = this.ledger.reserve(campaign.clientId, campaign.id, needed, campaign.createdAtMs);
+        if (reservation.outcome === 'short') return reservation;
+        if (reservation.outcome === 'reserved') creditsReserved = reservation.credits;
+      }
+      this.insertCampaignStmt.run({
+        id: campaign.id, clientId: campaign.clientId, userId: campaign.userId, state: campaign.state, name: campaign.name,
+        sender: campaign.sender, text: campaign.text, sendAtLocal: campaign.sendAtLocal, createAsDraft: campaign.createAsDraft ? 1 : 0,
+        shouldSaveList: campaign.shouldSaveList ? 1 : 0, requestRecipientsJson: campaign.requestRecipientsJson,
+        createdAtMs: campaign.createdAtMs, creditsReserved,
+      });
+      if (held !== null) this.keys.complete(campaign.clientId, held.key, campaign.id);
+      return { outcome: 'stored', creditsReserved };
+    }).immediate();
   }
 
   findCampaign(id: string): CampaignRow | undefined {
@@ -206,40 +258,54 @@ export class CampaignStore {
           values[at + 3] = 'waiting';
           values[at + 4] = 'pending';
           values[at + 5] = updatedAtMs;
+          values[at + 6] = r.creditsPerPart ?? 0;
         }
         this.insertRecipientBatchStmt.run(values);
       }
       for (let i = fullBatches * RECIPIENT_ROWS_PER_INSERT; i < recipients.length; i++) {
         const r = recipients[i]!;
-        this.insertRecipientStmt.run(campaignId, r.msisdn, r.clientReference, 'waiting', 'pending', updatedAtMs);
+        this.insertRecipientStmt.run(campaignId, r.msisdn, r.clientReference, 'waiting', 'pending', updatedAtMs, r.creditsPerPart ?? 0);
       }
       return true;
     })();
   }
 
   /**
-   * Marks a campaign in 'processing' ready once all its recipients are written (appendRecipients).
-   * Returns false when it was no longer 'processing'.
+   * Marks a campaign in 'processing' ready once all its recipients are written (appendRecipients),
+   * with its credit movements (ready.credits) in the same transaction, so they are written once
+   * however often processing is redone. Returns false when it was no longer 'processing'.
    */
   markReady(ready: ReadyCampaign, _nodeId?: string): boolean {
-    const result = this.markReadyStmt.run({
-      campaignId: ready.campaignId,
-      textSent: ready.textSent,
-      encoding: ready.encoding,
-      partsPerMessage: ready.partsPerMessage,
-      totalSent: ready.totalSent,
-      skippedCount: ready.skippedCount,
-      sendAtMs: ready.sendAtMs,
-      readyAtMs: ready.readyAtMs,
-    });
-    return result.changes === 1;
+    return this.db.transaction((): boolean => {
+      const result = this.markReadyStmt.run({
+        campaignId: ready.campaignId,
+        textSent: ready.textSent,
+        encoding: ready.encoding,
+        partsPerMessage: ready.partsPerMessage,
+        totalSent: ready.totalSent,
+        skippedCount: ready.skippedCount,
+        sendAtMs: ready.sendAtMs,
+        readyAtMs: ready.readyAtMs,
+      });
+      if (result.changes !== 1) return false;
+      this.ledger.apply(ready.credits ?? [], ready.readyAtMs);
+      return true;
+    })();
   }
 
-  /** Marks a campaign failed and drops any recipients an attempt wrote (a failed campaign is never sent). */
+  /**
+   * Marks a campaign failed and drops any recipients an attempt wrote (a failed campaign is never
+   * sent), releasing all it reserved in the same transaction.
+   */
   markFailed(id: string, reason: string, _nodeId?: string): void {
     this.db.transaction((): void => {
       const result = this.markFailedStmt.run(reason, id);
-      if (result.changes === 1) this.deleteRecipientsStmt.run(id);
+      if (result.changes !== 1) return;
+      this.deleteRecipientsStmt.run(id);
+      const reserved = this.reservedOfStmt.get(id);
+      if (reserved !== undefined && reserved.credits_reserved !== null) {
+        this.ledger.apply(releaseOf(reserved.client_id, id, reserved.credits_reserved), Date.now());
+      }
     })();
   }
 

@@ -9,6 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import type { CreditMovement } from '../../../src/accounts/credits.js';
+import { SqliteCreditLedger } from '../../../src/store/sqlite/credit-ledger.js';
+import { applyCreditMovements } from '../../../src/store/postgres/credit-ledger.js';
 import { openDatabase, openStore, type SqliteDatabase } from '../../../src/store/sqlite/database.js';
 import { DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
 import type { WebhookStorePort } from '../../../src/store/webhook-store-port.js';
@@ -31,6 +34,10 @@ export interface OpenBackend {
   readonly stores: Stores;
   /** Another set of stores on the same database over their own connection(s): a second node. */
   peer(): Promise<Stores>;
+  /** Writes credit movements through the backend's ledger writer (a top-up gives a client a balance). */
+  applyCredits(movements: readonly CreditMovement[], nowMs: number): Promise<void>;
+  /** A client's client_credits sums; undefined for a client without a balance. */
+  creditSums(clientId: number): Promise<{ balance: number; reserved: number } | undefined>;
 }
 
 /**
@@ -95,6 +102,13 @@ export function describeEachBackend(name: string, body: (open: () => Promise<Ope
             closers.push(() => other.close());
             return sqliteStores(other.db);
           },
+          async applyCredits(movements, nowMs) {
+            const ledger = new SqliteCreditLedger(store.db);
+            store.db.transaction(() => ledger.apply(movements, nowMs)).immediate();
+          },
+          async creditSums(clientId) {
+            return store.db.prepare('SELECT balance, reserved FROM client_credits WHERE client_id = ?').get(clientId) as { balance: number; reserved: number } | undefined;
+          },
         };
       }
       const config = { url: await (server as PostgresServer).createDatabase(), path: 'unused', synchronous: 'FULL' as const, keyFile: 'unused' };
@@ -109,6 +123,10 @@ export function describeEachBackend(name: string, body: (open: () => Promise<Ope
           closers.push(() => other.close());
           if (other.kind !== 'postgres') throw new Error('expected PostgreSQL');
           return createPgStores(other.pool);
+        },
+        applyCredits: (movements, nowMs) => applyCreditMovements(database.pool, movements, nowMs),
+        async creditSums(clientId) {
+          return (await database.pool.query<{ balance: number; reserved: number }>('SELECT balance, reserved FROM client_credits WHERE client_id = $1', [clientId])).rows[0];
         },
       };
     });
