@@ -8,9 +8,12 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { SimulatorTransport } from '../../../src/transports/simulator/index.js';
+import { SmppTransport } from '../../../src/transports/smpp/index.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { ReceiptingSmsc } from '../../support/receipting-smsc.js';
+import { smppConfig } from '../../transports/smpp/helpers.js';
 import { ScriptedTransport } from '../scripted-transport.js';
-import { allFinal, describeEngineConformance, until, type EngineRig } from './engine-backends.js';
+import { allFinal, describeEngineConformance, msisdns, until, type EngineRig } from './engine-backends.js';
 
 /** 200 GSM-7 characters: two concatenated parts of 153. */
 const TWO_PART_TEXT = 'A'.repeat(200);
@@ -24,6 +27,8 @@ afterEach(async () => {
 function simulator(overrides: Partial<ConstructorParameters<typeof SimulatorTransport>[0]> = {}): SimulatorTransport {
   return new SimulatorTransport({ name: 'sim', type: 'simulator', maxPerSecond: 100_000, receiptDelayMs: 5, outcomes: [], ...overrides }, { recordAccepted: true });
 }
+
+const allPartsFinal = (parts: readonly { state: string }[]): boolean => parts.length > 0 && parts.every((p) => p.state === 'delivered' || p.state === 'undelivered');
 
 /** A client with TOP_UP credits. */
 async function fundedClient(rig: EngineRig): Promise<number> {
@@ -86,7 +91,8 @@ describeEngineConformance('engine charges and releases', (open) => {
     const clientId = await fundedClient(rig);
     // 4 recipients x 1 part x 3 credits: 12 reserved.
     const campaignId = await rig.seedCampaign({ clientId, msisdns: ['353871000001', '353871000008', '353871000007', '353871000009'], creditsPerPart: 3 });
-    const recipients = await until(() => rig.recipients(campaignId), allFinal);
+    await until(() => rig.parts(campaignId), allPartsFinal);
+    const recipients = await rig.recipients(campaignId);
     expect(recipients.map((r) => [r.msisdn, r.status, r.last_status])).toEqual([
       ['353871000001', 'delivered', 'DELIVRD'],
       ['353871000008', 'undelivered', 'REJECTD'],
@@ -114,6 +120,33 @@ describeEngineConformance('engine charges and releases', (open) => {
     const sums = await until(() => ledgerSums(rig, clientId, campaignId), (s) => s.account.reserved === 0);
     expect(sums.byKind).toEqual({ reserve: 8, release: -8, charge: -4 });
     expect(sums.account).toEqual({ balance: TOP_UP - 4, reserved: 0 });
+    expect(sums.ledger).toEqual(sums.account);
+  });
+
+  it('over real SMPP, charges exactly the parts the SMSC accepted (counted at the SMSC) and releases the rest', async () => {
+    const rig = await open();
+    // Numbers ending in 8 refused for good (ESME_RINVDSTADR), in 7 refused for now every time
+    // (ESME_RSYSERR, temporary: retried until the attempts are spent), in 9 accepted then UNDELIV.
+    const smsc = await ReceiptingSmsc.start({
+      submitStatusFor: (destination) => (destination.endsWith('8') ? 0x0b : destination.endsWith('7') ? 0x08 : 0),
+      statusFor: (destination) => (destination.endsWith('9') ? 'UNDELIV' : 'DELIVRD'),
+    });
+    cleanups.push(() => smsc.stop());
+    await rig.startEngine({ transports: [new SmppTransport(smppConfig(smsc.smsc))], engine: { maxAttempts: 2 } });
+    const clientId = await fundedClient(rig);
+    const numbers = msisdns(30);
+    // 30 recipients x 2 parts x 3 credits: 180 reserved.
+    const campaignId = await rig.seedCampaign({ clientId, text: TWO_PART_TEXT, msisdns: numbers, creditsPerPart: 3 });
+    // A recipient is final with its first failed part; its other part may still be retried.
+    await until(() => rig.parts(campaignId), allPartsFinal, 30_000);
+    expect((await rig.recipients(campaignId)).filter((r) => r.status === 'delivered')).toHaveLength(21);
+    const acceptedParts = [...smsc.acceptedByDestination.values()].reduce((n, k) => n + k, 0);
+    // 3 numbers end in 8 and 3 in 7: 24 recipients' 2 parts each accepted, once each.
+    expect(acceptedParts).toBe(48);
+    expect(smsc.acceptedByDestination.size).toBe(24);
+    const sums = await until(() => ledgerSums(rig, clientId, campaignId), (s) => s.account.reserved === 0);
+    expect(sums.byKind).toEqual({ reserve: 180, release: -180, charge: -3 * acceptedParts });
+    expect(sums.account).toEqual({ balance: TOP_UP - 3 * acceptedParts, reserved: 0 });
     expect(sums.ledger).toEqual(sums.account);
   });
 
