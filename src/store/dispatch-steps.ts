@@ -3,6 +3,7 @@
  * (materialise, claim, recovery: src/engine/steps/). The step-store contracts that use them are in
  * src/engine/steps/; both backends' classes (sqlite/ and postgres/ *-queries.ts) implement them.
  */
+import type { CreditMovement } from '../accounts/credits.js';
 import type { RecipientStatus } from './entities.js';
 
 /**
@@ -31,6 +32,8 @@ export interface DueRecipient {
   client_id: number;
   sender: string;
   webhook_url: string | null;
+  /** What each of its parts costs (0: unpriced), fixed when its campaign was processed. */
+  credits_per_part: number;
 }
 
 /** A recipient's new summary status. */
@@ -71,6 +74,8 @@ export interface MaterialiseWrite {
   webhooks: readonly DeliveryReceiptEvent[];
   /** Campaigns that may have no waiting recipient left: marked dispatched unless one still waits. */
   closeCampaigns: readonly string[];
+  /** Releases of what the finished recipients reserved (their parts will never be sent). */
+  credits: readonly CreditMovement[];
 }
 
 export interface MaterialiseWritten {
@@ -104,6 +109,8 @@ export interface NewPart {
   lastStatus: string | null;
   nextAttemptAt: number;
   finalAt: number | null;
+  /** message_parts.credits: its recipient's credits_per_part (absent: 0, unpriced). */
+  credits?: number;
 }
 
 /** A campaign's texts as a submit needs them. */

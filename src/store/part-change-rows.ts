@@ -16,6 +16,11 @@ export interface PartRow {
   final_at: number | null;
   /** The node id of the claim (PostgreSQL cluster); null for a single gateway, and once the claim ended. */
   claimed_by: string | null;
+  /** What the part costs, fixed when its campaign was processed (0: unpriced, nothing charged or released). */
+  credits: number;
+  campaign_id: string;
+  /** Its campaign's client: whose credits the part's charge or release moves. */
+  client_id: number;
 }
 
 /** A recipient with what its Delivery Receipt needs (SPEC "Delivery Receipt"). */

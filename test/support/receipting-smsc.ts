@@ -12,6 +12,11 @@ export interface ReceiptingSmscOptions {
   password?: string;
   /** Receipt status for a destination; default: DELIVRD. */
   statusFor?: (destination: string) => string;
+  /**
+   * The submit_sm_resp command_status for a destination; default 0 (accepted). A part refused
+   * (non-zero) gets no message id and no receipt, and is not counted in acceptedByDestination.
+   */
+  submitStatusFor?: (destination: string) => number;
   /** Wait before a part's receipt is first offered. */
   receiptDelayMs?: number;
   /** deliver_sm awaiting their response at once. */
@@ -34,6 +39,8 @@ interface StoredReceipt {
 export class ReceiptingSmsc {
   /** submit_sm received per destination (when countByDestination). */
   readonly submitsByDestination = new Map<string, number>();
+  /** submit_sm accepted (command_status 0) per destination (when countByDestination). */
+  readonly acceptedByDestination = new Map<string, number>();
   receiptsAcknowledged = 0;
   /** FIFO of receipts to offer; `head` avoids Array.shift's O(n) on 100k entries. */
   private queue: StoredReceipt[] = [];
@@ -54,6 +61,7 @@ export class ReceiptingSmsc {
       systemId: options.systemId ?? 'esme',
       password: options.password ?? 'secret',
       statusFor: options.statusFor ?? (() => 'DELIVRD'),
+      submitStatusFor: options.submitStatusFor ?? (() => 0),
       receiptDelayMs: options.receiptDelayMs ?? 0,
       receiptWindow: options.receiptWindow ?? 64,
       countByDestination: options.countByDestination ?? true,
@@ -92,11 +100,14 @@ export class ReceiptingSmsc {
     await this.smsc.stop();
   }
 
-  private onSubmit(destination: string): { kind: 'ok'; messageId: string } {
+  private onSubmit(destination: string): { kind: 'ok'; messageId: string } | { kind: 'status'; commandStatus: number } {
     if (this.options.countByDestination) this.submitsByDestination.set(destination, (this.submitsByDestination.get(destination) ?? 0) + 1);
     // The test SMSC's recording would grow by one decoded submit per part; keep only counts.
     this.smsc.submits.length = 0;
     this.smsc.received.length = 0;
+    const commandStatus = this.options.submitStatusFor(destination);
+    if (commandStatus !== 0) return { kind: 'status', commandStatus };
+    if (this.options.countByDestination) this.acceptedByDestination.set(destination, (this.acceptedByDestination.get(destination) ?? 0) + 1);
     const messageId = String(this.nextId++);
     this.options.onSubmitted(destination);
     this.queue.push({ messageId, destination, stat: this.options.statusFor(destination), dueAt: Date.now() + this.options.receiptDelayMs });

@@ -11,6 +11,7 @@
  * has no lock of its own: its only part is ordered by its message id's lock, or by the claim.
  */
 import { PgClaimStore } from '../../store/postgres/claim-queries.js';
+import { applyCreditMovements } from '../../store/postgres/credit-ledger.js';
 import { PgMaterialiseStore } from '../../store/postgres/materialise-queries.js';
 import { PgRecoveryStore } from '../../store/postgres/recovery-queries.js';
 import type { EngineStepStores } from '../contracts.js';
@@ -56,6 +57,8 @@ export class PgPartChangesStore implements PartChangesStore<'async'> {
       : { partId: w.partId, state: null, status: w.status, errorCode: null })), nowMs);
     await q.writeRecipientStatuses(this.client, plan.recipients, nowMs);
     await insertOutboxRows(this.client, plan.outbox.map((e) => ({ clientId: e.clientId, recipientId: e.recipientId, body: serializeDeliveryReceipt(e), nowMs })));
+    // In the unit's transaction: a charge commits with the (fenced) acceptance that causes it.
+    await applyCreditMovements(this.client, plan.credits, nowMs);
   }
 }
 
@@ -72,7 +75,7 @@ export class PgReceiptStepStore implements ReceiptStepStore<'async'> {
     const found = await q.targetsWithContext(this.client, pairs);
     const parts = found.map((t): PartRow => ({
       id: t.id, recipient_id: t.recipient_id, part_number: t.part_number, parts_total: t.parts_total, state: t.state, last_status: t.last_status, final_at: t.final_at,
-      claimed_by: t.claimed_by,
+      claimed_by: t.claimed_by, credits: t.credits, campaign_id: t.campaign_id, client_id: t.client_id,
     }));
     // A single-part recipient's context comes with its part; a multi-part one is read again under its lock.
     const known = found.flatMap((t): RecipientRow[] => (t.recipient_status === null || t.recipient_msisdn === null || t.recipient_client_id === null || t.recipient_sender === null ? [] : [{

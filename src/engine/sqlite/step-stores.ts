@@ -5,6 +5,7 @@
  * in between. A single gateway owns its file: no locks, and no claimant (claimed_by is null).
  */
 import { SqliteClaimStore } from '../../store/sqlite/claim-queries.js';
+import { SqliteCreditLedger } from '../../store/sqlite/credit-ledger.js';
 import { SqliteMaterialiseStore } from '../../store/sqlite/materialise-queries.js';
 import { SqliteRecoveryStore } from '../../store/sqlite/recovery-queries.js';
 import type { EngineStepStores } from '../contracts.js';
@@ -18,11 +19,15 @@ import type { RematchFacts, RematchPlan, UnmatchedReceiptStore } from '../steps/
 import { enqueueDeliveryReceipts, type DeliveryReceiptSink } from './delivery-receipt-sink.js';
 
 export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
+  private readonly credits: SqliteCreditLedger;
+
   constructor(
     private readonly dispatch: DispatchStore,
     private readonly queries: PartChangeQueries,
     private readonly sink: DeliveryReceiptSink,
-  ) {}
+  ) {
+    this.credits = new SqliteCreditLedger(dispatch.db);
+  }
 
   readRecipientFacts(recipientIds: readonly number[]): PartChangeFacts {
     const ids = [...new Set(recipientIds)];
@@ -45,6 +50,8 @@ export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
     }
     for (const r of plan.recipients) this.dispatch.updateRecipient(r.recipientId, r.status, r.lastStatus, nowMs);
     enqueueDeliveryReceipts(this.sink, this.dispatch.db, plan.outbox, nowMs);
+    // In the caller's transaction: a charge commits with the acceptance that causes it.
+    this.credits.apply(plan.credits, nowMs);
   }
 }
 

@@ -8,10 +8,12 @@
  *   read   those recipients (takeRecipients);
  *   decide their parts: one per SMS part, 'queued' on the route's transport, or 'undelivered' with
  *          NO_ROUTE when no running transport matches; the recipients marked dispatched; the
- *          NO_ROUTE ones finished at once with their status and Delivery Receipt; the campaigns
- *          that may be done (planMaterialise);
+ *          NO_ROUTE ones finished at once with their status and Delivery Receipt, and what they
+ *          reserved released (their parts will never be sent); the campaigns that may be done
+ *          (planMaterialise);
  *   write  all of it (writeMaterialise), so a crash leaves either all or none.
  */
+import { releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import type { StoreMode, StoreResult } from '../store-mode.js';
 import type { CampaignPlan, CampaignTexts } from '../campaign-plans.js';
 import { fillEvenShares } from '../even-shares.js';
@@ -128,6 +130,7 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
   const dispatched: number[] = [];
   const statuses: RecipientStatusWrite[] = [];
   const webhooks: DeliveryReceiptEvent[] = [];
+  const credits: CreditMovement[] = [];
   const unrouted: UnroutedRecipient[] = [];
   const queuedByTransport = new Map<string, number>();
   const campaigns = new Map(due.map((c) => [c.id, c]));
@@ -155,7 +158,8 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
       // Not inserted yet: the ledger keys parts by id, so each gets a placeholder of its own.
       parts: recipientParts.map((p) => ({
         id: -p.partNumber, recipient_id: recipient.id, part_number: p.partNumber, parts_total: p.partsTotal,
-        state: p.state, last_status: p.lastStatus, final_at: p.finalAt, claimed_by: null,
+        state: p.state, last_status: p.lastStatus, final_at: p.finalAt, claimed_by: null, credits: recipient.credits_per_part,
+        campaign_id: recipient.campaign_id, client_id: recipient.client_id,
       })),
       recipients: [recipient],
     }, nowMs);
@@ -163,11 +167,12 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
     const change = ledger.plan();
     statuses.push(...change.recipients);
     webhooks.push(...change.outbox);
+    credits.push(...releaseOf(recipient.client_id, recipient.campaign_id, partsTotal * recipient.credits_per_part));
   }
   // A campaign whose waiting recipients were all counted (fewer than the cap) and all taken may be
   // done; the write checks that none is waiting (one another node holds locked still is).
   const closeCampaigns = due.filter((c) => c.waiting < cap && (takenPerCampaign.get(c.id) ?? 0) >= c.waiting).map((c) => c.id);
-  return { nowMs, parts, dispatched, statuses, webhooks, closeCampaigns, recipients: dispatched.length, queuedByTransport, unrouted };
+  return { nowMs, parts, dispatched, statuses, webhooks, closeCampaigns, credits, recipients: dispatched.length, queuedByTransport, unrouted };
 }
 
 /** A recipient's parts: 'queued' on its transport, or 'undelivered' with NO_ROUTE, final now, when there is none. */
@@ -184,5 +189,6 @@ function partsFor(recipient: DueRecipient, partsTotal: number, transport: string
     lastStatus: transport === undefined ? NO_ROUTE_STATUS : null,
     nextAttemptAt: nowMs,
     finalAt: transport === undefined ? nowMs : null,
+    credits: recipient.credits_per_part,
   }));
 }

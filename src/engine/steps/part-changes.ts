@@ -11,9 +11,16 @@
  * receipts change nothing; a recipient's status is recomputed from ALL its parts; a status change
  * queues one Delivery Receipt when the client has a webhook URL (none otherwise: setting a URL
  * later does not replay old statuses), stored with the status or not at all.
+ *
+ * Credits (docs/behaviour/credits.md "Charges and releases"): a priced part is charged when the
+ * carrier accepts it and released when it ends without being accepted (creditsOfPartChange). The
+ * movements are part of the plan, so they commit with the change that causes them or not at all,
+ * and a part's acceptance is written once (the claim fence): a part sent again after a crash is
+ * charged once.
  */
+import { chargeOf, releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import { isDeliveredStatus } from '../../receipts/index.js';
-import type { RecipientStatus } from '../../store/entities.js';
+import type { PartState, RecipientStatus } from '../../store/entities.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
 import type { DeliveryReceiptEvent } from '../../webhooks/delivery-receipt.js';
 import type { StoreMode, StoreResult } from '../store-mode.js';
@@ -57,6 +64,8 @@ export interface PartChangesPlan {
   recipients: RecipientWrite[];
   /** One Delivery Receipt per recipient status change, in the order they happened. */
   outbox: DeliveryReceiptEvent[];
+  /** The parts' charges and releases (creditsOfPartChange), unmerged: the ledger writers merge them. */
+  credits: CreditMovement[];
   /** Logged once the plan committed. */
   logs: LogLine[];
 }
@@ -71,6 +80,7 @@ export class PartChangeLedger {
   private readonly partReceipts = new Map<number, PartReceiptWrite>();
   private readonly recipientWrites = new Map<number, RecipientWrite>();
   private readonly outbox: DeliveryReceiptEvent[] = [];
+  private readonly credits: CreditMovement[] = [];
   private readonly logs: LogLine[] = [];
 
   constructor(facts: PartChangeFacts, private readonly nowMs: number) {
@@ -93,7 +103,9 @@ export class PartChangeLedger {
   /** Records a change the caller writes itself (a claim ending), so later changes in the batch see it. */
   patchPart(partId: number, patch: PartPatch): void {
     const part = this.parts.get(partId);
-    if (part !== undefined) Object.assign(part, patch);
+    if (part === undefined) return;
+    if (patch.state !== undefined) this.credits.push(...creditsOfPartChange(part, patch.state));
+    Object.assign(part, patch);
   }
 
   /**
@@ -107,6 +119,7 @@ export class PartChangeLedger {
     part.last_status = receipt.status;
     if (receipt.final) {
       const state = isDeliveredStatus(receipt.status) ? 'delivered' : 'undelivered';
+      this.credits.push(...creditsOfPartChange(part, state));
       part.state = state;
       part.final_at = this.nowMs;
       this.partReceipts.set(partId, { kind: 'finish', partId, state, status: receipt.status, errorCode: receipt.errorCode });
@@ -144,12 +157,38 @@ export class PartChangeLedger {
   }
 
   plan(): PartChangesPlan {
-    return { partReceipts: [...this.partReceipts.values()], recipients: [...this.recipientWrites.values()], outbox: [...this.outbox], logs: [...this.logs] };
+    return {
+      partReceipts: [...this.partReceipts.values()], recipients: [...this.recipientWrites.values()], outbox: [...this.outbox], credits: [...this.credits],
+      logs: [...this.logs],
+    };
   }
 }
 
 function isFinal(part: PartRow): boolean {
   return part.state === 'delivered' || part.state === 'undelivered';
+}
+
+/**
+ * What a part moving from its state to `next` does to its client's credits. Only a part the
+ * carrier has not accepted yet ('queued', 'submitting') moves any: accepted ('submitted', or a
+ * receipt saying it was delivered) it is charged, its reservation consumed (chargeOf); ended
+ * without being accepted ('undelivered': rejected, retries spent) its reservation is released.
+ * A part already accepted stays charged whatever its receipt says; an unpriced part (credits 0,
+ * its client unlimited) moves nothing. Called once per state change the plan writes, on the
+ * part as the batch's earlier changes left it, so a batch touching a part twice moves it once.
+ */
+export function creditsOfPartChange(part: Pick<PartRow, 'state' | 'credits' | 'client_id' | 'campaign_id'>, next: PartState): CreditMovement[] {
+  if (part.state !== 'queued' && part.state !== 'submitting') return [];
+  switch (next) {
+    case 'submitted':
+    case 'delivered':
+      return chargeOf(part.client_id, part.campaign_id, part.credits);
+    case 'undelivered':
+      return releaseOf(part.client_id, part.campaign_id, part.credits);
+    case 'queued':
+    case 'submitting':
+      return [];
+  }
 }
 
 /** A change the caller already wrote to one of a recipient's parts (e.g. its parts inserted final with NO_ROUTE). */
@@ -167,7 +206,7 @@ export function planRecipientChanges(facts: PartChangeFacts, changes: readonly W
 
 /** True when the plan writes nothing. */
 export function isEmptyPlan(plan: PartChangesPlan): boolean {
-  return plan.partReceipts.length === 0 && plan.recipients.length === 0 && plan.outbox.length === 0;
+  return plan.partReceipts.length === 0 && plan.recipients.length === 0 && plan.outbox.length === 0 && plan.credits.length === 0;
 }
 
 /**
@@ -183,7 +222,8 @@ export interface PartChangesStore<M extends StoreMode> {
   readRecipientFacts(recipientIds: readonly number[]): StoreResult<M, PartChangeFacts>;
   /**
    * Writes the plan: receipt states onto parts (never over a final state), recipient statuses,
-   * and the outbox rows, one statement per kind on PostgreSQL.
+   * the outbox rows and the credit movements (the ledger writer: merged per client, campaign and
+   * kind), one statement per kind on PostgreSQL.
    */
   writePartChanges(plan: PartChangesPlan, nowMs: number): StoreResult<M, void>;
 }

@@ -230,10 +230,10 @@ export class PgDispatchStore implements Async<DispatchStore> {
 async function insertPart(db: PgQueryable, part: NewPart, nowMs: number): Promise<void> {
   await changes(db,
     `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
-       last_status, next_attempt_at, final_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       last_status, next_attempt_at, final_at, updated_at, credits)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [part.recipientId, part.campaignId, part.partNumber, part.partsTotal, part.concatReference, part.transport, part.state,
-      part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs]);
+      part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs, part.credits ?? 0]);
 }
 
 /** Fenced on the claim: only the node that claimed the part (null: a single gateway) writes its outcome. */

@@ -8,6 +8,7 @@
 import { insertOutboxRows } from './webhook-store.js';
 import type { DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
 import type { NewPart } from '../dispatch-steps.js';
+import { applyCreditMovements } from './credit-ledger.js';
 import type { PgClient, PgQueryable } from './pool.js';
 
 /** As readyCampaigns on SQLite (sqlite/materialise-queries.ts): $1 now, $2 limit, $3 cap. */
@@ -20,7 +21,8 @@ const READY_CAMPAIGNS = `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent
   ORDER BY COALESCE(c.send_at, 0), c.created_at LIMIT $2::int`;
 
 /** Each share's oldest waiting recipients, locked SKIP LOCKED: another node materialising them at once passes them over. */
-const TAKE_RECIPIENTS = `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url
+const TAKE_RECIPIENTS = `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url,
+    r.credits_per_part
   FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS s(campaign_id, take, n)
   CROSS JOIN LATERAL (
     SELECT id FROM recipients WHERE campaign_id = s.campaign_id AND dispatch_state = 'waiting' ORDER BY id LIMIT s.take
@@ -32,10 +34,10 @@ const TAKE_RECIPIENTS = `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_
   ORDER BY s.n, r.id`;
 
 const INSERT_PARTS = `INSERT INTO message_parts (recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state,
-    last_status, next_attempt_at, final_at, updated_at)
-  SELECT recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, $11
-  FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
-    WITH ORDINALITY AS t(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, n)
+    last_status, next_attempt_at, final_at, updated_at, credits)
+  SELECT recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, $11, credits
+  FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $12::bigint[])
+    WITH ORDINALITY AS t(recipient_id, campaign_id, part_number, parts_total, concat_reference, transport, state, last_status, next_attempt_at, final_at, credits, n)
   ORDER BY n`;
 
 const MARK_DISPATCHED = `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = $1 WHERE id = ANY($2::bigint[]) AND dispatch_state = 'waiting'`;
@@ -84,6 +86,7 @@ export class PgMaterialiseStore {
     // The planner queued a webhook only for a client it read to have a URL (the part-change ledger).
     await insertOutboxRows(this.client, plan.webhooks.map((w) => ({ clientId: w.clientId, recipientId: w.recipientId, body: this.serializeReceipt(w), nowMs })));
     const webhooksQueued = plan.webhooks.length;
+    await applyCreditMovements(this.client, plan.credits, nowMs);
     const closedCampaigns = plan.closeCampaigns.length === 0 ? [] : (await this.client.query<{ id: string }>({
       name: 'materialise-close-campaigns', text: CLOSE_CAMPAIGNS, values: [nowMs, plan.closeCampaigns],
     })).rows.map((r) => r.id);
@@ -100,7 +103,7 @@ export async function insertParts(db: PgQueryable, parts: readonly NewPart[], no
     text: INSERT_PARTS,
     values: [column((p) => p.recipientId), column((p) => p.campaignId), column((p) => p.partNumber), column((p) => p.partsTotal),
       column((p) => p.concatReference), column((p) => p.transport), column((p) => p.state), column((p) => p.lastStatus),
-      column((p) => p.nextAttemptAt), column((p) => p.finalAt), nowMs],
+      column((p) => p.nextAttemptAt), column((p) => p.finalAt), nowMs, column((p) => p.credits ?? 0)],
   });
 }
 

@@ -10,7 +10,9 @@ import type { MessageIdTarget, PartRow, RecipientRow, UnmatchedReceiptRow } from
 import type { ExpiredReceipt, ReceiptInsert } from '../sqlite/dispatch-store.js';
 import { changes, rows, type PgQueryable } from './pool.js';
 
-const PART_COLUMNS = 'p.id, p.recipient_id, p.part_number, p.parts_total, p.state, p.last_status, p.final_at, p.claimed_by';
+const PART_COLUMNS = 'p.id, p.recipient_id, p.part_number, p.parts_total, p.state, p.last_status, p.final_at, p.claimed_by, p.credits, p.campaign_id, pc.client_id';
+/** A part with its campaign's client (whose credits its charge or release moves), in the same statement. */
+const PARTS_FROM = 'message_parts p JOIN campaigns pc ON pc.id = p.campaign_id';
 const RECIPIENT_COLUMNS = 'r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url';
 /** The (transport, message id) pair's advisory transaction lock key (the one every writer of that pair takes). */
 const PAIR_LOCK = `pg_advisory_xact_lock(hashtextextended(u.t || ':' || u.m, 0))`;
@@ -36,7 +38,7 @@ export async function lockPairs(db: PgQueryable, pairs: readonly Pair[]): Promis
  */
 export function lockPairsAndParts(db: PgQueryable, pairs: readonly Pair[], partIds: readonly number[]): Promise<PartRow[]> {
   return rows<PartRow>(db,
-    `SELECT ${PART_COLUMNS} FROM message_parts p
+    `SELECT ${PART_COLUMNS} FROM ${PARTS_FROM}
      WHERE p.id = ANY($3::bigint[])
        AND (SELECT count(*) FROM (SELECT ${PAIR_LOCK} FROM (SELECT DISTINCT t, m FROM unnest($1::text[], $2::text[]) AS x(t, m) ORDER BY t, m) u) l) >= 0
      ORDER BY p.id FOR UPDATE OF p`,
@@ -59,6 +61,7 @@ export function targetsWithContext(db: PgQueryable, pairs: readonly Pair[]): Pro
             cl.webhook_url AS recipient_webhook_url
      FROM (SELECT DISTINCT t AS transport, m AS message_id FROM unnest($1::text[], $2::text[]) AS x(t, m)) u
      JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = u.transport AND message_id = u.message_id ORDER BY id DESC LIMIT 1)
+     JOIN campaigns pc ON pc.id = p.campaign_id
      LEFT JOIN recipients r ON r.id = p.recipient_id
      LEFT JOIN campaigns c ON c.id = r.campaign_id
      LEFT JOIN clients cl ON cl.id = c.client_id`,
@@ -68,7 +71,7 @@ export function targetsWithContext(db: PgQueryable, pairs: readonly Pair[]): Pro
 /** The parts with these ids, not locked. */
 export function partsById(db: PgQueryable, partIds: readonly number[]): Promise<PartRow[]> {
   if (partIds.length === 0) return Promise.resolve([]);
-  return rows<PartRow>(db, `SELECT ${PART_COLUMNS} FROM message_parts p WHERE p.id = ANY($1::bigint[])`, [partIds]);
+  return rows<PartRow>(db, `SELECT ${PART_COLUMNS} FROM ${PARTS_FROM} WHERE p.id = ANY($1::bigint[])`, [partIds]);
 }
 
 /**
@@ -85,7 +88,7 @@ export function recipientsById(db: PgQueryable, recipientIds: readonly number[],
 /** Every part of these recipients. */
 export function partsOfRecipients(db: PgQueryable, recipientIds: readonly number[]): Promise<PartRow[]> {
   if (recipientIds.length === 0) return Promise.resolve([]);
-  return rows<PartRow>(db, `SELECT ${PART_COLUMNS} FROM message_parts p WHERE p.recipient_id = ANY($1::bigint[]) ORDER BY p.recipient_id, p.part_number`,
+  return rows<PartRow>(db, `SELECT ${PART_COLUMNS} FROM ${PARTS_FROM} WHERE p.recipient_id = ANY($1::bigint[]) ORDER BY p.recipient_id, p.part_number`,
     [recipientIds]);
 }
 

@@ -145,9 +145,9 @@ export class DispatchStore {
       waitingRecipients: db.prepare<[string, number], WaitingRecipient>(
         `SELECT id, msisdn FROM recipients WHERE campaign_id = ? AND dispatch_state = 'waiting' ORDER BY id LIMIT ?`,
       ),
-      insertPart: db.prepare<[number, string, number, number, number, string | null, string, string | null, number, number | null, number], unknown>(
+      insertPart: db.prepare<[number, string, number, number, number, string | null, string, string | null, number, number | null, number, number], unknown>(
         `INSERT INTO message_parts ${PART_INSERT_COLUMNS}
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       campaignTexts: db.prepare<[string], DueCampaign>(
@@ -232,7 +232,7 @@ export class DispatchStore {
   insertPart(part: NewPart, nowMs: number): void {
     this.s.insertPart.run(
       part.recipientId, part.campaignId, part.partNumber, part.partsTotal, part.concatReference, part.transport,
-      part.state, part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs,
+      part.state, part.lastStatus, part.nextAttemptAt, part.finalAt, nowMs, part.credits ?? 0,
     );
   }
 

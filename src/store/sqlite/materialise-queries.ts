@@ -5,6 +5,7 @@
  * pass writes many rows of one kind.
  */
 import type { DeliveryReceiptEvent, ReadyCampaign, DueRecipient, MaterialiseWrite, MaterialiseWritten, RecipientShare } from '../dispatch-steps.js';
+import { SqliteCreditLedger } from './credit-ledger.js';
 import type { SqliteDatabase } from './database.js';
 import { BATCH_SQL, CLOSE_CAMPAIGNS_SQL } from './dispatch-store.js';
 import { SqlitePartInserts } from './part-inserts.js';
@@ -23,7 +24,8 @@ export const MATERIALISE_SQL = {
     FROM campaigns c
     WHERE c.state = 'ready' AND c.dispatched_at IS NULL
     ORDER BY COALESCE(c.send_at, 0), c.created_at LIMIT @limit`,
-  waitingRecipients: `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url
+  waitingRecipients: `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url,
+      r.credits_per_part
     FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
     WHERE r.campaign_id = ? AND r.dispatch_state = 'waiting' ORDER BY r.id LIMIT ?`,
   /** Statuses of many recipients from a JSON array of [id, status, last_status]. */
@@ -38,12 +40,14 @@ export type EnqueueDeliveryReceipts = (rows: readonly DeliveryReceiptEvent[], no
 export class SqliteMaterialiseStore {
   private readonly s;
   private readonly parts: SqlitePartInserts;
+  private readonly credits: SqliteCreditLedger;
 
   constructor(
     db: SqliteDatabase,
     private readonly enqueueReceipts: EnqueueDeliveryReceipts,
   ) {
     this.parts = new SqlitePartInserts(db);
+    this.credits = new SqliteCreditLedger(db);
     this.s = {
       readyCampaigns: db.prepare<[{ now: number; limit: number; cap: number }], ReadyCampaign>(MATERIALISE_SQL.readyCampaigns),
       waitingRecipients: db.prepare<[string, number], DueRecipient>(MATERIALISE_SQL.waitingRecipients),
@@ -69,6 +73,7 @@ export class SqliteMaterialiseStore {
       this.s.recipientStatuses.run({ now: nowMs, rows: JSON.stringify(plan.statuses.map((s) => [s.recipientId, s.status, s.lastStatus])) });
     }
     if (plan.webhooks.length > 0) this.enqueueReceipts(plan.webhooks, nowMs);
+    this.credits.apply(plan.credits, nowMs);
     const closedCampaigns = plan.closeCampaigns.length === 0 ? [] : this.s.closeCampaigns.all({ now: nowMs, ids: JSON.stringify(plan.closeCampaigns) });
     return { closedCampaigns, webhooksQueued: plan.webhooks.length };
   }

@@ -6,16 +6,18 @@
 import type { MessageIdTarget, PartRow, RecipientRow, UnmatchedReceiptRow } from '../part-change-rows.js';
 import type { SqliteDatabase } from './database.js';
 
-const PART_COLUMNS = 'id, recipient_id, part_number, parts_total, state, last_status, final_at, claimed_by';
+const PART_COLUMNS = 'p.id, p.recipient_id, p.part_number, p.parts_total, p.state, p.last_status, p.final_at, p.claimed_by, p.credits, p.campaign_id, c.client_id';
+/** A part with its campaign's client (whose credits its charge or release moves), in the same statement. */
+const PARTS_FROM = 'message_parts p JOIN campaigns c ON c.id = p.campaign_id';
 
 export class PartChangeQueries {
   private readonly s;
 
   constructor(db: SqliteDatabase) {
     this.s = {
-      parts: db.prepare<[string], PartRow>(`SELECT ${PART_COLUMNS} FROM message_parts WHERE id IN (SELECT value FROM json_each(?))`),
+      parts: db.prepare<[string], PartRow>(`SELECT ${PART_COLUMNS} FROM ${PARTS_FROM} WHERE p.id IN (SELECT value FROM json_each(?))`),
       partsOfRecipients: db.prepare<[string], PartRow>(
-        `SELECT ${PART_COLUMNS} FROM message_parts WHERE recipient_id IN (SELECT value FROM json_each(?)) ORDER BY recipient_id, part_number`,
+        `SELECT ${PART_COLUMNS} FROM ${PARTS_FROM} WHERE p.recipient_id IN (SELECT value FROM json_each(?)) ORDER BY p.recipient_id, p.part_number`,
       ),
       recipients: db.prepare<[string], RecipientRow>(
         `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url

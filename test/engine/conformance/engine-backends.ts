@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import type { CreditMovement } from '../../../src/accounts/credits.js';
 import { silentLogger, type Logger } from '../../../src/common/log.js';
 import { SINGLE_GATEWAY, type NodeIdSource } from '../../../src/common/node-id.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../../src/engine/config.js';
@@ -21,9 +22,11 @@ import type { Route } from '../../../src/engine/routing.js';
 import { planMessage } from '../../../src/sms/index.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../../src/store/entities.js';
 import { asyncPort, type Async } from '../../../src/store/ports.js';
-import type { PgPool } from '../../../src/store/postgres/pool.js';
+import { applyCreditMovements } from '../../../src/store/postgres/credit-ledger.js';
+import { inTransaction, type PgPool } from '../../../src/store/postgres/pool.js';
 import { createPgStores } from '../../../src/store/postgres/stores.js';
 import { openDatabase, openStore, type Database, type Store } from '../../../src/store/sqlite/database.js';
+import { SqliteCreditLedger } from '../../../src/store/sqlite/credit-ledger.js';
 import { DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
 import { sqliteStorePorts, type StorePorts } from '../../../src/store/store-ports.js';
 import { isTransientStoreFailure } from '../../../src/store/write-failures.js';
@@ -63,6 +66,12 @@ export interface SeedCampaign {
   wake?: boolean;
   /** Default true; false leaves the campaign being processed (its recipients written, not ready), which no engine sends. */
   ready?: boolean;
+  /**
+   * Prices every recipient's parts at this (recipients.credits_per_part) and reserves the
+   * campaign's most it can cost (recipients x parts x price) through the ledger writer before the
+   * campaign is ready, as accepting and processing a priced campaign leaves it. Default: unpriced.
+   */
+  creditsPerPart?: number;
 }
 
 /** One row of inbound_messages as a scenario compares it. */
@@ -104,6 +113,8 @@ export interface EngineRig {
   inbound(): Promise<InboundRow[]>;
   undecodablePdus(): Promise<{ transport: string; device: string; hex: string; reason_code: string }[]>;
   campaign(campaignId: string): Promise<{ state: string; dispatched_at: number | null } | undefined>;
+  /** Writes credit movements through the backend's ledger writer, in one transaction (a top-up, a reservation). */
+  applyCredits(movements: readonly CreditMovement[]): Promise<void>;
   /**
    * A read or a write the stores have no method for (what a kill -9 leaves behind). `?`
    * placeholders, the same text on both backends.
@@ -116,6 +127,7 @@ interface Connection {
   readonly engineStore: EngineStore;
   readonly stores: EngineStores;
   sql<T>(text: string, params: readonly unknown[]): Promise<T[]>;
+  applyCredits(movements: readonly CreditMovement[]): Promise<void>;
 }
 
 function sqliteConnection(store: Store): Connection {
@@ -127,6 +139,10 @@ function sqliteConnection(store: Store): Connection {
       if (statement.reader) return statement.all(...params) as T[];
       statement.run(...params);
       return [];
+    },
+    applyCredits: async (movements) => {
+      const ledger = new SqliteCreditLedger(store.db);
+      store.db.transaction(() => ledger.apply(movements, Date.now()))();
     },
   };
 }
@@ -143,6 +159,7 @@ function postgresConnection(pool: PgPool, node: NodeIdSource = SINGLE_GATEWAY): 
     engineStore: { kind: 'postgres', pool, node },
     stores: pgStores,
     sql: async <T>(text: string, params: readonly unknown[]) => (await pool.query(numbered(text), [...params])).rows as T[],
+    applyCredits: (movements) => inTransaction(pool, (client) => applyCreditMovements(client, movements, Date.now())),
   };
 }
 
@@ -206,6 +223,12 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
       });
       await stores.campaigns.claimForProcessing(campaignId);
       await stores.campaigns.appendRecipients(campaignId, seed.msisdns.map((msisdn, i) => ({ msisdn, clientReference: seed.clientReferences?.[i] ?? null })), nowMs);
+      if (seed.creditsPerPart !== undefined) {
+        const credits = seed.msisdns.length * plan.parts * seed.creditsPerPart;
+        await sql('UPDATE recipients SET credits_per_part = ? WHERE campaign_id = ?', [seed.creditsPerPart, campaignId]);
+        await sql('UPDATE campaigns SET credits_reserved = ? WHERE id = ?', [credits, campaignId]);
+        await connection.applyCredits([{ clientId: seed.clientId, kind: 'reserve', credits, campaignId, note: null }]);
+      }
       if (seed.ready === false) return campaignId;
       // Ready last: a ready campaign seen without its recipients would be marked dispatched at once.
       await stores.campaigns.markReady({
@@ -221,6 +244,7 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
     outbox: () => sql('SELECT * FROM webhook_outbox ORDER BY id', []),
     inbound: () => sql('SELECT transport, sender, recipient, text, raw, received_at, client_id, incomplete FROM inbound_messages ORDER BY id', []),
     undecodablePdus: () => sql('SELECT transport, device, hex, reason_code FROM undecodable_pdus ORDER BY id', []),
+    applyCredits: (movements) => connection.applyCredits(movements),
     campaign: async (campaignId) => (await sql<{ state: string; dispatched_at: number | null }>('SELECT state, dispatched_at FROM campaigns WHERE id = ?', [campaignId]))[0],
     sql: (text, params = []) => sql(text, params),
   };

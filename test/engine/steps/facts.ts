@@ -9,7 +9,10 @@ import type { PartRow, RecipientRow } from '../../../src/store/part-change-rows.
 export const NOW_MS = 1_800_000_000_000;
 
 export function part(id: number, recipientId: number, fields: Partial<PartRow> = {}): PartRow {
-  return { id, recipient_id: recipientId, part_number: 1, parts_total: 1, state: 'submitted', last_status: null, final_at: null, claimed_by: null, ...fields };
+  return {
+    id, recipient_id: recipientId, part_number: 1, parts_total: 1, state: 'submitted', last_status: null, final_at: null, claimed_by: null, credits: 0, campaign_id: 'c',
+    client_id: 7, ...fields,
+  };
 }
 
 export function recipient(id: number, fields: Partial<RecipientRow> = {}): RecipientRow {

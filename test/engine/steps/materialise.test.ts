@@ -20,7 +20,7 @@ const campaign = (id: string, waiting: number, extra: Partial<ReadyCampaign> = {
 let nextId = 1;
 const recipient = (campaignId: string, msisdn: string, extra: Partial<DueRecipient> = {}): DueRecipient => ({
   id: nextId++, campaign_id: campaignId, msisdn, status: 'pending', last_status: null, client_reference: `ref-${msisdn}`, client_id: 7, sender: 'Acme',
-  webhook_url: 'https://hooks.example/dlr', ...extra,
+  webhook_url: 'https://hooks.example/dlr', credits_per_part: 0, ...extra,
 });
 
 const routing: Routing = {
@@ -71,6 +71,20 @@ describe('planMaterialise', () => {
     expect([...result.queuedByTransport]).toEqual([['carrier', 4]]);
     expect(result.statuses).toEqual([]);
     expect(result.webhooks).toEqual([]);
+    expect(result.credits).toEqual([]);
+  });
+
+  it('prices each part at its recipient\'s credits per part, and releases what a recipient no route matches reserved', () => {
+    const long = campaign('priced', 3, { client_id: 9, text: 'x'.repeat(200), text_sent: 'x'.repeat(200) });
+    const routed = recipient('priced', '353870000021', { client_id: 9, credits_per_part: 3 });
+    const noRoute = recipient('priced', '447700900021', { client_id: 9, credits_per_part: 2 });
+    const unpriced = recipient('priced', '447700900022', { client_id: 9, credits_per_part: 0 });
+    const result = plan([long], [routed, noRoute, unpriced]);
+    expect(result.parts.map((p) => [p.recipientId, p.partNumber, p.credits])).toEqual([
+      [routed.id, 1, 3], [routed.id, 2, 3], [noRoute.id, 1, 2], [noRoute.id, 2, 2], [unpriced.id, 1, 0], [unpriced.id, 2, 0],
+    ]);
+    // Two parts at 2 credits will never be sent: 4 released; the unpriced recipient moves nothing.
+    expect(result.credits).toEqual([{ clientId: 9, kind: 'release', credits: -4, campaignId: 'priced', note: null }]);
   });
 
   it('finishes a recipient no running transport serves as NO_ROUTE, with its status and one Delivery Receipt', () => {

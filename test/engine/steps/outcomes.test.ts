@@ -36,7 +36,7 @@ describe('outcome planner', () => {
     const plan = planOutcomes([{ ...results[0]!, parts: [results[0]!.parts[0]!] }, { ...results[0]!, parts: [results[0]!.parts[1]!] }, { ...results[0]!, parts: [results[0]!.parts[2]!] }]
       .map((r, k) => ({ ...r, outcomes: [results[0]!.outcomes[k]!] })), facts, ctx);
     expect(plan.transitions).toEqual([]);
-    expect(plan.changes).toEqual({ partReceipts: [], recipients: [], outbox: [], logs: [] });
+    expect(plan.changes).toEqual({ partReceipts: [], recipients: [], outbox: [], credits: [], logs: [] });
     expect(plan.tallies.map((t) => t.fenced)).toEqual([1, 1, 1]);
     expect(plan.tallies.map((t) => t.counts)).toEqual(Array(3).fill({ accepted: 0, retried: 0, held: 0, failed: 0 }));
   });

@@ -10,6 +10,7 @@ describe('part changes -> recipient changes -> webhook rows', () => {
       partReceipts: [{ kind: 'finish', partId: 1, state: 'delivered', status: 'DELIVRD', errorCode: '000' }],
       recipients: [{ recipientId: 10, status: 'delivered', lastStatus: 'DELIVRD' }],
       outbox: [{ clientId: 7, recipientId: 10, to: '3538700000010', from: 'ACME', status: 'DELIVRD', clientReference: 'ref-10' }],
+      credits: [],
       logs: [],
     });
   });
@@ -17,7 +18,7 @@ describe('part changes -> recipient changes -> webhook rows', () => {
   it('never overwrites a final part state: a late receipt changes nothing', () => {
     const ledger = new PartChangeLedger({ parts: [part(1, 10, { state: 'delivered', last_status: 'DELIVRD', final_at: 5 })], recipients: [recipient(10, { status: 'delivered', last_status: 'DELIVRD' })] }, NOW_MS);
     expect(ledger.applyReceipt(1, { status: 'UNDELIV', final: true, errorCode: null })).toBe(false);
-    expect(ledger.plan()).toEqual({ partReceipts: [], recipients: [], outbox: [], logs: [] });
+    expect(ledger.plan()).toEqual({ partReceipts: [], recipients: [], outbox: [], credits: [], logs: [] });
   });
 
   it('writes the status but queues no outbox row when the client has no webhook URL (null or empty)', () => {
@@ -59,7 +60,7 @@ describe('part changes -> recipient changes -> webhook rows', () => {
 
   it('logs, and changes nothing, for a recipient that no longer exists', () => {
     const plan = planRecipientChanges({ parts: [part(1, 10, { state: 'undelivered' })], recipients: [] }, [{ recipientId: 10, trigger: { status: 'NO_ROUTE', final: true } }], NOW_MS);
-    expect(plan).toEqual({ partReceipts: [], recipients: [], outbox: [], logs: [{ level: 'warn', fields: { recipientId: 10 }, message: 'part changed for a recipient that no longer exists' }] });
+    expect(plan).toEqual({ partReceipts: [], recipients: [], outbox: [], credits: [], logs: [{ level: 'warn', fields: { recipientId: 10 }, message: 'part changed for a recipient that no longer exists' }] });
   });
 
   it('plans a NO_ROUTE recipient written by the caller: undelivered with one webhook', () => {

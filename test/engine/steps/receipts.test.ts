@@ -13,7 +13,7 @@ describe('receipt planner', () => {
     const plan = planReceipts([arriving('nobody', 'DELIVRD', true)], { targets: [], parts: [], recipients: [] }, NOW_MS);
     expect(plan.receipts).toEqual([{ transport: 'smsc', messageId: 'nobody', status: 'DELIVRD', final: true, errorCode: null, doneAt: null, raw: 'id:nobody stat:DELIVRD', receivedAt: NOW_MS, match: { kind: 'unmatched' } }]);
     expect(plan.results).toEqual([{ matched: false, logs: [] }]);
-    expect(plan.changes).toEqual({ partReceipts: [], recipients: [], outbox: [], logs: [] });
+    expect(plan.changes).toEqual({ partReceipts: [], recipients: [], outbox: [], credits: [], logs: [] });
   });
 
   it('matches by transport as well as message id', () => {

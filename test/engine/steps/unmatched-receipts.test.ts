@@ -24,7 +24,7 @@ describe('unmatched-receipt sweep planner', () => {
       recipients: [recipient(10, { status: 'delivered', last_status: 'DELIVRD' })],
     }, NOW_MS);
     expect(plan.matches).toEqual([{ receiptId: 4, partId: 1 }]);
-    expect(plan.changes).toEqual({ partReceipts: [], recipients: [], outbox: [], logs: [] });
+    expect(plan.changes).toEqual({ partReceipts: [], recipients: [], outbox: [], credits: [], logs: [] });
   });
 
   it('expires receipts received more than the TTL ago', () => {
