@@ -1,6 +1,6 @@
 /**
- * A lane's claimer on each backend: read the candidates, lock the rated clients' send rates if
- * some candidate has one, plan the shares (steps/claim.ts, where every decision of a claim is),
+ * A lane's claimer on each backend: read the candidates, lock the send rates of the rated clients
+ * that may send now, plan the shares (steps/claim.ts, where every decision of a claim is),
  * write the claim. The only state is the cursor: the next claim starts after the last campaign
  * this one served. Nothing of a client's rate is kept here: it is read from the database at every
  * claim, so an operator's change applies at the next claim.
@@ -11,7 +11,7 @@ import type { ClaimCandidate } from '../store/dispatch-steps.js';
 import { SqliteClaimStore } from '../store/sqlite/claim-queries.js';
 import { PgClaimStore } from '../store/postgres/claim-queries.js';
 import { inTransaction, type PgPool } from '../store/postgres/pool.js';
-import { claimedMessages, planClaim, ratedClients, withLockedRates, type ClaimPlan, type ClaimStepStore } from './steps/claim.js';
+import { claimedMessages, planClaim, sendRatesToLock, withLockedRates, type ClaimPlan, type ClaimStepStore } from './steps/claim.js';
 
 /** On SQLite: runs inside the caller's transaction (a single gateway: its claims carry no stamp). */
 export class FairClaimer {
@@ -28,8 +28,8 @@ export class FairClaimer {
   /** Claims up to `limit` due parts ('queued' -> 'submitting'); messages interleaved across campaigns. */
   claim(nowMs: number, limit: number): ClaimablePart[][] {
     const read = this.store.readClaimCandidates(this.transport, this.cursor, nowMs, limit);
-    const rated = ratedClients(read);
-    const candidates = rated.length === 0 ? read : withLockedRates(read, this.store.lockSendRates(rated));
+    const toLock = sendRatesToLock(read, nowMs);
+    const candidates = toLock.length === 0 ? read : withLockedRates(read, toLock, this.store.lockSendRates(toLock));
     const plan = planClaim(candidates, limit, this.cursor, nowMs);
     const parts = this.store.writeClaim(this.transport, plan, nowMs, null);
     this.cursor = plan.cursor;
@@ -60,12 +60,12 @@ export class PgFairClaimer {
    */
   async claim(nowMs: number, limit: number, claimant: string | null): Promise<ClaimablePart[][]> {
     const read = await this.store.readClaimCandidates(this.transport, this.cursor, nowMs, limit);
-    const rated = ratedClients(read);
-    const { plan, parts } = rated.length === 0
+    const toLock = sendRatesToLock(read, nowMs);
+    const { plan, parts } = toLock.length === 0
       ? await this.planAndWrite(this.store, read, nowMs, limit, claimant)
       : await inTransaction(this.pool, async (client) => {
         const store = new PgClaimStore(client);
-        return this.planAndWrite(store, withLockedRates(read, await store.lockSendRates(rated)), nowMs, limit, claimant);
+        return this.planAndWrite(store, withLockedRates(read, toLock, await store.lockSendRates(toLock)), nowMs, limit, claimant);
       });
     this.cursor = plan.cursor;
     return claimedMessages(plan.shares, parts);

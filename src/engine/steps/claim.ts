@@ -16,8 +16,9 @@
  * (src/engine/send-rate.ts) across all its campaigns in the claim; what it cannot take goes to the
  * other campaigns, so a client at its rate is skipped, not waited for. The rate's state is read
  * with the candidates (joined: a claim with no rated client costs nothing more), read again under
- * a lock before deciding when some candidate is rated (lockSendRates: on PostgreSQL FOR UPDATE,
- * so two nodes never spend one allowance), and advanced by writeClaim in the claim's transaction.
+ * a lock before deciding when a rated client may send now (lockSendRates: on PostgreSQL FOR
+ * UPDATE, so two nodes never spend one allowance), and advanced by writeClaim in the claim's
+ * transaction.
  * The state is the client's, not the transport's: the cap holds across all its transports.
  */
 import type { StoreMode, StoreResult } from '../store-mode.js';
@@ -65,23 +66,39 @@ export interface ClaimPlan extends ClaimWrite {
   cursor: string;
 }
 
-/** The rated clients among the candidates, ascending (the order lockSendRates locks them in). */
-export function ratedClients(candidates: readonly ClaimCandidate[]): number[] {
-  const rated = new Set(candidates.filter((c) => c.partsPerSecond !== null).map((c) => c.clientId));
-  return [...rated].sort((a, b) => a - b);
+/**
+ * The rated clients a claim must lock before deciding, ascending (the order lockSendRates locks
+ * them in): those whose limiter, as the candidates read it without a lock, allows a part at
+ * `nowMs`. One it allows nothing is left unlocked and gets nothing in this claim: the limiter only
+ * moves forward, so a locked read could not allow more (a rate raised meanwhile shows at the next
+ * claim). A client at its rate therefore costs other clients' claims no lock and no transaction.
+ */
+export function sendRatesToLock(candidates: readonly ClaimCandidate[], nowMs: number): number[] {
+  const toLock = new Set<number>();
+  for (const c of candidates) {
+    const state = stateOf(c);
+    if (state !== undefined && partsAllowed(state, nowMs) > 0) toLock.add(c.clientId);
+  }
+  return [...toLock].sort((a, b) => a - b);
 }
 
 /**
- * The candidates with their clients' send rates as lockSendRates returned them: the locked state
- * replaces the unlocked read, and a client whose row went meanwhile is unlimited.
+ * The candidates with the send rates of the `locked` clients as lockSendRates returned them: the
+ * locked state replaces the unlocked read, and a locked client whose row went meanwhile is
+ * unlimited. Other candidates are as read.
  */
-export function withLockedRates(candidates: readonly ClaimCandidate[], locked: readonly ClientSendRate[]): ClaimCandidate[] {
-  const byClient = new Map(locked.map((r) => [r.clientId, r]));
+export function withLockedRates(candidates: readonly ClaimCandidate[], locked: readonly number[], rows: readonly ClientSendRate[]): ClaimCandidate[] {
+  const lockedIds = new Set(locked);
+  const byClient = new Map(rows.map((r) => [r.clientId, r]));
   return candidates.map((c) => {
-    if (c.partsPerSecond === null) return c;
+    if (!lockedIds.has(c.clientId)) return c;
     const rate = byClient.get(c.clientId);
     return { ...c, partsPerSecond: rate?.partsPerSecond ?? null, nextPartAtUs: rate?.nextPartAtUs ?? null };
   });
+}
+
+function stateOf(candidate: ClaimCandidate): SendRateState | undefined {
+  return candidate.partsPerSecond === null ? undefined : { partsPerSecond: candidate.partsPerSecond, nextPartAtUs: candidate.nextPartAtUs ?? 0 };
 }
 
 /**
@@ -93,7 +110,8 @@ export function withLockedRates(candidates: readonly ClaimCandidate[], locked: r
 export function planClaim(candidates: readonly ClaimCandidate[], limit: number, cursor: string, nowMs: number): ClaimPlan {
   const rates = new Map<number, SendRateState>();
   for (const c of candidates) {
-    if (c.partsPerSecond !== null && !rates.has(c.clientId)) rates.set(c.clientId, { partsPerSecond: c.partsPerSecond, nextPartAtUs: c.nextPartAtUs ?? 0 });
+    const state = stateOf(c);
+    if (state !== undefined && !rates.has(c.clientId)) rates.set(c.clientId, state);
   }
   const caps = new Map([...rates].map(([clientId, state]) => [clientId, partsAllowed(state, nowMs)]));
   const filled = fillEvenShares(candidates.slice(0, limit), (c) => c.due, limit, { groupOf: (c) => (rates.has(c.clientId) ? c.clientId : undefined), caps });

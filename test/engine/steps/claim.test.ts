@@ -6,7 +6,7 @@
  * says where its limiter stands after the claim.
  */
 import { describe, expect, it } from 'vitest';
-import { claimedMessages, planClaim as planClaimAt, ratedClients, withLockedRates } from '../../../src/engine/steps/claim.js';
+import { claimedMessages, planClaim as planClaimAt, sendRatesToLock, withLockedRates } from '../../../src/engine/steps/claim.js';
 import type { ClaimCandidate } from '../../../src/store/dispatch-steps.js';
 import type { ClaimablePart } from '../../../src/store/sqlite/dispatch-store.js';
 
@@ -116,12 +116,20 @@ describe('planClaim: a client\'s send rate', () => {
     expect(planClaim([rated('a', 10, 7, 0), { campaignId: 'b', due: 5, clientId: 8 }], 100, '').shares).toEqual([{ campaignId: 'b', take: 5 }]);
   });
 
-  it('lists the rated clients in lock order and applies the locked state, a client whose row went being unlimited', () => {
+  it('locks the rated clients that may send now, in client id order, and plans on the locked state, a client whose row went being unlimited', () => {
     const read = [rated('a', 10, 9, 5), rated('b', 10, 3, 5), unrated({ campaignId: 'c', due: 10, clientId: 4 }), rated('d', 10, 9, 5)];
-    expect(ratedClients(read)).toEqual([3, 9]);
-    const locked = withLockedRates(read, [{ clientId: 9, partsPerSecond: 2, nextPartAtUs: NOW_US }]);
+    expect(sendRatesToLock(read, NOW_MS)).toEqual([3, 9]);
+    const locked = withLockedRates(read, [3, 9], [{ clientId: 9, partsPerSecond: 2, nextPartAtUs: NOW_US }]);
     expect(locked.map((c) => [c.campaignId, c.partsPerSecond, c.nextPartAtUs])).toEqual([['a', 2, NOW_US], ['b', null, null], ['c', null, null], ['d', 2, NOW_US]]);
     expect(planClaimAt(locked, 100, '', NOW_MS).shares).toEqual([{ campaignId: 'a', take: 2 }, { campaignId: 'b', take: 10 }, { campaignId: 'c', take: 10 }]);
+  });
+
+  it('leaves a client at its rate unlocked: nothing for it in this claim, and no lock for the other clients\' claims to wait on', () => {
+    const read = [rated('a', 10, 9, 5, NOW_US + 1_000_000), unrated({ campaignId: 'b', due: 10, clientId: 4 })];
+    expect(sendRatesToLock(read, NOW_MS)).toEqual([]);
+    expect(planClaimAt(withLockedRates(read, [], []), 100, '', NOW_MS)).toEqual({ shares: [{ campaignId: 'b', take: 10 }], cursor: 'b', sendRates: [] });
+    // A fifth of a second later one part has accrued: it is locked again.
+    expect(sendRatesToLock(read, NOW_MS + 200)).toEqual([9]);
   });
 });
 
