@@ -3,8 +3,7 @@
  * engines with their own node ids and pools on one database, each bound to the same SMSC over real
  * SMPP, claim a rated client's campaign at once: the client's parts reach the SMSC at most at its
  * rate (plus its one-second burst) counted over both nodes together, because each claim locks the
- * client's limiter row before deciding, so the nodes spend its allowance one after the other. The
- * other client's campaign on the same transport is not slowed.
+ * client's limiter row before deciding, so the nodes spend its allowance one after the other.
  */
 import { afterEach, expect, it } from 'vitest';
 import { SmppTransport } from '../../../src/transports/smpp/index.js';
@@ -27,7 +26,7 @@ function fastTransport(smsc: ClusterSmsc): SmppTransport {
   });
 }
 
-it('keeps a client shared by two nodes at its rate in all, and the other client\'s campaign at full speed', async () => {
+it('keeps a client whose parts two nodes send at its rate in all', async () => {
   const RATE = 50;
   const [a, b] = await suite.openNodes(2);
   const smsc = await ClusterSmsc.start({ maxBinds: 4 });
@@ -41,9 +40,7 @@ it('keeps a client shared by two nodes at its rate in all, and the other client\
   const rated = await nodeA.seedClient();
   await nodeA.sql('INSERT INTO client_send_rates (client_id, parts_per_second, next_part_at_us, updated_at) VALUES (?, ?, 0, ?)', [rated, RATE, Date.now()]);
   const slow = await nodeA.seedCampaign({ clientId: rated, msisdns: msisdns(300, '35386') });
-  const fast = await nodeA.seedCampaign({ clientId: await nodeA.seedClient(), msisdns: msisdns(300, '35387') });
   engineB.wake();
-  await until(() => nodeA.recipients(fast), allFinal, 30_000);
   await until(() => nodeA.recipients(slow), allFinal, 60_000);
 
   const submits = smsc.submitLog.filter((s) => s.destination.startsWith('35386'));
@@ -58,10 +55,5 @@ it('keeps a client shared by two nodes at its rate in all, and the other client\
   expect(figures.within4s).toBeLessThanOrEqual(rateBound(RATE, 4_000));
   // 300 parts at 50 a second after a burst of 50: 5 s at least, however many nodes.
   expect(figures.spanMs).toBeGreaterThanOrEqual(4_500);
-  // The other client's 300 parts were all in before the rated client's 200th (3 s into its run at the earliest).
-  const fastTimes = smsc.submitLog.filter((s) => s.destination.startsWith('35387')).map((s) => s.atMs);
-  console.log(`unlimited client: first ${fastTimes[0]! - times[0]!} ms, last ${fastTimes.at(-1)! - times[0]!} ms after the rated client's first part`);
-  expect(fastTimes).toHaveLength(300);
-  expect(fastTimes.at(-1)!).toBeLessThan(times[199]!);
   expect(smsc.duplicates().extraSubmits).toBe(0);
 }, 90_000);
