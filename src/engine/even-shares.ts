@@ -44,16 +44,31 @@ export interface Filled<T> {
 }
 
 /**
- * The rounds of evenShares run to the end against known supplies (what each candidate can give at
- * most, read before the plan): one entry per candidate, in the candidates' order.
+ * A cap several candidates share (a rated client's allowance over its campaigns): `groupOf` names a
+ * candidate's group, undefined for one no cap applies to; `caps` is each group's most in all.
  */
-export function fillEvenShares<T>(candidates: readonly T[], supplyOf: (candidate: T) => number, budget: number): Filled<T>[] {
+export interface GroupCaps<T, G> {
+  groupOf: (candidate: T) => G | undefined;
+  caps: ReadonlyMap<G, number>;
+}
+
+/**
+ * The rounds of evenShares run to the end against known supplies (what each candidate can give at
+ * most, read before the plan): one entry per candidate, in the candidates' order. With `grouped`,
+ * the candidates of a group take at most its cap together; a candidate its group's cap stops uses
+ * less than its room and drops out like one with nothing more, so what it leaves goes to the others.
+ */
+export function fillEvenShares<T, G = never>(candidates: readonly T[], supplyOf: (candidate: T) => number, budget: number, grouped?: GroupCaps<T, G>): Filled<T>[] {
   const filled = candidates.map((candidate) => ({ candidate, take: 0, servedFirstRound: false }));
   const byCandidate = new Map<T, Filled<T>>(filled.map((f) => [f.candidate, f]));
+  const capLeft = new Map<G, number>(grouped?.caps ?? []);
   const shares = evenShares(candidates, budget);
   for (let share = shares.next(); share.done !== true; ) {
     const entry = byCandidate.get(share.value.candidate) as Filled<T>;
-    const used = Math.max(0, Math.min(share.value.room, supplyOf(entry.candidate) - entry.take));
+    const group = grouped?.groupOf(entry.candidate);
+    const groupLeft = group === undefined ? Infinity : capLeft.get(group) ?? Infinity;
+    const used = Math.max(0, Math.min(share.value.room, supplyOf(entry.candidate) - entry.take, groupLeft));
+    if (group !== undefined && capLeft.has(group)) capLeft.set(group, groupLeft - used);
     entry.take += used;
     if (share.value.firstRound && used > 0) entry.servedFirstRound = true;
     share = shares.next(used);

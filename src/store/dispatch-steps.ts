@@ -85,10 +85,38 @@ export interface MaterialiseWritten {
   webhooksQueued: number;
 }
 
-/** A campaign with queued parts on the transport, and how many are due now (counted up to the claim's limit). */
+/**
+ * A campaign with queued parts on the transport, and how many are due now (counted up to the claim's
+ * limit); with its client and, when that client has a send rate (client_send_rates), the rate's
+ * state: both null for an unlimited client.
+ */
 export interface ClaimCandidate {
   campaignId: string;
   due: number;
+  clientId: number;
+  partsPerSecond: number | null;
+  nextPartAtUs: number | null;
+}
+
+/** A rated client's row of client_send_rates as a claim reads (and on PostgreSQL locks) it. */
+export interface ClientSendRate {
+  clientId: number;
+  partsPerSecond: number;
+  nextPartAtUs: number;
+}
+
+/** Where a claim leaves a rated client's limiter: its next part's theoretical arrival time (src/engine/send-rate.ts). */
+export interface SendRateAdvance {
+  clientId: number;
+  nextPartAtUs: number;
+}
+
+/** What a claim writes (planClaim in src/engine/steps/claim.ts decides it). */
+export interface ClaimWrite {
+  /** In serving order; campaigns with nothing due are left out. */
+  shares: ClaimShare[];
+  /** Each rated client that takes parts in this claim: its limiter's new state. Ascending client id. */
+  sendRates: SendRateAdvance[];
 }
 
 /** Take up to `take` due parts of a campaign (oldest due first). */

@@ -63,13 +63,28 @@ describe('query plans of the claim and materialise steps on SQLite', () => {
   it('lists the campaigns after the cursor, then from the first up to it, with their due parts counted up to the limit', async () => {
     const db = await seeded();
     const claims = new SqliteClaimStore(db);
-    expect(claims.readClaimCandidates('up', 'b', 1_000, 10)).toEqual([
+    const listed = (transport: string, cursor: string, nowMs: number, limit: number): { campaignId: string; due: number }[] =>
+      claims.readClaimCandidates(transport, cursor, nowMs, limit).map(({ campaignId, due }) => ({ campaignId, due }));
+    expect(listed('up', 'b', 1_000, 10)).toEqual([
       { campaignId: 'c', due: 2 }, { campaignId: 'a', due: 2 }, { campaignId: 'b', due: 2 },
     ]);
-    expect(claims.readClaimCandidates('up', '', 1_000, 2)).toEqual([{ campaignId: 'a', due: 2 }, { campaignId: 'b', due: 2 }]);
-    expect(claims.readClaimCandidates('up', 'a', 10_000, 1)).toEqual([{ campaignId: 'b', due: 1 }]);
-    expect(claims.readClaimCandidates('down', '', 10_000, 50)).toEqual([{ campaignId: 'b', due: 50 }]);
-    expect(claims.readClaimCandidates('gone', 'x', 10_000, 10)).toEqual([]);
+    expect(listed('up', '', 1_000, 2)).toEqual([{ campaignId: 'a', due: 2 }, { campaignId: 'b', due: 2 }]);
+    expect(listed('up', 'a', 10_000, 1)).toEqual([{ campaignId: 'b', due: 1 }]);
+    expect(listed('down', '', 10_000, 50)).toEqual([{ campaignId: 'b', due: 50 }]);
+    expect(listed('gone', 'x', 10_000, 10)).toEqual([]);
+  });
+
+  it('lists each campaign\'s client with its send rate, joined by primary key (nothing for an unlimited client)', async () => {
+    const db = await seeded();
+    const claims = new SqliteClaimStore(db);
+    expect(claims.readClaimCandidates('up', '', 1_000, 2)).toEqual([{ campaignId: 'a', due: 2, clientId: 1, partsPerSecond: null, nextPartAtUs: null }, { campaignId: 'b', due: 2, clientId: 1, partsPerSecond: null, nextPartAtUs: null }]);
+    db.prepare('INSERT INTO client_send_rates (client_id, parts_per_second, next_part_at_us, updated_at) VALUES (1, 50, 123, 0)').run();
+    expect(claims.readClaimCandidates('up', '', 1_000, 2).map((c) => [c.campaignId, c.partsPerSecond, c.nextPartAtUs])).toEqual([['a', 50, 123], ['b', 50, 123]]);
+    const plan = planOf(db, CLAIM_CANDIDATES_SQL, { transport: 'up', cursor: 'b', now: 1_000, limit: 10 });
+    expect(plan.filter((line) => /\b(c|r)\b/.test(line) && !/message_parts/.test(line))).toEqual([
+      expect.stringMatching(/^SEARCH c USING INDEX sqlite_autoindex_campaigns_1 \(id=\?\)$/),
+      expect.stringMatching(/^SEARCH r USING INTEGER PRIMARY KEY \(rowid=\?\)( LEFT-JOIN)?$/),
+    ]);
   });
 
   it('counts and takes waiting recipients through the recipients_dispatch index', async () => {

@@ -7,7 +7,7 @@
  * once never get the same part and never wait for each other.
  */
 import type { ClaimablePart } from '../sqlite/dispatch-store.js';
-import type { ClaimCandidate, ClaimShare } from '../dispatch-steps.js';
+import type { ClaimCandidate, ClaimWrite, ClientSendRate } from '../dispatch-steps.js';
 import type { PgRunner } from './pool.js';
 
 /** As CLAIM_CANDIDATES_SQL on SQLite (sqlite/claim-queries.ts): $1 transport, $2 cursor, $3 limit, $4 now. */
@@ -33,8 +33,18 @@ const CLAIM_CANDIDATES = `WITH RECURSIVE
     )
   SELECT s.campaign_id AS "campaignId",
     (SELECT COUNT(*) FROM (SELECT 1 FROM message_parts p WHERE p.transport = $1::text AND p.state = 'queued' AND p.campaign_id = s.campaign_id
-       AND p.next_attempt_at <= $4::bigint LIMIT $3::int) d)::int AS due
-  FROM served s ORDER BY s.position`;
+       AND p.next_attempt_at <= $4::bigint LIMIT $3::int) d)::int AS due,
+    c.client_id AS "clientId", r.parts_per_second AS "partsPerSecond", r.next_part_at_us AS "nextPartAtUs"
+  FROM served s JOIN campaigns c ON c.id = s.campaign_id LEFT JOIN client_send_rates r ON r.client_id = c.client_id
+  ORDER BY s.position`;
+
+/** The rated clients' limiters, locked in client id order (every node's claims lock in the same order). */
+const LOCK_SEND_RATES = `SELECT client_id AS "clientId", parts_per_second AS "partsPerSecond", next_part_at_us AS "nextPartAtUs"
+  FROM client_send_rates WHERE client_id = ANY($1::bigint[]) ORDER BY client_id FOR UPDATE`;
+
+/** A claim's advance of its rated clients' limiters (updated_at stays when the operator set the rate). */
+const ADVANCE_SEND_RATES = `UPDATE client_send_rates r SET next_part_at_us = a.next_part_at_us
+  FROM unnest($1::bigint[], $2::bigint[]) AS a(client_id, next_part_at_us) WHERE r.client_id = a.client_id`;
 
 const CLAIM_SHARES = `WITH picked AS (
     SELECT p.id FROM unnest($1::text[], $2::int[]) AS s(campaign_id, take)
@@ -51,14 +61,29 @@ const CLAIM_SHARES = `WITH picked AS (
   RETURNING p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn, p.next_attempt_at`;
 
 export class PgClaimStore {
-  /** On the pool, each statement is its own unit (claims need no wider transaction: see above). */
+  /**
+   * On the pool, each statement is its own unit (a claim with no rated client needs no wider
+   * transaction: see above); on a transaction's connection for lockSendRates and the writeClaim
+   * that follows it.
+   */
   constructor(private readonly db: PgRunner) {}
 
   async readClaimCandidates(transport: string, cursor: string, nowMs: number, limit: number): Promise<ClaimCandidate[]> {
     return (await this.db.query<ClaimCandidate>({ name: 'claim-candidates', text: CLAIM_CANDIDATES, values: [transport, cursor, limit, nowMs] })).rows;
   }
 
-  async writeClaim(transport: string, shares: readonly ClaimShare[], nowMs: number, claimant: string | null): Promise<ClaimablePart[]> {
+  /** Blocks while another node's claim holds one of the rows: the allowance it spends is then seen spent. */
+  async lockSendRates(clientIds: readonly number[]): Promise<ClientSendRate[]> {
+    return (await this.db.query<ClientSendRate>({ name: 'claim-lock-send-rates', text: LOCK_SEND_RATES, values: [clientIds] })).rows;
+  }
+
+  async writeClaim(transport: string, plan: ClaimWrite, nowMs: number, claimant: string | null): Promise<ClaimablePart[]> {
+    const { shares, sendRates } = plan;
+    if (sendRates.length > 0) {
+      await this.db.query({
+        name: 'claim-advance-send-rates', text: ADVANCE_SEND_RATES, values: [sendRates.map((a) => a.clientId), sendRates.map((a) => a.nextPartAtUs)],
+      });
+    }
     if (shares.length === 0) return [];
     const claimed = (await this.db.query<ClaimablePart & { next_attempt_at: number }>({
       name: 'claim-shares', text: CLAIM_SHARES, values: [shares.map((s) => s.campaignId), shares.map((s) => s.take), transport, nowMs, claimant],

@@ -101,7 +101,7 @@ export class PgDispatchStore implements Async<DispatchStore> {
    * claim step's write (claim-queries.ts) with one share.
    */
   claimParts(transport: string, campaignId: string, nowMs: number, limit: number, nodeId: string | null = null): Promise<ClaimablePart[]> {
-    return new PgClaimStore(this.pool).writeClaim(transport, [{ campaignId, take: limit }], nowMs, nodeId);
+    return new PgClaimStore(this.pool).writeClaim(transport, { shares: [{ campaignId, take: limit }], sendRates: [] }, nowMs, nodeId);
   }
 
   /** markRecipientDispatched for many recipients, one statement. */

@@ -1,9 +1,10 @@
 /**
  * The store side of a lane's claim on SQLite (ClaimStepStore<'sync'> in src/engine/steps/claim.ts):
  * prepared statements run inside the caller's db.transaction, served by the message_parts_fair_claim
- * index (transport, state, campaign_id, next_attempt_at).
+ * index (transport, state, campaign_id, next_attempt_at). A client's send rate is joined to the
+ * candidates by primary key (two lookups a campaign listed; nothing more when no client has one).
  */
-import type { ClaimCandidate, ClaimShare } from '../dispatch-steps.js';
+import type { ClaimCandidate, ClaimWrite, ClientSendRate } from '../dispatch-steps.js';
 import type { SqliteDatabase } from './database.js';
 import { BATCH_SQL, CLAIM_SQL, type ClaimablePart } from './dispatch-store.js';
 
@@ -36,8 +37,18 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE
     )
   SELECT s.campaign_id AS campaignId,
     (SELECT COUNT(*) FROM (SELECT 1 FROM message_parts p WHERE p.transport = @transport AND p.state = 'queued' AND p.campaign_id = s.campaign_id
-       AND p.next_attempt_at <= @now LIMIT @limit)) AS due
-  FROM served s ORDER BY s.position`;
+       AND p.next_attempt_at <= @now LIMIT @limit)) AS due,
+    c.client_id AS clientId, r.parts_per_second AS partsPerSecond, r.next_part_at_us AS nextPartAtUs
+  FROM served s JOIN campaigns c ON c.id = s.campaign_id LEFT JOIN client_send_rates r ON r.client_id = c.client_id
+  ORDER BY s.position`;
+
+/** Rated clients' limiters (ids as a JSON array), ascending; and a claim's advance of one. */
+export const SEND_RATE_SQL = {
+  read: `SELECT client_id AS clientId, parts_per_second AS partsPerSecond, next_part_at_us AS nextPartAtUs
+    FROM client_send_rates WHERE client_id IN (SELECT value FROM json_each(?)) ORDER BY client_id`,
+  // updated_at stays when the operator set the rate: the claim moves only the limiter's state.
+  advance: `UPDATE client_send_rates SET next_part_at_us = ? WHERE client_id = ?`,
+} as const;
 
 export class SqliteClaimStore {
   private readonly s;
@@ -47,6 +58,8 @@ export class SqliteClaimStore {
       candidates: db.prepare<[{ transport: string; cursor: string; now: number; limit: number }], ClaimCandidate>(CLAIM_CANDIDATES_SQL),
       claimable: db.prepare<[string, string, number, number], ClaimablePart>(CLAIM_SQL.claimableInCampaign),
       markSubmitting: db.prepare<[number, string], number>(BATCH_SQL.markManySubmitting).pluck(),
+      sendRates: db.prepare<[string], ClientSendRate>(SEND_RATE_SQL.read),
+      advanceSendRate: db.prepare<[number, number]>(SEND_RATE_SQL.advance),
     };
   }
 
@@ -54,9 +67,15 @@ export class SqliteClaimStore {
     return this.s.candidates.all({ transport, cursor, now: nowMs, limit });
   }
 
+  /** Read in the caller's transaction, which no other writer shares: no lock to take. */
+  lockSendRates(clientIds: readonly number[]): ClientSendRate[] {
+    return this.s.sendRates.all(JSON.stringify(clientIds));
+  }
+
   /** A single gateway on its own file: nothing else claims, and its parts carry no stamp (`claimant` is null). */
-  writeClaim(transport: string, shares: readonly ClaimShare[], nowMs: number, _claimant: string | null): ClaimablePart[] {
-    const due = shares.flatMap((share) => this.s.claimable.all(transport, share.campaignId, nowMs, share.take));
+  writeClaim(transport: string, plan: ClaimWrite, nowMs: number, _claimant: string | null): ClaimablePart[] {
+    for (const advance of plan.sendRates) this.s.advanceSendRate.run(advance.nextPartAtUs, advance.clientId);
+    const due = plan.shares.flatMap((share) => this.s.claimable.all(transport, share.campaignId, nowMs, share.take));
     if (due.length === 0) return [];
     // One statement marks the claim; a part no longer 'queued' is left out.
     const marked = new Set(this.s.markSubmitting.all(nowMs, JSON.stringify(due.map((p) => p.id))));
