@@ -1,7 +1,7 @@
 /**
  * Whether a client's credits are low, and which clients crossed `credits.lowThreshold` since the
  * last check. Pure: the status facts' "low" marker and the gateway's periodic check
- * (./low-credits-watch.ts, on either store) both decide here, once.
+ * (src/admin/low-credits-watch.ts, on either store) both decide here, once.
  *
  * A client is low when it has a balance (not unlimited) and its available credits are below the
  * threshold. The crossing is remembered in client_credits.low_since (set when the client went

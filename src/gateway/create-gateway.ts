@@ -6,7 +6,7 @@
  * signal handling.
  */
 import { lowCreditsThresholdOf } from '../accounts/low-credits.js';
-import { LowCreditsWatch } from '../accounts/low-credits-watch.js';
+import { LowCreditsWatch } from '../admin/low-credits-watch.js';
 import { createAdminListener } from '../admin/admin-listener.js';
 import { AuthService } from '../auth/index.js';
 import type { CampaignProcessor } from '../campaigns/index.js';

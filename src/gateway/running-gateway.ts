@@ -88,7 +88,7 @@ export interface GatewayParts {
   logger: Logger;
   engineConfig: EngineConfig;
   admin: AdminListener | undefined;
-  /** The credits.lowThreshold check (src/accounts/low-credits-watch.ts); undefined when no threshold is set. */
+  /** The credits.lowThreshold check (src/admin/low-credits-watch.ts); undefined when no threshold is set. */
   lowCredits?: { start(): void; stop(): Promise<void> } | undefined;
 }
 

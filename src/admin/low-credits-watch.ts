@@ -1,6 +1,6 @@
 /**
  * The running gateway's check of `credits.lowThreshold`: every few seconds it has the store move
- * each client's low mark (StatusQueries.settleLowCredits, the decision in ./low-credits.ts) and
+ * each client's low mark (StatusQueries.settleLowCredits, the decision in src/accounts/low-credits.ts) and
  * logs the crossings that call reported: a warning naming the client and its available credits
  * when it fell below the threshold, an info line when it came back to it or above. The mark is
  * stored (client_credits.low_since), so a crossing is logged once, whatever restarts come between,
