@@ -3,9 +3,13 @@
  * HTTP on loopback with a real SQLite file (synchronous=FULL), the processing rate to ready
  * (recipients per second), and peak RSS. Prints a table; asserts nothing (the machine is shared).
  * Goals: 100,000 recipients accepted in under 1 s and ready in under 5 s.
+ *
+ * `--credits [--concurrency N]`: instead, the credit reservation's cost (./credits.ts): the same
+ * POSTs from a client with a balance and from an unlimited one, side by side.
  */
 import { performance } from 'node:perf_hooks';
 import { startApiFixture, type ApiFixture } from '../../test/support/api-fixture.js';
+import { runCreditsBench } from './credits.js';
 
 interface Row {
   case: string;
@@ -109,4 +113,5 @@ async function processOneCampaign(fixture: ApiFixture): Promise<number> {
   return count;
 }
 
-await main();
+if (process.argv.includes('--credits')) await runCreditsBench();
+else await main();

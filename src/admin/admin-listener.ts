@@ -32,6 +32,8 @@ export interface AdminListenerDeps {
   ports: Pick<StorePorts, 'status' | 'auth' | 'webhooks'>;
   logger: Logger;
   now: () => number;
+  /** credits.lowThreshold: clients below it are marked low on the status page; undefined: off. */
+  lowCreditsThreshold?: number;
 }
 
 export interface AdminListener {
@@ -159,6 +161,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         readiness: ready,
         progress: new CampaignProgressCache(),
         now: deps.now,
+        ...(deps.lowCreditsThreshold === undefined ? {} : { lowCreditsThreshold: deps.lowCreditsThreshold }),
         metrics,
         ...(deps.config.token === undefined ? {} : { token: deps.config.token }),
         servedHosts: () => servedHostNames(deps.config.host, deps.config.allowedHosts ?? []),

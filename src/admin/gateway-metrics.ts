@@ -2,7 +2,7 @@
  * The Prometheus metrics of one gateway, on a Registry of its own so that two gateways in one
  * process never share or clash over a metric. Counters and histograms are fed by the
  * GatewayObserver hooks; gauges of state (binds up, windows, queue depth and age, dead letters,
- * readiness, modem radio) and the transports' link counters are read when scraped (collect), from
+ * readiness, modem radio, clients' available credits) and the transports' link counters are read when scraped (collect), from
  * the transports and the store. Every metric, its labels and what bounds them:
  * docs/behaviour/metrics-and-logs.md.
  */
@@ -18,7 +18,7 @@ import { transportFacts, type LinkFacts } from './status-facts.js';
 import type { TransportActivity } from './transport-activity.js';
 
 export interface MetricSources {
-  status: Pick<Async<StatusQueries>, 'queuedPartsByTransport' | 'deadLetterCount' | 'pendingWebhookCount' | 'oldestDueByTransport'>;
+  status: Pick<Async<StatusQueries>, 'queuedPartsByTransport' | 'deadLetterCount' | 'pendingWebhookCount' | 'oldestDueByTransport' | 'clientCredits'>;
   /** The gateway's transports; read at each scrape (they are built after the metrics). */
   transports(): readonly Transport[];
   activity: TransportActivity;
@@ -280,6 +280,19 @@ export class GatewayMetrics implements GatewayObserver {
       help: 'Webhook events that exhausted their retries, waiting for a replay.',
       registers,
       collect: async (): Promise<void> => dead.set(await sources.status.deadLetterCount()),
+    });
+    // Labelled by the client's name (operators' names, bounded by the clients table); an unlimited
+    // client has no balance to show and so no series.
+    const creditsAvailable = new Gauge({
+      name: 'smsgate_client_credits_available',
+      help: 'A client\'s available credits (balance minus reserved), for each client with a balance; an unlimited client has no series.',
+      labelNames: ['client'],
+      registers,
+      collect: async () => {
+        const clients = await sources.status.clientCredits();
+        creditsAvailable.reset();
+        for (const c of clients) if (!c.unlimited) creditsAvailable.set({ client: c.client }, c.available);
+      },
     });
     const signal = new Gauge({ name: 'smsgate_modem_signal_dbm', help: 'Modem signal strength (TS 27.007 +CSQ as dBm), when known.', labelNames: ['device'], registers });
     const registered = new Gauge({

@@ -2,10 +2,12 @@
  * The facts behind /status, /status.json and `smsgate status`: readiness, version and uptime,
  * transports and their links (SMPP binds, modems) with what their parts came to, queue depths,
  * recent campaigns (in progress and finished) with their outcome breakdown, webhooks per client
- * (breaker, last real error, backlog) and recent errors, clients named by name. One function
+ * (breaker, last real error, backlog), each client's credits and send rate, and recent errors,
+ * clients named by name. One function
  * gathers them from a running gateway; storedStatusFacts gives the part the database alone can
  * tell, for `smsgate status` when no serve answers.
  */
+import { isLow, type ClientCredits } from '../accounts/low-credits.js';
 import type { Async } from '../store/ports.js';
 import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, UndeliveredGroup } from '../store/sqlite/status-store.js';
 import type { ModemRadio, Transport, TransportState } from '../transports/transport.js';
@@ -78,6 +80,19 @@ export interface WebhookClientFacts extends ClientWebhooks {
   lastErrorAt: string | null;
 }
 
+/** A client's credits as the status page shows them (named by name, never by id). */
+export interface ClientCreditFacts extends Omit<ClientCredits, 'clientId'> {
+  /** Available credits below credits.lowThreshold (never for an unlimited client; false when no threshold is set). */
+  low: boolean;
+}
+
+export interface CreditFacts {
+  /** credits.lowThreshold; null: not set, no client is marked low. */
+  lowThreshold: number | null;
+  /** Every client, by name. */
+  clients: ClientCreditFacts[];
+}
+
 export interface GatewayFacts {
   version: string;
   startedAt: string;
@@ -98,6 +113,8 @@ export interface StatusFacts {
   /** In progress first (newest first), then the newest finished ones. */
   campaigns: CampaignFacts[];
   webhooks: { deadLetters: number; clients: WebhookClientFacts[] };
+  /** Read from the database, so known whether or not serve answers. */
+  credits: CreditFacts;
   /** null when the source is the database. Context names clients (`client`), never by id. */
   recentErrors: RecentError[] | null;
 }
@@ -147,6 +164,8 @@ export interface LiveSources {
   /** What /ready answers now. */
   readiness(): Promise<Readiness>;
   now: () => number;
+  /** credits.lowThreshold; undefined: off. */
+  lowCreditsThreshold?: number;
 }
 
 const REGISTERED = new Set(['registered-home', 'registered-roaming']);
@@ -202,7 +221,7 @@ export function transportFacts(transport: Transport, activity: TransportActivity
 }
 
 export async function liveStatusFacts(sources: LiveSources): Promise<StatusFacts> {
-  const stored = await storedStatusFacts(sources.status, sources.transports.map((t) => t.name), sources.now, sources.progress);
+  const stored = await storedStatusFacts(sources.status, sources.transports.map((t) => t.name), sources.now, sources.progress, sources.lowCreditsThreshold);
   const names = new Map((await sources.status.clientNames()).map((c) => [c.id, c.name]));
   const nowMs = sources.now();
   return {
@@ -230,18 +249,28 @@ function namedClient(e: RecentError, names: ReadonlyMap<number, string>): Recent
   return { ...e, context: { client: names.get(Number(id)) ?? `#${id} (no such client)`, ...rest } };
 }
 
-/** `transportNames`: the configured transports, whose queues are counted. */
+/** Every client's credits, each marked low against `lowThreshold` (undefined: off). */
+export function creditFacts(clients: readonly ClientCredits[], lowThreshold: number | undefined): CreditFacts {
+  return {
+    lowThreshold: lowThreshold ?? null,
+    clients: clients.map(({ clientId: _id, ...c }) => ({ ...c, low: isLow(c, lowThreshold) })),
+  };
+}
+
+/** `transportNames`: the configured transports, whose queues are counted; `lowCreditsThreshold`: credits.lowThreshold. */
 export async function storedStatusFacts(
   status: Async<StatusQueries>,
   transportNames: readonly string[],
   now: () => number = Date.now,
   progress: CampaignProgressCache = new CampaignProgressCache(0),
+  lowCreditsThreshold?: number,
 ): Promise<StatusFacts> {
   const generatedAt = new Date(now()).toISOString();
   const queues = await status.queuedPartsByTransport(transportNames);
   const campaigns = await progress.read(status, now());
   const deadLetters = await status.deadLetterCount();
   const clients = await status.webhooksByClient();
+  const credits = creditFacts(await status.clientCredits(), lowCreditsThreshold);
   return {
     source: 'database',
     generatedAt,
@@ -251,6 +280,7 @@ export async function storedStatusFacts(
     queues,
     campaigns,
     webhooks: { deadLetters, clients: clients.map((c) => ({ ...c, breaker: null, lastError: null, lastErrorAt: null })) },
+    credits,
     recentErrors: null,
   };
 }

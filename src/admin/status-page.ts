@@ -6,7 +6,7 @@
  * modems, webhook endpoints).
  */
 import type { CountsByName, OutcomeBreakdown } from './campaign-outcomes.js';
-import type { CampaignFacts, LinkFacts, StatusFacts, TransportFacts } from './status-facts.js';
+import type { CampaignFacts, ClientCreditFacts, LinkFacts, StatusFacts, TransportFacts } from './status-facts.js';
 
 export const STATUS_REFRESH_SECONDS = 5;
 /** Recent errors on the page (newest first); /status.json has every one kept. */
@@ -161,6 +161,28 @@ function webhooksSection(facts: StatusFacts, csrfToken: string, nowMs: number): 
   return `<table id="webhooks"><thead><tr><th>client</th><th>pending</th><th>dead letters</th><th></th><th>breaker</th><th>last error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** A client's send rate as the page and `smsgate status` show it. */
+export function clientRateText(c: Pick<ClientCreditFacts, 'partsPerSecond'>): string {
+  return c.partsPerSecond === null ? 'no cap' : `${c.partsPerSecond} parts/s`;
+}
+
+function creditRow(c: ClientCreditFacts, lowThreshold: number | null): string {
+  const low = c.low ? ` <span class="state state-low low-credits" title="${escapeHtml(`available below credits.lowThreshold (${lowThreshold ?? ''})`)}">low</span>` : '';
+  const figures = c.unlimited
+    ? '<td class="num balance" colspan="3">unlimited</td>'
+    : `<td class="num balance">${c.balance}</td><td class="num reserved">${c.reserved}</td><td class="num available">${c.available}</td>`;
+  return `<tr data-credits-client="${escapeHtml(c.client)}"${c.low ? ' class="low"' : ''}><td>${escapeHtml(c.client)}${low}</td>${figures}<td class="num send-rate">${escapeHtml(clientRateText(c))}</td></tr>`;
+}
+
+function creditsSection(facts: StatusFacts): string {
+  const { clients, lowThreshold } = facts.credits;
+  if (clients.length === 0) return '<p class="quiet">No clients yet.</p>';
+  const note = lowThreshold === null ? 'credits.lowThreshold is not set: no client is marked low.' : `Marked low: available below credits.lowThreshold (${lowThreshold}).`;
+  return `<table id="credits"><thead><tr><th>client</th><th>balance</th><th>reserved</th><th>available</th><th>send rate</th></tr></thead>
+<tbody>${clients.map((c) => creditRow(c, lowThreshold)).join('\n')}</tbody></table>
+<p class="quiet">Credits: available = balance - reserved (reserved: held for accepted campaigns' parts not yet sent). ${escapeHtml(note)}</p>`;
+}
+
 function errorsSection(facts: StatusFacts): string {
   if (facts.recentErrors === null) return '<p>Not known: smsgate serve is not answering.</p>';
   if (facts.recentErrors.length === 0) return '<p class="quiet">None since start.</p>';
@@ -186,7 +208,7 @@ th{font-weight:600;background:#eef1f5}.num{text-align:right;font-variant-numeric
 .state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;font-weight:600}
 .state-bound{background:#d7f5dd;color:#145a24}.state-binding{background:#fff1c2;color:#6b5200}
 .state-down,.state-error,.state-fatal,.state-breaker-open{background:#fbd9d5;color:#8a1f14}.state-warn,.state-breaker-half-open{background:#fff1c2;color:#6b5200}
-.state-breaker-closed{background:#d7f5dd;color:#145a24}h3{font-size:.95rem;margin:1rem 0 .4rem}
+.state-breaker-closed{background:#d7f5dd;color:#145a24}.state-low{background:#fbd9d5;color:#8a1f14;margin-left:.4rem}h3{font-size:.95rem;margin:1rem 0 .4rem}
 .banner{padding:.6rem .9rem;margin:.8rem 0;border-radius:.3rem;border:1px solid}.banner ul{margin:.3rem 0 0;padding-left:1.2rem}
 .banner.ready{background:#d7f5dd;border-color:#8fd19e;color:#145a24}.banner.not-ready{background:#fbd9d5;border-color:#e8a49c;color:#8a1f14}
 .banner.unknown{background:#eef1f5;border-color:#c9ced8}
@@ -222,6 +244,7 @@ ${notice}
 <h2>Queues</h2>${queuesSection(facts)}
 <h2>Campaigns (in progress, then recently finished)</h2>${campaignsSection(facts)}
 <h2>Webhooks</h2>${webhooksSection(facts, options.csrfToken, nowMs)}
+<h2>Credits</h2>${creditsSection(facts)}
 <h2>Recent errors</h2>${errorsSection(facts)}
 </body></html>`;
 }

@@ -5,6 +5,8 @@
  * transports, the loops, the API) is built here the same way for both. `smsgate serve` is this plus
  * signal handling.
  */
+import { lowCreditsThresholdOf } from '../accounts/low-credits.js';
+import { LowCreditsWatch } from '../admin/low-credits-watch.js';
 import { createAdminListener } from '../admin/admin-listener.js';
 import { AuthService } from '../auth/index.js';
 import type { CampaignProcessor } from '../campaigns/index.js';
@@ -32,8 +34,14 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   try {
     const { ports, secretBox } = opened;
     // Metrics and the status page's recent errors see the engine, transports and webhooks.
-    const admin = config.admin === undefined ? undefined : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now });
+    const lowCreditsThreshold = lowCreditsThresholdOf(config);
+    const admin =
+      config.admin === undefined
+        ? undefined
+        : createAdminListener({ config: config.admin, ports, logger: logger.child({ part: 'admin' }), now, ...(lowCreditsThreshold === undefined ? {} : { lowCreditsThreshold }) });
     const observed = admin?.tapLogger(logger) ?? logger;
+    const lowCredits =
+      lowCreditsThreshold === undefined ? undefined : new LowCreditsWatch({ status: ports.status, threshold: lowCreditsThreshold, logger: observed.child({ part: 'credits' }), now });
     // The loops exist only after the backend's runtime (a node's id and slot gate); its wake-ups reach them once built.
     const loops: { engine?: DispatchEngine; webhooks?: { wake(): void }; processor?: CampaignProcessor } = {};
     const backend = await opened.attach({
@@ -67,7 +75,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     });
     loops.engine = engine;
     loops.processor = processor;
-    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin });
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin, lowCredits });
   } catch (err) {
     await (runtime ?? opened).close();
     throw err;

@@ -88,6 +88,8 @@ export interface GatewayParts {
   logger: Logger;
   engineConfig: EngineConfig;
   admin: AdminListener | undefined;
+  /** The credits.lowThreshold check (src/admin/low-credits-watch.ts); undefined when no threshold is set. */
+  lowCredits?: { start(): void; stop(): Promise<void> } | undefined;
 }
 
 export class RunningGateway implements Gateway {
@@ -134,6 +136,7 @@ export class RunningGateway implements Gateway {
     }
     webhooks.start();
     processor.start();
+    this.parts.lowCredits?.start();
     try {
       this.server = await listen(this.app, config.api.host, config.api.port);
       await this.admin?.listen();
@@ -163,6 +166,7 @@ export class RunningGateway implements Gateway {
     if (this.server !== undefined) await closeServer(this.server);
     await this.admin?.close();
     await processor.stop();
+    await this.parts.lowCredits?.stop();
     await backend.engineStopping();
     await engine.stop();
     await webhooks.stop();

@@ -4,7 +4,9 @@
  * campaign lasts long enough to be seen in progress.
  */
 import { rmSync } from 'node:fs';
+import type { Logger } from '../../src/common/log.js';
 import { createGateway, SIMULATOR_DEMO_OUTCOMES, type Gateway } from '../../src/index.js';
+import type { SmsGateConfig } from '../../src/gateway/config.js';
 import { seedAccount, writeGatewayConfig, type SeededAccount } from '../support/gateway-process.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -18,6 +20,7 @@ export interface AdminFixture {
   account: SeededAccount;
   apiUrl: string;
   adminUrl: string;
+  config: SmsGateConfig;
   stop(): Promise<void>;
 }
 
@@ -34,6 +37,10 @@ export async function startAdminFixture(
     receiptDelayMs?: number;
     simulator?: boolean;
     extraTransports?: (smsc: { host: string; port: number }) => Record<string, unknown>[];
+    /** The gateway's logger (default silent). */
+    logger?: Logger;
+    /** credits.lowThreshold, set on the loaded config (the accounts config section declares the key). */
+    lowCreditsThreshold?: number;
   } = {},
 ): Promise<AdminFixture> {
   const dir = tempDir(name);
@@ -64,7 +71,8 @@ export async function startAdminFixture(
     }
     const { config } = writeGatewayConfig(dir, raw);
     const account = await seedAccount(config, { clientName: 'acme <b>&co', webhookUrl: started.receiver.url, senders: [{ name: 'Admin', type: 0 }] });
-    started.gateway = await createGateway(config);
+    if (options.lowCreditsThreshold !== undefined) Object.assign(config, { credits: { lowThreshold: options.lowCreditsThreshold } });
+    started.gateway = await createGateway(config, options.logger === undefined ? {} : { logger: options.logger });
     await started.gateway.start();
     const admin = started.gateway.admin?.address();
     if (admin === undefined) throw new Error('the admin listener is not listening');
@@ -76,6 +84,7 @@ export async function startAdminFixture(
       account,
       apiUrl: baseUrlOf(started.gateway),
       adminUrl: `http://${admin.host}:${admin.port}`,
+      config,
       stop,
     };
   } catch (err) {

@@ -12,6 +12,10 @@ import { GatewayProcess, seedAccount, writeGatewayConfig, type SeededAccount } f
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { gatewayConfig, getSummary, postCampaign, tempDir, until } from '../e2e/e2e-setup.js';
 import { freePort } from '../support/free-port.js';
+import type { SmsGateConfig } from '../../src/gateway/config.js';
+import { SqliteCreditLedger } from '../../src/store/sqlite/credit-ledger.js';
+import { openStore } from '../../src/store/sqlite/database.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 
 
 const TOKEN = 'status-cli-admin-token';
@@ -29,8 +33,32 @@ beforeAll(async () => {
   const written = writeGatewayConfig(dir, raw);
   configPath = written.path;
   account = await seedAccount(written.config, { clientName: 'statusco', webhookUrl: 'http://127.0.0.1:9/none', senders: [{ name: 'Status', type: 0 }] });
+  await givePaidClient(written.config);
   gateway = await GatewayProcess.spawn(configPath);
 }, 60_000);
+
+/**
+ * A second client, 'paidco', with 5,000 credits of which 120 are reserved and a cap of 20 parts a
+ * second, written as `smsgate credits` and `smsgate client set-rate` write them; it sends nothing,
+ * so its figures stay put while statusco's campaign runs.
+ */
+async function givePaidClient(config: SmsGateConfig): Promise<void> {
+  await seedAccount(config, { clientName: 'paidco' });
+  const store = await openStore({ path: config.database.path, synchronous: 'NORMAL' });
+  try {
+    const clientId = (await sqliteStorePorts(store).auth.clientByName('paidco'))!.id;
+    const ledger = new SqliteCreditLedger(store.db);
+    store.db.transaction(() => ledger.apply([
+      { clientId, kind: 'top-up', credits: 5_000, campaignId: null, note: 'first order' },
+      { clientId, kind: 'reserve', credits: 120, campaignId: 'c-paid', note: null },
+    ], Date.now())).immediate();
+    store.db.prepare('INSERT INTO client_send_rates (client_id, parts_per_second, updated_at) VALUES (?, 20, ?)').run(clientId, Date.now());
+  } finally {
+    await store.close();
+  }
+}
+
+const PAIDCO = { client: 'paidco', unlimited: false, balance: 5_000, reserved: 120, available: 4_880, partsPerSecond: 20, low: false };
 
 afterAll(async () => {
   await gateway?.stop();
@@ -57,6 +85,9 @@ describe('smsgate status', () => {
     expect(facts.transports?.[0]).toMatchObject({ name: 'carrier', type: 'smpp', state: 'bound', links: [{ name: '0', state: 'bound' }] });
     expect(facts.campaigns[0]).toMatchObject({ id: campaignId, name: 'CLI run', client: 'statusco', total: 200 });
     expect(facts.recentErrors).toEqual(expect.any(Array));
+    expect(facts.credits.lowThreshold).toBeNull();
+    expect(facts.credits.clients.find((c) => c.client === 'paidco')).toEqual(PAIDCO);
+    expect(facts.credits.clients.find((c) => c.client === 'statusco')).toMatchObject({ unlimited: true, partsPerSecond: null, low: false });
   });
 
   it('prints text by default', async () => {
@@ -68,6 +99,8 @@ describe('smsgate status', () => {
     expect(result.stdout).toMatch(/\nsmsgate \d+\.\d+\.\d+\S*, up \d+ s \(since \S+\)\nready\n/);
     expect(result.stdout).toMatch(/\n {4}parts since start: \d+ submitted, \d+ accepted, 0 throttled, 0 rejected, 0 failed\n/);
     expect(result.stdout).toMatch(new RegExp(`\\n  ${campaignId} "CLI run" \\(client statusco, ready(, finished)?\\): \\d+/200 sent; \\d+ delivered, 0 undelivered, 0 rejected, \\d+ pending\\n`));
+    expect(result.stdout).toContain('\ncredits (balance / reserved / available; send rate):\n');
+    expect(result.stdout).toContain('\n  paidco: 5000 / 120 / 4880; 20 parts/s\n');
   });
 
   it('falls back to the database when serve is not answering, and says so', async () => {
@@ -83,6 +116,8 @@ describe('smsgate status', () => {
     expect(facts.note).toMatch(/^smsgate serve is not answering \(http:\/\/127\.0\.0\.1:\d+\/status\.json: ECONNREFUSED\): this is what the database alone tells/);
     expect(facts.queues).toEqual([{ transport: 'carrier', queued: 0, submitting: 0 }]);
     expect(facts.webhooks.clients).toEqual([expect.objectContaining({ client: 'statusco', hasWebhook: true })]);
+    // Credits live in the database: known without serve.
+    expect(facts.credits.clients.find((c) => c.client === 'paidco')).toEqual(PAIDCO);
     const text = await captureCliOutput(() => run(['--config', configPath]));
     expect(text.stdout).toContain('(from the database only)');
     expect(text.stdout).toContain('note: smsgate serve is not answering');

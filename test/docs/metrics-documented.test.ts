@@ -17,6 +17,7 @@ async function registeredMetricNames(): Promise<string[]> {
       deadLetterCount: () => Promise.resolve(0),
       pendingWebhookCount: () => Promise.resolve(0),
       oldestDueByTransport: () => Promise.resolve([]),
+      clientCredits: () => Promise.resolve([]),
     },
     transports: () => [],
     activity: new TransportActivity(),

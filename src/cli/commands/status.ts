@@ -4,10 +4,11 @@
  * answers, or the config has no admin section, it prints what the database alone can tell and says
  * so (binds and recent errors are known only to a running serve).
  */
+import { lowCreditsThresholdOf } from '../../accounts/low-credits.js';
 import type { AdminConfig } from '../../admin/admin-config.js';
 import { formatOutcomes } from '../../admin/campaign-outcomes.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
-import { rateText } from '../../admin/status-page.js';
+import { clientRateText, rateText } from '../../admin/status-page.js';
 import { loadConfig } from '../../gateway/config.js';
 import { maskKnownSecrets } from '../../common/secret-text.js';
 import { isGatewayError } from '../../common/errors.js';
@@ -43,7 +44,8 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     return withPorts(configPath, { migrate: true }, async ({ config, ports }) => {
-      print(await storedStatusFacts(ports.status, config.transports.map((t) => t.name)), json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
+      const facts = await storedStatusFacts(ports.status, config.transports.map((t) => t.name), Date.now, undefined, lowCreditsThresholdOf(config));
+      print(facts, json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
       return 0;
     });
   });
@@ -111,6 +113,13 @@ export function formatStatus(facts: StatusFacts, note: string | null): string[] 
   for (const w of facts.webhooks.clients) {
     const breaker = w.breaker === null ? '' : `; breaker ${w.breaker}`;
     lines.push(`  ${w.client}: ${w.pending} pending, ${w.dead} dead${breaker}${w.lastError === null ? '' : `; last error ${w.lastError} at ${w.lastErrorAt}`}`);
+  }
+  const { clients, lowThreshold } = facts.credits;
+  lines.push('', `credits (balance / reserved / available; send rate)${lowThreshold === null ? '' : `, low below ${lowThreshold}`}:`);
+  if (clients.length === 0) lines.push('  no clients');
+  for (const c of clients) {
+    const figures = c.unlimited ? 'unlimited' : `${c.balance} / ${c.reserved} / ${c.available}`;
+    lines.push(`  ${c.client}: ${figures}; ${clientRateText(c)}${c.low ? ' LOW' : ''}`);
   }
   lines.push('', 'recent errors:');
   if (facts.recentErrors === null) lines.push('  unknown (serve not answering)');

@@ -2,9 +2,10 @@
  * StatusQueries (src/store/sqlite/status-store.ts, a class on the seam's branch) on PostgreSQL: queue
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe.
  */
+import { lowCreditsChanges, type ClientCredits, type LowCreditsChange, type LowCreditsMark } from '../../accounts/low-credits.js';
 import type { Async } from '../ports.js';
 import type { CampaignProgress, ClientName, ClientWebhooks, QueueDueSince, QueuedParts, StatusQueries, UndeliveredGroup, WriteProbe } from '../sqlite/status-store.js';
-import { connectListening, row, rows, type PgClient, type PgPool } from './pool.js';
+import { changes, connectListening, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
 
 export class PgStatusQueries implements Async<StatusQueries> {
   constructor(private readonly pool: PgPool) {}
@@ -110,6 +111,35 @@ export class PgStatusQueries implements Async<StatusQueries> {
     return rows<ClientName>(this.pool, `SELECT id, name FROM clients ORDER BY id`);
   }
 
+  /** As status-store.ts clientCredits: one query, a client with no client_credits row unlimited. */
+  async clientCredits(): Promise<ClientCredits[]> {
+    return rows<ClientCredits>(this.pool,
+      `SELECT c.id AS "clientId", c.name AS client, (cc.client_id IS NULL OR cc.unlimited = 1) AS unlimited,
+              COALESCE(cc.balance, 0) AS balance, COALESCE(cc.reserved, 0) AS reserved,
+              COALESCE(cc.balance - cc.reserved, 0) AS available, r.parts_per_second AS "partsPerSecond"
+       FROM clients c LEFT JOIN client_credits cc ON cc.client_id = c.id LEFT JOIN client_send_rates r ON r.client_id = c.id
+       ORDER BY c.name COLLATE "C"`);
+  }
+
+  /**
+   * As status-store.ts settleLowCredits: a read without locks first; then, when a mark is to
+   * change, the clients' rows locked FOR UPDATE (in client id order, as the ledger locks them),
+   * decided again and written in that transaction, so of several nodes checking at once only the
+   * one whose transaction changes a mark reports it.
+   */
+  async settleLowCredits(threshold: number, nowMs: number): Promise<LowCreditsChange[]> {
+    const candidates = lowCreditsChanges(await lowCreditsMarks(this.pool, null), threshold);
+    if (candidates.length === 0) return [];
+    return inTransaction(this.pool, async (client) => {
+      const decided = lowCreditsChanges(await lowCreditsMarks(client, candidates.map((c) => c.clientId)), threshold);
+      const low = decided.filter((c) => c.low).map((c) => c.clientId);
+      const back = decided.filter((c) => !c.low).map((c) => c.clientId);
+      if (low.length > 0) await changes(client, 'UPDATE client_credits SET low_since = $1 WHERE client_id = ANY($2::bigint[])', [nowMs, low]);
+      if (back.length > 0) await changes(client, 'UPDATE client_credits SET low_since = NULL WHERE client_id = ANY($1::bigint[])', [back]);
+      return decided;
+    });
+  }
+
   /**
    * Whether the database takes writes now: a real schema write in a transaction that is rolled
    * back, with lock_timeout and statement_timeout at maxWaitMs so a stuck server or lock reads as
@@ -137,6 +167,15 @@ export class PgStatusQueries implements Async<StatusQueries> {
       releaseProbe(client);
     }
   }
+}
+
+/** Clients with a balance and their low marks; `lockIds`: only these, locked FOR UPDATE. */
+async function lowCreditsMarks(db: PgQueryable, lockIds: readonly number[] | null): Promise<LowCreditsMark[]> {
+  const select = `SELECT cc.client_id AS "clientId", c.name AS client, cc.unlimited = 1 AS unlimited,
+                         cc.balance - cc.reserved AS available, cc.low_since AS "lowSince"
+                  FROM client_credits cc JOIN clients c ON c.id = cc.client_id`;
+  if (lockIds === null) return rows<LowCreditsMark>(db, `${select} ORDER BY cc.client_id`);
+  return rows<LowCreditsMark>(db, `${select} WHERE cc.client_id = ANY($1::bigint[]) ORDER BY cc.client_id FOR UPDATE OF cc`, [lockIds]);
 }
 
 /**

@@ -3,6 +3,7 @@
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe. Each
  * query uses an existing index (message_parts_claim, webhook_outbox_dead, recipients_status).
  */
+import { lowCreditsChanges, type ClientCredits, type LowCreditsChange, type LowCreditsMark } from '../../accounts/low-credits.js';
 import type { DatabaseFileGuard } from './database-file-guard.js';
 import type { SqliteDatabase } from './database.js';
 
@@ -196,6 +197,56 @@ export class StatusQueries {
   /** Every client's id and name, so pages and logs name clients instead of numbering them. */
   clientNames(): ClientName[] {
     return this.db.prepare(`SELECT id, name FROM clients ORDER BY id`).all() as ClientName[];
+  }
+
+  /**
+   * Every client's credit account and send rate, by name, in one query: a client with no
+   * client_credits row is unlimited (balance, reserved and available 0), one with no
+   * client_send_rates row has no rate (null).
+   */
+  clientCredits(): ClientCredits[] {
+    const rows = this.db
+      .prepare(
+        `SELECT c.id AS clientId, c.name AS client, (cc.client_id IS NULL OR cc.unlimited = 1) AS unlimited,
+                COALESCE(cc.balance, 0) AS balance, COALESCE(cc.reserved, 0) AS reserved,
+                COALESCE(cc.balance - cc.reserved, 0) AS available, r.parts_per_second AS partsPerSecond
+         FROM clients c LEFT JOIN client_credits cc ON cc.client_id = c.id LEFT JOIN client_send_rates r ON r.client_id = c.id
+         ORDER BY c.name`,
+      )
+      .all() as (Omit<ClientCredits, 'unlimited'> & { unlimited: number })[];
+    return rows.map((r) => ({ ...r, unlimited: r.unlimited === 1 }));
+  }
+
+  /**
+   * Moves each client's low mark (client_credits.low_since) to what it is now against `threshold`
+   * (src/accounts/low-credits.ts decides) and returns the clients whose mark this call changed.
+   * A read first, so a check that finds nothing to change takes no write lock; then the changes
+   * are decided again and written in one IMMEDIATE transaction, so a mark changes once per crossing.
+   */
+  settleLowCredits(threshold: number, nowMs: number): LowCreditsChange[] {
+    if (lowCreditsChanges(this.lowCreditsMarks(), threshold).length === 0) return [];
+    const clear = this.db.prepare<[number]>('UPDATE client_credits SET low_since = NULL WHERE client_id = ?');
+    const mark = this.db.prepare<[number, number]>('UPDATE client_credits SET low_since = ? WHERE client_id = ?');
+    return this.db
+      .transaction(() => {
+        const changes = lowCreditsChanges(this.lowCreditsMarks(), threshold);
+        for (const change of changes) {
+          if (change.low) mark.run(nowMs, change.clientId);
+          else clear.run(change.clientId);
+        }
+        return changes;
+      })
+      .immediate();
+  }
+
+  private lowCreditsMarks(): LowCreditsMark[] {
+    const rows = this.db
+      .prepare(
+        `SELECT cc.client_id AS clientId, c.name AS client, cc.unlimited, cc.balance - cc.reserved AS available, cc.low_since AS lowSince
+         FROM client_credits cc JOIN clients c ON c.id = cc.client_id ORDER BY cc.client_id`,
+      )
+      .all() as (Omit<LowCreditsMark, 'unlimited'> & { unlimited: number })[];
+    return rows.map((r) => ({ ...r, unlimited: r.unlimited === 1 }));
   }
 
   /**
