@@ -8,9 +8,8 @@
  * reserved by `credits` (a release is negative); available = balance - reserved. Charging a
  * reserved part is a release and a charge of the same amount, so each kind moves one sum only.
  */
-import type { CreditKind } from '../store/entities.js';
-
-export type { CreditKind };
+/** A ledger row's kind: which sum it moves is sumMovedBy's to say. */
+export type CreditKind = 'top-up' | 'reserve' | 'release' | 'charge' | 'correction';
 
 /** One `pricing` entry of the config: parts to numbers starting with `prefix` cost `creditsPerPart`. */
 export interface PricingRule {
