@@ -8,9 +8,11 @@
  * reserved by `credits` (a release is negative); available = balance - reserved. Charging a
  * reserved part is a release and a charge of the same amount, so each kind moves one sum only.
  */
-import type { CreditKind } from '../store/entities.js';
-
-export type { CreditKind };
+/**
+ * The kinds of ledger row (credit_ledger.kind). Defined here, with the rule of what each moves, and
+ * used by the store's row type: the store depends on accounts, never the other way.
+ */
+export type CreditKind = 'top-up' | 'reserve' | 'release' | 'charge' | 'correction';
 
 /** One `pricing` entry of the config: parts to numbers starting with `prefix` cost `creditsPerPart`. */
 export interface PricingRule {
