@@ -8,7 +8,10 @@
  * reserved by `credits` (a release is negative); available = balance - reserved. Charging a
  * reserved part is a release and a charge of the same amount, so each kind moves one sum only.
  */
-/** A ledger row's kind: which sum it moves is sumMovedBy's to say. */
+/**
+ * The kinds of ledger row (credit_ledger.kind). Defined here, with the rule of what each moves, and
+ * used by the store's row type: the store depends on accounts, never the other way.
+ */
 export type CreditKind = 'top-up' | 'reserve' | 'release' | 'charge' | 'correction';
 
 /** One `pricing` entry of the config: parts to numbers starting with `prefix` cost `creditsPerPart`. */

@@ -8,8 +8,6 @@
  */
 import type { CreditKind } from '../accounts/credits.js';
 
-export type { CreditKind };
-
 export interface ClientRow { id: number; name: string; active: number; webhook_url: string | null; webhook_secret_enc: string | null; created_at: number; inbound_webhook_url: string | null; optout_keywords: string | null }
 export interface UserRow { id: number; client_id: number; username: string; password_hash: string; is_admin: number; active: number; created_at: number }
 export interface PersonalAccessTokenRow { id: number; user_id: number; token_hash: string; token_hint: string; created_at: number; expires_at: number | null; revoked_at: number | null; last_used_at: number | null }
@@ -45,6 +43,7 @@ export interface InboundMessageRow { id: number; transport: string; sender: stri
 export interface InboundRouteRow { id: number; client_id: number; address: string; created_at: number }
 export interface InboundPartRow { id: number; transport: string; sender: string; recipient: string; scheme: string; reference: number; total: number; sequence: number; coding: 'gsm7' | 'ucs2' | 'binary'; body: string; raw: string; received_at: number }
 export interface ClientCreditsRow { client_id: number; unlimited: number; balance: number; reserved: number; low_since: number | null; updated_at: number }
+export type { CreditKind };
 export interface CreditLedgerRow { id: number; client_id: number; kind: CreditKind; credits: number; campaign_id: string | null; note: string | null; at: number }
 export interface ClientSendRateRow { client_id: number; parts_per_second: number; next_part_at_us: number; updated_at: number }
 export interface IdempotencyKeyRow { client_id: number; key: string; request_hash: string; state: 'in_flight' | 'done'; campaign_id: string | null; created_at: number; held_until: number }
