@@ -8,6 +8,7 @@
  * POSTs from a client with a balance and from an unlimited one, side by side.
  */
 import { performance } from 'node:perf_hooks';
+import { SqliteCreditLedger } from '../../src/store/sqlite/credit-ledger.js';
 import { startApiFixture, type ApiFixture } from '../../test/support/api-fixture.js';
 import { runCreditsBench } from './credits.js';
 
@@ -65,6 +66,14 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     rows.push((await postLatencies(fixture, token, 1, 500)).row);
     rows.push((await postLatencies(fixture, token, 1_000, 100)).row);
+    // The same requests from a client with a balance: each reserves its credits in the campaign's transaction.
+    const paying = await fixture.createAccount({ senders: [{ name: 'Bench', type: 0 }] });
+    const ledger = new SqliteCreditLedger(fixture.store.db);
+    fixture.store.db.transaction(() => ledger.apply([{ clientId: paying.clientId, kind: 'top-up', credits: 1_000_000_000, campaignId: null, note: 'bench' }], Date.now())).immediate();
+    for (const [recipients, requests] of [[1, 500], [1_000, 100]] as const) {
+      const { row } = await postLatencies(fixture, paying.token, recipients, requests);
+      rows.push({ ...row, case: `${row.case}, credits reserved` });
+    }
     await fixture.processor.processOnce();
     const big = await postLatencies(fixture, token, 100_000, 5);
     rows.push(big.row);

@@ -82,8 +82,8 @@ function keyInFlight(): GatewayError {
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CampaignServiceOptions {
-  /** StorePorts' campaigns, campaignRequests and idempotency (left out: Idempotency-Key requests are refused as not stored). */
-  store: { campaigns: Async<CampaignStore>; campaignRequests: Async<CampaignRequestStore>; idempotency?: Async<IdempotencyStore> };
+  /** StorePorts' campaigns, campaignRequests and idempotency. */
+  store: { campaigns: Async<CampaignStore>; campaignRequests: Async<CampaignRequestStore>; idempotency: Async<IdempotencyStore> };
   logger: Logger;
   /** Config `pricing`: what a part to a number costs; default none, every part 1 credit. */
   pricing?: readonly PricingRule[];
@@ -98,7 +98,7 @@ export interface CampaignServiceOptions {
 export class CampaignService {
   private readonly campaigns: Async<CampaignStore>;
   private readonly requests: Async<CampaignRequestStore>;
-  private readonly keys: Async<IdempotencyStore> | undefined;
+  private readonly keys: Async<IdempotencyStore>;
   private readonly pricing: readonly PricingRule[];
   private readonly numbering: NumberingPlan;
   private readonly logger: Logger;
@@ -126,7 +126,6 @@ export class CampaignService {
    * IDEMPOTENCY_KEY_IN_FLIGHT. A request that fails frees its key, so a retry can succeed.
    */
   async acceptOnce(owner: CampaignOwner, body: unknown, request: IdempotentRequest): Promise<{ id: string; replayed: boolean }> {
-    if (this.keys === undefined) throw new GatewayError(CAMPAIGN_ERROR.notStored, 'idempotency keys are not stored by this gateway', { retryable: false });
     const decision: IdempotencyDecision = await this.keys.claim(owner.clientId, request.key, request.requestHash, this.now());
     switch (decision.outcome) {
       case 'replay':

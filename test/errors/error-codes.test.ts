@@ -42,6 +42,11 @@ describe('the error code table', () => {
       STORE_UNAVAILABLE: 503,
       REQUEST_CLIENT_BUDGET_EXHAUSTED: 429,
       REQUEST_BODY_TOO_SLOW: 408,
+      // An immediate creation failure (SPEC.md: 400 Validation Error); the Idempotency-Key draft's 409 and 422.
+      CREDITS_INSUFFICIENT: 400,
+      IDEMPOTENCY_KEY_INVALID: 400,
+      IDEMPOTENCY_KEY_IN_FLIGHT: 409,
+      IDEMPOTENCY_KEY_REUSED: 422,
     };
     for (const code of ERROR_CODES) {
       const problem = httpProblemFor(code);

@@ -21,7 +21,7 @@ describeEachBackend('campaigns', (open) => {
     expect(await stores.campaigns.unprocessedCampaignIds(10)).toEqual(['c-1', 'c-2']);
     expect(await stores.campaigns.appendRecipients('c-1', [{ msisdn: '353870000001', clientReference: 'r1' }], T0_MS)).toBe(false);
     expect(await stores.campaigns.claimForProcessing('c-1')).toEqual({ id: 'c-1', client_id: clientId, state: 'processing', sender: 'ACME', text: 'hi',
-      send_at_local: '2025-12-01T09:00', request_recipients: '[{"msisdn":"353870000001"}]', created_at: T0_MS });
+      send_at_local: '2025-12-01T09:00', request_recipients: '[{"msisdn":"353870000001"}]', created_at: T0_MS, credits_reserved: null });
     expect(await stores.campaigns.appendRecipients('c-1', [{ msisdn: '353870000001', clientReference: 'r1' }, { msisdn: '353870000002', clientReference: null }], T0_MS)).toBe(true);
     const ready = { campaignId: 'c-1', totalSent: 2, textSent: 'hi', encoding: 'GSM-7', partsPerMessage: 1, sendAtMs: T0_MS + 60_000, skippedCount: 1, readyAtMs: T0_MS + 5 };
     expect(await stores.campaigns.markReady(ready)).toBe(true);
