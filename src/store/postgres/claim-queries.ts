@@ -4,7 +4,10 @@
  * among. The candidates are read without locks (a hint: a count another node made stale only makes
  * a share come back short); the claim itself is one atomic statement that picks each share's parts
  * FOR UPDATE SKIP LOCKED and marks them 'submitting' stamped with the claimant, so nodes claiming at
- * once never get the same part and never wait for each other.
+ * once never get the same part and never wait for each other. A claim that may give a rated client
+ * parts adds, in one transaction, a locking read of the clients' send rates before deciding and one
+ * update advancing them: nodes claiming for one rated client queue on its row, so its allowance is
+ * spent once across the cluster.
  */
 import type { ClaimablePart } from '../sqlite/dispatch-store.js';
 import type { ClaimCandidate, ClaimWrite, ClientSendRate } from '../dispatch-steps.js';
