@@ -88,12 +88,13 @@ export interface MaterialiseWritten {
 /**
  * A campaign with queued parts on the transport, and how many are due now (counted up to the claim's
  * limit); with its client and, when that client has a send rate (client_send_rates), the rate's
- * state: both null for an unlimited client.
+ * state: null for an unlimited client.
  */
 export interface ClaimCandidate {
   campaignId: string;
   due: number;
-  clientId: number;
+  /** Null when no client has a send rate: the client is then not read (a claim costs what it did before rates). */
+  clientId: number | null;
   partsPerSecond: number | null;
   nextPartAtUs: number | null;
 }

@@ -74,17 +74,28 @@ describe('query plans of the claim and materialise steps on SQLite', () => {
     expect(listed('gone', 'x', 10_000, 10)).toEqual([]);
   });
 
-  it('lists each campaign\'s client with its send rate, joined by primary key (nothing for an unlimited client)', async () => {
+  it('lists each campaign\'s client with its send rate by primary key, and reads no client while no client has a rate', async () => {
     const db = await seeded();
     const claims = new SqliteClaimStore(db);
-    expect(claims.readClaimCandidates('up', '', 1_000, 2)).toEqual([{ campaignId: 'a', due: 2, clientId: 1, partsPerSecond: null, nextPartAtUs: null }, { campaignId: 'b', due: 2, clientId: 1, partsPerSecond: null, nextPartAtUs: null }]);
+    expect(claims.readClaimCandidates('up', '', 1_000, 2)).toEqual([
+      { campaignId: 'a', due: 2, clientId: null, partsPerSecond: null, nextPartAtUs: null },
+      { campaignId: 'b', due: 2, clientId: null, partsPerSecond: null, nextPartAtUs: null },
+    ]);
+    db.prepare(`INSERT INTO clients (id, name, active, created_at) VALUES (2, 'd', 1, 0)`).run();
+    db.prepare(`UPDATE campaigns SET client_id = 2 WHERE id = 'b'`).run();
     db.prepare('INSERT INTO client_send_rates (client_id, parts_per_second, next_part_at_us, updated_at) VALUES (1, 50, 123, 0)').run();
-    expect(claims.readClaimCandidates('up', '', 1_000, 2).map((c) => [c.campaignId, c.partsPerSecond, c.nextPartAtUs])).toEqual([['a', 50, 123], ['b', 50, 123]]);
+    expect(claims.readClaimCandidates('up', '', 1_000, 2).map((c) => [c.campaignId, c.clientId, c.partsPerSecond, c.nextPartAtUs])).toEqual([
+      ['a', 1, 50, 123], ['b', 2, null, null],
+    ]);
     const plan = planOf(db, CLAIM_CANDIDATES_SQL, { transport: 'up', cursor: 'b', now: 1_000, limit: 10 });
-    expect(plan.filter((line) => /\b(c|r)\b/.test(line) && !/message_parts/.test(line))).toEqual([
-      expect.stringMatching(/^SEARCH c USING INDEX sqlite_autoindex_campaigns_1 \(id=\?\)$/),
+    // The campaign and the rate by key; the constant check that any rate exists, once.
+    expect(plan.filter((line) => /\b(c|r|client_send_rates)\b/.test(line) && !/message_parts/.test(line))).toEqual([
+      expect.stringMatching(/^SEARCH c USING INDEX sqlite_autoindex_campaigns_1 \(id=\?\)( LEFT-JOIN)?$/),
+      expect.stringMatching(/^SCAN client_send_rates$/),
       expect.stringMatching(/^SEARCH r USING INTEGER PRIMARY KEY \(rowid=\?\)( LEFT-JOIN)?$/),
     ]);
+    // Not correlated: SQLite evaluates it once per statement, not once per campaign.
+    expect(plan[plan.indexOf('SCAN client_send_rates') - 1]).toMatch(/^SCALAR SUBQUERY \d+$/);
   });
 
   it('counts and takes waiting recipients through the recipients_dispatch index', async () => {

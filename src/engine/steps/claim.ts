@@ -77,7 +77,7 @@ export function sendRatesToLock(candidates: readonly ClaimCandidate[], nowMs: nu
   const toLock = new Set<number>();
   for (const c of candidates) {
     const state = stateOf(c);
-    if (state !== undefined && partsAllowed(state, nowMs) > 0) toLock.add(c.clientId);
+    if (state !== undefined && c.clientId !== null && partsAllowed(state, nowMs) > 0) toLock.add(c.clientId);
   }
   return [...toLock].sort((a, b) => a - b);
 }
@@ -91,7 +91,7 @@ export function withLockedRates(candidates: readonly ClaimCandidate[], locked: r
   const lockedIds = new Set(locked);
   const byClient = new Map(rows.map((r) => [r.clientId, r]));
   return candidates.map((c) => {
-    if (!lockedIds.has(c.clientId)) return c;
+    if (c.clientId === null || !lockedIds.has(c.clientId)) return c;
     const rate = byClient.get(c.clientId);
     return { ...c, partsPerSecond: rate?.partsPerSecond ?? null, nextPartAtUs: rate?.nextPartAtUs ?? null };
   });
@@ -111,14 +111,16 @@ export function planClaim(candidates: readonly ClaimCandidate[], limit: number, 
   const rates = new Map<number, SendRateState>();
   for (const c of candidates) {
     const state = stateOf(c);
-    if (state !== undefined && !rates.has(c.clientId)) rates.set(c.clientId, state);
+    if (state !== undefined && c.clientId !== null && !rates.has(c.clientId)) rates.set(c.clientId, state);
   }
+  const ratedClientOf = (c: ClaimCandidate): number | undefined => (c.clientId !== null && rates.has(c.clientId) ? c.clientId : undefined);
   const caps = new Map([...rates].map(([clientId, state]) => [clientId, partsAllowed(state, nowMs)]));
-  const filled = fillEvenShares(candidates.slice(0, limit), (c) => c.due, limit, { groupOf: (c) => (rates.has(c.clientId) ? c.clientId : undefined), caps });
+  const filled = fillEvenShares(candidates.slice(0, limit), (c) => c.due, limit, { groupOf: ratedClientOf, caps });
   const servedFirst = filled.filter((f) => f.servedFirstRound);
   const taken = new Map<number, number>();
   for (const f of filled) {
-    if (f.take > 0 && rates.has(f.candidate.clientId)) taken.set(f.candidate.clientId, (taken.get(f.candidate.clientId) ?? 0) + f.take);
+    const clientId = ratedClientOf(f.candidate);
+    if (f.take > 0 && clientId !== undefined) taken.set(clientId, (taken.get(clientId) ?? 0) + f.take);
   }
   return {
     shares: filled.filter((f) => f.take > 0).map((f) => ({ campaignId: f.candidate.campaignId, take: f.take })),

@@ -4,7 +4,10 @@
  * among. The candidates are read without locks (a hint: a count another node made stale only makes
  * a share come back short); the claim itself is one atomic statement that picks each share's parts
  * FOR UPDATE SKIP LOCKED and marks them 'submitting' stamped with the claimant, so nodes claiming at
- * once never get the same part and never wait for each other.
+ * once never get the same part and never wait for each other. A claim that may give a rated client
+ * parts adds, in one transaction, a locking read of the clients' send rates before deciding and one
+ * update advancing them: nodes claiming for one rated client queue on its row, so its allowance is
+ * spent once across the cluster.
  */
 import type { ClaimablePart } from '../sqlite/dispatch-store.js';
 import type { ClaimCandidate, ClaimWrite, ClientSendRate } from '../dispatch-steps.js';
@@ -35,7 +38,9 @@ const CLAIM_CANDIDATES = `WITH RECURSIVE
     (SELECT COUNT(*) FROM (SELECT 1 FROM message_parts p WHERE p.transport = $1::text AND p.state = 'queued' AND p.campaign_id = s.campaign_id
        AND p.next_attempt_at <= $4::bigint LIMIT $3::int) d)::int AS due,
     c.client_id AS "clientId", r.parts_per_second AS "partsPerSecond", r.next_part_at_us AS "nextPartAtUs"
-  FROM served s JOIN campaigns c ON c.id = s.campaign_id LEFT JOIN client_send_rates r ON r.client_id = c.client_id
+  FROM served s
+  LEFT JOIN campaigns c ON c.id = s.campaign_id AND EXISTS (SELECT 1 FROM client_send_rates)
+  LEFT JOIN client_send_rates r ON r.client_id = c.client_id
   ORDER BY s.position`;
 
 /** The rated clients' limiters, locked in client id order (every node's claims lock in the same order). */

@@ -1,8 +1,9 @@
 /**
  * The store side of a lane's claim on SQLite (ClaimStepStore<'sync'> in src/engine/steps/claim.ts):
  * prepared statements run inside the caller's db.transaction, served by the message_parts_fair_claim
- * index (transport, state, campaign_id, next_attempt_at). A client's send rate is joined to the
- * candidates by primary key (two lookups a campaign listed; nothing more when no client has one).
+ * index (transport, state, campaign_id, next_attempt_at). Each candidate's client and send rate
+ * are joined by primary key, only while some client has a rate: with client_send_rates empty the
+ * join stops at one constant subquery, evaluated once, so a claim costs what it did before rates.
  */
 import type { ClaimCandidate, ClaimWrite, ClientSendRate } from '../dispatch-steps.js';
 import type { SqliteDatabase } from './database.js';
@@ -39,7 +40,9 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE
     (SELECT COUNT(*) FROM (SELECT 1 FROM message_parts p WHERE p.transport = @transport AND p.state = 'queued' AND p.campaign_id = s.campaign_id
        AND p.next_attempt_at <= @now LIMIT @limit)) AS due,
     c.client_id AS clientId, r.parts_per_second AS partsPerSecond, r.next_part_at_us AS nextPartAtUs
-  FROM served s JOIN campaigns c ON c.id = s.campaign_id LEFT JOIN client_send_rates r ON r.client_id = c.client_id
+  FROM served s
+  LEFT JOIN campaigns c ON c.id = s.campaign_id AND EXISTS (SELECT 1 FROM client_send_rates)
+  LEFT JOIN client_send_rates r ON r.client_id = c.client_id
   ORDER BY s.position`;
 
 /** Rated clients' limiters (ids as a JSON array), ascending; and a claim's advance of one. */
