@@ -46,13 +46,3 @@ export function lowCreditsChanges(marks: readonly LowCreditsMark[], threshold: n
     .filter((m) => isLow(m, threshold) !== (m.lowSince !== null))
     .map((m) => ({ clientId: m.clientId, client: m.client, available: m.available, low: m.lowSince === null }));
 }
-
-/**
- * `credits.lowThreshold` of a config, read by shape: undefined when the config has none (the
- * check is off). The config's own type declares the key where the accounts config is defined.
- */
-export function lowCreditsThresholdOf(config: object): number | undefined {
-  const credits = (config as { credits?: { lowThreshold?: unknown } }).credits;
-  const threshold = credits?.lowThreshold;
-  return typeof threshold === 'number' && Number.isFinite(threshold) ? threshold : undefined;
-}

@@ -5,7 +5,6 @@
  * transports, the loops, the API) is built here the same way for both. `smsgate serve` is this plus
  * signal handling.
  */
-import { lowCreditsThresholdOf } from '../accounts/low-credits.js';
 import { LowCreditsWatch } from '../admin/low-credits-watch.js';
 import { createAdminListener } from '../admin/admin-listener.js';
 import { AuthService } from '../auth/index.js';
@@ -34,7 +33,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   try {
     const { ports, secretBox } = opened;
     // Metrics and the status page's recent errors see the engine, transports and webhooks.
-    const lowCreditsThreshold = lowCreditsThresholdOf(config);
+    const lowCreditsThreshold = config.credits.lowThreshold;
     const admin =
       config.admin === undefined
         ? undefined

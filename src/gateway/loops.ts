@@ -53,8 +53,8 @@ export interface GatewayLoops {
 export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
   const { config, ports, auth, transports, webhooks, logger, observed, now, admin } = deps;
   const numbering = numberingPlanFor(config.numbering.country);
-  // Config `pricing` (its schema is the config's): what a part to a number costs; none, 1 credit each.
-  const pricing = (config as { pricing?: readonly PricingRule[] }).pricing ?? [];
+  // Config `pricing`: what a part to a number costs (no rules: 1 credit each).
+  const { pricing } = config;
   const observer = admin === undefined ? {} : { observer: admin.observer };
   const inbound = new InboundService({
     store: ports.inbound,

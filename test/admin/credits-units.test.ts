@@ -4,7 +4,7 @@
  * threshold read from a config, and the credits as `smsgate status` prints them.
  */
 import { describe, expect, it } from 'vitest';
-import { isLow, lowCreditsChanges, lowCreditsThresholdOf, type ClientCredits } from '../../src/accounts/low-credits.js';
+import { isLow, lowCreditsChanges, type ClientCredits } from '../../src/accounts/low-credits.js';
 import { creditFacts, type StatusFacts } from '../../src/admin/status-facts.js';
 import { formatStatus } from '../../src/cli/commands/status.js';
 
@@ -33,13 +33,6 @@ describe('low credits', () => {
       { clientId: 3, client: 'back', available: 100, low: false },
       { clientId: 4, client: 'made-unlimited', available: 10, low: false },
     ]);
-  });
-
-  it('reads credits.lowThreshold from a config, off when absent or not a number', () => {
-    expect(lowCreditsThresholdOf({ credits: { lowThreshold: 1_000 } })).toBe(1_000);
-    expect(lowCreditsThresholdOf({ credits: {} })).toBeUndefined();
-    expect(lowCreditsThresholdOf({})).toBeUndefined();
-    expect(lowCreditsThresholdOf({ credits: { lowThreshold: '1000' } })).toBeUndefined();
   });
 });
 

@@ -4,7 +4,6 @@
  * answers, or the config has no admin section, it prints what the database alone can tell and says
  * so (binds and recent errors are known only to a running serve).
  */
-import { lowCreditsThresholdOf } from '../../accounts/low-credits.js';
 import type { AdminConfig } from '../../admin/admin-config.js';
 import { formatOutcomes } from '../../admin/campaign-outcomes.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
@@ -44,7 +43,7 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     return withPorts(configPath, { migrate: true }, async ({ config, ports }) => {
-      const facts = await storedStatusFacts(ports.status, config.transports.map((t) => t.name), Date.now, undefined, lowCreditsThresholdOf(config));
+      const facts = await storedStatusFacts(ports.status, config.transports.map((t) => t.name), Date.now, undefined, config.credits.lowThreshold);
       print(facts, json, `smsgate serve is not answering (${fetched.why}): this is what the database alone tells; binds and recent errors are unknown`);
       return 0;
     });
