@@ -13,7 +13,7 @@
  *          (planMaterialise);
  *   write  all of it (writeMaterialise), so a crash leaves either all or none.
  */
-import { releaseOf, type CreditMovement } from '../../accounts/credits.js';
+import type { CreditMovement } from '../../accounts/credits.js';
 import type { StoreMode, StoreResult } from '../store-mode.js';
 import type { CampaignPlan, CampaignTexts } from '../campaign-plans.js';
 import { fillEvenShares } from '../even-shares.js';
@@ -152,22 +152,24 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
       continue;
     }
     unrouted.push({ campaignId: campaign.id, msisdn: recipient.msisdn, routed });
-    // Finished at once: its status from the parts just planned, as after any part change
-    // (the part-change ledger decides it, as for every step that changes parts).
+    // Finished at once: its parts end unsent, a part change like any other, so the part-change
+    // ledger decides its status, its Delivery Receipt and the release of what its parts reserved.
     const ledger = new PartChangeLedger({
-      // Not inserted yet: the ledger keys parts by id, so each gets a placeholder of its own.
+      // Not inserted yet: the ledger keys parts by id, so each gets a placeholder of its own, queued
+      // as a routed part would be, then ended as planned.
       parts: recipientParts.map((p) => ({
         id: -p.partNumber, recipient_id: recipient.id, part_number: p.partNumber, parts_total: p.partsTotal,
-        state: p.state, last_status: p.lastStatus, final_at: p.finalAt, claimed_by: null, credits: recipient.credits_per_part,
+        state: 'queued', last_status: null, final_at: null, claimed_by: null, credits: recipient.credits_per_part,
         campaign_id: recipient.campaign_id, client_id: recipient.client_id,
       })),
       recipients: [recipient],
     }, nowMs);
+    for (const p of recipientParts) ledger.patchPart(-p.partNumber, { state: p.state, last_status: p.lastStatus, final_at: p.finalAt });
     ledger.afterPartChange(recipient.id, { status: NO_ROUTE_STATUS, final: true });
     const change = ledger.plan();
     statuses.push(...change.recipients);
     webhooks.push(...change.outbox);
-    credits.push(...releaseOf(recipient.client_id, recipient.campaign_id, partsTotal * recipient.credits_per_part));
+    credits.push(...change.credits);
   }
   // A campaign whose waiting recipients were all counted (fewer than the cap) and all taken may be
   // done; the write checks that none is waiting (one another node holds locked still is).

@@ -5,6 +5,7 @@
  * may be done. No database: the facts are what the store would have read.
  */
 import { describe, expect, it } from 'vitest';
+import { mergeMovements } from '../../../src/accounts/credits.js';
 import { CampaignPlans } from '../../../src/engine/campaign-plans.js';
 import { RouteTable } from '../../../src/engine/routing.js';
 import { NO_ROUTE_STATUS, concatReferenceFor, planMaterialise, planShares, type Routing } from '../../../src/engine/steps/materialise.js';
@@ -84,7 +85,7 @@ describe('planMaterialise', () => {
       [routed.id, 1, 3], [routed.id, 2, 3], [noRoute.id, 1, 2], [noRoute.id, 2, 2], [unpriced.id, 1, 0], [unpriced.id, 2, 0],
     ]);
     // Two parts at 2 credits will never be sent: 4 released; the unpriced recipient moves nothing.
-    expect(result.credits).toEqual([{ clientId: 9, kind: 'release', credits: -4, campaignId: 'priced', note: null }]);
+    expect(mergeMovements(result.credits)).toEqual([{ clientId: 9, kind: 'release', credits: -4, campaignId: 'priced', note: null }]);
   });
 
   it('finishes a recipient no running transport serves as NO_ROUTE, with its status and one Delivery Receipt', () => {
