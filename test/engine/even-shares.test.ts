@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evenShares } from '../../src/engine/even-shares.js';
+import { evenShares, fillEvenShares } from '../../src/engine/even-shares.js';
 
 /** Drives the rounds with each candidate's supply; returns [candidate, room, used, firstRound] per step. */
 function drive(supply: Map<string, number>, budget: number): [string, number, number, boolean][] {
@@ -36,5 +36,14 @@ describe('evenShares', () => {
       ['a', 5, 2, true],
       ['b', 5, 0, true],
     ]);
+  });
+
+  it('caps a group of candidates together and gives what the cap leaves to the others', () => {
+    const supply = new Map([['a1', 50], ['a2', 50], ['b', 50], ['c', 50]]);
+    const filled = fillEvenShares([...supply.keys()], (k) => supply.get(k)!, 100, {
+      groupOf: (k) => (k.startsWith('a') ? 'a' : undefined), caps: new Map([['a', 7]]),
+    });
+    // a1 and a2 share 7; b and c split the other 93 of the budget.
+    expect(filled.map((f) => [f.candidate, f.take])).toEqual([['a1', 7], ['a2', 0], ['b', 47], ['c', 46]]);
   });
 });
