@@ -17,8 +17,11 @@ import type { Logger } from '../common/log.js';
 import type { Store } from '../store/sqlite/database.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { Transport } from '../transports/transport.js';
+import { GatewayError } from '../common/errors.js';
 import type { WebhookSender } from '../webhooks/index.js';
 import type { WebhookSenderThread } from '../webhooks/sender-thread.js';
+import type { ReloadOutcome } from '../config/reload-outcome.js';
+import type { ConfigReloader } from './config-reload.js';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -30,6 +33,8 @@ export interface GatewayOptions {
   transports?: Transport[];
   /** Clock for the engine and the background workers; defaults to Date.now. */
   now?: () => number;
+  /** The file `config` was loaded from: what reload() re-reads (`smsgate serve` sets it). */
+  configFile?: string;
 }
 
 export interface Gateway {
@@ -46,9 +51,17 @@ export interface Gateway {
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
+  /** The transports running now (a reload may start, rebind or remove some). */
   readonly transports: readonly Transport[];
   /** The admin listener (metrics, status page, readiness) when config.admin is set. */
   readonly admin: AdminListener | undefined;
+  /** sha256 of the running config's canonical JSON (src/config/config-hash.ts), as /status.json shows it. */
+  readonly configHash: string;
+  /**
+   * Re-reads GatewayOptions.configFile (or takes `next`) and applies its routes and transports
+   * (docs/behaviour/reload.md); a config that does not validate is refused whole and nothing changes.
+   */
+  reload(next?: SmsGateConfig): Promise<ReloadOutcome>;
   /** Starts the background workers and the transports, then listens on api.host:api.port (port 0 picks one). */
   start(): Promise<void>;
   /** Stops listening, drains the engine (bounded by engine.drainTimeoutMs), stops transports and workers, closes the store. */
@@ -88,6 +101,7 @@ export interface GatewayParts {
   logger: Logger;
   engineConfig: EngineConfig;
   admin: AdminListener | undefined;
+  reloader: ConfigReloader;
 }
 
 export class RunningGateway implements Gateway {
@@ -96,7 +110,6 @@ export class RunningGateway implements Gateway {
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
-  readonly transports: readonly Transport[];
   readonly admin: AdminListener | undefined;
   private server: Server | undefined;
   private stopping: Promise<void> | undefined;
@@ -107,8 +120,20 @@ export class RunningGateway implements Gateway {
     this.engine = parts.engine;
     this.campaigns = parts.campaigns;
     this.auth = parts.auth;
-    this.transports = parts.transports;
     this.admin = parts.admin;
+  }
+
+  get transports(): readonly Transport[] {
+    return this.parts.engine.currentTransports();
+  }
+
+  get configHash(): string {
+    return this.parts.reloader.configHash;
+  }
+
+  reload(next?: SmsGateConfig): Promise<ReloadOutcome> {
+    if (this.stopping !== undefined) return Promise.reject(new GatewayError('CONFIG_INVALID', 'the gateway is stopping: nothing to reload'));
+    return this.parts.reloader.reload(next);
   }
 
   get store(): Store {
@@ -159,7 +184,9 @@ export class RunningGateway implements Gateway {
   }
 
   private async stopOnce(): Promise<void> {
-    const { processor, webhooks, engine, logger, backend } = this.parts;
+    const { processor, webhooks, engine, logger, backend, reloader } = this.parts;
+    // A reload in progress (a transport draining) finishes first; none starts after this.
+    await reloader.idle();
     if (this.server !== undefined) await closeServer(this.server);
     await this.admin?.close();
     await processor.stop();
