@@ -182,6 +182,13 @@ describe('config reload of a running serve', () => {
     expect(unknown).toContain(configPath);
     expect(unknown).toContain('routes[2].transport');
     expect(unknown).toContain('no transport named \\"nowhere\\"');
+    // The admin listener answers the same refusal (what `smsgate config reload` prints), and
+    // takes no reload from a page of another site.
+    const asked = await fetch(`http://127.0.0.1:${adminPort}/reload`, { method: 'POST' });
+    expect(asked.status).toBe(422);
+    expect(await asked.json()).toMatchObject({ reloaded: false, file: configPath, configHash: running.configHash, error: { code: 'CONFIG_INVALID', key: 'routes[2].transport' } });
+    const crossSite = await fetch(`http://127.0.0.1:${adminPort}/reload`, { method: 'POST', headers: { 'sec-fetch-site': 'cross-site' } });
+    expect(crossSite.status).toBe(403);
 
     from = gateway.logLines.length;
     writeFileSync(configPath, '{ "transports": [');
@@ -262,4 +269,22 @@ describe('config reload of a running serve', () => {
     expect(sent.sort()).toEqual([...uk].sort());
     expect(commands(smscA, 'unbind')).toBe(0);
   }, 90_000);
+
+  it('without an admin listener to ask, the command signals the pid holding the database', async () => {
+    const before = await status();
+    const from = gateway.logLines.length;
+    // The serve re-reads its own file: carrierB's route now covers 4478 too.
+    writeGatewayConfig(dir, configWith([A(), B({ window: 5, maxPerSecond: 10 })], [{ prefix: '4478', transport: 'carrierB' }, { prefix: '44', transport: 'carrierB' }, { prefix: '', transport: 'carrierA' }]));
+    // The command is given a copy without the admin section, on the same database.
+    const { admin: _admin, ...withoutAdmin } = configWith([A()], [{ prefix: '', transport: 'carrierA' }]);
+    const bare = join(dir, 'no-admin.json');
+    writeFileSync(bare, JSON.stringify(withoutAdmin));
+    const signalled = await runCli(['config', 'reload', '--config', bare]);
+    expect(signalled.code).toBe(0);
+    expect(signalled.stdout).toContain(`sent SIGHUP to smsgate serve (pid ${gateway.pid})`);
+    await until(() => logLinesWith(from, 'config reloaded'), (lines) => lines.length === 1, 20_000, 'the serve reloaded');
+    const after = await status();
+    expect(after.configHash).not.toBe(before.configHash);
+    expect(after.routes?.map((r) => r.route)).toEqual(['4478', '44', '']);
+  }, 60_000);
 });
