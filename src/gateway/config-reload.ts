@@ -40,6 +40,7 @@ export class ConfigReloader {
   private running: SmsGateConfig;
   private hash: string;
   private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly deps: ConfigReloaderDeps) {
     this.running = deps.config;
@@ -63,8 +64,9 @@ export class ConfigReloader {
     return run;
   }
 
-  /** Resolves once no reload is running (a stop waits for the one in progress). */
-  async idle(): Promise<void> {
+  /** The gateway stops: a reload in progress finishes (a transport draining), none starts after it. */
+  async close(): Promise<void> {
+    this.closed = true;
     await this.queue;
   }
 
@@ -72,6 +74,7 @@ export class ConfigReloader {
     const { file, logger } = this.deps;
     let next: SmsGateConfig;
     try {
+      if (this.closed) throw new GatewayError('CONFIG_INVALID', 'the gateway is stopping: the config is not reloaded');
       if (given !== undefined) next = given;
       else if (file === null) throw new GatewayError('CONFIG_INVALID', 'this gateway was built from a config object, not a file: there is no file to reload');
       else next = this.deps.load(file);

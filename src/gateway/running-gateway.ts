@@ -17,7 +17,6 @@ import type { Logger } from '../common/log.js';
 import type { Store } from '../store/sqlite/database.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { Transport } from '../transports/transport.js';
-import { GatewayError } from '../common/errors.js';
 import type { WebhookSender } from '../webhooks/index.js';
 import type { WebhookSenderThread } from '../webhooks/sender-thread.js';
 import type { ReloadOutcome } from '../config/reload-outcome.js';
@@ -132,7 +131,6 @@ export class RunningGateway implements Gateway {
   }
 
   reload(next?: SmsGateConfig): Promise<ReloadOutcome> {
-    if (this.stopping !== undefined) return Promise.reject(new GatewayError('CONFIG_INVALID', 'the gateway is stopping: nothing to reload'));
     return this.parts.reloader.reload(next);
   }
 
@@ -186,7 +184,7 @@ export class RunningGateway implements Gateway {
   private async stopOnce(): Promise<void> {
     const { processor, webhooks, engine, logger, backend, reloader } = this.parts;
     // A reload in progress (a transport draining) finishes first; none starts after this.
-    await reloader.idle();
+    await reloader.close();
     if (this.server !== undefined) await closeServer(this.server);
     await this.admin?.close();
     await processor.stop();
