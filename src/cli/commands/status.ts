@@ -85,13 +85,13 @@ export function formatStatus(facts: StatusFacts, note: string | null): string[] 
   const lines = [`smsgate status at ${facts.generatedAt} (from ${facts.source === 'serve' ? 'the running serve' : 'the database only'})`];
   if (note !== null) lines.push(`note: ${note}`);
   if (facts.gateway !== null) lines.push(`smsgate ${facts.gateway.version}, up ${facts.gateway.uptimeSeconds} s (since ${facts.gateway.startedAt})`);
-  // Older serves answer without these: `?? null` keeps their facts printable.
-  const configHash = facts.configHash ?? null;
-  if (configHash !== null) lines.push(`config ${configHash}`);
   if (facts.readiness !== null) {
     lines.push(facts.readiness.ready ? 'ready' : 'NOT READY (GET /ready answers 503):');
     for (const reason of facts.readiness.reasons) lines.push(`  ${reason}`);
   }
+  // Older serves answer without these: `?? null` keeps their facts printable.
+  const configHash = facts.configHash ?? null;
+  if (configHash !== null) lines.push(`config ${configHash}`);
   lines.push('', 'transports:');
   if (facts.transports === null) lines.push('  unknown (serve not answering)');
   for (const t of facts.transports ?? []) {
