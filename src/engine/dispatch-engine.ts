@@ -2,7 +2,8 @@
  * The dispatch engine: scheduler (due recipients -> durable parts), one lane per transport
  * (claims, p-queue, submits), group-committed outcomes and receipts, unmatched-receipt expiry,
  * and crash recovery at start. It owns its transports' lifecycle: start() starts them with the
- * engine's handlers, stop() drains and stops them.
+ * engine's handlers, stop() drains and stops them, and a config reload adds, rebinds and drains
+ * them while it runs (addTransport, replaceTransport, removeTransport).
  */
 import { BackgroundWorker, type PassResult } from '../common/background-worker.js';
 import { systemClock, type Clock } from '../common/clock.js';

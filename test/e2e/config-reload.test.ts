@@ -259,6 +259,11 @@ describe('config reload of a running serve', () => {
     const byState = new Map(parts.map((p) => [p.state, p.n]));
     expect((byState.get('submitted') ?? 0) + (byState.get('delivered') ?? 0)).toBe(sentBeforeRemoval);
     expect(byState.get('queued')).toBe(uk.length - sentBeforeRemoval);
+    // Claimed but not yet submitted when the drain began: back in the queue with no attempt spent.
+    const queuedAttempts = readDatabase(join(dir, 'smsgate.sqlite'), (db) =>
+      db.prepare("SELECT COALESCE(MAX(attempts), 0) AS most FROM message_parts WHERE campaign_id = ? AND state = 'queued'").get(id),
+    ) as { most: number };
+    expect(queuedAttempts.most).toBe(0);
     expect(commands(smscA, 'bind_transceiver')).toBe(1);
 
     // carrierB back (the config before its removal): the queued parts go out, each number once.
