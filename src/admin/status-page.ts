@@ -99,13 +99,14 @@ function routeRow(r: RouteStatus): string {
 }
 
 function routesSection(facts: StatusFacts): string {
-  if (facts.routes === null) return '<p>Not known: smsgate serve is not answering.</p>';
+  const routes = facts.routes ?? null;
+  if (routes === null) return '<p>Not known: smsgate serve is not answering.</p>';
   return `<table id="routes"><thead><tr><th>prefix</th><th>strategy</th><th>transports</th><th>parts go to now</th><th>window</th></tr></thead>
-<tbody>${facts.routes.map(routeRow).join('\n')}</tbody></table>`;
+<tbody>${routes.map(routeRow).join('\n')}</tbody></table>`;
 }
 
 function configLine(facts: StatusFacts): string {
-  if (facts.configHash === null) return '';
+  if ((facts.configHash ?? null) === null) return '';
   return ` Config <code id="config-hash" title="sha-256 of the running config (smsgate config reload changes it)">${escapeHtml(facts.configHash)}</code>.`;
 }
 
