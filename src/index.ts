@@ -7,6 +7,7 @@
  */
 export { createGateway } from './gateway/create-gateway.js';
 export type { Gateway, GatewayOptions } from './gateway/running-gateway.js';
+export type { ReloadOutcome, TransportDiff } from './config/reload-outcome.js';
 
 export type { SmsGateConfig } from './gateway/config.js';
 export { loadConfig, resolveConfigFromObject } from './gateway/config.js';

@@ -16,6 +16,8 @@ import type { Logger } from '../common/log.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { misdirectedReason } from './host-check.js';
+import { isLoopbackHost } from './admin-config.js';
+import type { ReloadOutcome } from '../config/reload-outcome.js';
 import { liveStatusFacts, type LiveSources } from './status-facts.js';
 import { renderStatusPage } from './status-page.js';
 
@@ -30,6 +32,10 @@ export interface AdminAppDeps extends LiveSources {
   /** The host names (normalised, no port) a request's Host header may name (host-check.ts servedHostNames). */
   servedHosts(): ReadonlySet<string>;
   logger: Logger;
+  /** Re-reads the config file (POST /reload); undefined before the gateway attached its config. */
+  reload?(): Promise<ReloadOutcome> | undefined;
+  /** admin.token is set (then every request carried it): POST /reload is taken from any address. */
+  tokenRequired?: boolean;
 }
 
 /** Equal-length digests, so neither the comparison nor its length check leaks the secret. */
@@ -153,9 +159,12 @@ export function createAdminApp(deps: AdminAppDeps): Koa {
       case 'POST /status/replay':
         await replay(ctx, deps, csrfToken, notices);
         return;
+      case 'POST /reload':
+        await reload(ctx, deps);
+        return;
       default:
-        if (['/metrics', '/status', '/status.json', '/ready', '/status/replay'].includes(ctx.path)) {
-          ctx.set('Allow', ctx.path === '/status/replay' ? 'POST' : 'GET, HEAD');
+        if (['/metrics', '/status', '/status.json', '/ready', '/status/replay', '/reload'].includes(ctx.path)) {
+          ctx.set('Allow', ctx.path === '/status/replay' || ctx.path === '/reload' ? 'POST' : 'GET, HEAD');
           problem(ctx, 405, 'Method Not Allowed', `${ctx.method} is not allowed on ${ctx.path}`);
           return;
         }
@@ -195,6 +204,34 @@ async function replay(ctx: Koa.Context, deps: AdminAppDeps, csrfToken: string, n
   if (requeued > 0) deps.wakeWebhooks();
   ctx.status = 303;
   ctx.redirect(`/status?notice=${notices.add(`Re-queued ${requeued} dead letter(s) of client ${clientName}.`)}`);
+}
+
+/**
+ * POST /reload (`smsgate config reload`): the running serve re-reads its config file. Without
+ * admin.token only a caller on this machine may ask (the listener is on loopback then, but a
+ * proxy may forward to it), and never a browser page of another site (Sec-Fetch-Site / Origin).
+ * 200 with what changed, or 422 with the error when the file does not validate (nothing changed).
+ */
+async function reload(ctx: Koa.Context, deps: AdminAppDeps): Promise<void> {
+  const crossSite = crossSiteReason(ctx.headers, ctx.get('host') || undefined);
+  if (crossSite !== null) {
+    problem(ctx, 403, 'Forbidden', `cross-site request refused: ${crossSite}`);
+    return;
+  }
+  const peer = ctx.req.socket.remoteAddress ?? '';
+  if (deps.tokenRequired !== true && !isLoopbackHost(peer)) {
+    problem(ctx, 403, 'Forbidden', 'POST /reload is taken only from this machine unless admin.token is set');
+    return;
+  }
+  const outcome = await deps.reload?.();
+  if (outcome === undefined) {
+    problem(ctx, 503, 'Service Unavailable', 'the gateway is still starting: nothing to reload yet');
+    return;
+  }
+  deps.logger.info({ reloaded: outcome.reloaded }, 'config reload asked through the admin listener');
+  ctx.status = outcome.reloaded ? 200 : 422;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = outcome;
 }
 
 /**

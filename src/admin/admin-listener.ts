@@ -19,8 +19,16 @@ import { GatewayMetrics, partOutcomeLabel } from './gateway-metrics.js';
 import { servedHostNames } from './host-check.js';
 import { WebhookHealth } from './webhook-health.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
-import { CampaignProgressCache } from './status-facts.js';
+import { CampaignProgressCache, type RouteStatus } from './status-facts.js';
+import type { ReloadOutcome } from '../config/reload-outcome.js';
 import { TransportActivity } from './transport-activity.js';
+
+/** The running config as the status page shows it, and the reload POST /reload asks for. */
+export interface AdminConfigView {
+  configHash(): string;
+  routeStatus(): RouteStatus[];
+  reload(): Promise<ReloadOutcome>;
+}
 
 /** A cluster node's runtime as the admin listener reads it: /ready and the cluster metrics. */
 export interface AdminClusterView extends ClusterReadiness {
@@ -43,6 +51,10 @@ export interface AdminListener {
   tapLogger(logger: Logger): Logger;
   /** `routes`: the config's routes, each of which /ready wants a transport up to carry. */
   attach(parts: { transports: readonly Transport[]; routes?: readonly ReadinessRoute[]; wakeWebhooks(): void; writesStalled?(): boolean; cluster?: AdminClusterView }): void;
+  /** The running config's hash and routes, and the reload (after attach, once the gateway is built). */
+  attachConfig(view: AdminConfigView): void;
+  /** A reload changed the running transports or routes. */
+  replaceTransports(transports: readonly Transport[], routes: readonly ReadinessRoute[]): void;
   listen(): Promise<void>;
   close(): Promise<void>;
   /** Where it listens once listening. */
@@ -119,6 +131,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   let wakeWebhooks = (): void => {};
   let writesStalled = (): boolean => false;
   let cluster: ClusterReadiness | undefined;
+  let configView: AdminConfigView | undefined;
   const ready = () => readiness(deps.ports.status, transports, writesStalled, cluster, routes);
   const metrics = new GatewayMetrics({
     status: deps.ports.status,
@@ -146,6 +159,14 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
       }
       metrics.zeroSeriesFor(transports.map((t) => t.name));
     },
+    attachConfig(view) {
+      configView = view;
+    },
+    replaceTransports(next, nextRoutes) {
+      transports = next;
+      routes = nextRoutes;
+      metrics.zeroSeriesFor(transports.map((t) => t.name));
+    },
     async listen() {
       const app = createAdminApp({
         status: deps.ports.status,
@@ -167,6 +188,10 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         servedHosts: () => servedHostNames(deps.config.host, deps.config.allowedHosts ?? []),
         wakeWebhooks: () => wakeWebhooks(),
         logger: deps.logger,
+        configHash: () => configView?.configHash() ?? 'unknown',
+        routeStatus: () => configView?.routeStatus() ?? [],
+        reload: () => (configView === undefined ? undefined : configView.reload()),
+        tokenRequired: deps.config.token !== undefined,
       });
       const { host, port } = deps.config;
       server = await new Promise<Server>((resolve, reject) => {

@@ -99,6 +99,25 @@ export interface GatewayFacts {
   uptimeSeconds: number;
 }
 
+/** One transport of a route as the status page shows it. */
+export interface RouteTransportFacts {
+  name: string;
+  /** Bound (and not paused): it takes the route's parts now. */
+  up: boolean;
+  weight?: number;
+}
+
+/** A route and where its parts go now (the engine's routeStatus()). */
+export interface RouteStatus {
+  /** The route's prefix ("" matches every number). */
+  route: string;
+  strategy: string;
+  transports: RouteTransportFacts[];
+  /** The transport its parts go to now; null when none of its transports is up (they wait). */
+  current: string | null;
+  window?: { open: boolean };
+}
+
 export interface StatusFacts {
   /** 'serve': from the running gateway; 'database': what the database alone tells (serve not answering). */
   source: 'serve' | 'database';
@@ -117,6 +136,13 @@ export interface StatusFacts {
   credits: CreditFacts;
   /** null when the source is the database. Context names clients (`client`), never by id. */
   recentErrors: RecentError[] | null;
+  /**
+   * sha256 of the running config's canonical JSON (src/config/config-hash.ts): nodes or reloads
+   * showing the same hash run the same settings. null when the source is the database.
+   */
+  configHash: string | null;
+  /** Each route and the transport its parts go to now; null when the source is the database. */
+  routes: RouteStatus[] | null;
 }
 
 /**
@@ -166,6 +192,10 @@ export interface LiveSources {
   now: () => number;
   /** credits.lowThreshold; undefined: off. */
   lowCreditsThreshold?: number;
+  /** The running config's hash; unknown (null) until the gateway attached its config. */
+  configHash?(): string;
+  /** The routes and where their parts go now; unknown (null) until attached. */
+  routeStatus?(): RouteStatus[];
 }
 
 const REGISTERED = new Set(['registered-home', 'registered-roaming']);
@@ -238,6 +268,8 @@ export async function liveStatusFacts(sources: LiveSources): Promise<StatusFacts
       }),
     },
     recentErrors: sources.recentErrors.list().map((e) => namedClient(e, names)),
+    configHash: sources.configHash?.() ?? null,
+    routes: sources.routeStatus?.() ?? null,
   };
 }
 
@@ -282,5 +314,7 @@ export async function storedStatusFacts(
     webhooks: { deadLetters, clients: clients.map((c) => ({ ...c, breaker: null, lastError: null, lastErrorAt: null })) },
     credits,
     recentErrors: null,
+    configHash: null,
+    routes: null,
   };
 }

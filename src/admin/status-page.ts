@@ -6,7 +6,7 @@
  * modems, webhook endpoints).
  */
 import type { CountsByName, OutcomeBreakdown } from './campaign-outcomes.js';
-import type { CampaignFacts, ClientCreditFacts, LinkFacts, StatusFacts, TransportFacts } from './status-facts.js';
+import type { CampaignFacts, ClientCreditFacts, LinkFacts, RouteStatus, StatusFacts, TransportFacts } from './status-facts.js';
 
 export const STATUS_REFRESH_SECONDS = 5;
 /** Recent errors on the page (newest first); /status.json has every one kept. */
@@ -87,6 +87,27 @@ function transportsSection(facts: StatusFacts, nowMs: number): string {
 <h3>Binds and devices</h3>
 <table id="binds"><thead><tr><th>transport</th><th>type</th><th>bind</th><th>state</th><th>since</th><th>window in use</th><th>last error</th></tr></thead>
 <tbody>${links}</tbody></table>`;
+}
+
+function routeRow(r: RouteStatus): string {
+  const transports = r.transports
+    .map((t) => `${escapeHtml(t.name)}${t.weight === undefined ? '' : ` (${t.weight})`} ${t.up ? 'up' : 'down'}`)
+    .join(', ');
+  const window = r.window === undefined ? '' : r.window.open ? 'open' : 'closed';
+  return `<tr data-route="${escapeHtml(r.route)}"><td>${r.route === '' ? '(every number)' : escapeHtml(r.route)}</td><td>${escapeHtml(r.strategy)}</td>
+<td>${transports}</td><td class="current">${r.current === null ? '<span class="quiet">none up: parts wait</span>' : escapeHtml(r.current)}</td><td>${window}</td></tr>`;
+}
+
+function routesSection(facts: StatusFacts): string {
+  const routes = facts.routes ?? null;
+  if (routes === null) return '<p>Not known: smsgate serve is not answering.</p>';
+  return `<table id="routes"><thead><tr><th>prefix</th><th>strategy</th><th>transports</th><th>parts go to now</th><th>window</th></tr></thead>
+<tbody>${routes.map(routeRow).join('\n')}</tbody></table>`;
+}
+
+function configLine(facts: StatusFacts): string {
+  if ((facts.configHash ?? null) === null) return '';
+  return ` Config <code id="config-hash" title="sha-256 of the running config (smsgate config reload changes it)">${escapeHtml(facts.configHash)}</code>.`;
 }
 
 function modemsSection(facts: StatusFacts): string {
@@ -236,10 +257,11 @@ export function renderStatusPage(facts: StatusFacts, options: StatusPageOptions)
 <title>smsgate status</title><style>${STYLE}</style></head>
 <body>
 <h1>smsgate status</h1>
-<div class="quiet">${gatewayLine(facts)}As of <time id="generated" datetime="${escapeHtml(facts.generatedAt)}">${escapeHtml(facts.generatedAt)}</time>; refreshes every ${refresh} s. Dead letters in all: <span id="dead-letters">${facts.webhooks.deadLetters}</span>.</div>
+<div class="quiet">${gatewayLine(facts)}As of <time id="generated" datetime="${escapeHtml(facts.generatedAt)}">${escapeHtml(facts.generatedAt)}</time>; refreshes every ${refresh} s. Dead letters in all: <span id="dead-letters">${facts.webhooks.deadLetters}</span>.${configLine(facts)}</div>
 ${readinessBanner(facts)}
 ${notice}
 <h2>Transports</h2>${transportsSection(facts, nowMs)}
+<h2>Routes</h2>${routesSection(facts)}
 <h2>Modems</h2>${modemsSection(facts)}
 <h2>Queues</h2>${queuesSection(facts)}
 <h2>Campaigns (in progress, then recently finished)</h2>${campaignsSection(facts)}

@@ -19,7 +19,7 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
   init: { module: './commands/init.js', usage: ['smsgate init [--dir DIR] [--json]'] },
   serve: { module: './commands/serve.js', usage: ['smsgate serve [--config FILE]'] },
   migrate: { module: './commands/migrate.js', usage: ['smsgate migrate [--config FILE] [--json]'] },
-  config: { module: './commands/config.js', usage: ['smsgate config check [--config FILE] [--json]', 'smsgate config schema'] },
+  config: { module: './commands/config.js', usage: ['smsgate config check [--config FILE] [--json]', 'smsgate config reload [--config FILE] [--json]', 'smsgate config schema'] },
   client: {
     module: './commands/client.js',
     usage: [

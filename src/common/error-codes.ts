@@ -25,6 +25,8 @@ export const ERROR_CODE = codeTable([
   'NOT_CLIENT_ADMINISTRATOR',
   // admin/
   'ADMIN_LISTEN_FAILED',
+  /** `smsgate config reload` found no running serve to ask: its admin listener did not answer and no pid holds the database. */
+  'SERVE_NOT_REACHED',
   // campaigns/
   'CAMPAIGN_INVALID',
   'CAMPAIGN_ID_INVALID',

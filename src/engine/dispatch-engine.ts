@@ -2,7 +2,8 @@
  * The dispatch engine: scheduler (due recipients -> durable parts), one lane per transport
  * (claims, p-queue, submits), group-committed outcomes and receipts, unmatched-receipt expiry,
  * and crash recovery at start. It owns its transports' lifecycle: start() starts them with the
- * engine's handlers, stop() drains and stops them.
+ * engine's handlers, stop() drains and stops them, and a config reload adds, rebinds and drains
+ * them while it runs (addTransport, replaceTransport, removeTransport).
  */
 import { BackgroundWorker, type PassResult } from '../common/background-worker.js';
 import { systemClock, type Clock } from '../common/clock.js';
@@ -76,6 +77,15 @@ const MAX_EXPIRY_INTERVAL_MS = 60_000;
 export class DispatchEngine {
   private readonly backend: EngineBackend;
   private readonly lanes: Map<string, TransportLane>;
+  /** The transports running now, by name: a reload adds, replaces and removes them (addTransport and below). */
+  private readonly transports: Map<string, Transport>;
+  /** Shared with the backend's materialise step: a reload swaps the table and edits the set. */
+  private readonly routing: { routes: RouteTable; knownTransports: Set<string> };
+  private readonly plans: CampaignPlans;
+  private readonly clock: Clock;
+  /** Submits counted by lanes a reload retired (stats().submits only grows). */
+  private retiredSubmits = 0;
+  private started = false;
   private readonly schedulerWorker: BackgroundWorker;
   private readonly schedulerFailures: FailureLog;
   private readonly now: () => number;
@@ -93,17 +103,16 @@ export class DispatchEngine {
     this.observer = deps.observer ?? NOOP_OBSERVER;
     this.schedulerFailures = new FailureLog(logger, 'scheduler pass');
     const plans = new CampaignPlans();
+    this.plans = plans;
+    this.clock = clock;
     const routing = { routes: new RouteTable(deps.routes), knownTransports: new Set(transports.map((t) => t.name)) };
+    this.routing = routing;
+    this.transports = new Map(transports.map((t) => [t.name, t]));
     const common = { config, logger, deliveryReceipts: deps.deliveryReceipts, routing, plans, now: this.now };
     this.backend = isPostgresEngineStore(store)
       ? new PgEngineBackend({ ...common, pool: store.pool, node: store.node, ...(deps.pgWriteRetry === undefined ? {} : { retry: deps.pgWriteRetry }) })
       : new SqliteEngineBackend({ ...common, store, onCommitTimed: (seconds) => this.observer.dbCommit(seconds), ...(deps.writeBatch === undefined ? {} : { writeBatch: deps.writeBatch }) });
-    this.lanes = new Map(
-      transports.map((transport) => [
-        transport.name,
-        new TransportLane({ transport, backend: this.backend, plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock }),
-      ]),
-    );
+    this.lanes = new Map(transports.map((transport) => [transport.name, this.laneFor(transport)]));
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
     this.schedulerWorker = new BackgroundWorker({ clock, intervalMs: config.pollIntervalMs, pass: () => this.schedulePass(), onError: (err) => this.schedulerFailures.failed(err) });
@@ -117,29 +126,55 @@ export class DispatchEngine {
    * single gateway's parts (no node id) are requeued here: a cluster's are the reaper's (pg/backend.ts).
    */
   async start(): Promise<void> {
-    const { logger, transports } = this.deps;
+    const { logger } = this.deps;
+    const transports = [...this.transports.values()];
     const { requeued, reopened } = await this.backend.recover(this.now());
     if (requeued > 0 || reopened > 0) logger.warn({ requeued, reopened }, 'recovered work left by an unclean stop: in-flight parts will be sent again');
-    for (const transport of transports) {
-      transport.setHandlers({
-        onReceipt: (receipt: TransportReceipt) => {
-          this.observer.receiptReceived(transport.name, receipt);
-          return this.backend.acceptReceipt(transport.name, receipt);
-        },
-        onInbound: async (message: InboundMessage) => {
-          await this.inbound.receive(transport.name, message);
-        },
-        onUndecodable: async (pdu: UndecodablePdu) => this.storeUndecodable(transport.name, pdu),
-        isSubmittedMessageId: (messageId: string) => this.backend.isSubmittedMessageId(transport.name, messageId),
-        onState: (state: TransportState) => this.onTransportState(transport.name, state),
-      });
-    }
+    for (const transport of transports) this.setHandlersOf(transport);
     // Parts left by the last run that are overdue become (incomplete) messages before new ones arrive.
     await this.inbound.start();
     await Promise.all(transports.map((t) => t.start()));
-    await this.recoverTransportReceipts();
+    for (const transport of transports) await this.recoverTransportReceipts(transport);
     for (const lane of this.lanes.values()) lane.start();
     this.schedulerWorker.start();
+    this.started = true;
+  }
+
+  /** The transports the engine runs now (a reload changes them). */
+  currentTransports(): Transport[] {
+    return [...this.transports.values()];
+  }
+
+  /**
+   * Starts a transport a reload added, with its lane, beside the running ones; routes may name it
+   * from now on. Its name must be new (replaceTransport for one that is running).
+   */
+  async addTransport(transport: Transport): Promise<void> {
+    if (this.transports.has(transport.name)) throw new GatewayError('CONFIG_INVALID', `transport '${transport.name}' is already running`);
+    await this.startTransport(transport);
+    this.routing.knownTransports.add(transport.name);
+  }
+
+  /**
+   * Rebinds a transport whose settings changed: the running one drains (drainTransport) and
+   * stops gracefully, then `next` (same name) starts with its own lane. Its parts stay queued
+   * meanwhile: they are the new one's to send.
+   */
+  async replaceTransport(next: Transport): Promise<void> {
+    if (!this.transports.has(next.name)) throw new GatewayError('CONFIG_INVALID', `transport '${next.name}' is not running`);
+    await this.drainTransport(next.name);
+    await this.startTransport(next);
+  }
+
+  /**
+   * Drains and stops a transport a reload removed. Routes no longer name it (a validated config
+   * names only configured transports); parts already queued for it stay queued, waiting for a
+   * transport of that name to run again (ARCHITECTURE "nothing accepted is lost").
+   */
+  async removeTransport(name: string): Promise<void> {
+    if (!this.transports.has(name)) return;
+    this.routing.knownTransports.delete(name);
+    await this.drainTransport(name);
   }
 
   /** New work may be due (a campaign became ready): look now instead of at the next poll. */
@@ -151,7 +186,7 @@ export class DispatchEngine {
     const backend = this.backend.stats();
     return {
       recipientsDispatched: this.recipientsDispatched,
-      submits: [...this.lanes.values()].reduce((sum, lane) => sum + lane.submits, 0),
+      submits: [...this.lanes.values()].reduce((sum, lane) => sum + lane.submits, this.retiredSubmits),
       outcomes: backend.outcomes,
       receiptsMatched: backend.receiptsMatched,
       receiptsParked: backend.receiptsUnmatched,
@@ -181,7 +216,8 @@ export class DispatchEngine {
   }
 
   private async stopOnce(): Promise<void> {
-    const { transports, config, logger } = this.deps;
+    const { config, logger } = this.deps;
+    const transports = [...this.transports.values()];
     await this.schedulerWorker.stop();
     this.backend.beginStop();
     const lanes = [...this.lanes.values()];
@@ -203,14 +239,66 @@ export class DispatchEngine {
    * A transport that keeps pending receipts in memory (the simulator) lost them with the last run
    * if it crashed or stopped early: hand it the ids of its parts still waiting for a final receipt.
    */
-  private async recoverTransportReceipts(): Promise<void> {
-    for (const transport of this.deps.transports) {
-      if (transport.recoverReceipts === undefined) continue;
-      const messageIds = await this.backend.messageIdsAwaitingReceipt(transport.name);
-      if (messageIds.length === 0) continue;
-      const reissued = transport.recoverReceipts(messageIds);
-      this.deps.logger.info({ transport: transport.name, awaiting: messageIds.length, reissued }, 'transport re-issues receipts of parts submitted before the last stop');
+  private async recoverTransportReceipts(transport: Transport): Promise<void> {
+    if (transport.recoverReceipts === undefined) return;
+    const messageIds = await this.backend.messageIdsAwaitingReceipt(transport.name);
+    if (messageIds.length === 0) return;
+    const reissued = transport.recoverReceipts(messageIds);
+    this.deps.logger.info({ transport: transport.name, awaiting: messageIds.length, reissued }, 'transport re-issues receipts of parts submitted before the last stop');
+  }
+
+  private laneFor(transport: Transport): TransportLane {
+    const { config, logger } = this.deps;
+    return new TransportLane({ transport, backend: this.backend, plans: this.plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock: this.clock });
+  }
+
+  private setHandlersOf(transport: Transport): void {
+    transport.setHandlers({
+      onReceipt: (receipt: TransportReceipt) => {
+        this.observer.receiptReceived(transport.name, receipt);
+        return this.backend.acceptReceipt(transport.name, receipt);
+      },
+      onInbound: async (message: InboundMessage) => {
+        await this.inbound.receive(transport.name, message);
+      },
+      onUndecodable: async (pdu: UndecodablePdu) => this.storeUndecodable(transport.name, pdu),
+      isSubmittedMessageId: (messageId: string) => this.backend.isSubmittedMessageId(transport.name, messageId),
+      onState: (state: TransportState) => this.onTransportState(transport.name, state),
+    });
+  }
+
+  /** A transport added while the engine runs: handlers, start, receipts it lost, then its lane. */
+  private async startTransport(transport: Transport): Promise<void> {
+    if (this.stopping !== undefined) throw new GatewayError('CONFIG_INVALID', 'the engine is stopping: no transport starts');
+    const lane = this.laneFor(transport);
+    this.transports.set(transport.name, transport);
+    this.lanes.set(transport.name, lane);
+    this.setHandlersOf(transport);
+    if (!this.started) return;
+    await transport.start();
+    await this.recoverTransportReceipts(transport);
+    lane.start();
+  }
+
+  /**
+   * Stops claiming for the transport, lets the submits it started finish (those claimed but not
+   * started go back to 'queued' unsent: TransportLane.drain), then stops the transport gracefully
+   * (in-flight responses awaited up to engine.drainTimeoutMs, then SMPP unbind).
+   */
+  private async drainTransport(name: string): Promise<void> {
+    const { config, logger } = this.deps;
+    const lane = this.lanes.get(name);
+    const transport = this.transports.get(name);
+    this.lanes.delete(name);
+    this.transports.delete(name);
+    if (lane !== undefined) {
+      const drained = await lane.drain(config.drainTimeoutMs);
+      if (!drained) logger.warn({ transport: name, drainTimeoutMs: config.drainTimeoutMs }, 'submits still unanswered after the drain timeout: the transport stops, their parts will be sent again');
+      this.retiredSubmits += lane.submits;
     }
+    await transport?.stop(config.drainTimeoutMs);
+    if (lane !== undefined) await settleWithin(lane.onIdle(), config.drainTimeoutMs);
+    logger.info({ transport: name }, 'transport drained and stopped');
   }
 
   /** Recorded before the modem deletes it from the SIM. */
@@ -237,6 +325,11 @@ export class DispatchEngine {
     if (this.now() - this.lastExpiryAt >= this.expiryIntervalMs) await this.expireUnmatchedReceipts();
     this.schedulerFailures.recovered();
     return dispatched >= config.batchSize ? 'more' : 'idle';
+  }
+
+  /** Routes for parts not yet materialised from now on (a reload). */
+  replaceRoutes(routes: readonly Route[]): void {
+    this.routing.routes = new RouteTable(routes);
   }
 }
 

@@ -80,6 +80,8 @@ export class TransportLane {
   private readonly outcomeWriteFailures: FailureLog;
   private readonly claimer: LaneClaimer;
   private started = false;
+  /** Set by drain(): claimed parts not yet on their way go back to the queue unsent. */
+  private draining = false;
   /** Submits handed to the transport since start. */
   submits = 0;
 
@@ -126,6 +128,26 @@ export class TransportLane {
     this.queue.clear();
   }
 
+  /**
+   * A reload retires this lane (its transport was removed or rebinds with new settings): no more
+   * claims; claimed messages still waiting in the queue are written back 'not-sent'
+   * (TRANSPORT_STOPPED: queued again, no attempt spent) instead of sent; submits already started
+   * finish and their outcomes are written. True when that was all done within timeoutMs.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.draining = true;
+    await this.feeder.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.queue.onIdle().then(() => true as const), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Resolves when every started submit has finished and its outcome is written. */
   onIdle(): Promise<void> {
     return this.queue.onIdle();
@@ -161,6 +183,10 @@ export class TransportLane {
   private async send(parts: ClaimablePart[], claimedAs: string | null): Promise<void> {
     const first = parts[0];
     if (first === undefined) return;
+    if (this.draining) {
+      await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'TRANSPORT_STOPPED' })));
+      return;
+    }
     const plan = this.deps.plans.cached(first.campaign_id) ?? (await this.loadPlan(first.campaign_id));
     const sender = plan?.sender;
     if (plan === undefined || sender === undefined) {

@@ -15,7 +15,9 @@ import type { DispatchEngine } from '../engine/dispatch-engine.js';
 import { createTransports } from '../engine/transport-factory.js';
 import type { BackendRuntime } from './backend.js';
 import { backendFor } from './backends.js';
-import type { SmsGateConfig } from './config.js';
+import { loadConfig, type SmsGateConfig } from './config.js';
+import { ConfigReloader } from './config-reload.js';
+import { singleTransportRouteStatus } from './route-status-adapter.js';
 import { buildGatewayLoops } from './loops.js';
 import { RunningGateway, type Gateway, type GatewayOptions } from './running-gateway.js';
 
@@ -74,7 +76,28 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     });
     loops.engine = engine;
     loops.processor = processor;
-    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin, lowCredits });
+    const reloader = new ConfigReloader({
+      file: options.configFile ?? null,
+      config,
+      load: (file) => loadConfig(file),
+      engine,
+      // A cluster node's SMPP binds are slots shared with its peers (bind-slot-keeper) and its
+      // settings are published for agreement: its transports change by a rolling restart.
+      build:
+        options.transports !== undefined
+          ? { fixed: 'the transports were given by the embedding program' }
+          : backend.cluster !== undefined
+            ? { fixed: 'a cluster node changes transports by a restart' }
+            : (entries) => createTransports(entries, observed),
+      applied: (running, current) => admin?.replaceTransports(current, running.routes),
+      logger: logger.child({ part: 'config' }),
+    });
+    admin?.attachConfig({
+      configHash: () => reloader.configHash,
+      routeStatus: () => singleTransportRouteStatus(reloader.config.routes, engine.currentTransports()),
+      reload: () => reloader.reload(),
+    });
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin, lowCredits, reloader });
   } catch (err) {
     await (runtime ?? opened).close();
     throw err;

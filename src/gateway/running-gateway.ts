@@ -19,6 +19,8 @@ import type { StorePorts } from '../store/store-ports.js';
 import type { Transport } from '../transports/transport.js';
 import type { WebhookSender } from '../webhooks/index.js';
 import type { WebhookSenderThread } from '../webhooks/sender-thread.js';
+import type { ReloadOutcome } from '../config/reload-outcome.js';
+import type { ConfigReloader } from './config-reload.js';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -30,6 +32,8 @@ export interface GatewayOptions {
   transports?: Transport[];
   /** Clock for the engine and the background workers; defaults to Date.now. */
   now?: () => number;
+  /** The file `config` was loaded from: what reload() re-reads (`smsgate serve` sets it). */
+  configFile?: string;
 }
 
 export interface Gateway {
@@ -46,9 +50,17 @@ export interface Gateway {
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
+  /** The transports running now (a reload may start, rebind or remove some). */
   readonly transports: readonly Transport[];
   /** The admin listener (metrics, status page, readiness) when config.admin is set. */
   readonly admin: AdminListener | undefined;
+  /** sha256 of the running config's canonical JSON (src/config/config-hash.ts), as /status.json shows it. */
+  readonly configHash: string;
+  /**
+   * Re-reads GatewayOptions.configFile (or takes `next`) and applies its routes and transports
+   * (docs/behaviour/reload.md); a config that does not validate is refused whole and nothing changes.
+   */
+  reload(next?: SmsGateConfig): Promise<ReloadOutcome>;
   /** Starts the background workers and the transports, then listens on api.host:api.port (port 0 picks one). */
   start(): Promise<void>;
   /** Stops listening, drains the engine (bounded by engine.drainTimeoutMs), stops transports and workers, closes the store. */
@@ -90,6 +102,7 @@ export interface GatewayParts {
   admin: AdminListener | undefined;
   /** The credits.lowThreshold check (src/admin/low-credits-watch.ts); undefined when no threshold is set. */
   lowCredits?: { start(): void; stop(): Promise<void> } | undefined;
+  reloader: ConfigReloader;
 }
 
 export class RunningGateway implements Gateway {
@@ -98,7 +111,6 @@ export class RunningGateway implements Gateway {
   readonly engine: DispatchEngine;
   readonly campaigns: CampaignService;
   readonly auth: AuthService;
-  readonly transports: readonly Transport[];
   readonly admin: AdminListener | undefined;
   private server: Server | undefined;
   private stopping: Promise<void> | undefined;
@@ -109,8 +121,19 @@ export class RunningGateway implements Gateway {
     this.engine = parts.engine;
     this.campaigns = parts.campaigns;
     this.auth = parts.auth;
-    this.transports = parts.transports;
     this.admin = parts.admin;
+  }
+
+  get transports(): readonly Transport[] {
+    return this.parts.engine.currentTransports();
+  }
+
+  get configHash(): string {
+    return this.parts.reloader.configHash;
+  }
+
+  reload(next?: SmsGateConfig): Promise<ReloadOutcome> {
+    return this.parts.reloader.reload(next);
   }
 
   get store(): Store {
@@ -162,7 +185,9 @@ export class RunningGateway implements Gateway {
   }
 
   private async stopOnce(): Promise<void> {
-    const { processor, webhooks, engine, logger, backend } = this.parts;
+    const { processor, webhooks, engine, logger, backend, reloader } = this.parts;
+    // A reload in progress (a transport draining) finishes first; none starts after this.
+    await reloader.close();
     if (this.server !== undefined) await closeServer(this.server);
     await this.admin?.close();
     await processor.stop();

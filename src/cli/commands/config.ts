@@ -7,6 +7,10 @@
  * use`), found by opening and at once closing each address. No database or device is opened.
  *
  * `smsgate config schema` prints the JSON Schema of the file (config/smsgate.schema.json).
+ *
+ * `smsgate config reload [--config FILE] [--json]` asks the running serve to re-read its config
+ * (src/cli/config-reload-request.ts: its admin listener, else SIGHUP to the pid holding the SQLite
+ * database): prints what changed, or the error (file and key) and exits 1 when the serve refused it.
  */
 import { serveKeyFileProblem } from '../../config/database.js';
 import { redactUrlPassword } from '../../common/secret-text.js';
@@ -16,8 +20,10 @@ import { withCodedExit } from '../coded-exit.js';
 import { adminOutput } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, unknownWordError, UsageError, withUsage } from '../args.js';
 import { configuredListeners, tryListen } from '../listen-check.js';
+import { askAdminListener, signalServe, type ReloadAnswer } from '../config-reload-request.js';
+import type { AdminOutput } from '../admin-session.js';
 
-const USAGE = 'smsgate config check [--config FILE] [--json]\n       smsgate config schema';
+const USAGE = 'smsgate config check [--config FILE] [--json]\n       smsgate config reload [--config FILE] [--json]\n       smsgate config schema';
 export const MASK = '[redacted]';
 
 /** Keys whose string value is a secret: transports[].password, devices[].pin, webhook secrets, bearer tokens. */
@@ -46,7 +52,11 @@ export async function run(args: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       return 0;
     }
-    if (action !== 'check') throw unknownWordError('action', action, USAGE, 'check or schema');
+    if (action === 'reload') {
+      rejectExtraArguments(extra, USAGE);
+      return reload(parsed.values.get('config'), adminOutput(parsed.booleans.has('json')));
+    }
+    if (action !== 'check') throw unknownWordError('action', action, USAGE, 'check, reload or schema');
     rejectExtraArguments(extra, USAGE);
     const out = adminOutput(parsed.booleans.has('json'));
     return withCodedExit(async () => {
@@ -62,5 +72,43 @@ export async function run(args: string[]): Promise<number> {
       out.result(`${file}: valid; effective config (secrets masked):\n${JSON.stringify(effective, null, 2)}`, { file, valid: true, config: effective });
       return 0;
     });
+  });
+}
+
+function reload(configPath: string | undefined, out: AdminOutput): Promise<number> {
+  return withCodedExit(async () => {
+    const file = locateConfig(configPath);
+    // Read for the admin listener and the database only: a transport's own keys may name
+    // variables that only the serve's environment sets (the serve validates the whole file).
+    const where = loadConfig(file, process.env, { purpose: 'admin' });
+    const asked = where.admin === undefined ? { ok: false as const, why: 'the config has no admin section' } : await askAdminListener(where.admin);
+    let answer: ReloadAnswer;
+    if (asked.ok) {
+      answer = asked.answer;
+    } else {
+      // The serve will not say what it made of the file: check it here, as it would, first.
+      loadConfig(file);
+      answer = signalServe(where.database, asked.why);
+    }
+    if (answer.via === 'signal') {
+      out.result(`${file}: valid; sent SIGHUP to smsgate serve (pid ${answer.pid}); its log says what it applied (${asked.ok ? '' : asked.why})`, { file, via: 'signal', pid: answer.pid });
+      return 0;
+    }
+    const { outcome } = answer;
+    if (!outcome.reloaded) {
+      if (out.json) out.result('', { via: 'admin', ...outcome });
+      throw new GatewayError('CONFIG_INVALID', `${outcome.error.message} (reload refused: the running config stays)`);
+    }
+    const t = outcome.transports;
+    const lines = [
+      `${outcome.file ?? file}: reloaded by smsgate serve (${answer.url}); config ${outcome.configHash}`,
+      `transports kept running: ${t.unchanged.join(', ') || 'none'}`,
+      ...(t.added.length > 0 ? [`started: ${t.added.join(', ')}`] : []),
+      ...(t.changed.length > 0 ? [`rebound with new settings: ${t.changed.join(', ')}`] : []),
+      ...(t.removed.length > 0 ? [`drained and stopped: ${t.removed.join(', ')}`] : []),
+      ...(outcome.restartNeeded.length > 0 ? [`need a restart (running values kept): ${outcome.restartNeeded.join(', ')}`] : []),
+    ];
+    out.result(lines.join('\n'), { via: 'admin', ...outcome });
+    return 0;
   });
 }

@@ -90,6 +90,9 @@ export function formatStatus(facts: StatusFacts, note: string | null): string[] 
     lines.push(facts.readiness.ready ? 'ready' : 'NOT READY (GET /ready answers 503):');
     for (const reason of facts.readiness.reasons) lines.push(`  ${reason}`);
   }
+  // Older serves answer without these: `?? null` keeps their facts printable.
+  const configHash = facts.configHash ?? null;
+  if (configHash !== null) lines.push(`config ${configHash}`);
   lines.push('', 'transports:');
   if (facts.transports === null) lines.push('  unknown (serve not answering)');
   for (const t of facts.transports ?? []) {
@@ -98,6 +101,14 @@ export function formatStatus(facts: StatusFacts, note: string | null): string[] 
     for (const link of t.links) {
       const modem = link.modem === undefined ? '' : `; ${link.modem.operator ?? 'no operator'}, ${link.modem.signalDbm ?? '?'} dBm, ${link.modem.registration}${link.modem.lastCmsError === null ? '' : `, last ${link.modem.lastCmsError}`}`;
       lines.push(`    ${link.name}: ${link.state}${link.since === null ? '' : ` since ${link.since}`}; window ${link.windowUsed}/${link.windowSize}${link.lastError === null ? '' : `; last error: ${link.lastError}`}${modem}`);
+    }
+  }
+  const routes = facts.routes ?? null;
+  if (routes !== null) {
+    lines.push('', 'routes (prefix: transports -> where parts go now):');
+    for (const r of routes) {
+      const transports = r.transports.map((t) => `${t.name}${t.up ? '' : ' (down)'}`).join(', ');
+      lines.push(`  ${r.route === '' ? '(every number)' : r.route}: ${r.strategy} ${transports} -> ${r.current ?? 'none up: parts wait'}`);
     }
   }
   lines.push('', 'queues (parts waiting in the store / claimed by the engine):');

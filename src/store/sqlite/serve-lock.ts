@@ -96,6 +96,34 @@ export class ServeLock {
   }
 }
 
+/**
+ * The serve holding the lock of `databasePath` now (pid, host, since), or undefined when none
+ * does (no lock file, or a lock nobody holds: a stopped or killed serve). `smsgate config reload`
+ * signals that pid when the serve's admin listener does not answer.
+ */
+export function currentServeLockHolder(databasePath: string): ServeLockHolder | undefined {
+  if (databasePath === ':memory:') return undefined;
+  const path = serveLockPathFor(databasePath);
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true, timeout: READ_BUSY_TIMEOUT_MS });
+  } catch {
+    return undefined;
+  }
+  try {
+    if (tryBeginImmediate(db)) {
+      // We got the lock: nobody holds it, whatever the row says.
+      db.exec('ROLLBACK');
+      return undefined;
+    }
+    return readHolder(db);
+  } catch {
+    return undefined;
+  } finally {
+    db.close();
+  }
+}
+
 /** BEGIN IMMEDIATE without waiting: false when another connection holds the lock. */
 function tryBeginImmediate(db: Database.Database): boolean {
   db.pragma('busy_timeout = 0');
