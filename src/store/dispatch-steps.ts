@@ -29,6 +29,8 @@ export interface DueRecipient {
   last_status: string | null;
   client_reference: string | null;
   client_id: number;
+  /** The client's name: routes for named clients match on it. */
+  client_name: string;
   sender: string;
   webhook_url: string | null;
 }
