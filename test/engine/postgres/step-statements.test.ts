@@ -98,7 +98,7 @@ function backendOn(pool: PgPool, nodeId: string | null = NODE): PgEngineBackend 
     logger: silentLogger(),
     deliveryReceipts: { wake: () => undefined },
     // Numbers starting 35386 match no route: their parts are NO_ROUTE at once.
-    routing: { routes: new RouteTable([{ prefix: '35387', transport: TRANSPORT }]), knownTransports: new Set([TRANSPORT]) },
+    routing: { routes: new RouteTable([{ prefix: '35387', transport: TRANSPORT }]), conditions: new Map([[TRANSPORT, { up: true as const }]]) },
     plans: new CampaignPlans(),
     now: () => Date.now(),
   });
