@@ -17,7 +17,7 @@ import { SINGLE_GATEWAY, type NodeIdSource } from '../../../src/common/node-id.j
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../../src/engine/config.js';
 import { DispatchEngine } from '../../../src/engine/dispatch-engine.js';
 import type { EngineStore } from '../../../src/engine/engine-backend.js';
-import type { Route } from '../../../src/engine/routing.js';
+import type { RouteConfig } from '../../../src/config/types.js';
 import { planMessage } from '../../../src/sms/index.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../../src/store/entities.js';
 import { asyncPort, type Async } from '../../../src/store/ports.js';
@@ -44,7 +44,7 @@ export type EngineStores = Omit<StorePorts, 'webhooks'> & { readonly dispatch: A
 export interface EngineOptions {
   transports: Transport[];
   /** Default: everything to the first transport. */
-  routes?: Route[];
+  routes?: RouteConfig[];
   engine?: Partial<EngineConfig>;
   /** The engine's loops sleep on this clock (default: real time); now() stays Date.now() + clockSkewMs. */
   clock?: ManualClock;
@@ -186,7 +186,7 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
       current = engine;
       await engine.start();
       const clock = options.clock;
-      if (clock !== undefined) await until(async () => clock.pendingTimers(), (n) => n === options.transports.length + 1);
+      if (clock !== undefined) await until(async () => clock.pendingTimers(), (n) => n === options.transports.length + 2);
       return engine;
     },
     async seedClient(webhookUrl = 'http://127.0.0.1:9/hook') {
