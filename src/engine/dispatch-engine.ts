@@ -23,7 +23,7 @@ import type { RouteConfig } from '../config/types.js';
 import { RouteTable } from './routing.js';
 import { routeStatus, type RouteStatus } from './route-status.js';
 import type { Routing } from './steps/materialise.js';
-import { planRerouteScan, queryOf, type PartReroute } from './steps/reroute.js';
+import { planRerouteScan, queryOf, retriedPartsQuery, type PartReroute } from './steps/reroute.js';
 import { TransportConditionTracker } from './transport-conditions.js';
 import { SqliteEngineBackend } from './sqlite/backend.js';
 import { TransportLane } from './transport-lane.js';
@@ -127,7 +127,7 @@ export class DispatchEngine {
     this.lanes = new Map(
       transports.map((transport) => [
         transport.name,
-        new TransportLane({ transport, backend: this.backend, plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock }),
+        new TransportLane({ transport, backend: this.backend, plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock, onRetried: (ids) => this.rerouteRetried(ids) }),
       ]),
     );
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
@@ -300,6 +300,20 @@ export class DispatchEngine {
     if (scan.kind === 'all' && routing.routes === this.routes) this.rerouteSignature = signature;
     this.rerouteFailures.recovered();
     return 'idle';
+  }
+
+  /**
+   * Parts a temporary failure just requeued: their route may retry them on its next usable
+   * transport (planReroute afterFailure). A part the lane claimed again meanwhile, or that a
+   * permanent failure ended, is not queued there any more and is left alone by the guarded write.
+   */
+  private rerouteRetried(partIds: number[]): void {
+    if (this.stopping !== undefined) return;
+    const nowMs = this.now();
+    this.backend.rerouteBatch(retriedPartsQuery(partIds), this.routing(nowMs), nowMs, true).then(
+      (batch) => this.noteReroutes(batch.applied),
+      (err: unknown) => this.rerouteFailures.failed(err),
+    );
   }
 
   /** Counts and logs the parts a reroute batch moved, and wakes the lanes they moved to. */

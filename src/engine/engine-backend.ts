@@ -58,9 +58,9 @@ export interface EngineBackend {
   materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult>;
   /**
    * One batch of the reroute step in one transaction: the queued parts the query names, planned
-   * (planReroute) and written. `lastId`: the highest part id read (the next batch's cursor).
+   * (planReroute, `afterFailure` as there) and written. `lastId`: the highest part id read (the next batch's cursor).
    */
-  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number): Promise<{ read: number; lastId: number; applied: PartReroute[] }>;
+  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number, afterFailure?: boolean): Promise<{ read: number; lastId: number; applied: PartReroute[] }>;
   claimerFor(transport: string): LaneClaimer;
   campaignTexts(campaignId: string): Promise<DueCampaign | undefined>;
   /** Resolves once the outcomes are committed (retried while the store refuses them for a passing reason). */

@@ -41,6 +41,8 @@ export interface LaneDeps {
   observer: GatewayObserver;
   /** The poll sleeps run on this clock (default: the system clock). */
   clock?: Clock;
+  /** Told, once their outcomes are written, the parts a temporary failure sent back to the queue (their route may retry them elsewhere). */
+  onRetried?: (partIds: number[]) => void;
 }
 
 /**
@@ -188,7 +190,10 @@ export class TransportLane {
         await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'LEASE_LAPSED' })));
         return;
       }
-      await this.writeOutcomes(parts, claimedAs, await this.submit(message, parts));
+      const outcomes = await this.submit(message, parts);
+      await this.writeOutcomes(parts, claimedAs, outcomes);
+      const retried = parts.filter((p) => outcomes.find((o) => o.part === p.part_number)?.kind === 'temporary').map((p) => p.id);
+      if (retried.length > 0) this.deps.onRetried?.(retried);
     } finally {
       // Resized first: a window that shrank meanwhile admits only what fits the new size.
       this.syncWindow();

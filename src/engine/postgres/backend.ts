@@ -109,11 +109,11 @@ export class PgEngineBackend implements EngineBackend {
   }
 
   /** One transaction; the write is guarded on each part still queued where it was read, so nodes rerouting at once move a part once. */
-  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number): Promise<{ read: number; lastId: number; applied: PartReroute[] }> {
+  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number, afterFailure = false): Promise<{ read: number; lastId: number; applied: PartReroute[] }> {
     return inTransaction(this.deps.pool, async (client) => {
       const store = pgStepStores(client).reroute;
       const parts = await store.readQueuedParts(query);
-      const applied = await store.writeReroute(planReroute(parts, routing, nowMs), nowMs);
+      const applied = await store.writeReroute(planReroute(parts, routing, nowMs, afterFailure), nowMs);
       return { read: parts.length, lastId: parts.at(-1)?.id ?? query.afterId, applied };
     });
   }

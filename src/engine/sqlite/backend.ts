@@ -129,10 +129,10 @@ export class SqliteEngineBackend implements EngineBackend {
     return Promise.resolve(this.report.committed(plan, written));
   }
 
-  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number): Promise<{ read: number; lastId: number; applied: PartReroute[] }> {
+  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number, afterFailure = false): Promise<{ read: number; lastId: number; applied: PartReroute[] }> {
     return Promise.resolve(this.deps.store.db.transaction(() => {
       const parts = this.reroute.readQueuedParts(query);
-      const applied = this.reroute.writeReroute(planReroute(parts, routing, nowMs), nowMs);
+      const applied = this.reroute.writeReroute(planReroute(parts, routing, nowMs, afterFailure), nowMs);
       return { read: parts.length, lastId: parts.at(-1)?.id ?? query.afterId, applied };
     })());
   }

@@ -37,12 +37,16 @@ export interface PartReroute {
   route: string;
 }
 
-/** Which queued parts a batch reads: those after `afterId`, on `transports` (all when null), due by `dueByMs` when given. */
+/**
+ * Which queued parts a batch reads: those after `afterId`, on `transports` (all when null), due by
+ * `dueByMs` when given, with these ids when `partIds` is given.
+ */
 export interface QueuedPartsQuery {
   afterId: number;
   limit: number;
   transports: readonly string[] | null;
   dueByMs: number | null;
+  partIds?: readonly number[];
 }
 
 /** The store side of rerouting; both methods run inside the caller's transaction. */
@@ -56,11 +60,17 @@ export interface RerouteStepStore<M extends StoreMode> {
   writeReroute(changes: readonly PartReroute[], nowMs: number): StoreResult<M, PartReroute[]>;
 }
 
-/** The changes for a batch of queued parts: a new transport, a later due time, or both. */
-export function planReroute(parts: readonly QueuedPart[], routing: Routing, nowMs: number): PartReroute[] {
+/**
+ * The changes for a batch of queued parts: a new transport, a later due time, or both.
+ * `afterFailure`: the parts were just requeued after a temporary failure on the transport they are
+ * queued on, so the route prefers another usable one for the retry (the attempt budget is the
+ * engine's, unchanged).
+ */
+export function planReroute(parts: readonly QueuedPart[], routing: Routing, nowMs: number, afterFailure = false): PartReroute[] {
   const changes: PartReroute[] = [];
   for (const part of parts) {
-    const choice = planRoute(routing.routes, { msisdn: part.msisdn, client: part.client_name, spreadKey: part.recipient_id }, routing.conditions, nowMs);
+    const routed = { msisdn: part.msisdn, client: part.client_name, spreadKey: part.recipient_id };
+    const choice = planRoute(routing.routes, routed, routing.conditions, nowMs, afterFailure ? part.transport : undefined);
     // No route now (a replaced table, a transport gone): the part stays where it is, as submitted work would.
     if (choice.kind === 'no-route') continue;
     const nextAttemptAt = choice.kind === 'wait' ? Math.max(part.next_attempt_at, choice.untilMs) : part.next_attempt_at;
@@ -98,6 +108,11 @@ export function planRerouteScan(routing: Routing, nowMs: number, lastSignature: 
   const closed = routing.routes.routes.filter((route) => route.window !== null && !windowState(route.window, nowMs).open);
   if (closed.length === 0) return { scan: { kind: 'none' }, signature };
   return { scan: { kind: 'due', transports: [...new Set(closed.flatMap((r) => r.transports.map((t) => t.name)))] }, signature };
+}
+
+/** The query for parts just requeued after a temporary failure (planReroute with afterFailure). */
+export function retriedPartsQuery(partIds: readonly number[]): QueuedPartsQuery {
+  return { afterId: 0, limit: partIds.length, transports: null, dueByMs: null, partIds };
 }
 
 /** The query of a scan's next batch. */

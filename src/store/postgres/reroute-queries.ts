@@ -15,6 +15,7 @@ const READ_QUEUED = `SELECT p.id, p.recipient_id, p.transport, p.next_attempt_at
   WHERE p.state = 'queued' AND p.id > $1 AND p.transport IS NOT NULL
     AND ($3::text[] IS NULL OR p.transport = ANY($3::text[]))
     AND ($4::bigint IS NULL OR p.next_attempt_at <= $4::bigint)
+    AND ($5::bigint[] IS NULL OR p.id = ANY($5::bigint[]))
   ORDER BY p.id LIMIT $2`;
 
 const WRITE_REROUTE = `UPDATE message_parts p SET transport = u.to_transport, next_attempt_at = u.next_attempt_at, updated_at = $5
@@ -26,7 +27,7 @@ export class PgRerouteStore {
   constructor(private readonly db: PgQueryable) {}
 
   readQueuedParts(query: QueuedPartsQuery): Promise<QueuedPart[]> {
-    return rows<QueuedPart>(this.db, READ_QUEUED, [query.afterId, query.limit, query.transports, query.dueByMs]);
+    return rows<QueuedPart>(this.db, READ_QUEUED, [query.afterId, query.limit, query.transports, query.dueByMs, query.partIds ?? null]);
   }
 
   async writeReroute(changes: readonly PartReroute[], nowMs: number): Promise<PartReroute[]> {

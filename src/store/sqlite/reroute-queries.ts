@@ -14,6 +14,7 @@ const READ_QUEUED = `SELECT p.id, p.recipient_id, p.transport, p.next_attempt_at
   WHERE p.state = 'queued' AND p.id > @after AND p.transport IS NOT NULL
     AND (@transports IS NULL OR p.transport IN (SELECT value FROM json_each(@transports)))
     AND (@dueBy IS NULL OR p.next_attempt_at <= @dueBy)
+    AND (@ids IS NULL OR p.id IN (SELECT value FROM json_each(@ids)))
   ORDER BY p.id LIMIT @limit`;
 
 const WRITE_REROUTE = `UPDATE message_parts SET transport = u.to_transport, next_attempt_at = u.next_attempt_at, updated_at = @now
@@ -26,12 +27,12 @@ export class SqliteRerouteStore {
   private readonly write;
 
   constructor(db: SqliteDatabase) {
-    this.read = db.prepare<[{ after: number; limit: number; transports: string | null; dueBy: number | null }], QueuedPart>(READ_QUEUED);
+    this.read = db.prepare<[{ after: number; limit: number; transports: string | null; dueBy: number | null; ids: string | null }], QueuedPart>(READ_QUEUED);
     this.write = db.prepare<[{ now: number; rows: string }], number>(WRITE_REROUTE).pluck();
   }
 
   readQueuedParts(query: QueuedPartsQuery): QueuedPart[] {
-    return this.read.all({ after: query.afterId, limit: query.limit, transports: query.transports === null ? null : JSON.stringify(query.transports), dueBy: query.dueByMs });
+    return this.read.all({ after: query.afterId, limit: query.limit, transports: query.transports === null ? null : JSON.stringify(query.transports), dueBy: query.dueByMs, ids: query.partIds === undefined ? null : JSON.stringify(query.partIds) });
   }
 
   writeReroute(changes: readonly PartReroute[], nowMs: number): PartReroute[] {

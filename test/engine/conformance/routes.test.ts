@@ -67,6 +67,26 @@ describeEngineConformance('engine routes', (open) => {
     expect((await rig.receipts()).every((r) => r.match_state === 'matched')).toBe(true);
   });
 
+  it('retries a part that failed temporarily on the next transport, within one attempt budget; a permanent failure stays final', async () => {
+    const rig = await open();
+    const a = simulator('carrierA');
+    const b = simulator('carrierB');
+    a.forceOutcome('temporary');
+    const routes = [{ prefix: '', transports: ['carrierA', 'carrierB'], strategy: 'failover' as const }];
+    await rig.startEngine({ transports: [a, b], routes });
+    const retried = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(3) });
+    const recipients = await until(() => rig.recipients(retried), allFinal);
+    expect(recipients.map((r) => r.status)).toEqual(Array(3).fill('delivered'));
+    // One attempt failed on A, the second went out on B: two of the engine's attempts, not a budget per transport.
+    expect((await rig.parts(retried)).map((p) => [p.transport, p.attempts])).toEqual(Array(3).fill(['carrierB', 2]));
+    expect(b.accepted).toHaveLength(3);
+    a.forceOutcome('reject');
+    const rejected = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(2, '35386') });
+    expect((await until(() => rig.recipients(rejected), allFinal)).map((r) => r.status)).toEqual(['undelivered', 'undelivered']);
+    expect((await rig.parts(rejected)).map((p) => [p.transport, p.state, p.attempts])).toEqual(Array(2).fill(['carrierA', 'undelivered', 1]));
+    expect(b.accepted).toHaveLength(3);
+  });
+
   it('splits a weighted route 70/30 over the transports up', async () => {
     const rig = await open();
     const a = simulator('carrierA');
