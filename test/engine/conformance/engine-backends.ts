@@ -28,6 +28,7 @@ import { DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
 import { sqliteStorePorts, type StorePorts } from '../../../src/store/store-ports.js';
 import { isTransientStoreFailure } from '../../../src/store/write-failures.js';
 import type { Transport } from '../../../src/transports/transport.js';
+import type { GatewayObserver } from '../../../src/gateway-observer.js';
 import { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from '../../../src/webhooks/index.js';
 import type { ManualClock } from '../../support/manual-clock.js';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
@@ -49,6 +50,8 @@ export interface EngineOptions {
   /** The engine's loops sleep on this clock (default: real time); now() stays Date.now() + clockSkewMs. */
   clock?: ManualClock;
   logger?: Logger;
+  /** Metrics hooks (default: none). */
+  observer?: GatewayObserver;
 }
 
 export interface SeedCampaign {
@@ -180,6 +183,7 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
         },
         now: () => Date.now() + rig.clockSkewMs,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
         ...(backend === 'postgres' ? { pgWriteRetry: { retryBaseDelayMs: 20, retryMaxDelayMs: 200 } } : {}),
       });
       afterThisTest(() => engine.stop());

@@ -7,7 +7,10 @@
  * go out once it opens; replaceRoutes reroutes parts not yet submitted.
  */
 import { afterEach, expect, it } from 'vitest';
+import { GatewayMetrics } from '../../../src/admin/gateway-metrics.js';
+import { TransportActivity } from '../../../src/admin/transport-activity.js';
 import { SimulatorTransport } from '../../../src/transports/simulator/index.js';
+import { parseMetrics } from '../../admin/admin-fixture.js';
 import { allFinal, describeEngineConformance, msisdns, until } from './engine-backends.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -30,9 +33,12 @@ describeEngineConformance('engine routes', (open) => {
     const rig = await open();
     const a = simulator('carrierA');
     const b = simulator('carrierB');
-    await rig.startEngine({ transports: [a, b], routes: [{ prefix: '', transports: ['carrierA', 'carrierB'], strategy: 'failover', failoverAfterMs: 300 }] });
+    const metrics = new GatewayMetrics({ status: rig.stores.status, transports: () => [a, b], activity: new TransportActivity(Date.now) });
+    await rig.startEngine({ transports: [a, b], observer: metrics, routes: [{ prefix: '', name: 'everywhere', transports: ['carrierA', 'carrierB'], strategy: 'failover', failoverAfterMs: 2_000 }] });
     a.setDown('link lost');
     const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(30) });
+    // Queued on A while it has been down for less than failoverAfterMs; then moved.
+    await until(() => rig.parts(campaignId), (ps) => ps.length === 30 && ps.every((p) => p.transport === 'carrierA' && p.state === 'queued'));
     const recipients = await until(() => rig.recipients(campaignId), allFinal);
     expect(recipients.map((r) => r.status)).toEqual(Array(30).fill('delivered'));
     const parts = await rig.parts(campaignId);
@@ -42,6 +48,9 @@ describeEngineConformance('engine routes', (open) => {
     expect(b.accepted).toHaveLength(30);
     const receipts = await rig.receipts();
     expect(receipts.map((r) => [r.transport, r.match_state])).toEqual(Array(30).fill(['carrierB', 'matched']));
+    // Every move counted, labelled with the route's name.
+    const text = await metrics.metrics();
+    expect(parseMetrics(text).get('smsgate_route_failovers_total{route="everywhere",from="carrierA",to="carrierB"}')).toBe(30);
   });
 
   it('moves queued parts back to the first transport once it is up again, each part sent once', async () => {
