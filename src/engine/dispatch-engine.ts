@@ -127,7 +127,7 @@ export class DispatchEngine {
     this.lanes = new Map(
       transports.map((transport) => [
         transport.name,
-        new TransportLane({ transport, backend: this.backend, plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock, onRetried: (ids) => this.rerouteRetried(ids) }),
+        new TransportLane({ transport, backend: this.backend, plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock, onRequeued: (ids, afterFailure) => this.rerouteRequeued(ids, afterFailure) }),
       ]),
     );
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
@@ -303,14 +303,16 @@ export class DispatchEngine {
   }
 
   /**
-   * Parts a temporary failure just requeued: their route may retry them on its next usable
-   * transport (planReroute afterFailure). A part the lane claimed again meanwhile, or that a
-   * permanent failure ended, is not queued there any more and is left alone by the guarded write.
+   * Parts a lane just sent back to the queue. After a temporary failure their route may retry them
+   * on its next usable transport (planReroute afterFailure); unsent ones (their transport went down
+   * under them) follow the route as it chooses now: a reroute scan that ran while they were in
+   * flight did not see them. A part claimed again meanwhile, or ended, is not queued there any
+   * more and is left alone by the guarded write.
    */
-  private rerouteRetried(partIds: number[]): void {
+  private rerouteRequeued(partIds: number[], afterFailure: boolean): void {
     if (this.stopping !== undefined) return;
     const nowMs = this.now();
-    this.backend.rerouteBatch(retriedPartsQuery(partIds), this.routing(nowMs), nowMs, true).then(
+    this.backend.rerouteBatch(retriedPartsQuery(partIds), this.routing(nowMs), nowMs, afterFailure).then(
       (batch) => this.noteReroutes(batch.applied),
       (err: unknown) => this.rerouteFailures.failed(err),
     );

@@ -3,10 +3,16 @@
  * receipting test SMSC that keeps its receipts until acknowledged (as a real one does) and hands
  * out message ids from 1, so the two carriers' ids collide and a receipt matched on the wrong
  * carrier would show. Carrier A sits behind a TCP relay the test stops and starts again: the SMSC
- * goes away mid-campaign and comes back.
+ * goes away mid-campaign and comes back. The appliance case: an SMPP carrier with a USB modem pool
+ * (a modem emulator on a socat pty) as its failover, the carrier's SMSC killed mid-campaign.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { ModemTransport } from '../../../src/transports/modem/index.js';
 import { SmppTransport } from '../../../src/transports/smpp/index.js';
+import { ModemEmulator } from '../../support/modem-emulator/index.js';
 import { ReceiptingSmsc } from '../../support/receipting-smsc.js';
 import { TcpRelay } from '../../support/tcp-relay.js';
 import { smppConfig } from '../../transports/smpp/helpers.js';
@@ -68,6 +74,47 @@ describeEngineConformance('engine routes over SMPP', (open) => {
     expect(new Set(matched.map((r) => r.part_id)).size).toBe(recipientsCount);
     for (const receipt of matched) expect(receipt.transport).toBe(partsById.get(receipt.part_id!)?.transport);
   });
+
+  it('moves the rest of a campaign to the modem pool when the carrier\'s SMSC is killed mid-campaign: nothing lost', async () => {
+    const rig = await open();
+    const smsc = await carrier();
+    const dir = mkdtempSync(join(tmpdir(), 'smsgate-route-modem-'));
+    const emulator = new ModemEmulator({ dir, name: 'm0' });
+    cleanups.push(async () => {
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await emulator.plugIn();
+    const carrierT = new SmppTransport(smppConfig(smsc.smsc, { name: 'carrier', window: WINDOW, maxPerSecond: 20 }));
+    const modems = new ModemTransport(
+      { name: 'modems', type: 'modem', devices: [{ path: emulator.path, messagesPerMinute: 6000 }], retryDelayMs: 10, reopenBackoffMs: [100], healthIntervalMs: 60_000 },
+      { registrationPollMs: 50 },
+    );
+    await rig.startEngine({ transports: [carrierT, modems], routes: [{ prefix: '', transports: ['carrier', 'modems'], strategy: 'failover', failoverAfterMs: 500 }] });
+    await until(async () => [carrierT.currentState().state, modems.currentState().state], (s) => s.every((x) => x === 'bound'), 30_000);
+    const recipientsCount = 40;
+    const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(recipientsCount) });
+    await until(async () => submitted(smsc), (n) => n >= 5, 30_000);
+    await smsc.stop();
+    const parts = await until(() => rig.parts(campaignId), (ps) => ps.length === recipientsCount && ps.every((p) => p.state === 'delivered' || (p.state === 'submitted' && p.transport === 'carrier')), 60_000);
+    // Nothing lost: every part is delivered, or accepted by the carrier before it died (its receipt is the carrier's to send).
+    const onModem = parts.filter((p) => p.transport === 'modems');
+    const onCarrier = parts.filter((p) => p.transport === 'carrier');
+    expect(onModem.length).toBeGreaterThan(0);
+    expect(onModem.length + onCarrier.length).toBe(recipientsCount);
+    expect(onModem.every((p) => p.state === 'delivered')).toBe(true);
+    const msisdnOf = new Map((await rig.recipients(campaignId)).map((r) => [r.id, r.msisdn]));
+    const atModem = new Set(emulator.received.map((r) => r.pdu.destination.digits));
+    for (const part of onModem) expect(atModem.has(msisdnOf.get(part.recipient_id)!)).toBe(true);
+    for (const part of onCarrier) expect(smsc.submitsByDestination.has(msisdnOf.get(part.recipient_id)!)).toBe(true);
+    // Sent twice at most for the submits in flight on the carrier when it died.
+    expect(emulator.received.length + submitted(smsc) - recipientsCount).toBeLessThanOrEqual(WINDOW);
+    // Every delivered modem part's receipt was matched on the modem pool.
+    const matched = (await rig.receipts()).filter((r) => r.match_state === 'matched');
+    const partsById = new Map(parts.map((p) => [p.id, p]));
+    for (const receipt of matched) expect(receipt.transport).toBe(partsById.get(receipt.part_id!)?.transport);
+    expect(matched.filter((r) => r.transport === 'modems').length).toBeGreaterThanOrEqual(onModem.length);
+  }, 90_000);
 
   it('splits a weighted route 70/30, counted at both SMSCs', async () => {
     const rig = await open();
