@@ -11,7 +11,8 @@ import { GatewayMetrics } from '../../../src/admin/gateway-metrics.js';
 import { TransportActivity } from '../../../src/admin/transport-activity.js';
 import { SimulatorTransport } from '../../../src/transports/simulator/index.js';
 import { parseMetrics } from '../../admin/admin-fixture.js';
-import { allFinal, describeEngineConformance, msisdns, until } from './engine-backends.js';
+import { ManualClock } from '../../support/manual-clock.js';
+import { allFinal, describeEngineConformance, msisdns, stepPolls, until } from './engine-backends.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -125,23 +126,30 @@ describeEngineConformance('engine routes', (open) => {
     expect((await rig.parts(otherCampaign)).map((p) => p.transport)).toEqual(['general', 'general']);
   });
 
-  it('keeps parts queued outside the route\'s window, no attempt spent, and sends them once it opens', async () => {
+  it('keeps parts queued outside the route\'s window, no attempt spent, and sends them once it opens (manual clock)', async () => {
     const rig = await open();
     const sim = simulator('sim');
     const now = new Date();
     // A one-hour window in UTC starting two hours from now: closed now.
     const hhmm = (hoursAhead: number): string => `${String((now.getUTCHours() + hoursAhead) % 24).padStart(2, '0')}:00`;
-    await rig.startEngine({ transports: [sim], routes: [{ prefix: '', transport: 'sim', window: { from: hhmm(2), to: hhmm(3), timeZone: 'UTC' } }] });
+    const clock = new ManualClock(Date.now());
+    await rig.startEngine({ transports: [sim], clock, routes: [{ prefix: '', transport: 'sim', window: { from: hhmm(2), to: hhmm(3), timeZone: 'UTC' } }] });
     const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(4) });
-    const queued = await until(() => rig.parts(campaignId), (ps) => ps.length === 4);
     const opensAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 2);
+    await stepPolls(clock, 3);
+    const queued = await until(() => rig.parts(campaignId), (ps) => ps.length === 4);
     expect(queued.map((p) => [p.state, p.attempts, p.next_attempt_at])).toEqual(Array(4).fill(['queued', 0, opensAt]));
+    // Fifty more scheduler and lane passes (and reroute passes): still waiting, nothing sent or spent.
+    await stepPolls(clock, 50);
+    expect((await rig.parts(campaignId)).map((p) => [p.state, p.attempts])).toEqual(Array(4).fill(['queued', 0]));
     expect((await rig.recipients(campaignId)).map((r) => r.status)).toEqual(Array(4).fill('pending'));
     expect(sim.accepted).toHaveLength(0);
     // The window opens.
     rig.clockSkewMs = opensAt - Date.now() + 1_000;
-    rig.engine.wake();
-    const recipients = await until(() => rig.recipients(campaignId), allFinal);
+    const recipients = await until(async () => {
+      await stepPolls(clock, 1);
+      return rig.recipients(campaignId);
+    }, allFinal);
     expect(recipients.map((r) => r.status)).toEqual(Array(4).fill('delivered'));
     expect(sim.accepted).toHaveLength(4);
   });
