@@ -17,37 +17,9 @@ import type { StoreMode, StoreResult } from '../store-mode.js';
 import { candidatesOf, planRoute, type RouteTable, type TransportConditions } from '../routing.js';
 import { windowState } from '../send-window.js';
 import type { Routing } from './materialise.js';
+import type { PartReroute, QueuedPart, QueuedPartsQuery } from '../../store/dispatch-steps.js';
 
-/** A queued part as rerouting reads it. */
-export interface QueuedPart {
-  id: number;
-  recipient_id: number;
-  transport: string;
-  next_attempt_at: number;
-  msisdn: string;
-  client_name: string;
-}
-
-/** One part's new transport and due time; `route`: the route's label (the metric's). */
-export interface PartReroute {
-  partId: number;
-  from: string;
-  to: string;
-  nextAttemptAt: number;
-  route: string;
-}
-
-/**
- * Which queued parts a batch reads: those after `afterId`, on `transports` (all when null), due by
- * `dueByMs` when given, with these ids when `partIds` is given.
- */
-export interface QueuedPartsQuery {
-  afterId: number;
-  limit: number;
-  transports: readonly string[] | null;
-  dueByMs: number | null;
-  partIds?: readonly number[];
-}
+export type { PartReroute, QueuedPart, QueuedPartsQuery } from '../../store/dispatch-steps.js';
 
 /** The store side of rerouting; both methods run inside the caller's transaction. */
 export interface RerouteStepStore<M extends StoreMode> {

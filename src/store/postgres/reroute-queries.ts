@@ -4,7 +4,7 @@
  * statement for the batch; a change is applied only while its part is still queued on the
  * transport it was read on (a part a node claimed meanwhile is 'submitting': left alone).
  */
-import type { PartReroute, QueuedPart, QueuedPartsQuery } from '../../engine/steps/reroute.js';
+import type { PartReroute, QueuedPart, QueuedPartsQuery } from '../dispatch-steps.js';
 import { rows, type PgQueryable } from './pool.js';
 
 const READ_QUEUED = `SELECT p.id, p.recipient_id, p.transport, p.next_attempt_at, r.msisdn, cl.name AS client_name

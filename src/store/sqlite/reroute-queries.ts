@@ -3,7 +3,7 @@
  * run inside the caller's db.transaction. A change is applied only while its part is still queued
  * on the transport it was read on.
  */
-import type { PartReroute, QueuedPart, QueuedPartsQuery } from '../../engine/steps/reroute.js';
+import type { PartReroute, QueuedPart, QueuedPartsQuery } from '../dispatch-steps.js';
 import type { SqliteDatabase } from './database.js';
 
 const READ_QUEUED = `SELECT p.id, p.recipient_id, p.transport, p.next_attempt_at, r.msisdn, cl.name AS client_name
