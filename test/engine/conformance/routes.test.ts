@@ -83,7 +83,8 @@ describeEngineConformance('engine routes', (open) => {
     const b = simulator('carrierB');
     a.forceOutcome('temporary');
     const routes = [{ prefix: '', transports: ['carrierA', 'carrierB'], strategy: 'failover' as const }];
-    await rig.startEngine({ transports: [a, b], routes });
+    // The retry is due a second after the failure; the move follows the failure's commit at once.
+    await rig.startEngine({ transports: [a, b], routes, engine: { retryBaseDelayMs: 1_000 } });
     const retried = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(3) });
     const recipients = await until(() => rig.recipients(retried), allFinal);
     expect(recipients.map((r) => r.status)).toEqual(Array(3).fill('delivered'));
