@@ -101,6 +101,8 @@ export class DispatchEngine {
   private routes: RouteTable;
   /** What the routes chose at the last complete reroute scan (routingSignature); undefined: none yet, or the routes were replaced. */
   private rerouteSignature: string | undefined;
+  /** Reroutes of requeued parts still running (rerouteRequeued): a stop waits for them. */
+  private readonly requeueReroutes = new Set<Promise<void>>();
   private readonly now: () => number;
   private readonly observer: GatewayObserver;
   private readonly expiryIntervalMs: number;
@@ -231,6 +233,8 @@ export class DispatchEngine {
     await this.schedulerWorker.stop();
     await this.rerouteWorker.stop();
     this.backend.beginStop();
+    // Reroutes of requeued parts started before the stop finish before the store is closed.
+    await Promise.all(this.requeueReroutes);
     const lanes = [...this.lanes.values()];
     await Promise.all(lanes.map((lane) => lane.stopFeeding()));
     await Promise.all(transports.map((t) => t.stop(config.drainTimeoutMs)));
@@ -312,10 +316,12 @@ export class DispatchEngine {
   private rerouteRequeued(partIds: number[], afterFailure: boolean): void {
     if (this.stopping !== undefined) return;
     const nowMs = this.now();
-    this.backend.rerouteBatch(retriedPartsQuery(partIds), this.routing(nowMs), nowMs, afterFailure).then(
+    const running = this.backend.rerouteBatch(retriedPartsQuery(partIds), this.routing(nowMs), nowMs, afterFailure).then(
       (batch) => this.noteReroutes(batch.applied),
       (err: unknown) => this.rerouteFailures.failed(err),
     );
+    this.requeueReroutes.add(running);
+    void running.finally(() => this.requeueReroutes.delete(running));
   }
 
   /** Counts and logs the parts a reroute batch moved, and wakes the lanes they moved to. */

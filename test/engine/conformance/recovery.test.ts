@@ -70,7 +70,7 @@ describeEngineConformance('engine stop, kill and restart', (open) => {
     rig.engine.wake();
     await until(async () => killed.held.length, (n) => n === 1);
     // Its loops asleep again (the lane's pass after the claim found nothing): none of them moves any more.
-    await until(async () => killedClock.pendingTimers(), (n) => n === 3);
+    await until(async () => killedClock.pendingTimers(), (n) => n >= 3);
     expect((await rig.parts(campaignId)).map((p) => [p.recipient_id, p.state, p.attempts])).toEqual([[(await rig.recipients(campaignId))[0]!.id, 'submitting', 0]]);
     expect((await rig.recipients(campaignId)).map((r) => r.dispatch_state)).toEqual(['dispatched', 'dispatched']);
 
