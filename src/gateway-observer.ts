@@ -50,6 +50,8 @@ export interface GatewayObserver {
   httpRequest(route: string, method: string, status: number, seconds: number): void;
   /** A transport changed state (engine's onState), at atMs. */
   transportState(transport: string, state: TransportState, atMs: number): void;
+  /** Queued parts of a route moved from one of its transports to another (failover, moving back, a replaced route). */
+  routeFailover?(route: string, from: string, to: string, parts: number): void;
 }
 
 export const NOOP_OBSERVER: GatewayObserver = {

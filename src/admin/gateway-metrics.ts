@@ -123,6 +123,7 @@ export class GatewayMetrics implements GatewayObserver {
   private readonly inboundParts = new Tally<'transport'>();
   private readonly inboundMessages = new Tally<'transport'>();
   private readonly inboundIncomplete = new Tally<'transport'>();
+  private readonly routeFailovers = new Tally<'route' | 'from' | 'to'>();
   /** `${transport}\u0000${messageId}` -> when its submit was accepted, until its final receipt. */
   private readonly awaitingReceipt = new Map<string, number>();
   /** Final receipts handled before their part's accepted outcome (MAX_EARLY_RECEIPTS). */
@@ -177,6 +178,13 @@ export class GatewayMetrics implements GatewayObserver {
     tallied('smsgate_inbound_messages_total', 'Inbound (mobile-originated) messages stored whole: single PDUs, reassembled ones, and incomplete ones delivered after the reassembly timeout.', this.inboundMessages);
     tallied('smsgate_inbound_parts_total', 'Inbound PDUs stored that are one part of a concatenated message (repeats not counted).', this.inboundParts);
     tallied('smsgate_inbound_incomplete_total', 'Inbound messages delivered incomplete: parts still missing at the reassembly timeout.', this.inboundIncomplete);
+    const failoversTotal: Counter<'route' | 'from' | 'to'> = new Counter({
+      name: 'smsgate_route_failovers_total',
+      help: 'Queued parts a route moved from one of its transports to another (route: its name, else its prefix): failover off a transport down longer than failoverAfterMs, moving back once it is up, or a replaced route.',
+      labelNames: ['route', 'from', 'to'],
+      registers,
+      collect: (): void => this.routeFailovers.publish(failoversTotal),
+    });
     const version = new Gauge({ name: 'smsgate_build_info', help: 'Always 1; its labels name the smsgate version and the Node.js version running it.', labelNames: ['version', 'node_version'], registers });
     version.set({ version: safeVersion(), node_version: process.version }, 1);
     const linkCounter = (name: string, help: string, value: (counts: LinkCounters, set: (n: number, labels?: Record<string, string>) => void) => void, extraLabel?: 'reason'): void => {
@@ -445,6 +453,10 @@ export class GatewayMetrics implements GatewayObserver {
 
   httpRequest(route: string, method: string, status: number, seconds: number): void {
     this.httpRequestDurationSeconds.observe({ route, method, status: String(status) }, seconds);
+  }
+
+  routeFailover(route: string, from: string, to: string, parts: number): void {
+    this.routeFailovers.add(`${route}\u0000${from}\u0000${to}`, () => ({ route, from, to }), parts);
   }
 
   transportState(transport: string, state: TransportState, atMs: number): void {

@@ -34,16 +34,18 @@ export interface ClusterReadiness {
 /** A route as readiness reads it: its prefix and the transport it names (config `routes[]`). */
 export interface ReadinessRoute {
   prefix: string;
-  transport: string;
+  transport?: string;
+  transports?: readonly (string | { name: string })[];
 }
 
 /**
- * The transports that may carry a route's traffic. Routes name one transport today; a route that
- * lists several (failover, weighted) is servable while any one of them is up, so readiness asks
+ * The transports that may carry a route's traffic: a route that lists several (failover,
+ * weighted) is servable while any one of them is up, so readiness asks
  * this function and never reads `route.transport` itself.
  */
 export function transportsOfRoute(route: ReadinessRoute): readonly string[] {
-  return [route.transport];
+  if (route.transports !== undefined) return route.transports.map((t) => (typeof t === 'string' ? t : t.name));
+  return route.transport === undefined ? [] : [route.transport];
 }
 
 /** One transport as readiness judges it: up (bound, or its binds held by cluster peers), or why not. */

@@ -100,23 +100,9 @@ export interface GatewayFacts {
 }
 
 /** One transport of a route as the status page shows it. */
-export interface RouteTransportFacts {
-  name: string;
-  /** Bound (and not paused): it takes the route's parts now. */
-  up: boolean;
-  weight?: number;
-}
-
-/** A route and where its parts go now (the engine's routeStatus()). */
-export interface RouteStatus {
-  /** The route's prefix ("" matches every number). */
-  route: string;
-  strategy: string;
-  transports: RouteTransportFacts[];
-  /** The transport its parts go to now; null when none of its transports is up (they wait). */
-  current: string | null;
-  window?: { open: boolean };
-}
+/** A route and where its parts go now: the engine's routeStatus() (src/engine/route-status.ts). */
+export type { RouteStatus } from '../engine/route-status.js';
+import type { RouteStatus } from '../engine/route-status.js';
 
 export interface StatusFacts {
   /** 'serve': from the running gateway; 'database': what the database alone tells (serve not answering). */

@@ -17,6 +17,7 @@ import { formatJsonPath, parseInstancePath, type JsonPath } from './json-path.js
 import { configPathFrom, type ConfigSearch } from './locate.js';
 import { CORE_PATH_KEYS, resolveRelativePaths, type PathKey } from './relative-paths.js';
 import { buildConfigSchema, buildPublishedSchema, type ConfigSchemaParts } from './schema.js';
+import { routeProblem } from './routes.js';
 import { nearestKey } from './suggest.js';
 import type { ConfigCore, ConfigProblem, RouteConfig } from './types.js';
 
@@ -158,15 +159,8 @@ function checkTransportNames(transports: readonly { name: string }[], sourceName
 }
 
 function checkRoutes(routes: readonly RouteConfig[], transports: readonly { name: string }[], sourceName: string): void {
-  const names = new Set(transports.map((t) => t.name));
-  const prefixes = new Set<string>();
-  routes.forEach((route, index) => {
-    if (!names.has(route.transport)) {
-      fail(sourceName, ['routes', index, 'transport'], `no transport named "${route.transport}" (configured: ${[...names].join(', ')})`);
-    }
-    if (prefixes.has(route.prefix)) fail(sourceName, ['routes', index, 'prefix'], `duplicate route prefix "${route.prefix}"`);
-    prefixes.add(route.prefix);
-  });
+  const problem = routeProblem(routes, transports.map((t) => t.name));
+  if (problem !== null) fail(sourceName, problem.path, problem.what);
 }
 
 /** A transport entry's own keys (`transports[0].password`), not its `name` or `type`. */

@@ -71,14 +71,46 @@ export const loggingSchema = section({
   file: { type: 'string', minLength: 1 },
 });
 
+/** "HH:MM" of a 24-hour clock. */
+const CLOCK_TIME = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } as const;
+
+/**
+ * A route: `transport` (one) or `transports` with a `strategy`; which of the two, the transport
+ * names and the time zone are checked after the schema (src/config/routes.ts), with messages
+ * naming the key.
+ */
 const routeSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['prefix', 'transport'],
+  required: ['prefix'],
   properties: {
     // Matched against the normalised msisdn, which is digits only; "" matches every number.
     prefix: { type: 'string', pattern: '^[0-9]{0,20}$' },
+    name: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,64}$' },
     transport: nonEmptyString,
+    transports: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        if: { type: 'string' },
+        then: nonEmptyString,
+        else: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name'],
+          properties: { name: nonEmptyString, weight: { type: 'number', exclusiveMinimum: 0 } },
+        },
+      },
+    },
+    strategy: { enum: ['failover', 'weighted'] },
+    clients: { type: 'array', minItems: 1, uniqueItems: true, items: nonEmptyString },
+    window: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['from', 'to', 'timeZone'],
+      properties: { from: CLOCK_TIME, to: CLOCK_TIME, timeZone: nonEmptyString },
+    },
+    failoverAfterMs: positiveInt,
   },
 } as const;
 

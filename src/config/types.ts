@@ -76,11 +76,46 @@ export interface LoggingConfig {
   file?: string;
 }
 
-export interface RouteConfig {
+/** One transport of a multi-transport route: its name, or its name and weight (weighted routes; 1 when left out). */
+export type RouteTransportConfig = string | { name: string; weight?: number };
+
+/** When a route's parts may go out: local wall-clock times in an IANA time zone ("from" after "to" spans midnight). */
+export interface RouteWindowConfig {
+  /** "HH:MM", inclusive. */
+  from: string;
+  /** "HH:MM", exclusive. */
+  to: string;
+  timeZone: string;
+}
+
+interface RouteConfigCommon {
   /** Longest matching prefix of the normalised msisdn wins; "" matches everything. */
   prefix: string;
-  transport: string;
+  /** The route's label in metrics and on the status page; left out: its prefix. */
+  name?: string;
+  /** Only these clients' parts take the route (by client name); left out: every client's. */
+  clients?: string[];
+  /** Outside it the route's parts wait, queued (docs/behaviour/routes.md). */
+  window?: RouteWindowConfig;
+  /** How long a listed transport may be down before its queued parts move to the next one (default 10000). */
+  failoverAfterMs?: number;
 }
+
+/** A route to one transport (the original shape). */
+export interface SingleRouteConfig extends RouteConfigCommon {
+  transport: string;
+  transports?: never;
+  strategy?: never;
+}
+
+/** A route over several transports: the first one up (failover), or split by weight over those up (weighted). */
+export interface MultiRouteConfig extends RouteConfigCommon {
+  transport?: never;
+  transports: RouteTransportConfig[];
+  strategy: 'failover' | 'weighted';
+}
+
+export type RouteConfig = SingleRouteConfig | MultiRouteConfig;
 
 /** What config/ itself reads of a loaded file: the rest it validates by the schemas it is handed. */
 export interface ConfigCore {

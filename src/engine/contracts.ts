@@ -23,6 +23,7 @@ import type { OutcomeStepStore } from './steps/outcomes.js';
 import type { PartChangesStore } from './steps/part-changes.js';
 import type { ReceiptStepStore } from './steps/receipts.js';
 import type { RecoveryStepStore } from './steps/recovery.js';
+import type { RerouteStepStore } from './steps/reroute.js';
 import type { UnmatchedReceiptStore } from './steps/unmatched-receipts.js';
 
 import type { StoreMode } from './store-mode.js';
@@ -43,4 +44,5 @@ export interface EngineStepStores<M extends StoreMode> {
   outcomes: OutcomeStepStore<M>;
   receipts: ReceiptStepStore<M>;
   unmatchedReceipts: UnmatchedReceiptStore<M>;
+  reroute: RerouteStepStore<M>;
 }

@@ -20,7 +20,12 @@ import { FailureLog } from '../common/failure-log.js';
 import type { OutcomeCounts } from './steps/outcomes.js';
 import { PgEngineBackend, type PgWriteRetryOptions } from './postgres/backend.js';
 import type { DeliveryReceiptSink } from './sqlite/delivery-receipt-sink.js';
-import { RouteTable, type Route } from './routing.js';
+import type { RouteConfig } from '../config/types.js';
+import { RouteTable } from './routing.js';
+import { routeStatus, type RouteStatus } from './route-status.js';
+import type { Routing } from './steps/materialise.js';
+import { planRerouteScan, queryOf, retriedPartsQuery, type PartReroute } from './steps/reroute.js';
+import { TransportConditionTracker } from './transport-conditions.js';
 import { SqliteEngineBackend } from './sqlite/backend.js';
 import { TransportLane } from './transport-lane.js';
 import type { WriteBatcherOptions } from './sqlite/write-batcher.js';
@@ -32,7 +37,13 @@ export interface DispatchEngineDeps {
    */
   store: EngineStore;
   transports: readonly Transport[];
-  routes: readonly Route[];
+  /** The config's route entries (docs/behaviour/routes.md); replaceRoutes swaps them at run time. */
+  routes: readonly RouteConfig[];
+  /**
+   * Whether a transport is up for routing (failover moves parts off one that is not). Default:
+   * bound here. A cluster node may also count a transport whose binds its peers hold.
+   */
+  isTransportUp?: (transport: Transport) => boolean;
   config: EngineConfig;
   logger: Logger;
   deliveryReceipts: DeliveryReceiptSink;
@@ -71,23 +82,35 @@ export interface EngineStats {
   fencedWrites: number;
 }
 
+/** Queued parts are rerouted at least this often (and at once when a transport changes state or the routes are replaced). */
+export const REROUTE_INTERVAL_MS = 1_000;
+/** Queued parts read per reroute transaction. */
+const REROUTE_BATCH = 1_000;
+
 /** Expiry of unmatched receipts runs at most this often (and at least every tenth of the TTL). */
 const MAX_EXPIRY_INTERVAL_MS = 60_000;
 
 export class DispatchEngine {
   private readonly backend: EngineBackend;
   private readonly lanes: Map<string, TransportLane>;
+  private readonly schedulerWorker: BackgroundWorker;
+  private readonly schedulerFailures: FailureLog;
   /** The transports running now, by name: a reload adds, replaces and removes them (addTransport and below). */
   private readonly transports: Map<string, Transport>;
-  /** Shared with the backend's materialise step: a reload swaps the table and edits the set. */
-  private readonly routing: { routes: RouteTable; knownTransports: Set<string> };
   private readonly plans: CampaignPlans;
   private readonly clock: Clock;
   /** Submits counted by lanes a reload retired (stats().submits only grows). */
   private retiredSubmits = 0;
   private started = false;
-  private readonly schedulerWorker: BackgroundWorker;
-  private readonly schedulerFailures: FailureLog;
+  private readonly rerouteWorker: BackgroundWorker;
+  private readonly rerouteFailures: FailureLog;
+  private readonly conditions: TransportConditionTracker;
+  /** The routes materialise and reroute use (replaceRoutes swaps it). */
+  private routes: RouteTable;
+  /** What the routes chose at the last complete reroute scan (routingSignature); undefined: none yet, or the routes were replaced. */
+  private rerouteSignature: string | undefined;
+  /** Reroutes of requeued parts still running (rerouteRequeued): a stop waits for them. */
+  private readonly requeueReroutes = new Set<Promise<void>>();
   private readonly now: () => number;
   private readonly observer: GatewayObserver;
   private readonly expiryIntervalMs: number;
@@ -105,9 +128,12 @@ export class DispatchEngine {
     const plans = new CampaignPlans();
     this.plans = plans;
     this.clock = clock;
-    const routing = { routes: new RouteTable(deps.routes), knownTransports: new Set(transports.map((t) => t.name)) };
-    this.routing = routing;
     this.transports = new Map(transports.map((t) => [t.name, t]));
+    this.routes = new RouteTable(deps.routes);
+    const isUp = deps.isTransportUp ?? ((t: Transport): boolean => t.currentState().state === 'bound');
+    // The running transports as a reload leaves them, not the ones the engine started with.
+    this.conditions = new TransportConditionTracker({ [Symbol.iterator]: () => this.transports.values() }, isUp, this.now());
+    const routing = (): Routing => this.routing(this.now());
     const common = { config, logger, deliveryReceipts: deps.deliveryReceipts, routing, plans, now: this.now };
     this.backend = isPostgresEngineStore(store)
       ? new PgEngineBackend({ ...common, pool: store.pool, node: store.node, ...(deps.pgWriteRetry === undefined ? {} : { retry: deps.pgWriteRetry }) })
@@ -116,6 +142,8 @@ export class DispatchEngine {
     if (this.lanes.size !== transports.length) throw new GatewayError('CONFIG_INVALID', 'transport names must be unique');
     this.expiryIntervalMs = Math.min(MAX_EXPIRY_INTERVAL_MS, Math.max(10, Math.floor(config.unmatchedReceiptTtlMs / 10)));
     this.schedulerWorker = new BackgroundWorker({ clock, intervalMs: config.pollIntervalMs, pass: () => this.schedulePass(), onError: (err) => this.schedulerFailures.failed(err) });
+    this.rerouteFailures = new FailureLog(logger, 'rerouting queued parts');
+    this.rerouteWorker = new BackgroundWorker({ clock, intervalMs: REROUTE_INTERVAL_MS, pass: () => this.reroutePass(), onError: (err) => this.rerouteFailures.failed(err) });
     this.inbound = deps.inbound ?? new InboundService({ store: this.backend.inbound, logger: logger.child({ part: 'inbound' }), now: this.now, observer: this.observer, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
   }
 
@@ -137,6 +165,7 @@ export class DispatchEngine {
     for (const transport of transports) await this.recoverTransportReceipts(transport);
     for (const lane of this.lanes.values()) lane.start();
     this.schedulerWorker.start();
+    this.rerouteWorker.start();
     this.started = true;
   }
 
@@ -152,7 +181,7 @@ export class DispatchEngine {
   async addTransport(transport: Transport): Promise<void> {
     if (this.transports.has(transport.name)) throw new GatewayError('CONFIG_INVALID', `transport '${transport.name}' is already running`);
     await this.startTransport(transport);
-    this.routing.knownTransports.add(transport.name);
+    this.rerouteWorker.wake();
   }
 
   /**
@@ -173,8 +202,24 @@ export class DispatchEngine {
    */
   async removeTransport(name: string): Promise<void> {
     if (!this.transports.has(name)) return;
-    this.routing.knownTransports.delete(name);
     await this.drainTransport(name);
+  }
+
+  /**
+   * Swaps the route table: parts materialised from now on follow the new routes, and parts queued
+   * but not yet submitted are rerouted at once (submitted ones stay where they went: their
+   * receipts are matched on that transport).
+   */
+  replaceRoutes(routes: readonly RouteConfig[]): void {
+    this.routes = new RouteTable(routes);
+    this.rerouteSignature = undefined;
+    this.rerouteWorker.wake();
+  }
+
+  /** Per route, its transports and the one its parts go to now (the status page). */
+  routeStatus(): RouteStatus[] {
+    const nowMs = this.now();
+    return routeStatus(this.routes, this.conditions.snapshot(nowMs), nowMs);
   }
 
   /** New work may be due (a campaign became ready): look now instead of at the next poll. */
@@ -219,7 +264,10 @@ export class DispatchEngine {
     const { config, logger } = this.deps;
     const transports = [...this.transports.values()];
     await this.schedulerWorker.stop();
+    await this.rerouteWorker.stop();
     this.backend.beginStop();
+    // Reroutes of requeued parts started before the stop finish before the store is closed.
+    await Promise.all(this.requeueReroutes);
     const lanes = [...this.lanes.values()];
     await Promise.all(lanes.map((lane) => lane.stopFeeding()));
     await Promise.all(transports.map((t) => t.stop(config.drainTimeoutMs)));
@@ -249,7 +297,7 @@ export class DispatchEngine {
 
   private laneFor(transport: Transport): TransportLane {
     const { config, logger } = this.deps;
-    return new TransportLane({ transport, backend: this.backend, plans: this.plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock: this.clock });
+    return new TransportLane({ transport, backend: this.backend, plans: this.plans, config, logger: logger.child({ transport: transport.name }), now: this.now, observer: this.observer, clock: this.clock, onRequeued: (ids, afterFailure) => this.rerouteRequeued(ids, afterFailure) });
   }
 
   private setHandlersOf(transport: Transport): void {
@@ -311,7 +359,71 @@ export class DispatchEngine {
   private onTransportState(name: string, state: TransportState): void {
     this.observer.transportState(name, state, this.now());
     this.deps.logger.info({ transport: name, state: state.state, reason: state.state === 'down' ? state.reason : undefined }, 'transport state');
+    this.conditions.observe(name, state, this.now());
     if (state.state === 'bound') this.lanes.get(name)?.wake();
+    this.rerouteWorker.wake();
+  }
+
+  /** The route table and the transports' states at `nowMs`, for one pass. */
+  private routing(nowMs: number): Routing {
+    return { routes: this.routes, conditions: this.conditions.snapshot(nowMs) };
+  }
+
+  /**
+   * One reroute pass (steps/reroute.ts): queued parts follow their routes as they choose now,
+   * in batches of REROUTE_BATCH, each one transaction. A full scan's signature is kept only once
+   * it completed, so a pass that failed midway is run again.
+   */
+  private async reroutePass(): Promise<PassResult> {
+    const nowMs = this.now();
+    const routing = this.routing(nowMs);
+    const { scan, signature } = planRerouteScan(routing, nowMs, this.rerouteSignature);
+    if (scan.kind === 'none') return 'idle';
+    let afterId = 0;
+    for (;;) {
+      const batch = await this.backend.rerouteBatch(queryOf(scan, afterId, REROUTE_BATCH, nowMs), routing, nowMs);
+      this.noteReroutes(batch.applied);
+      if (batch.read < REROUTE_BATCH) break;
+      afterId = batch.lastId;
+    }
+    if (scan.kind === 'all' && routing.routes === this.routes) this.rerouteSignature = signature;
+    this.rerouteFailures.recovered();
+    return 'idle';
+  }
+
+  /**
+   * Parts a lane just sent back to the queue. After a temporary failure their route may retry them
+   * on its next usable transport (planReroute afterFailure); unsent ones (their transport went down
+   * under them) follow the route as it chooses now: a reroute scan that ran while they were in
+   * flight did not see them. A part claimed again meanwhile, or ended, is not queued there any
+   * more and is left alone by the guarded write.
+   */
+  private rerouteRequeued(partIds: number[], afterFailure: boolean): void {
+    if (this.stopping !== undefined) return;
+    const nowMs = this.now();
+    const running = this.backend.rerouteBatch(retriedPartsQuery(partIds), this.routing(nowMs), nowMs, afterFailure).then(
+      (batch) => this.noteReroutes(batch.applied),
+      (err: unknown) => this.rerouteFailures.failed(err),
+    );
+    this.requeueReroutes.add(running);
+    void running.finally(() => this.requeueReroutes.delete(running));
+  }
+
+  /** Counts and logs the parts a reroute batch moved, and wakes the lanes they moved to. */
+  private noteReroutes(applied: readonly PartReroute[]): void {
+    const moves = new Map<string, { route: string; from: string; to: string; parts: number }>();
+    for (const change of applied) {
+      if (change.from === change.to) continue;
+      const key = `${change.route}\u0000${change.from}\u0000${change.to}`;
+      const entry = moves.get(key);
+      if (entry === undefined) moves.set(key, { route: change.route, from: change.from, to: change.to, parts: 1 });
+      else entry.parts++;
+    }
+    for (const move of moves.values()) {
+      this.observer.routeFailover?.(move.route, move.from, move.to, move.parts);
+      this.deps.logger.info(move, 'queued parts moved to another transport of their route');
+      this.lanes.get(move.to)?.wake();
+    }
   }
 
   /** One scheduler pass; 'more' when a full batch was dispatched (more may be due at once). */
@@ -325,11 +437,6 @@ export class DispatchEngine {
     if (this.now() - this.lastExpiryAt >= this.expiryIntervalMs) await this.expireUnmatchedReceipts();
     this.schedulerFailures.recovered();
     return dispatched >= config.batchSize ? 'more' : 'idle';
-  }
-
-  /** Routes for parts not yet materialised from now on (a reload). */
-  replaceRoutes(routes: readonly Route[]): void {
-    this.routing.routes = new RouteTable(routes);
   }
 }
 

@@ -14,7 +14,8 @@ import type { Async } from '../store/ports.js';
 import type { UndecodablePduStore } from '../store/sqlite/undecodable-pdu-store.js';
 import type { TransportReceipt } from '../transports/transport.js';
 import type { OutcomeCounts, SubmitResult } from './steps/outcomes.js';
-import type { MaterializeResult } from './steps/materialise.js';
+import type { MaterializeResult, Routing } from './steps/materialise.js';
+import type { PartReroute, QueuedPartsQuery } from './steps/reroute.js';
 
 /** The engine on PostgreSQL: the node's pool and the id its claims and fenced writes carry. */
 export interface PostgresEngineStore {
@@ -55,6 +56,11 @@ export interface EngineBackend {
   recover(nowMs: number): Promise<{ requeued: number; reopened: number }>;
   /** Due recipients -> durable parts, up to batchSize recipients in one unit. */
   materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult>;
+  /**
+   * One batch of the reroute step in one transaction: the queued parts the query names, planned
+   * (planReroute, `afterFailure` as there) and written. `lastId`: the highest part id read (the next batch's cursor).
+   */
+  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number, afterFailure?: boolean): Promise<{ read: number; lastId: number; applied: PartReroute[] }>;
   claimerFor(transport: string): LaneClaimer;
   campaignTexts(campaignId: string): Promise<DueCampaign | undefined>;
   /** Resolves once the outcomes are committed (retried while the store refuses them for a passing reason). */

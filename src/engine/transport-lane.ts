@@ -41,6 +41,12 @@ export interface LaneDeps {
   observer: GatewayObserver;
   /** The poll sleeps run on this clock (default: the system clock). */
   clock?: Clock;
+  /**
+   * Told, once their outcomes are written, the parts sent back to the queue: after a temporary
+   * failure (`afterFailure`: their route may retry them on its next transport) or unsent (the
+   * transport went down under them: their route may have moved on meanwhile).
+   */
+  onRequeued?: (partIds: number[], afterFailure: boolean) => void;
 }
 
 /**
@@ -258,6 +264,10 @@ export class TransportLane {
     try {
       await backend.writeOutcomes({ transport: transport.name, parts, outcomes: results, claimedBy });
       this.outcomeWriteFailures.recovered({ transport: transport.name });
+      for (const kind of ['temporary', 'not-sent'] as const) {
+        const requeued = parts.filter((p) => results.find((o) => o.part === p.part_number)?.kind === kind).map((p) => p.id);
+        if (requeued.length > 0) this.deps.onRequeued?.(requeued, kind === 'temporary');
+      }
     } catch (err) {
       // Only a write no retry can cure (or one still queued at stop) gets here: a store refusing
       // for a passing reason is retried by the WriteBatcher and this waits, holding the window

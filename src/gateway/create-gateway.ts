@@ -17,7 +17,6 @@ import type { BackendRuntime } from './backend.js';
 import { backendFor } from './backends.js';
 import { loadConfig, type SmsGateConfig } from './config.js';
 import { ConfigReloader } from './config-reload.js';
-import { singleTransportRouteStatus } from './route-status-adapter.js';
 import { buildGatewayLoops } from './loops.js';
 import { RunningGateway, type Gateway, type GatewayOptions } from './running-gateway.js';
 
@@ -94,7 +93,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     });
     admin?.attachConfig({
       configHash: () => reloader.configHash,
-      routeStatus: () => singleTransportRouteStatus(reloader.config.routes, engine.currentTransports()),
+      routeStatus: () => engine.routeStatus(),
       reload: () => reloader.reload(),
     });
     return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin, lowCredits, reloader });

@@ -67,10 +67,14 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
     ...(config.inbound.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: config.inbound.sweepIntervalMs }),
     partLimits: { maxPartsPerOriginator: config.inbound.maxPartsPerOriginator, maxParts: config.inbound.maxParts },
   });
+  const cluster = deps.cluster;
   const engine = new DispatchEngine({
     store: deps.engineStore,
     transports,
     routes: config.routes,
+    // A cluster node holding none of a transport's bind slots does not fail its routes over: the
+    // nodes holding them judge the carrier by their binds (docs/behaviour/routes.md).
+    ...(cluster === undefined ? {} : { isTransportUp: (t: Transport): boolean => t.currentState().state === 'bound' || cluster.bindsHeldByPeers(t) }),
     config: deps.engineConfig,
     logger: observed.child({ part: 'engine' }),
     // On PostgreSQL the engine writes its outbox rows itself; only wake() is used there.

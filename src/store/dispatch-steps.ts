@@ -30,6 +30,8 @@ export interface DueRecipient {
   last_status: string | null;
   client_reference: string | null;
   client_id: number;
+  /** The client's name: routes for named clients match on it. */
+  client_name: string;
   sender: string;
   webhook_url: string | null;
   /** What each of its parts costs (0: unpriced), fixed when its campaign was processed. */
@@ -149,4 +151,37 @@ export interface DueCampaign {
   sender: string;
   text: string;
   text_sent: string | null;
+}
+
+/* Rerouting queued parts (src/engine/steps/reroute.ts). */
+
+/** A queued part as rerouting reads it. */
+export interface QueuedPart {
+  id: number;
+  recipient_id: number;
+  transport: string;
+  next_attempt_at: number;
+  msisdn: string;
+  client_name: string;
+}
+
+/** One part's new transport and due time; `route`: the route's label (the metric's). */
+export interface PartReroute {
+  partId: number;
+  from: string;
+  to: string;
+  nextAttemptAt: number;
+  route: string;
+}
+
+/**
+ * Which queued parts a batch reads: those after `afterId`, on `transports` (all when null), due by
+ * `dueByMs` when given, with these ids when `partIds` is given.
+ */
+export interface QueuedPartsQuery {
+  afterId: number;
+  limit: number;
+  transports: readonly string[] | null;
+  dueByMs: number | null;
+  partIds?: readonly number[];
 }

@@ -1,19 +1,11 @@
 /**
- * Each route and where its parts go now, as the status page and /status.json show them while a
- * route names one transport: the transport when it is bound, none (its parts wait) when it is not.
- * The page renders the table and the running config's hash, escaped; facts of a serve that gave
+ * Each route and where its parts go now (the engine's routeStatus(), tested with the route planner
+ * in test/engine/routing.test.ts), as the status page renders it. The page renders the table and the running config's hash, escaped; facts of a serve that gave
  * neither render without them.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { singleTransportRouteStatus } from '../../src/gateway/route-status-adapter.js';
+import { describe, expect, it } from 'vitest';
 import type { StatusFacts } from '../../src/admin/status-facts.js';
 import { renderStatusPage } from '../../src/admin/status-page.js';
-import { SimulatorTransport } from '../../src/transports/simulator/index.js';
-
-const started: SimulatorTransport[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((t) => t.stop()));
-});
 
 function facts(over: Partial<StatusFacts>): StatusFacts {
   return {
@@ -23,25 +15,13 @@ function facts(over: Partial<StatusFacts>): StatusFacts {
 }
 
 describe('route status', () => {
-  it('names the bound transport as where parts go, and none while it is down', async () => {
-    const up = new SimulatorTransport({ name: 'up', type: 'simulator' });
-    const down = new SimulatorTransport({ name: 'down', type: 'simulator' });
-    await up.start();
-    started.push(up);
-    const routes = singleTransportRouteStatus([{ prefix: '44', transport: 'down' }, { prefix: '', transport: 'up' }], [up, down]);
-    expect(routes).toEqual([
-      { route: '44', strategy: 'single', transports: [{ name: 'down', up: false }], current: null },
-      { route: '', strategy: 'single', transports: [{ name: 'up', up: true }], current: 'up' },
-    ]);
-  });
-
   it('renders the routes table and the config hash on the page', () => {
     const html = renderStatusPage(
       facts({
         configHash: 'sha256:<abc>',
         routes: [
-          { route: '44', strategy: 'single', transports: [{ name: 'carrier<B>', up: false }], current: null },
-          { route: '', strategy: 'single', transports: [{ name: 'carrierA', up: true }], current: 'carrierA' },
+          { route: '44', prefix: '44', clients: null, strategy: 'single', transports: [{ name: 'carrier<B>', up: false }], current: null },
+          { route: '', prefix: '', clients: null, strategy: 'single', transports: [{ name: 'carrierA', up: true }], current: 'carrierA' },
         ],
       }),
       { csrfToken: 't' },

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../src/engine/config.js';
 import { DispatchEngine } from '../../src/engine/dispatch-engine.js';
-import type { Route } from '../../src/engine/routing.js';
+import type { RouteConfig } from '../../src/config/types.js';
 import { silentLogger, type Logger } from '../../src/common/log.js';
 import { planMessage } from '../../src/sms/index.js';
 import { openStore, type Store } from '../../src/store/sqlite/database.js';
@@ -24,7 +24,7 @@ import type { ManualClock } from '../support/manual-clock.js';
 
 export interface HarnessOptions {
   transports: Transport[];
-  routes?: Route[];
+  routes?: RouteConfig[];
   engine?: Partial<EngineConfig>;
   /** The engine's loops sleep on this clock (default: real time); now() stays Date.now() + clockSkewMs. */
   clock?: ManualClock;
@@ -117,7 +117,7 @@ export async function startEngineHarness(options: HarnessOptions): Promise<Engin
   await harness.engine.start();
   // On a manual clock: the scheduler and every lane ran their first pass and sleep.
   const clock = options.clock;
-  if (clock !== undefined) await waitFor(() => clock.pendingTimers(), (n) => n === options.transports.length + 1);
+  if (clock !== undefined) await waitFor(() => clock.pendingTimers(), (n) => n === options.transports.length + 2);
   return harness;
 }
 

@@ -4,7 +4,8 @@
  * secrets masked; an invalid one exits 1 with the file and the key (`config/x.json:
  * transports[0].window: must be >= 1`). It also refuses what `serve` would refuse at start: a
  * cluster node without a shared key file, and a listener whose port is in use (`api.port 8080 is in
- * use`), found by opening and at once closing each address. No database or device is opened.
+ * use`), found by opening and at once closing each address. No device is opened; the database only
+ * read-only, to warn about route client names no client has (route-clients-check.ts).
  *
  * `smsgate config schema` prints the JSON Schema of the file (config/smsgate.schema.json).
  *
@@ -22,6 +23,7 @@ import { parseArgs, rejectExtraArguments, unknownWordError, UsageError, withUsag
 import { configuredListeners, tryListen } from '../listen-check.js';
 import { askAdminListener, signalServe, type ReloadAnswer } from '../config-reload-request.js';
 import type { AdminOutput } from '../admin-session.js';
+import { clientNamesOf, unknownRouteClients } from '../route-clients-check.js';
 
 const USAGE = 'smsgate config check [--config FILE] [--json]\n       smsgate config reload [--config FILE] [--json]\n       smsgate config schema';
 export const MASK = '[redacted]';
@@ -69,7 +71,11 @@ export async function run(args: string[]): Promise<number> {
         if (problem !== null) throw new GatewayError('CONFIG_INVALID', `${file}: ${problem}`, { details: { path: `${listener.section}.port` } });
       }
       const effective = maskSecrets(config);
-      out.result(`${file}: valid; effective config (secrets masked):\n${JSON.stringify(effective, null, 2)}`, { file, valid: true, config: effective });
+      // Route client names are checked against the clients where the database can be read (a warning: a client may be created later).
+      const names = config.routes.some((r) => r.clients !== undefined) ? clientNamesOf(config.database) : null;
+      const warnings = names === null ? [] : unknownRouteClients(config.routes, names);
+      if (!out.json) for (const warning of warnings) process.stderr.write(`${file}: warning: ${warning}\n`);
+      out.result(`${file}: valid; effective config (secrets masked):\n${JSON.stringify(effective, null, 2)}`, { file, valid: true, config: effective, ...(warnings.length === 0 ? {} : { warnings }) });
       return 0;
     });
   });

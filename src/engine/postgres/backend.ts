@@ -29,6 +29,7 @@ import { planStartRecovery, planStopRequeue } from '../steps/recovery.js';
 import { PgRecoveryStore } from '../../store/postgres/recovery-queries.js';
 import { inTransaction } from '../../store/postgres/pool.js';
 import { pgStepStores } from './step-stores.js';
+import { planReroute, type PartReroute, type QueuedPartsQuery } from '../steps/reroute.js';
 import { PgOutcomeWriter } from './outcome-writer.js';
 import { PgReceiptWriter } from './receipt-writer.js';
 import { PgUnitRunner, type PgWriteRetryOptions } from './unit-runner.js';
@@ -42,7 +43,8 @@ export interface PgBackendDeps {
   logger: Logger;
   /** Only wake() is used: the outbox rows are written inside the engine's own transactions (step-stores.ts). */
   deliveryReceipts: Pick<DeliveryReceiptSink, 'wake'>;
-  routing: Routing;
+  /** The route table and the transports' states now (a snapshot per pass). */
+  routing: () => Routing;
   plans: CampaignPlans;
   now: () => number;
   retry?: PgWriteRetryOptions;
@@ -94,7 +96,8 @@ export class PgEngineBackend implements EngineBackend {
 
   /** One transaction: recipients taken FOR UPDATE SKIP LOCKED, so two nodes never materialise one twice. */
   async materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
-    const { plans, routing } = this.deps;
+    const { plans } = this.deps;
+    const routing = this.deps.routing();
     const { plan, written } = await inTransaction(this.deps.pool, async (client) => {
       const store = pgStepStores(client).materialise;
       const ready = await store.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
@@ -103,6 +106,16 @@ export class PgEngineBackend implements EngineBackend {
       return { plan, written: await store.writeMaterialise(plan) };
     });
     return this.report.committed(plan, written);
+  }
+
+  /** One transaction; the write is guarded on each part still queued where it was read, so nodes rerouting at once move a part once. */
+  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number, afterFailure = false): Promise<{ read: number; lastId: number; applied: PartReroute[] }> {
+    return inTransaction(this.deps.pool, async (client) => {
+      const store = pgStepStores(client).reroute;
+      const parts = await store.readQueuedParts(query);
+      const applied = await store.writeReroute(planReroute(parts, routing, nowMs, afterFailure), nowMs);
+      return { read: parts.length, lastId: parts.at(-1)?.id ?? query.afterId, applied };
+    });
   }
 
   claimerFor(transport: string): LaneClaimer {

@@ -14,6 +14,7 @@ import { PgClaimStore } from '../../store/postgres/claim-queries.js';
 import { applyCreditMovements } from '../../store/postgres/credit-ledger.js';
 import { PgMaterialiseStore } from '../../store/postgres/materialise-queries.js';
 import { PgRecoveryStore } from '../../store/postgres/recovery-queries.js';
+import { PgRerouteStore } from '../../store/postgres/reroute-queries.js';
 import type { EngineStepStores } from '../contracts.js';
 import { insertOutboxRows } from '../../store/postgres/webhook-store.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
@@ -165,5 +166,6 @@ export function pgStepStores(client: PgClient): EngineStepStores<'async'> {
     outcomes: new PgOutcomeStepStore(client),
     receipts: new PgReceiptStepStore(client),
     unmatchedReceipts: new PgUnmatchedReceiptStore(client),
+    reroute: new PgRerouteStore(client),
   };
 }

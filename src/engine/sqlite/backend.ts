@@ -27,6 +27,7 @@ import { MaterialiseReport } from '../materialise-report.js';
 import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
 import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
 import { sqliteStepStores } from './step-stores.js';
+import { planReroute, type PartReroute, type QueuedPartsQuery, type RerouteStepStore } from '../steps/reroute.js';
 import type { UnmatchedReceiptStore } from '../steps/unmatched-receipts.js';
 import { WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
@@ -38,7 +39,8 @@ export interface SqliteBackendDeps {
   config: EngineConfig;
   logger: Logger;
   deliveryReceipts: DeliveryReceiptSink;
-  routing: Routing;
+  /** The route table and the transports' states now (a snapshot per pass). */
+  routing: () => Routing;
   plans: CampaignPlans;
   now: () => number;
   writeBatch?: WriteBatcherOptions;
@@ -57,6 +59,7 @@ export class SqliteEngineBackend implements EngineBackend {
   private readonly recovery: RecoveryStepStore<'sync'>;
   private readonly report: MaterialiseReport;
   private readonly unmatched: UnmatchedReceiptStore<'sync'>;
+  private readonly reroute: RerouteStepStore<'sync'>;
 
   constructor(private readonly deps: SqliteBackendDeps) {
     const { store, logger, config } = deps;
@@ -77,6 +80,7 @@ export class SqliteEngineBackend implements EngineBackend {
     });
     const steps = sqliteStepStores(this.store, deps.deliveryReceipts);
     this.unmatched = steps.unmatchedReceipts;
+    this.reroute = steps.reroute;
     this.receipts = new ReceiptApplier(this.batcher, steps.receipts, noteWebhook, logger, deps.now);
     this.outcomes = new OutcomeWriter(this.batcher, steps.outcomes, noteWebhook, config, logger, deps.now);
     // Delivery Receipts of recipients finished while materialising go to the outbox in the pass's transaction.
@@ -114,7 +118,8 @@ export class SqliteEngineBackend implements EngineBackend {
   }
 
   materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
-    const { plans, routing } = this.deps;
+    const { plans } = this.deps;
+    const routing = this.deps.routing();
     const { plan, written } = this.deps.store.db.transaction(() => {
       const ready = this.materialise.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
       const taken = this.materialise.takeRecipients(planShares(ready, batchSize, nowMs));
@@ -122,6 +127,14 @@ export class SqliteEngineBackend implements EngineBackend {
       return { plan, written: this.materialise.writeMaterialise(plan) };
     })();
     return Promise.resolve(this.report.committed(plan, written));
+  }
+
+  rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number, afterFailure = false): Promise<{ read: number; lastId: number; applied: PartReroute[] }> {
+    return Promise.resolve(this.deps.store.db.transaction(() => {
+      const parts = this.reroute.readQueuedParts(query);
+      const applied = this.reroute.writeReroute(planReroute(parts, routing, nowMs, afterFailure), nowMs);
+      return { read: parts.length, lastId: parts.at(-1)?.id ?? query.afterId, applied };
+    })());
   }
 
   claimerFor(transport: string): LaneClaimer {

@@ -8,6 +8,7 @@ import { SqliteClaimStore } from '../../store/sqlite/claim-queries.js';
 import { SqliteCreditLedger } from '../../store/sqlite/credit-ledger.js';
 import { SqliteMaterialiseStore } from '../../store/sqlite/materialise-queries.js';
 import { SqliteRecoveryStore } from '../../store/sqlite/recovery-queries.js';
+import { SqliteRerouteStore } from '../../store/sqlite/reroute-queries.js';
 import type { EngineStepStores } from '../contracts.js';
 import type { DispatchStore, ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
 import { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
@@ -142,5 +143,6 @@ export function sqliteStepStores(dispatch: DispatchStore, sink: DeliveryReceiptS
     outcomes: new SqliteOutcomeStepStore(dispatch, queries, partChanges),
     receipts: new SqliteReceiptStepStore(dispatch, queries, partChanges),
     unmatchedReceipts: new SqliteUnmatchedReceiptStore(dispatch, queries, partChanges),
+    reroute: new SqliteRerouteStore(dispatch.db),
   };
 }

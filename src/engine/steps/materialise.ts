@@ -17,7 +17,7 @@ import type { CreditMovement } from '../../accounts/credits.js';
 import type { StoreMode, StoreResult } from '../store-mode.js';
 import type { CampaignPlan, CampaignTexts } from '../campaign-plans.js';
 import { fillEvenShares } from '../even-shares.js';
-import type { RouteTable } from '../routing.js';
+import { planRoute, type RouteTable, type TransportConditions } from '../routing.js';
 import { PartChangeLedger } from './part-changes.js';
 import type { NewPart } from '../../store/dispatch-steps.js';
 import type {
@@ -56,10 +56,10 @@ export interface MaterialiseStepStore<M extends StoreMode> {
   writeMaterialise(plan: MaterialiseWrite): StoreResult<M, MaterialiseWritten>;
 }
 
-/** Where recipients go: the route table, and the transports this engine runs. */
+/** Where recipients go: the route table, and the transports this engine runs as they are now (a snapshot per pass). */
 export interface Routing {
   routes: RouteTable;
-  knownTransports: ReadonlySet<string>;
+  conditions: TransportConditions;
 }
 
 /** What a pass did, for the engine (lanes to wake, webhooks to send). */
@@ -142,9 +142,11 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
     takenPerCampaign.set(campaign.id, (takenPerCampaign.get(campaign.id) ?? 0) + 1);
     let partsTotal = partsTotals.get(campaign.id);
     if (partsTotal === undefined) partsTotals.set(campaign.id, (partsTotal = facts.plans.planFor(campaign).segments.length));
-    const routed = routing.routes.transportFor(recipient.msisdn);
-    const transport = routed !== undefined && routing.knownTransports.has(routed) ? routed : undefined;
-    const recipientParts = partsFor(recipient, partsTotal, transport, nowMs);
+    // Outside its route's window a part waits queued until it opens (planRoute, docs/behaviour/routes.md).
+    const choice = planRoute(routing.routes, { msisdn: recipient.msisdn, client: recipient.client_name, spreadKey: recipient.id }, routing.conditions, nowMs);
+    const transport = choice.kind === 'no-route' ? undefined : choice.transport;
+    const routed = choice.kind === 'no-route' ? choice.routed : transport;
+    const recipientParts = partsFor(recipient, partsTotal, transport, choice.kind === 'wait' ? choice.untilMs : nowMs, nowMs);
     parts.push(...recipientParts);
     dispatched.push(recipient.id);
     if (transport !== undefined) {
@@ -178,7 +180,7 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
 }
 
 /** A recipient's parts: 'queued' on its transport, or 'undelivered' with NO_ROUTE, final now, when there is none. */
-function partsFor(recipient: DueRecipient, partsTotal: number, transport: string | undefined, nowMs: number): NewPart[] {
+function partsFor(recipient: DueRecipient, partsTotal: number, transport: string | undefined, dueAtMs: number, nowMs: number): NewPart[] {
   const concatReference = concatReferenceFor(recipient.id);
   return Array.from({ length: partsTotal }, (_, i) => ({
     recipientId: recipient.id,
@@ -189,7 +191,7 @@ function partsFor(recipient: DueRecipient, partsTotal: number, transport: string
     transport: transport ?? null,
     state: transport === undefined ? 'undelivered' : 'queued',
     lastStatus: transport === undefined ? NO_ROUTE_STATUS : null,
-    nextAttemptAt: nowMs,
+    nextAttemptAt: dueAtMs,
     finalAt: transport === undefined ? nowMs : null,
     credits: recipient.credits_per_part,
   }));

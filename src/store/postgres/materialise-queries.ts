@@ -21,7 +21,7 @@ const READY_CAMPAIGNS = `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent
   ORDER BY COALESCE(c.send_at, 0), c.created_at LIMIT $2::int`;
 
 /** Each share's oldest waiting recipients, locked SKIP LOCKED: another node materialising them at once passes them over. */
-const TAKE_RECIPIENTS = `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url,
+const TAKE_RECIPIENTS = `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, cl.name AS client_name, c.sender, cl.webhook_url,
     r.credits_per_part
   FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS s(campaign_id, take, n)
   CROSS JOIN LATERAL (

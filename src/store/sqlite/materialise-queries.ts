@@ -24,7 +24,7 @@ export const MATERIALISE_SQL = {
     FROM campaigns c
     WHERE c.state = 'ready' AND c.dispatched_at IS NULL
     ORDER BY COALESCE(c.send_at, 0), c.created_at LIMIT @limit`,
-  waitingRecipients: `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, c.sender, cl.webhook_url,
+  waitingRecipients: `SELECT r.id, r.campaign_id, r.msisdn, r.status, r.last_status, r.client_reference, c.client_id, cl.name AS client_name, c.sender, cl.webhook_url,
       r.credits_per_part
     FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
     WHERE r.campaign_id = ? AND r.dispatch_state = 'waiting' ORDER BY r.id LIMIT ?`,

@@ -18,7 +18,7 @@ import { SINGLE_GATEWAY, type NodeIdSource } from '../../../src/common/node-id.j
 import { ENGINE_DEFAULTS, type EngineConfig } from '../../../src/engine/config.js';
 import { DispatchEngine } from '../../../src/engine/dispatch-engine.js';
 import type { EngineStore } from '../../../src/engine/engine-backend.js';
-import type { Route } from '../../../src/engine/routing.js';
+import type { RouteConfig } from '../../../src/config/types.js';
 import { planMessage } from '../../../src/sms/index.js';
 import type { MessagePartRow, RecipientRow, ReceiptRow, WebhookOutboxRow } from '../../../src/store/entities.js';
 import { asyncPort, type Async } from '../../../src/store/ports.js';
@@ -31,6 +31,7 @@ import { DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
 import { sqliteStorePorts, type StorePorts } from '../../../src/store/store-ports.js';
 import { isTransientStoreFailure } from '../../../src/store/write-failures.js';
 import type { Transport } from '../../../src/transports/transport.js';
+import type { GatewayObserver } from '../../../src/gateway-observer.js';
 import { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from '../../../src/webhooks/index.js';
 import type { ManualClock } from '../../support/manual-clock.js';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
@@ -47,11 +48,13 @@ export type EngineStores = Omit<StorePorts, 'webhooks'> & { readonly dispatch: A
 export interface EngineOptions {
   transports: Transport[];
   /** Default: everything to the first transport. */
-  routes?: Route[];
+  routes?: RouteConfig[];
   engine?: Partial<EngineConfig>;
   /** The engine's loops sleep on this clock (default: real time); now() stays Date.now() + clockSkewMs. */
   clock?: ManualClock;
   logger?: Logger;
+  /** Metrics hooks (default: none). */
+  observer?: GatewayObserver;
 }
 
 export interface SeedCampaign {
@@ -197,13 +200,14 @@ function makeRig(backend: EngineBackendName, connection: Connection, afterThisTe
         },
         now: () => Date.now() + rig.clockSkewMs,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
         ...(backend === 'postgres' ? { pgWriteRetry: { retryBaseDelayMs: 20, retryMaxDelayMs: 200 } } : {}),
       });
       afterThisTest(() => engine.stop());
       current = engine;
       await engine.start();
       const clock = options.clock;
-      if (clock !== undefined) await until(async () => clock.pendingTimers(), (n) => n === options.transports.length + 1);
+      if (clock !== undefined) await until(async () => clock.pendingTimers(), (n) => n === options.transports.length + 2);
       return engine;
     },
     async seedClient(webhookUrl = 'http://127.0.0.1:9/hook') {

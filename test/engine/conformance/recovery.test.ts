@@ -61,13 +61,16 @@ describeEngineConformance('engine stop, kill and restart', (open) => {
     // The engine that is killed: its loops sleep on a clock that never moves again and its
     // transport never answers, so after the pass the wake below starts it does nothing more, as if gone.
     const killed = new ScriptedTransport('carrier');
-    await rig.startEngine({ transports: [killed], clock: new ManualClock(0) });
+    const killedClock = new ManualClock(0);
+    await rig.startEngine({ transports: [killed], clock: killedClock });
     const campaignId = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: ['353871234567', '353871234568'], wake: false });
     // What an older version could leave: the second recipient marked dispatched with no part written.
     const [, orphan] = await rig.recipients(campaignId);
     await rig.stores.dispatch.markRecipientDispatched(orphan!.id, Date.now());
     rig.engine.wake();
     await until(async () => killed.held.length, (n) => n === 1);
+    // Its loops asleep again (the lane's pass after the claim found nothing): none of them moves any more.
+    await until(async () => killedClock.pendingTimers(), (n) => n >= 3);
     expect((await rig.parts(campaignId)).map((p) => [p.recipient_id, p.state, p.attempts])).toEqual([[(await rig.recipients(campaignId))[0]!.id, 'submitting', 0]]);
     expect((await rig.recipients(campaignId)).map((r) => r.dispatch_state)).toEqual(['dispatched', 'dispatched']);
 

@@ -98,7 +98,7 @@ function backendOn(pool: PgPool, nodeId: string | null = NODE): PgEngineBackend 
     logger: silentLogger(),
     deliveryReceipts: { wake: () => undefined },
     // Numbers starting 35386 match no route: their parts are NO_ROUTE at once.
-    routing: { routes: new RouteTable([{ prefix: '35387', transport: TRANSPORT }]), knownTransports: new Set([TRANSPORT]) },
+    routing: () => ({ routes: new RouteTable([{ prefix: '35387', transport: TRANSPORT }]), conditions: new Map([[TRANSPORT, { up: true as const }]]) }),
     plans: new CampaignPlans(),
     now: () => Date.now(),
   });
@@ -154,6 +154,23 @@ describe('statements per step on PostgreSQL', () => {
     // that finishes recipients at once adds their statuses and their outbox rows: one statement each.
     expect(first.statements).toBe(7);
     expect(second.statements).toBe(first.statements + 2);
+  });
+
+  it('reroutes a batch of queued parts in one read and one write, whatever their number', async () => {
+    const { pool, rig } = await opened();
+    const backend = backendOn(pool);
+    await rig.seedCampaign({ clientId: await rig.seedClient(), text: LONG_TEXT, msisdns: msisdns(150) });
+    await backend.materializeDue(Date.now(), 500);
+    // The route now sends 35387 to 'other', up: every queued part moves there.
+    const routing = { routes: new RouteTable([{ prefix: '35387', transport: 'other' }]), conditions: new Map([[TRANSPORT, { up: true as const }], ['other', { up: true as const }]]) };
+    const moved = await counted(() => backend.rerouteBatch({ afterId: 0, limit: 1_000, transports: null, dueByMs: null }, routing, Date.now()));
+    expect(moved.result.read).toBe(300);
+    expect(moved.result.applied).toHaveLength(300);
+    expect(moved.result.applied.every((c) => c.from === TRANSPORT && c.to === 'other')).toBe(true);
+    // BEGIN, the queued parts read, the moves written, COMMIT.
+    expect(moved.statements).toBe(4);
+    const transports = await rig.sql<{ transport: string }>(`SELECT DISTINCT transport FROM message_parts`);
+    expect(transports).toEqual([{ transport: 'other' }]);
   });
 
   it('claims in a fixed number of statements, whatever the campaigns it is shared among', async () => {

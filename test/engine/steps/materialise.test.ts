@@ -20,14 +20,14 @@ const campaign = (id: string, waiting: number, extra: Partial<ReadyCampaign> = {
 
 let nextId = 1;
 const recipient = (campaignId: string, msisdn: string, extra: Partial<DueRecipient> = {}): DueRecipient => ({
-  id: nextId++, campaign_id: campaignId, msisdn, status: 'pending', last_status: null, client_reference: `ref-${msisdn}`, client_id: 7, sender: 'Acme',
+  id: nextId++, campaign_id: campaignId, msisdn, status: 'pending', last_status: null, client_reference: `ref-${msisdn}`, client_id: 7, client_name: 'acme', sender: 'Acme',
   webhook_url: 'https://hooks.example/dlr', credits_per_part: 0, ...extra,
 });
 
 const routing: Routing = {
   routes: new RouteTable([{ prefix: '35387', transport: 'carrier' }, { prefix: '35386', transport: 'modem' }]),
   // 'modem' is routed to but not running.
-  knownTransports: new Set(['carrier']),
+  conditions: new Map([['carrier', { up: true }]]),
 };
 
 const plan = (ready: ReadyCampaign[], taken: DueRecipient[]) =>
