@@ -48,7 +48,7 @@ describe('migrations on PostgreSQL', () => {
       `SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'id' AND is_identity = 'YES' ORDER BY table_name`,
     );
     expect(ids.map((r) => r.table_name)).toEqual([
-      'clients', 'inbound_messages', 'inbound_parts', 'inbound_routes', 'message_parts', 'personal_access_tokens', 'receipts', 'recipients',
+      'clients', 'credit_ledger', 'inbound_messages', 'inbound_parts', 'inbound_routes', 'message_parts', 'personal_access_tokens', 'receipts', 'recipients',
       'senders', 'undecodable_pdus', 'users', 'webhook_outbox',
     ]);
   });
