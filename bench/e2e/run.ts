@@ -20,7 +20,7 @@ import { cpuUsPerMessage, type RunFigures } from './stats.js';
 import { formatSqliteCounts } from '../counters/format.js';
 
 const USAGE =
-  'usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-setup RxC]... [--no-profile] [--receipt-delay-ms N] [--api-probe-ms N] [--progress-ms N] [--no-counts]';
+  'usage: run.js [--recipients N] [--no-kannel] [--no-smsgate] [--kannel-setup RxC]... [--no-profile] [--receipt-delay-ms N] [--api-probe-ms N] [--progress-ms N] [--no-counts] [--credits]';
 
 interface BenchArgs {
   sizes: number[];
@@ -32,13 +32,15 @@ interface BenchArgs {
   apiProbeEveryMs: number;
   progressEveryMs: number;
   counts: boolean;
+  /** A client with a balance (reserve at acceptance, a charge per accepted part); default unlimited. */
+  credits: boolean;
 }
 
 /** The Kannel setup: 100 recipients a request, 4 requests at once. */
 const DEFAULT_KANNEL_SETUP: KannelSetup = { recipientsPerRequest: 100, concurrency: 4 };
 
 function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, apiProbeEveryMs: 1_000, progressEveryMs: 5_000, counts: true };
+  const args: BenchArgs = { sizes: [50_000, 100_000], smsgate: true, kannel: true, kannelSetups: [], profile: true, receiptDelayMs: 100, apiProbeEveryMs: 1_000, progressEveryMs: 5_000, counts: true, credits: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--recipients') args.sizes = [positiveInt(arg, argv[++i])];
@@ -46,6 +48,7 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (arg === '--no-smsgate') args.smsgate = false;
     else if (arg === '--no-profile') args.profile = false;
     else if (arg === '--no-counts') args.counts = false;
+    else if (arg === '--credits') args.credits = true;
     else if (arg === '--receipt-delay-ms') args.receiptDelayMs = positiveInt(arg, argv[++i], 0);
     else if (arg === '--api-probe-ms') args.apiProbeEveryMs = positiveInt(arg, argv[++i], 0);
     else if (arg === '--progress-ms') args.progressEveryMs = positiveInt(arg, argv[++i]);
@@ -76,7 +79,7 @@ async function main(): Promise<void> {
     const runs: RunFigures[] = [];
     let smsgate: SmsgateRunFigures | undefined;
     if (args.smsgate) {
-      smsgate = await runSmsgate({ recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs, counts: args.counts });
+      smsgate = await runSmsgate({ recipients, msisdnFor, text: CAMPAIGN_TEXT, sink, profile: args.profile, progressEveryMs: args.progressEveryMs, apiProbeEveryMs: args.apiProbeEveryMs, counts: args.counts, credits: args.credits });
       runs.push(smsgate);
     }
     const kannelRuns: RunFigures[] = [];

@@ -16,6 +16,8 @@ import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { cpuMsOf, mainThreadTimesOf, percentile, peakRssBytesOf, type EventLoopFigures, type RunFigures } from './stats.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { freePort, waitFor, waitForCount } from './wait.js';
+import { openStore } from '../../src/store/sqlite/database.js';
+import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import { counterNodeArgs, COUNTS_DIR_ENV, countsOf, diffCounts, makeCountsDir, readCounts, type Counts } from '../counters/snapshot.js';
 
 export interface SmsgateRunOptions {
@@ -30,10 +32,28 @@ export interface SmsgateRunOptions {
   apiProbeEveryMs: number;
   /** Count the gateway's SQLite statements (bench/counters/preload.ts, loaded with --import). */
   counts: boolean;
+  /**
+   * Give the client a balance before the run, so the campaign reserves at acceptance and each
+   * accepted part is charged (the accounts' cost); false: an unlimited client, as before credits.
+   */
+  credits: boolean;
 }
 
 /** A smsgate run's figures and, when counted, its SQLite statements from the POST to the last webhook. */
 export type SmsgateRunFigures = RunFigures & { sqliteCounts: Counts | undefined };
+
+/** A paid client's balance: more than any run's parts, so the campaign is never refused. */
+const BENCH_CREDITS = 1_000_000_000;
+
+/** A top-up through the credits store, as `smsgate credits add` writes it. */
+async function topUp(databasePath: string, clientName: string, credits: number): Promise<void> {
+  const store = await openStore({ path: databasePath });
+  try {
+    await sqliteStorePorts(store).credits.add(clientName, credits, 'bench', Date.now());
+  } finally {
+    await store.close();
+  }
+}
 
 /** How long to wait after the run for the gateway's counters to be written once more (preload.ts writes every 1,000 ms). */
 const COUNTS_SETTLE_MS = 1_300;
@@ -75,6 +95,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRun
       routes: [{ prefix: '', transport: 'carrier' }],
     });
     const account = await seedAccount(config, { webhookUrl: receiver.address.url, webhookSecret: SECRET, senders: [{ name: 'Bench', type: 0 }] });
+    if (options.credits) await topUp(config.database.path, account.clientName, BENCH_CREDITS);
     // SMSGATE_GATEWAY_NODE_ARGS adds node options for the gateway (e.g. --max-old-space-size=256).
     const extraNodeArgs = process.env['SMSGATE_GATEWAY_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
     const nodeArgs = [...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(options.counts ? counterNodeArgs() : []), ...extraNodeArgs];
