@@ -135,7 +135,7 @@ describe('config reload of a running serve', () => {
     const first = await status();
     hashBefore = first.configHash;
     expect(hashBefore).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(first.routes).toEqual([{ route: '', strategy: 'single', transports: [{ name: 'carrierA', up: true }], current: 'carrierA' }]);
+    expect(first.routes).toEqual([{ route: '', prefix: '', clients: null, strategy: 'single', transports: [{ name: 'carrierA', up: true }], current: 'carrierA' }]);
 
     const irish = numbers('353871000', 150);
     const running = await send(irish);
@@ -165,8 +165,8 @@ describe('config reload of a running serve', () => {
     const after = await status();
     expect(after.configHash).not.toBe(hashBefore);
     expect(after.routes).toEqual([
-      { route: '44', strategy: 'single', transports: [{ name: 'carrierB', up: true }], current: 'carrierB' },
-      { route: '', strategy: 'single', transports: [{ name: 'carrierA', up: true }], current: 'carrierA' },
+      { route: '44', prefix: '44', clients: null, strategy: 'single', transports: [{ name: 'carrierB', up: true }], current: 'carrierB' },
+      { route: '', prefix: '', clients: null, strategy: 'single', transports: [{ name: 'carrierA', up: true }], current: 'carrierA' },
     ]);
     expect(after.transports.map((t) => t.name)).toEqual(['carrierA', 'carrierB']);
     const page = await (await fetch(`http://127.0.0.1:${adminPort}/status`)).text();
@@ -234,7 +234,7 @@ describe('config reload of a running serve', () => {
     expect(after.configHash).not.toBe(before.configHash);
   }, 60_000);
 
-  it('drains a removed transport mid-campaign: in-flight answered, the rest kept queued, none lost when it returns', async () => {
+  it('drains a removed transport mid-campaign: in-flight answered, the rest follows the new routes, none lost or sent twice', async () => {
     const uk = numbers('447700902', 80);
     const id = await send(uk);
     const atStart = destinationsAt(smscB, '4477009020').length;
@@ -251,27 +251,28 @@ describe('config reload of a running serve', () => {
 
     const sentBeforeRemoval = destinationsAt(smscB, '4477009020').length;
     expect(sentBeforeRemoval).toBeLessThan(uk.length);
-    const parts = readDatabase(join(dir, 'smsgate.sqlite'), (db) =>
-      db.prepare('SELECT state, transport, COUNT(*) AS n FROM message_parts WHERE campaign_id = ? GROUP BY state, transport ORDER BY state').all(id),
-    ) as { state: string; transport: string; n: number }[];
-    // Nothing left half-sent: what went out is submitted (or delivered), the rest waits queued for carrierB.
-    expect(parts.filter((p) => p.state === 'submitting' || p.state === 'undelivered')).toEqual([]);
-    const byState = new Map(parts.map((p) => [p.state, p.n]));
-    expect((byState.get('submitted') ?? 0) + (byState.get('delivered') ?? 0)).toBe(sentBeforeRemoval);
-    expect(byState.get('queued')).toBe(uk.length - sentBeforeRemoval);
-    // Claimed but not yet submitted when the drain began: back in the queue with no attempt spent.
-    const queuedAttempts = readDatabase(join(dir, 'smsgate.sqlite'), (db) =>
-      db.prepare("SELECT COALESCE(MAX(attempts), 0) AS most FROM message_parts WHERE campaign_id = ? AND state = 'queued'").get(id),
-    ) as { most: number };
-    expect(queuedAttempts.most).toBe(0);
-    expect(commands(smscA, 'bind_transceiver')).toBe(1);
-
-    // carrierB back (the config before its removal): the queued parts go out, each number once.
-    writeGatewayConfig(dir, configWith([A(), B({ window: 5, maxPerSecond: 10 })], [{ prefix: '44', transport: 'carrierB' }, { prefix: '', transport: 'carrierA' }]));
-    expect((await runCli(['config', 'reload', '--config', configPath])).code).toBe(0);
+    // Claimed but not yet submitted when the drain began: back in the queue with no attempt spent,
+    // then the new routes (every number to carrierA) move them there (docs/behaviour/routes.md).
     await allDelivered(id, uk.length, 30_000);
+    const parts = readDatabase(join(dir, 'smsgate.sqlite'), (db) =>
+      db.prepare('SELECT transport, MAX(attempts) AS most, COUNT(*) AS n FROM message_parts WHERE campaign_id = ? GROUP BY transport ORDER BY transport').all(id),
+    ) as { transport: string; most: number; n: number }[];
+    expect(parts).toEqual([
+      { transport: 'carrierA', most: 1, n: uk.length - sentBeforeRemoval },
+      { transport: 'carrierB', most: 1, n: sentBeforeRemoval },
+    ]);
+    // None lost, none sent twice: each number once, carrierB's before its removal, carrierA's after.
+    expect(destinationsAt(smscB, '4477009020').length).toBe(sentBeforeRemoval);
     const sent = [...destinationsAt(smscA, '4477009020'), ...destinationsAt(smscB, '4477009020')];
     expect(sent.sort()).toEqual([...uk].sort());
+    expect(commands(smscA, 'bind_transceiver')).toBe(1);
+
+    // carrierB back (the config before its removal): it binds again and takes route 44's new parts.
+    writeGatewayConfig(dir, configWith([A(), B({ window: 5, maxPerSecond: 10 })], [{ prefix: '44', transport: 'carrierB' }, { prefix: '', transport: 'carrierA' }]));
+    expect((await runCli(['config', 'reload', '--config', configPath])).code).toBe(0);
+    const more = numbers('447700903', 5);
+    await allDelivered(await send(more), more.length, 30_000);
+    expect(destinationsAt(smscB, '4477009030').length).toBe(more.length);
     expect(commands(smscA, 'unbind')).toBe(0);
   }, 90_000);
 
