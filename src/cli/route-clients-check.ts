@@ -4,9 +4,8 @@
  * effects, from an existing SQLite file opened read-only. On PostgreSQL, or before the file exists
  * or is migrated, names are not checked (docs/reference/configuration.md says so).
  */
-import { existsSync } from 'node:fs';
-import BetterSqlite3 from 'better-sqlite3';
 import type { DatabaseConfig, RouteConfig } from '../config/types.js';
+import { readClientNames } from '../store/sqlite/client-names.js';
 
 /** `routes[i].clients[j]: no client named "x" ...` for each name `known` lacks. */
 export function unknownRouteClients(routes: readonly RouteConfig[], known: ReadonlySet<string>): string[] {
@@ -15,15 +14,5 @@ export function unknownRouteClients(routes: readonly RouteConfig[], known: Reado
 
 /** The client names of the SQLite database, or null when they cannot be read without changing anything. */
 export function clientNamesOf(database: DatabaseConfig): Set<string> | null {
-  if (database.url !== undefined || !existsSync(database.path)) return null;
-  let db: BetterSqlite3.Database | undefined;
-  try {
-    db = new BetterSqlite3(database.path, { readonly: true, fileMustExist: true });
-    return new Set(db.prepare<[], string>('SELECT name FROM clients').pluck().all());
-  } catch {
-    // Not an smsgate database yet (not migrated), locked, or unreadable: nothing to check against.
-    return null;
-  } finally {
-    db?.close();
-  }
+  return database.url !== undefined ? null : readClientNames(database.path);
 }
