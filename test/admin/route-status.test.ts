@@ -10,7 +10,7 @@ import { renderStatusPage } from '../../src/admin/status-page.js';
 function facts(over: Partial<StatusFacts>): StatusFacts {
   return {
     source: 'serve', generatedAt: '2026-11-26T06:00:00.000Z', gateway: null, readiness: null, transports: [], queues: [], campaigns: [],
-    webhooks: { deadLetters: 0, clients: [] }, recentErrors: [], configHash: null, routes: null, ...over,
+    webhooks: { deadLetters: 0, clients: [] }, credits: { lowThreshold: null, clients: [] }, recentErrors: [], configHash: null, routes: null, ...over,
   };
 }
 
