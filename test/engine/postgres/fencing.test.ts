@@ -26,7 +26,16 @@ afterEach(async () => {
 it('refuses and counts the outcomes of stale copies claimed under the former id, and records the copies claimed again under the new id', async () => {
   const { pool } = await suite.open();
   let id = 'node-a';
-  const rig = postgresEngineRig(pool, suite.afterThisTest, { nodeId: () => id, leaseHeld: () => true });
+  // Frozen past its lease: the lane claims nothing while leaseHeld() is false. A read of it once
+  // frozen comes from a claim pass that starts after any earlier pass (and its claim) ended: no
+  // send reads it meanwhile, every submit already went out (TransportLane.feedPass, send).
+  let frozen = false;
+  let readsWhileFrozen = 0;
+  const leaseHeld = (): boolean => {
+    if (frozen) readsWhileFrozen++;
+    return !frozen;
+  };
+  const rig = postgresEngineRig(pool, suite.afterThisTest, { nodeId: () => id, leaseHeld });
   // Room for the stale copies and the fresh ones in flight at once.
   const transport = new ScriptedTransport('carrier', { windowSize: 8 });
   const engine = await rig.startEngine({ transports: [transport] });
@@ -36,8 +45,14 @@ it('refuses and counts the outcomes of stale copies claimed under the former id,
 
   // Frozen past its lease: a live node took node-a over (its parts requeued); the node wakes,
   // rejoins as node-b and claims the same parts again while the stale copies are still in flight.
+  // The takeover waits until the lane has seen the lease lapse: a claim read as node-a but run
+  // after the requeue would take the parts under node-a again, and those copies are held back at
+  // the send (LEASE_LAPSED, counted 'held'), which is another scenario than this one.
+  frozen = true;
+  await until(async () => readsWhileFrozen, (n) => n > 0);
   await inTransaction(pool, (client) => requeueExpiredNodes(client, ['node-a']));
   id = 'node-b';
+  frozen = false;
   engine.wake();
   await until(async () => transport.held.length, (n) => n === 6);
   expect((await rig.parts(campaign)).map((p) => [p.state, p.claimed_by])).toEqual(Array(3).fill(['submitting', 'node-b']));
