@@ -89,16 +89,19 @@ it('requeues at stop only the parts this node still holds, never another node\'s
   const engine = await rig.startEngine({ transports: [new SmppTransport(smppConfig(smsc, { responseTimeoutMs: 60_000 }))], engine: { drainTimeoutMs: 0 } });
   const mine = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(3) });
   await until(() => rig.parts(mine), (parts) => parts.length === 3 && parts.every((p) => p.state === 'submitting' && p.claimed_by === 'node-a'));
-  // A live peer's claim on a part of its own (the campaign not ready: this engine leaves it alone).
+  // A live peer's claim on a part of its own (the campaign not ready: this engine does not
+  // materialise it). The part falls due only a minute from now, when the peer claims it: this
+  // engine's lane, which claims every due part on its transport, would otherwise race the peer.
   const theirs = await rig.seedCampaign({ clientId: await rig.seedClient(), msisdns: msisdns(1, '35385'), ready: false });
   const [recipient] = await rig.recipients(theirs);
   const nowMs = Date.now();
+  const dueMs = nowMs + 60_000;
   await rig.stores.dispatch.insertPart({
     recipientId: recipient!.id, campaignId: theirs, partNumber: 1, partsTotal: 1, concatReference: 1, transport: 'carrier', state: 'queued',
-    lastStatus: null, nextAttemptAt: nowMs, finalAt: null,
+    lastStatus: null, nextAttemptAt: dueMs, finalAt: null,
   }, nowMs);
   await rig.stores.dispatch.markRecipientDispatched(recipient!.id, nowMs);
-  expect(await new PgDispatchStore(pool).claimParts('carrier', theirs, nowMs, 10, 'node-b')).toHaveLength(1);
+  expect(await new PgDispatchStore(pool).claimParts('carrier', theirs, dueMs, 10, 'node-b')).toHaveLength(1);
 
   await engine.stop();
   expect((await rig.parts(mine)).map((p) => [p.state, p.claimed_by, p.attempts])).toEqual(Array(3).fill(['queued', null, 0]));
