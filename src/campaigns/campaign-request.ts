@@ -164,8 +164,9 @@ export function validateCampaignRequest(body: unknown): CampaignRequestResult {
 export async function validateCampaignRequestInSlices(
   body: unknown,
   yieldToLoop: () => Promise<void> = yieldToEventLoop,
+  onRecipient?: (recipient: RecipientRequest) => void,
 ): Promise<CampaignRequestResult> {
-  const steps = validationSteps(body);
+  const steps = validationSteps(body, onRecipient);
   let runs: AsyncIterator<unknown[]> | undefined;
   let step = steps.next();
   for (;;) {
@@ -183,9 +184,12 @@ export async function validateCampaignRequestInSlices(
 
 /**
  * The validation, suspended after each slice of recipients ('pause'); for a RecipientSource it asks
- * for each run ({ nextRunOf }) and is given it (or undefined at the end) by next().
+ * for each run ({ nextRunOf }) and is given it (or undefined at the end) by next(). `onRecipient`
+ * sees each recipient kept in the slices, as it is kept (what a caller derives from the recipients,
+ * e.g. their prices, is then read in the same pass, not from the serialised slices again); its
+ * result is void when the request is refused.
  */
-function* validationSteps(body: unknown): Generator<Step, CampaignRequestResult, unknown[] | undefined> {
+function* validationSteps(body: unknown, onRecipient?: (recipient: RecipientRequest) => void): Generator<Step, CampaignRequestResult, unknown[] | undefined> {
   if (!isPlainObject(body)) return { ok: false, errors: ['the request body must be a JSON object'], errorCount: 1 };
   const candidate = canonicalize(body, CAMPAIGN_FIELDS, REQUIRED_CAMPAIGN_FIELDS);
   const recipientInfo = candidate['recipientInfo'];
@@ -201,7 +205,10 @@ function* validationSteps(body: unknown): Generator<Step, CampaignRequestResult,
   let index = 0;
   const check = (item: unknown): void => {
     const recipient = checkRecipient(item, index, errors);
-    if (recipient !== undefined && errors.count === 0) slices.add(recipient);
+    if (recipient !== undefined && errors.count === 0) {
+      slices.add(recipient);
+      onRecipient?.(recipient);
+    }
     index++;
   };
   if (source !== undefined) {

@@ -158,7 +158,14 @@ export class CampaignService {
    * available (nothing is stored).
    */
   async accept(owner: CampaignOwner, body: unknown, idempotencyKey?: HeldKey): Promise<{ id: string }> {
-    const result = await validateCampaignRequestInSlices(body);
+    // The price of one part to each recipient, summed as validation reads them (pricing configured).
+    let pricePerMessage = 0;
+    const price = this.pricing.length === 0
+      ? undefined
+      : (recipient: RecipientRequest): void => {
+        pricePerMessage += requestedNumberPrice(this.pricing, this.numbering, recipient.msisdn);
+      };
+    const result = await validateCampaignRequestInSlices(body, undefined, price);
     if (!result.ok) {
       throw new GatewayError(CAMPAIGN_ERROR.invalidRequest, formatValidationDetail(result.errors, result.errorCount), {
         details: { errors: result.errors, errorCount: result.errorCount },
@@ -167,7 +174,7 @@ export class CampaignService {
     const { request } = result;
     const id = this.newId();
     const state = request.createAsDraft ? 'draft' : 'queued';
-    const creditsNeeded = request.createAsDraft ? null : await this.mostItCanCost(request);
+    const creditsNeeded = request.createAsDraft ? null : mostItCanCost(request, price === undefined ? null : pricePerMessage);
     let stored: CampaignInsert;
     try {
       const slices = request.recipientSlicesJson;
@@ -209,23 +216,6 @@ export class CampaignService {
     }
     // The reservation is made with the campaign row, in its transaction.
     return this.insertCampaign(row, null);
-  }
-
-  /**
-   * SPEC "Reserve at acceptance": every requested recipient x the parts of the text x the price of
-   * a part to it. Duplicates and numbers processing will skip are counted too (the most it can
-   * cost); processing releases what they will never use. With no pricing every part costs 1 and the
-   * recipients need not be read again.
-   */
-  private async mostItCanCost(request: CampaignRequest): Promise<number> {
-    const parts = partsPerMessage(request.text);
-    if (this.pricing.length === 0) return request.recipientCount * parts;
-    let perMessage = 0;
-    for (const [index, json] of request.recipientSlicesJson.entries()) {
-      if (index > 0) await yieldToEventLoop();
-      for (const recipient of JSON.parse(json) as RecipientRequest[]) perMessage += requestedNumberPrice(this.pricing, this.numbering, recipient.msisdn);
-    }
-    return perMessage * parts;
   }
 
   /** Best effort: the store that refused a write may refuse this too; the processor's start retries. */
@@ -280,4 +270,15 @@ export class CampaignService {
   async senders(owner: Pick<CampaignOwner, 'clientId'>): Promise<SenderEntry[]> {
     return this.campaigns.senders(owner.clientId);
   }
+}
+
+/**
+ * Reserved at acceptance (docs/behaviour/credits.md): every requested recipient x the parts of the text x the
+ * price of a part to it. Duplicates and numbers processing will skip are counted too (the most it
+ * can cost); processing releases what they will never use. `pricePerMessage`: the recipients'
+ * prices of one part summed during validation; null without pricing, every part costing 1.
+ */
+function mostItCanCost(request: CampaignRequest, pricePerMessage: number | null): number {
+  const parts = partsPerMessage(request.text);
+  return (pricePerMessage ?? request.recipientCount) * parts;
 }
