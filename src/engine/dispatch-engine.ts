@@ -25,6 +25,7 @@ import { RouteTable } from './routing.js';
 import { routeStatus, type RouteStatus } from './route-status.js';
 import type { Routing } from './steps/materialise.js';
 import { planRerouteScan, queryOf, retriedPartsQuery, type PartReroute } from './steps/reroute.js';
+import { expiryCutoffMs } from './steps/unmatched-receipts.js';
 import { TransportConditionTracker } from './transport-conditions.js';
 import { SqliteEngineBackend } from './sqlite/backend.js';
 import { TransportLane } from './transport-lane.js';
@@ -247,8 +248,11 @@ export class DispatchEngine {
    * periodically); unmatched receipts whose part exists by now are applied first.
    */
   expireUnmatchedReceipts(): Promise<number> {
-    this.lastExpiryAt = this.now();
-    return this.backend.sweepReceipts(this.deps.config.unmatchedReceiptTtlMs);
+    // The cutoff is fixed when the sweep is asked for, not when its expiring statement runs: a sweep
+    // queued behind other writes must not expire receipts that were younger than the TTL when it began.
+    const now = this.now();
+    this.lastExpiryAt = now;
+    return this.backend.sweepReceipts(expiryCutoffMs(now, this.deps.config.unmatchedReceiptTtlMs));
   }
 
   /**

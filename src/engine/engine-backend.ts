@@ -67,8 +67,8 @@ export interface EngineBackend {
   writeOutcomes(result: SubmitResult): Promise<void>;
   /** Stores and applies one receipt; resolves after the commit (then the transport acknowledges it). */
   acceptReceipt(transport: string, receipt: TransportReceipt): Promise<void>;
-  /** The periodic unmatched-receipt sweep: those whose part exists by now are applied, old ones expired. Returns the expired. */
-  sweepReceipts(ttlMs: number): Promise<number>;
+  /** The periodic unmatched-receipt sweep: those whose part exists by now are applied, those still unmatched received before the cutoff expired. Returns the expired. */
+  sweepReceipts(expireReceivedBeforeMs: number): Promise<number>;
   isSubmittedMessageId(transport: string, messageId: string): Promise<boolean>;
   messageIdsAwaitingReceipt(transport: string): Promise<string[]>;
   readonly undecodable: Async<UndecodablePduStore>;

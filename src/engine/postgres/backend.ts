@@ -134,8 +134,8 @@ export class PgEngineBackend implements EngineBackend {
     return this.receipts.accept(transport, receipt);
   }
 
-  sweepReceipts(ttlMs: number): Promise<number> {
-    return this.receipts.sweep(ttlMs);
+  sweepReceipts(expireReceivedBeforeMs: number): Promise<number> {
+    return this.receipts.sweep(expireReceivedBeforeMs);
   }
 
   async isSubmittedMessageId(transport: string, messageId: string): Promise<boolean> {

@@ -11,7 +11,7 @@ import type { TransportReceipt } from '../../transports/transport.js';
 import { logExpiredReceipts } from '../expired-receipts-log.js';
 import { emitLogLines, type LogLine } from '../steps/log-lines.js';
 import { planReceipts, type ArrivingReceipt } from '../steps/receipts.js';
-import { expiryCutoffMs, planRematch } from '../steps/unmatched-receipts.js';
+import { planRematch } from '../steps/unmatched-receipts.js';
 import { pgStepStores } from './step-stores.js';
 import type { PgUnitRunner, PgWriteGroup } from './unit-runner.js';
 
@@ -62,7 +62,7 @@ export class PgReceiptWriter {
    * transaction per SWEEP_BATCH), then those older than the TTL are expired and logged. Returns
    * how many expired.
    */
-  async sweep(ttlMs: number): Promise<number> {
+  async sweep(expireReceivedBeforeMs: number): Promise<number> {
     for (;;) {
       const plan = await inTransaction(this.pool, async (client) => {
         const nowMs = this.now();
@@ -75,7 +75,7 @@ export class PgReceiptWriter {
       if (plan.changes.outbox.length > 0) this.wakeWebhooks();
       if (plan.matches.length < SWEEP_BATCH) break;
     }
-    const expired = await inTransaction(this.pool, (client) => pgStepStores(client).unmatchedReceipts.expireUnmatched(expiryCutoffMs(this.now(), ttlMs)));
+    const expired = await inTransaction(this.pool, (client) => pgStepStores(client).unmatchedReceipts.expireUnmatched(expireReceivedBeforeMs));
     logExpiredReceipts(this.logger, expired);
     return expired.length;
   }

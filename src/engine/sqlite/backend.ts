@@ -17,7 +17,7 @@ import type { EngineConfig } from '../config.js';
 import type { BackendStats, EngineBackend, LaneClaimer } from '../engine-backend.js';
 import { FairClaimer } from '../fair-claim.js';
 import type { SubmitResult } from '../steps/outcomes.js';
-import { planRematch, expiryCutoffMs } from '../steps/unmatched-receipts.js';
+import { planRematch } from '../steps/unmatched-receipts.js';
 import { emitLogLines } from '../steps/log-lines.js';
 import { logExpiredReceipts } from '../expired-receipts-log.js';
 import type { DeliveryReceiptSink } from './delivery-receipt-sink.js';
@@ -161,7 +161,7 @@ export class SqliteEngineBackend implements EngineBackend {
    * this finds none unless a write was interrupted), then those past the TTL are expired and logged.
    * Synchronous, between group commits: one transaction per batch of SWEEP_BATCH.
    */
-  sweepReceipts(ttlMs: number): Promise<number> {
+  sweepReceipts(expireReceivedBeforeMs: number): Promise<number> {
     const db = this.deps.store.db;
     for (;;) {
       const nowMs = this.deps.now();
@@ -174,7 +174,7 @@ export class SqliteEngineBackend implements EngineBackend {
       if (plan.changes.outbox.length > 0) this.deps.deliveryReceipts.wake();
       if (plan.matches.length < SWEEP_BATCH) break;
     }
-    const expired = db.transaction(() => this.unmatched.expireUnmatched(expiryCutoffMs(this.deps.now(), ttlMs)))();
+    const expired = db.transaction(() => this.unmatched.expireUnmatched(expireReceivedBeforeMs))();
     logExpiredReceipts(this.deps.logger, expired);
     return Promise.resolve(expired.length);
   }
