@@ -23,6 +23,10 @@ export interface CampaignRow {
   created_at: number; ready_at: number | null; dispatched_at: number | null; processing_by: string | null;
   /** What the campaign reserved when accepted; null when accepted while its client was unlimited (never charged). */
   credits_reserved: number | null;
+  /** The SMPP server account that submitted it (a campaign of one submit_sm); null from the HTTP API. */
+  smpp_account_id: number | null;
+  /** The customer's cut of that submit_sm as JSON (src/smpp-server/contracts.ts CustomerCut); null from the HTTP API. */
+  smpp_submit: string | null;
 }
 export type RecipientStatus = 'pending' | 'delivered' | 'undelivered';
 export interface RecipientRow { id: number; campaign_id: string; msisdn: string; client_reference: string | null; dispatch_state: 'waiting' | 'dispatched'; status: RecipientStatus; last_status: string | null; updated_at: number | null; credits_per_part: number }
@@ -47,6 +51,12 @@ export type { CreditKind };
 export interface CreditLedgerRow { id: number; client_id: number; kind: CreditKind; credits: number; campaign_id: string | null; note: string | null; at: number }
 export interface ClientSendRateRow { client_id: number; parts_per_second: number; next_part_at_us: number; updated_at: number }
 export interface IdempotencyKeyRow { client_id: number; key: string; request_hash: string; state: 'in_flight' | 'done'; campaign_id: string | null; created_at: number; held_until: number }
+export interface SmppAccountRow { id: number; system_id: string; client_id: number; password_hash: string; max_binds: number | null; allow_ips: string; created_at: number; updated_at: number }
+export interface SmppServerSessionRow { id: string; account_id: number; node_id: string; bind_type: 'transmitter' | 'receiver' | 'transceiver'; address: string; bound_at: number; heartbeat_at: number }
+export interface SmppDeliveryRow {
+  id: number; account_id: number; kind: 'receipt' | 'inbound'; message_id: string | null; deliver_sm: string; state: 'waiting' | 'delivered' | 'expired';
+  attempts: number; next_attempt_at: number; leased_by: string | null; lease_until: number | null; created_at: number; expires_at: number; done_at: number | null;
+}
 export interface OptoutRow { client_id: number; msisdn: string; source: 'keyword' | 'admin'; created_at: number }
 export interface CampaignRequestChunkRow { campaign_id: string; seq: number; recipients_json: string }
 export interface WebhookOutboxRow { id: number; client_id: number; recipient_id: number | null; body: string; state: 'pending' | 'delivered' | 'dead'; attempts: number; next_attempt_at: number; last_error: string | null; created_at: number; delivered_at: number | null; dead_at: number | null; event_id: string | null; dead_reason: 'transient' | 'permanent' | null; dead_url: string | null; kind: 'receipt' | 'inbound'; leased_by: string | null; lease_until: number | null }
@@ -77,7 +87,7 @@ export const TABLE_COLUMNS = {
     send_at_local: 'TEXT null', send_at: 'INTEGER null', create_as_draft: 'INTEGER', should_save_list: 'INTEGER', request_recipients: 'TEXT null',
     text_sent: 'TEXT null', encoding: 'TEXT null', parts_per_message: 'INTEGER null', total_sent: 'INTEGER null', skipped_count: 'INTEGER null',
     failure_reason: 'TEXT null', created_at: 'INTEGER', ready_at: 'INTEGER null', dispatched_at: 'INTEGER null', processing_by: 'TEXT null',
-    credits_reserved: 'INTEGER null',
+    credits_reserved: 'INTEGER null', smpp_account_id: 'INTEGER null', smpp_submit: 'TEXT null',
   }),
   campaign_request_chunks: columns<CampaignRequestChunkRow>({ campaign_id: 'TEXT', seq: 'INTEGER', recipients_json: 'TEXT' }),
   recipients: columns<RecipientRow>({ id: 'INTEGER', campaign_id: 'TEXT', msisdn: 'TEXT', client_reference: 'TEXT null', dispatch_state: 'TEXT', status: 'TEXT', last_status: 'TEXT null', updated_at: 'INTEGER null', credits_per_part: 'INTEGER' }),
@@ -94,6 +104,12 @@ export const TABLE_COLUMNS = {
   credit_ledger: columns<CreditLedgerRow>({ id: 'INTEGER', client_id: 'INTEGER', kind: 'TEXT', credits: 'INTEGER', campaign_id: 'TEXT null', note: 'TEXT null', at: 'INTEGER' }),
   client_send_rates: columns<ClientSendRateRow>({ client_id: 'INTEGER', parts_per_second: 'INTEGER', next_part_at_us: 'INTEGER', updated_at: 'INTEGER' }),
   idempotency_keys: columns<IdempotencyKeyRow>({ client_id: 'INTEGER', key: 'TEXT', request_hash: 'TEXT', state: 'TEXT', campaign_id: 'TEXT null', created_at: 'INTEGER', held_until: 'INTEGER' }),
+  smpp_accounts: columns<SmppAccountRow>({ id: 'INTEGER', system_id: 'TEXT', client_id: 'INTEGER', password_hash: 'TEXT', max_binds: 'INTEGER null', allow_ips: 'TEXT', created_at: 'INTEGER', updated_at: 'INTEGER' }),
+  smpp_server_sessions: columns<SmppServerSessionRow>({ id: 'TEXT', account_id: 'INTEGER', node_id: 'TEXT', bind_type: 'TEXT', address: 'TEXT', bound_at: 'INTEGER', heartbeat_at: 'INTEGER' }),
+  smpp_deliveries: columns<SmppDeliveryRow>({
+    id: 'INTEGER', account_id: 'INTEGER', kind: 'TEXT', message_id: 'TEXT null', deliver_sm: 'TEXT', state: 'TEXT', attempts: 'INTEGER', next_attempt_at: 'INTEGER',
+    leased_by: 'TEXT null', lease_until: 'INTEGER null', created_at: 'INTEGER', expires_at: 'INTEGER', done_at: 'INTEGER null',
+  }),
   optouts: columns<OptoutRow>({ client_id: 'INTEGER', msisdn: 'TEXT', source: 'TEXT', created_at: 'INTEGER' }),
   cluster_nodes: columns<ClusterNodeRow>({ id: 'TEXT', host: 'TEXT', pid: 'INTEGER', api_port: 'INTEGER null', started_at: 'INTEGER', heartbeat_at: 'INTEGER', lease_until: 'INTEGER', settings: 'TEXT null' }),
   undecodable_pdus: columns<UndecodablePduRow>({ id: 'INTEGER', transport: 'TEXT', device: 'TEXT', hex: 'TEXT', reason_code: 'TEXT', reason: 'TEXT', received_at: 'INTEGER' }),

@@ -12,6 +12,7 @@ import { ClusterNodes1765300000001 } from '../../../migrations/1765300000001-clu
 import { ClusterClaims1765300000002 } from '../../../migrations/1765300000002-cluster-claims.js';
 import { ClusterNodeSettings1765900000001 } from '../../../migrations/1765900000001-cluster-node-settings.js';
 import { Accounts1766100000001 } from '../../../migrations/1766100000001-accounts.js';
+import { SmppServer1766200000001 } from '../../../migrations/1766200000001-smpp-server.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   ClusterClaims1765300000002,
   ClusterNodeSettings1765900000001,
   Accounts1766100000001,
+  SmppServer1766200000001,
 ] as const;
