@@ -1,23 +1,20 @@
 /**
- * `smsgate credits show|add|set|unlimited|history` and `smsgate client set-rate` through the built
- * command (node dist/src/cli/main.js), each a real process on a real SQLite file: what each prints
+ * `smsgate credits show|add|set|unlimited|history` and `smsgate client set-rate` through the CLI's
+ * dispatcher (main(argv), as the installed command calls it; in this process, since a process per
+ * command made this file the slowest of the CLI tests), each on a real SQLite file: what each prints
  * with --json, the ledger rows each writes, an unknown client (exit 1, nothing changed), bad numbers
  * (usage error, exit 2, nothing changed), and balance and reserved equal to the ledger's sums after
  * it all, with a reservation written beside the commands as the gateway's would be.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteCreditLedger } from '../../src/store/sqlite/credit-ledger.js';
-import { ensureBuilt, REPO_ROOT } from '../support/gateway-process.js';
+import { main } from '../../src/cli/main.js';
+import { captureCliOutput } from '../support/cli-output.js';
 
-// Each command is a node process (several seconds on a loaded machine).
-vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
-
-const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-credits-cli-'));
 const configPath = join(dir, 'smsgate.json');
 const dbPath = join(dir, 'gw.sqlite');
@@ -25,11 +22,26 @@ const cfg = ['--config', configPath];
 
 interface Run { code: number; stdout: string; stderr: string }
 
+/**
+ * One command as the installed `smsgate` runs it: a thrown error is `smsgate: <message>` and exit 1.
+ * Commands run one after another even when a test starts several at once: each captures this
+ * process's stdout and stderr while it runs.
+ */
+let previous: Promise<unknown> = Promise.resolve();
 function smsgate(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: dir, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
-    });
+  const run = previous.then(() => runOne(args));
+  previous = run;
+  return run;
+}
+
+function runOne(args: string[]): Promise<Run> {
+  return captureCliOutput(async () => {
+    try {
+      return await main(args);
+    } catch (err) {
+      process.stderr.write(`smsgate: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
   });
 }
 
@@ -67,7 +79,6 @@ type Account = { client: string; unlimited: boolean; balance: number; reserved: 
 type HistoryRow = { at: string; kind: string; credits: number; campaignId: string | null; note: string | null };
 
 beforeAll(async () => {
-  ensureBuilt();
   writeFileSync(configPath, JSON.stringify({ database: { path: dbPath } }));
   expect((await smsgate('migrate', ...cfg)).code).toBe(0);
   expect((await smsgate('client', 'create', '--name', 'acme', ...cfg)).code).toBe(0);
