@@ -104,6 +104,7 @@ export class ServerConnection {
   private enquirePending = false;
   private sequence = 0;
   private corked = false;
+  private readPaused = false;
   private closeReason = 'CONNECTION_CLOSED_BY_PEER';
   private readonly reader = new FrameReader();
   private readonly tickTimer: NodeJS.Timeout;
@@ -591,7 +592,16 @@ export class ServerConnection {
       socket.cork();
       process.nextTick(this.uncork);
     }
-    socket.write(bytes);
+    if (socket.write(bytes) || this.readPaused) return;
+    // The customer is not reading what we write: stop reading it too until the kernel takes our
+    // bytes again, so a customer that sends without reading cannot grow our write buffer without
+    // bound (its enquire_link deadline closes it if it never reads again).
+    this.readPaused = true;
+    socket.pause();
+    socket.once('drain', () => {
+      this.readPaused = false;
+      socket.resume();
+    });
   }
 
   private readonly uncork = (): void => {
