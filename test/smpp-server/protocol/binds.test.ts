@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/common/log.js';
 import { SERVER_STATUS, type ServerSessionInfo } from '../../../src/smpp-server/contracts.js';
 import type { SmppListener } from '../../../src/smpp-server/protocol/listener.js';
 import { COMMAND_STATUS_CODE } from '../../../src/transports/smpp/command-status.js';
@@ -197,5 +198,24 @@ describe('smpp server binds', () => {
     expect(esme.requestsOf('unbind')).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(10_000);
     await waitUntil(() => esme.closed && handlers.unbounds.length === 1, 'close and unbound');
+  });
+
+  it('never logs a password, of a bind granted, refused or failing', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'trace', destination: { write: (line: string) => lines.push(line) } });
+    const handlers = new TestHandlers();
+    listener = await startTestListener(handlers, {}, logger);
+    const granted = await customer();
+    await granted.bind('bind_transceiver', 'pw123');
+    await (await customer()).bind('bind_transceiver', 'Wr0ngPass');
+    handlers.onBind = async () => {
+      throw new Error('store down');
+    };
+    await (await customer()).bind('bind_receiver', 'S3cretPw');
+    await granted.request('unbind');
+    await waitUntil(() => handlers.unbounds.length === 1, 'unbound');
+    expect(lines.some((line) => line.includes('bind refused'))).toBe(true);
+    expect(lines.some((line) => line.includes('"systemId":"cust1"'))).toBe(true);
+    for (const password of ['pw123', 'Wr0ngPass', 'S3cretPw']) expect(lines.filter((line) => line.includes(password))).toEqual([]);
   });
 });

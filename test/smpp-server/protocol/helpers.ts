@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { connect as connectTcp, type Socket } from 'node:net';
 import smpp from 'smpp';
 import type { PDU, Session } from 'smpp';
-import { silentLogger } from '../../../src/common/log.js';
+import { silentLogger, type Logger } from '../../../src/common/log.js';
 import type {
   BindDecision,
   BindRequest,
@@ -85,8 +85,8 @@ export const TEST_CONFIG: SmppServerConfig = {
   receiptRetentionHours: 72,
 };
 
-export async function startTestListener(handlers: ServerHandlers, config: Partial<SmppServerConfig> = {}): Promise<SmppListener> {
-  return startSmppListener({ config: { ...TEST_CONFIG, ...config }, handlers, logger: silentLogger(), nodeId: 'node-a' });
+export async function startTestListener(handlers: ServerHandlers, config: Partial<SmppServerConfig> = {}, logger: Logger = silentLogger()): Promise<SmppListener> {
+  return startSmppListener({ config: { ...TEST_CONFIG, ...config }, handlers, logger, nodeId: 'node-a' });
 }
 
 /** Polls until check() is true; fails with what after timeoutMs. */
