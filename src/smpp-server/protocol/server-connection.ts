@@ -75,7 +75,7 @@ export interface ServerConnectionOptions {
   events: ConnectionEvents;
 }
 
-interface BoundSession {
+export interface BoundSession {
   info: ServerSessionInfo;
   boundAtMs: number;
   delivering: DeliveringSession;

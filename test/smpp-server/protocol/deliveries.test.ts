@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PDU } from 'smpp';
-import type { DeliverResult, DeliverSmFields, DeliveringSession } from '../../../src/smpp-server/contracts.js';
+import type { DeliverResult, DeliverSmFields, DeliveringSession, SubmitOutcome } from '../../../src/smpp-server/contracts.js';
 import type { SmppListener } from '../../../src/smpp-server/protocol/listener.js';
-import { ACCOUNT, PackageCustomer, startTestListener, TestHandlers, waitUntil } from './helpers.js';
+import { ACCOUNT, deferred, PackageCustomer, startTestListener, TestHandlers, waitUntil } from './helpers.js';
 
 let listener: SmppListener | undefined;
 const customers: PackageCustomer[] = [];
@@ -94,6 +94,26 @@ describe('smpp server deliver_sm', () => {
     answer(esme.requestsOf('deliver_sm')[3]!);
     expect(await Promise.all(results)).toEqual(Array(4).fill({ kind: 'acknowledged' }));
     expect(esme.requestsOf('deliver_sm').map((pdu) => pdu.receipted_message_id)).toEqual(['c-1', 'c-2', 'c-3', 'c-4']);
+  });
+
+  it('windowInUse counts both directions: a submit with the handler and a deliver_sm awaiting its response', async () => {
+    const handlers = new TestHandlers();
+    const submitOutcome = deferred<SubmitOutcome>();
+    handlers.onSubmit = () => submitOutcome.promise;
+    listener = await startTestListener(handlers);
+    const esme = await PackageCustomer.connect(listener.address.port);
+    customers.push(esme);
+    await esme.bind('bind_transceiver');
+    const submit = esme.send('submit_sm', { destination_addr: '353871234567', data_coding: 0, short_message: Buffer.from('a') });
+    await waitUntil(() => handlers.submits.length === 1, 'the submit at the handler');
+    const delivered = listener.receiversOf(ACCOUNT.id)[0]!.deliver(RECEIPT);
+    await waitUntil(() => esme.requestsOf('deliver_sm').length === 1, 'the deliver_sm');
+    expect(listener.views()[0]!.windowInUse).toBe(2);
+    submitOutcome.resolve({ kind: 'accepted', messageId: 'x' });
+    await waitUntil(() => esme.responseTo(submit) !== undefined, 'submit_sm_resp');
+    esme.session.send(esme.requestsOf('deliver_sm')[0]!.response());
+    await expect(delivered).resolves.toEqual({ kind: 'acknowledged' });
+    expect(listener.views()[0]!.windowInUse).toBe(0);
   });
 
   it('a transmitter is no receiver: receiversOf does not list it', async () => {
