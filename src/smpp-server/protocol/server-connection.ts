@@ -12,8 +12,8 @@
  * - The customer's requests go to the handlers without waiting for each other (SMPP 3.4 §2.7:
  *   responses may come in any order, each with its request's sequence_number); at most
  *   windowSize are with the handlers at once, one more is answered ESME_RTHROTTLED at once.
- * - deliver_sm go through a SessionWindow (session-window.ts): windowSize slots, a deadline of
- *   responseTimeoutMs each, everything failed when the connection ends.
+ * - deliver_sm go through a window of windowSize slots with a deadline of responseTimeoutMs each
+ *   (outgoing-requests.ts), everything failed when the connection ends.
  * - After enquireLinkIntervalMs without a PDU from the customer the server sends enquire_link
  *   (§4.11); none answered within responseTimeoutMs closes the connection.
  * - handlers.unbound is called exactly once for every bind the handlers granted, however the
@@ -22,13 +22,11 @@
  * Passwords are never logged: bind requests are logged by system_id and address only.
  */
 import type { Socket } from 'node:net';
-import smpp from 'smpp';
 import type { OutgoingPdu, PDU } from 'smpp';
 import type { Logger } from '../../common/log.js';
 import { COMMAND_STATUS_CODE, describeCommandStatus } from '../../transports/smpp/command-status.js';
 import { FrameReader, MAX_COMMAND_LENGTH_BYTES, SMPP_HEADER_BYTES } from '../../transports/smpp/frame-reader.js';
 import { decodeFrame } from '../../transports/smpp/pdu-decoder.js';
-import { SessionWindow, type RequestResult } from '../../transports/smpp/session-window.js';
 import { UNBIND_WAIT_MAX_MS } from '../../transports/smpp/smpp-connection.js';
 import {
   SERVER_STATUS,
@@ -42,12 +40,10 @@ import {
   type ServerSessionInfo,
   type SmppServerConfig,
 } from '../contracts.js';
-import { BIND_COMMANDS, bindAcceptedBody, COMMAND_ID, deliverSmParams, genericNack, responseTo, SubmitSmResp } from './server-pdus.js';
+import { OutgoingRequests } from './outgoing-requests.js';
+import { BIND_COMMANDS, bindAcceptedBody, COMMAND_ID, genericNack, responseTo, SubmitSmResp } from './server-pdus.js';
 import { decodeSubmitSm } from './submit-sm-decoder.js';
 import { SubmitRate } from './submit-rate.js';
-
-/** SMPP 3.4 §5.1.4: sequence_number runs 0x00000001 to 0x7FFFFFFF; the server's own wrap back to 1. */
-const MAX_SEQUENCE_NUMBER = 0x7fffffff;
 
 /**
  * open: connected, not bound; binding: a bind is with the handlers; bound; unbinding: an unbind
@@ -83,28 +79,27 @@ export interface BoundSession {
   unboundCalled: boolean;
 }
 
-interface WaitingDelivery {
-  params: Record<string, unknown>;
-  deadlineMs: number;
-  resolve(result: DeliverResult): void;
-}
-
 export class ServerConnection {
   readonly remoteAddress: string;
   private phase: Phase = 'open';
   private bound: BoundSession | null = null;
-  private readonly window: SessionWindow;
-  /** deliver_sm asked for while every slot was taken: sent in order as slots free, failed at their deadline. */
-  private waiting: WaitingDelivery[] = [];
+  /** deliver_sm, enquire_link and unbind sent to the customer, awaiting its response. */
+  private readonly outgoing: OutgoingRequests;
   /** The customer's requests with the handlers now. */
   private customerInFlight = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly connectedAtMs: number;
   private lastReceivedAtMs: number;
   private enquirePending = false;
-  private sequence = 0;
   private corked = false;
   private readPaused = false;
+  /**
+   * Frames read while a bind is with the handlers. SMPP 3.4 §2.3 wants the ESME to wait for
+   * bind_resp, but one that sends on at once (pipelining) gets its PDUs taken in order once the
+   * bind is decided, not refused for a bind state about to change. Reading is paused meanwhile,
+   * so this holds at most the rest of one socket chunk.
+   */
+  private heldFrames: Buffer[] | null = null;
   private closeReason = 'CONNECTION_CLOSED_BY_PEER';
   private readonly reader = new FrameReader();
   private readonly tickTimer: NodeJS.Timeout;
@@ -117,7 +112,14 @@ export class ServerConnection {
     this.log = options.logger.child({ remoteAddress: this.remoteAddress, remotePort: socket.remotePort });
     this.connectedAtMs = now();
     this.lastReceivedAtMs = this.connectedAtMs;
-    this.window = new SessionWindow({ slots: config.windowSize, responseTimeoutMs: config.responseTimeoutMs, onSlotFreed: () => this.drainWaiting(), now });
+    this.outgoing = new OutgoingRequests({
+      windowSize: config.windowSize,
+      responseTimeoutMs: config.responseTimeoutMs,
+      now,
+      log: () => this.log,
+      write: (bytes) => this.writeBytes(bytes),
+      mayDeliver: () => this.phase === 'bound',
+    });
     this.closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     // Each PDU is a small write; without this Nagle holds a response until the previous one is ACKed.
     socket.setNoDelay(true);
@@ -139,7 +141,7 @@ export class ServerConnection {
 
   /** Requests outstanding in both directions: the customer's with the handlers, ours awaiting a response. */
   get windowInUse(): number {
-    return this.customerInFlight + this.window.pendingCount;
+    return this.customerInFlight + this.outgoing.pendingCount;
   }
 
   /**
@@ -153,7 +155,7 @@ export class ServerConnection {
       const waitMs = Math.min(this.options.config.responseTimeoutMs, UNBIND_WAIT_MAX_MS);
       let timer: NodeJS.Timeout | undefined;
       const answered = await Promise.race([
-        new Promise<boolean>((resolve) => this.sendRequest('unbind', {}, (result) => resolve(result.kind === 'response'), false)),
+        new Promise<boolean>((resolve) => this.outgoing.request('unbind', (result) => resolve(result.kind === 'response'))),
         new Promise<boolean>((resolve) => {
           timer = setTimeout(() => resolve(false), waitMs);
         }),
@@ -187,6 +189,11 @@ export class ServerConnection {
   private readonly onFrame = (frame: Buffer): void => {
     if (this.phase === 'ending' || this.phase === 'closed') return;
     this.lastReceivedAtMs = this.options.now();
+    if (this.heldFrames !== null) {
+      // Copied: the frame is a view of a socket chunk.
+      this.heldFrames.push(Buffer.from(frame));
+      return;
+    }
     if (frame.readUInt32BE(4) === COMMAND_ID.submit_sm) {
       this.onSubmitSm(frame);
       return;
@@ -209,7 +216,7 @@ export class ServerConnection {
   };
 
   private onResponse(pdu: PDU): void {
-    if (this.window.complete(pdu)) return;
+    if (this.outgoing.complete(pdu)) return;
     this.log.debug({ command: pdu.command, sequence: pdu.sequence_number }, 'response to no pending request (late or unknown)');
   }
 
@@ -253,6 +260,8 @@ export class ServerConnection {
       return;
     }
     this.phase = 'binding';
+    this.heldFrames = [];
+    this.updateReading();
     const request: BindRequest = {
       bindType,
       systemId: stringField(pdu, 'system_id'),
@@ -263,6 +272,8 @@ export class ServerConnection {
     };
     const logFields = { bindType, systemId: request.systemId, systemType: request.systemType };
     void this.callHandler('bind', () => this.options.handlers.bind(request)).then((decision) => {
+      const held = this.heldFrames ?? [];
+      this.heldFrames = null;
       if (this.phase !== 'binding') {
         // The connection ended while the handler decided: a granted bind is given back at once.
         if (decision?.kind === 'bound') this.giveBack(decision.session);
@@ -292,6 +303,8 @@ export class ServerConnection {
       this.write(responseTo(pdu, COMMAND_STATUS_CODE.ESME_ROK, bindAcceptedBody(request.interfaceVersion)));
       this.log.info('bound');
       this.options.events.bound(this);
+      for (const frame of held) this.onFrame(frame);
+      this.updateReading();
     });
   }
 
@@ -335,10 +348,7 @@ export class ServerConnection {
     if (this.phase === 'closed') return;
     this.phase = 'closed';
     clearInterval(this.tickTimer);
-    this.window.failAll('CONNECTION_LOST');
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const delivery of waiting) delivery.resolve({ kind: 'lost', reason: 'closed' });
+    this.outgoing.failAll();
     this.releaseIdleWaiters();
     this.log.info({ reason: this.closeReason }, 'smpp server connection closed');
     const bound = this.bound;
@@ -490,65 +500,11 @@ export class ServerConnection {
   // Towards the customer
 
   get freeSlots(): number {
-    if (this.phase !== 'bound') return 0;
-    return Math.max(0, this.options.config.windowSize - this.window.slotsUsed - this.waiting.length);
+    return this.outgoing.freeSlots;
   }
 
   deliver(fields: DeliverSmFields): Promise<DeliverResult> {
-    return new Promise<DeliverResult>((resolve) => {
-      if (this.phase !== 'bound') {
-        resolve({ kind: 'lost', reason: 'closed' });
-        return;
-      }
-      const built = deliverSmParams(fields);
-      if (built.kind === 'invalid') {
-        // A stored row we cannot encode: ours to fix, said loudly; the sender tries it again later.
-        this.log.error({ reason: built.reason }, 'deliver_sm cannot be encoded');
-        resolve({ kind: 'refused', status: COMMAND_STATUS_CODE.ESME_RSYSERR });
-        return;
-      }
-      if (this.waiting.length === 0 && this.window.reserve()) {
-        this.sendDeliver(built.params, resolve);
-        return;
-      }
-      this.waiting.push({ params: built.params, deadlineMs: this.options.now() + this.options.config.responseTimeoutMs, resolve });
-    });
-  }
-
-  private sendDeliver(params: Record<string, unknown>, resolve: (result: DeliverResult) => void): void {
-    this.sendRequest('deliver_sm', params, (result) => resolve(deliverResult(result)), true);
-  }
-
-  private drainWaiting(): void {
-    while (this.waiting.length > 0 && this.phase === 'bound' && this.window.reserve()) {
-      const next = this.waiting.shift()!;
-      this.sendDeliver(next.params, next.resolve);
-    }
-  }
-
-  private expireWaiting(nowMs: number): void {
-    while (this.waiting.length > 0 && this.waiting[0]!.deadlineMs <= nowMs) this.waiting.shift()!.resolve({ kind: 'lost', reason: 'timeout' });
-  }
-
-  /** Writes a request with the next sequence_number and tracks it in the window (holdsSlot: a reserved deliver_sm slot). */
-  private sendRequest(command: string, params: Record<string, unknown>, onResult: (result: RequestResult) => void, holdsSlot: boolean): void {
-    const sequenceNumber = this.nextSequence();
-    let bytes: Buffer;
-    try {
-      bytes = new smpp.PDU(command, { ...params, sequence_number: sequenceNumber }).toBuffer();
-    } catch (err) {
-      if (holdsSlot) this.window.unreserve();
-      this.log.error({ err, command }, 'request cannot be encoded');
-      onResult({ kind: 'response', pdu: new smpp.PDU('generic_nack', { sequence_number: sequenceNumber, command_status: COMMAND_STATUS_CODE.ESME_RSYSERR }) });
-      return;
-    }
-    this.writeBytes(bytes);
-    this.window.add(sequenceNumber, onResult, holdsSlot);
-  }
-
-  private nextSequence(): number {
-    this.sequence = this.sequence >= MAX_SEQUENCE_NUMBER ? 1 : this.sequence + 1;
-    return this.sequence;
+    return this.outgoing.deliver(fields);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -556,7 +512,7 @@ export class ServerConnection {
 
   private tick(): void {
     const nowMs = this.options.now();
-    this.expireWaiting(nowMs);
+    this.outgoing.expireWaiting(nowMs);
     const { enquireLinkIntervalMs, responseTimeoutMs } = this.options.config;
     if (this.phase === 'open' && nowMs - this.connectedAtMs >= Math.max(enquireLinkIntervalMs, responseTimeoutMs)) {
       // A connection that never binds holds a socket for nothing (SMPP 5.0's session_init_timer).
@@ -566,14 +522,14 @@ export class ServerConnection {
     }
     if (this.enquirePending || (this.phase !== 'bound' && this.phase !== 'open') || nowMs - this.lastReceivedAtMs < enquireLinkIntervalMs) return;
     this.enquirePending = true;
-    this.sendRequest('enquire_link', {}, (result) => {
+    this.outgoing.request('enquire_link', (result) => {
       this.enquirePending = false;
       if (result.kind === 'failed' && result.code === 'RESPONSE_TIMEOUT') {
         // SMPP 3.4 §4.11: a link that does not answer enquire_link is dead.
         this.log.info('no enquire_link_resp from the customer: closing the connection');
         this.destroy('ENQUIRE_LINK_TIMEOUT');
       }
-    }, false);
+    });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -597,23 +553,25 @@ export class ServerConnection {
     // bytes again, so a customer that sends without reading cannot grow our write buffer without
     // bound (its enquire_link deadline closes it if it never reads again).
     this.readPaused = true;
-    socket.pause();
+    this.updateReading();
     socket.once('drain', () => {
       this.readPaused = false;
-      socket.resume();
+      this.updateReading();
     });
+  }
+
+  /** Reads while nothing holds reading back: our writes draining, or a bind being decided. */
+  private updateReading(): void {
+    const socket = this.options.socket;
+    if (this.phase === 'ending' || this.phase === 'closed') return;
+    if (this.readPaused || this.heldFrames !== null) socket.pause();
+    else socket.resume();
   }
 
   private readonly uncork = (): void => {
     this.corked = false;
     this.options.socket.uncork();
   };
-}
-
-function deliverResult(result: RequestResult): DeliverResult {
-  if (result.kind === 'failed') return { kind: 'lost', reason: result.code === 'RESPONSE_TIMEOUT' ? 'timeout' : 'closed' };
-  const status = result.pdu.command_status;
-  return status === COMMAND_STATUS_CODE.ESME_ROK ? { kind: 'acknowledged' } : { kind: 'refused', status };
 }
 
 function stringField(pdu: PDU, name: string): string {

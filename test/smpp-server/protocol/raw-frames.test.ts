@@ -1,7 +1,7 @@
 import smpp from 'smpp';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SmppListener } from '../../../src/smpp-server/protocol/listener.js';
-import { ACCOUNT, header, PASSWORD, rawPdu, RawCustomer, startTestListener, TestHandlers, waitUntil } from './helpers.js';
+import { ACCOUNT, deferred, header, PASSWORD, rawPdu, RawCustomer, startTestListener, TestHandlers, waitUntil } from './helpers.js';
 
 let listener: SmppListener | undefined;
 const customers: RawCustomer[] = [];
@@ -102,5 +102,30 @@ describe('smpp server, PDUs it cannot take', () => {
     expect(header(response)).toEqual({ commandId: 0x80000004, commandStatus: 0, sequenceNumber: 2 });
     expect(response.subarray(16).toString('latin1')).toBe('m1\0');
     expect(handlers.submits[0]!.fields).toMatchObject({ destinationAddr: '353871234567', dataCoding: 8, shortMessage: Buffer.from('00480069', 'hex') });
+  });
+
+  it('PDUs sent right behind a bind, before its bind_resp, are taken in order once the bind is decided', async () => {
+    const handlers = new TestHandlers();
+    const decision = deferred<void>();
+    handlers.onBind = async (request) => {
+      await decision.promise;
+      return handlers.decideBind(request);
+    };
+    listener = await startTestListener(handlers);
+    const esme = await RawCustomer.connect(listener.address.port);
+    customers.push(esme);
+    const submit = new smpp.PDU('submit_sm', { sequence_number: 2, destination_addr: '353871234567', data_coding: 0, short_message: Buffer.from('hi') }).toBuffer();
+    esme.write(Buffer.concat([bindTransceiver(1), submit, rawPdu(ENQUIRE_LINK, 3)]));
+    await waitUntil(() => handlers.binds.length === 1, 'the bind at the handler');
+    decision.resolve();
+    await esme.nextFrame(2);
+    const [bindResp, ...rest] = esme.frames.map((frame) => header(frame));
+    expect(bindResp).toEqual({ commandId: BIND_TRANSCEIVER_RESP, commandStatus: 0, sequenceNumber: 1 });
+    // After the bind_resp; between themselves in any order (the enquire_link is answered at once, the submit when its handler resolves).
+    expect(rest.sort((a, b) => a.sequenceNumber - b.sequenceNumber)).toEqual([
+      { commandId: 0x80000004, commandStatus: 0, sequenceNumber: 2 },
+      { commandId: ENQUIRE_LINK_RESP, commandStatus: 0, sequenceNumber: 3 },
+    ]);
+    expect(handlers.submits).toHaveLength(1);
   });
 });
