@@ -7,8 +7,9 @@
  *   trusted drops the link; a sane frame that cannot be decoded, or an unknown command, gets
  *   generic_nack and the link stays (cloudhopper-smpp's recoverable / unrecoverable split).
  * - SMPP 3.4 §2.3, table 2-1: before a bind only the binds, enquire_link and unbind are taken;
- *   anything else is answered ESME_RINVBNDSTS. submit_sm, query_sm and cancel_sm need a
- *   transmitter or transceiver bind (§2.2).
+ *   anything else is answered ESME_RINVBNDSTS. PDUs that arrive while a bind is being decided
+ *   wait for the decision. submit_sm, query_sm and cancel_sm need a transmitter or transceiver
+ *   bind (§2.2).
  * - The customer's requests go to the handlers without waiting for each other (SMPP 3.4 §2.7:
  *   responses may come in any order, each with its request's sequence_number); at most
  *   windowSize are with the handlers at once, one more is answered ESME_RTHROTTLED at once.
