@@ -8,7 +8,6 @@
  * it except findForBind, which the bind check needs.
  */
 import { GatewayError } from '../common/errors.js';
-import type { SmppAccount } from '../smpp-server/contracts.js';
 import type { SmppAccountRow, SmppServerSessionRow } from './entities.js';
 
 export interface NewSmppAccount {
@@ -31,9 +30,26 @@ export interface SmppAccountListing {
   updatedAt: number;
 }
 
+/**
+ * An account as the bind check uses it: the shape of SmppAccount (src/smpp-server/contracts.ts),
+ * declared here because the store is an inner layer and imports nothing of the SMPP server
+ * (test/architecture/no-import-cycles.test.ts); the bind check hands it on as an SmppAccount,
+ * which the compiler checks.
+ */
+export interface StoredSmppAccount {
+  id: number;
+  systemId: string;
+  clientId: number;
+  clientName: string;
+  /** null: no limit. */
+  maxBinds: number | null;
+  /** CIDR blocks; empty: any address. */
+  allowIps: readonly string[];
+}
+
 /** What a bind is checked against. */
 export interface SmppBindCredentials {
-  account: SmppAccount;
+  account: StoredSmppAccount;
   passwordHash: string;
   /** A deactivated client's accounts cannot bind (as its users cannot log in). */
   clientActive: boolean;
@@ -88,6 +104,14 @@ export interface SmppSessionRegistry {
   removeNode(nodeId: string): Promise<number>;
   /** Every live session of the cluster, oldest bind first. */
   listLive(staleBeforeMs: number): Promise<LiveServerSession[]>;
+}
+
+/**
+ * The bind limit, decided once for both backends: an account with `maxBinds` may hold that many
+ * live sessions across the cluster. null: no limit.
+ */
+export function bindSlotFree(liveSessions: number, maxBinds: number | null): boolean {
+  return maxBinds === null || liveSessions < maxBinds;
 }
 
 /** allow_ips as stored: a JSON array of strings; anything else reads as one unreadable block (allowing nothing). */

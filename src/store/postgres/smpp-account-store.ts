@@ -5,9 +5,9 @@
  * lock, and the second counts the first one's committed row.
  */
 import { GatewayError } from '../../common/errors.js';
-import { bindSlotFree } from '../../smpp-server/accounts/bind-limit.js';
 import type { SmppServerSessionRow } from '../entities.js';
 import {
+  bindSlotFree,
   missingSessions,
   smppAccountExists,
   smppAccountListingOf,

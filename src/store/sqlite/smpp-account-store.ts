@@ -6,9 +6,9 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { GatewayError } from '../../common/errors.js';
-import { bindSlotFree } from '../../smpp-server/accounts/bind-limit.js';
 import type { SmppServerSessionRow } from '../entities.js';
 import {
+  bindSlotFree,
   missingSessions,
   smppAccountExists,
   smppAccountListingOf,
