@@ -111,6 +111,25 @@ describe('BindGate', () => {
     expect(f.logs.join('')).not.toContain('wrong!!1');
   });
 
+  it('spends a password check on an unknown system_id too, so its refusal is not quicker', async () => {
+    const f = await fixture();
+    await f.addAccount('acme01');
+    // The fastest of three of each: an unknown id answered without scrypt would be hundreds of
+    // times quicker than a wrong password (a lookup against a hash); with it, about as slow.
+    const fastest = async (systemId: string): Promise<number> => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        expect(await f.gate.bind(request(systemId, 'wrong!!1'))).toEqual(refused(SERVER_STATUS.bindFailed));
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const wrongPassword = await fastest('acme01');
+    const unknownId = await fastest('nobody');
+    expect(unknownId).toBeGreaterThan(wrongPassword / 4);
+  });
+
   it('binds only from an allowed address, an IPv4-mapped IPv6 peer matching IPv4 blocks', async () => {
     const f = await fixture();
     await f.addAccount('acme01', { allowIps: ['198.51.100.0/24', '2001:db8:7::/48'] });
