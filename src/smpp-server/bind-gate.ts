@@ -9,7 +9,7 @@
  *   which accounts exist. The password check costs the same scrypt time whether or not the
  *   system_id exists (a hash of a random password stands in), so the time to answer tells nothing
  *   either; the password is compared in constant time (src/auth/password.ts).
- * - Over the account's max_binds: ESME_RALYBND (docs/behaviour/smpp-server.md). The limit counts
+ * - Over the account's max_binds: ESME_RALYBND (docs/guide/smpp-accounts.md). The limit counts
  *   every node's live sessions (src/store/smpp-account-port.ts SmppSessionRegistry).
  * - The store failing: ESME_RSYSERR, so the customer retries.
  * Passwords are never logged.

@@ -47,8 +47,9 @@ export class PgSmppAccountStore implements SmppAccountStore {
     });
   }
 
+  /** In byte order, as SQLite's BINARY collation sorts, whatever the database's locale. */
   async list(): Promise<SmppAccountListing[]> {
-    return (await rows<AccountWithClient>(this.pool, `${ACCOUNT_WITH_CLIENT} ORDER BY a.system_id`)).map(smppAccountListingOf);
+    return (await rows<AccountWithClient>(this.pool, `${ACCOUNT_WITH_CLIENT} ORDER BY a.system_id COLLATE "C"`)).map(smppAccountListingOf);
   }
 
   async remove(systemId: string): Promise<void> {
