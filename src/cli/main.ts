@@ -43,6 +43,15 @@ const COMMANDS: Record<string, { module: string; usage: string[] }> = {
       'smsgate credits history --client NAME [--limit N] [--config FILE] [--json]',
     ],
   },
+  'smpp-account': {
+    module: './commands/smpp-account.js',
+    usage: [
+      'smsgate smpp-account add --client NAME --system-id ID --password PW [--max-binds N] [--allow-ip CIDR]... [--config FILE] [--json]',
+      'smsgate smpp-account list [--config FILE] [--json]',
+      'smsgate smpp-account remove --system-id ID [--config FILE] [--json]',
+      'smsgate smpp-account set-password --system-id ID --password PW [--config FILE] [--json]',
+    ],
+  },
   user: {
     module: './commands/user.js',
     usage: [

@@ -49,6 +49,10 @@ export const ERROR_CODE = codeTable([
   'TOKEN_NOT_FOUND',
   'SENDER_EXISTS',
   'SENDER_NOT_FOUND',
+  /** `smpp-account add` with a system_id another SMPP account has. */
+  'SMPP_ACCOUNT_EXISTS',
+  /** No SMPP account has that system_id. */
+  'SMPP_ACCOUNT_NOT_FOUND',
   'SIGNING_KEY_MISSING',
   'MESSAGE_NOT_FOUND',
   // inbound/

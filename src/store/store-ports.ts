@@ -15,6 +15,8 @@ import { CampaignRequestStore } from './sqlite/campaign-request-store.js';
 import { CampaignStore } from './sqlite/campaign-store.js';
 import type { CreditStore } from './credit-store-port.js';
 import { SqliteCreditStore } from './sqlite/credit-store.js';
+import type { SmppAccountStore, SmppSessionRegistry } from './smpp-account-port.js';
+import { SqliteSmppAccountStore, SqliteSmppSessionRegistry } from './sqlite/smpp-account-store.js';
 import type { Store } from './sqlite/database.js';
 import { IdempotencyStore } from './sqlite/idempotency-store.js';
 import { InboundStore } from './sqlite/inbound-store.js';
@@ -61,6 +63,10 @@ export interface StorePorts {
   credits: CreditStore;
   /** Idempotency-Key of POST /v1/campaign: who holds a key and what it answers. */
   idempotency: Async<IdempotencyStore>;
+  /** The SMPP server's customer accounts (`smsgate smpp-account`, the bind check). */
+  smppAccounts: SmppAccountStore;
+  /** Every node's bound customer sessions: bind limits across the cluster. */
+  smppSessions: SmppSessionRegistry;
 }
 
 /** The ports over one SQLite store: each class prepares its statements once, here. */
@@ -83,6 +89,8 @@ export function sqliteStorePorts(store: Pick<Store, 'db'> & { file?: Store['file
     webhooks: asyncPort(webhooks),
     credits: asyncPort(new SqliteCreditStore(db)),
     idempotency: asyncPort(new IdempotencyStore(db)),
+    smppAccounts: asyncPort(new SqliteSmppAccountStore(db)),
+    smppSessions: asyncPort(new SqliteSmppSessionRegistry(db)),
   };
 }
 

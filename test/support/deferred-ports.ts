@@ -34,5 +34,7 @@ export function deferredPorts(ports: StorePorts, calls: { count: number } = { co
     webhooks: deferred(ports.webhooks, calls),
     credits: deferred(ports.credits, calls),
     idempotency: deferred(ports.idempotency, calls),
+    smppAccounts: deferred(ports.smppAccounts, calls),
+    smppSessions: deferred(ports.smppSessions, calls),
   };
 }

@@ -16,6 +16,7 @@ import { PgDispatchStore } from './dispatch-store.js';
 import { PgIdempotencyStore } from './idempotency-store.js';
 import { PgInboundStore } from './inbound-store.js';
 import type { PgPool } from './pool.js';
+import { PgSmppAccountStore, PgSmppSessionRegistry } from './smpp-account-store.js';
 import { PgStatusQueries } from './status-queries.js';
 import { PgUndecodablePduStore } from './undecodable-pdu-store.js';
 import { PgWebhookStore } from './webhook-store.js';
@@ -32,6 +33,8 @@ export interface PgStores {
   readonly webhooks: PgWebhookStore;
   readonly credits: PgCreditStore;
   readonly idempotency: PgIdempotencyStore;
+  readonly smppAccounts: PgSmppAccountStore;
+  readonly smppSessions: PgSmppSessionRegistry;
 }
 
 export interface PgStoresOptions {
@@ -52,5 +55,7 @@ export function createPgStores(pool: PgPool, options: PgStoresOptions = {}): PgS
     webhooks: new PgWebhookStore(pool),
     credits: new PgCreditStore(pool),
     idempotency: new PgIdempotencyStore(pool),
+    smppAccounts: new PgSmppAccountStore(pool),
+    smppSessions: new PgSmppSessionRegistry(pool),
   };
 }
