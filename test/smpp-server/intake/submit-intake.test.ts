@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CampaignProcessor } from '../../../src/campaigns/index.js';
 import { silentLogger } from '../../../src/common/log.js';
 import { SINGLE_GATEWAY } from '../../../src/common/node-id.js';
 import { ENGINE_DEFAULTS } from '../../../src/engine/config.js';
@@ -21,6 +22,7 @@ import { numberingPlanFor } from '../../../src/sms/index.js';
 import type { SmppIntakeStore } from '../../../src/store/smpp-intake-port.js';
 import type { MessagePartRow } from '../../../src/store/entities.js';
 import { openStore, type Store } from '../../../src/store/sqlite/database.js';
+import { sqliteStorePorts } from '../../../src/store/store-ports.js';
 import { SimulatorTransport } from '../../../src/transports/simulator/index.js';
 import { enqueueDeliveryReceipt, enqueueDeliveryReceipts } from '../../../src/webhooks/index.js';
 import { usePostgresSuite } from '../../support/postgres-suite.js';
@@ -208,5 +210,19 @@ describe('submit intake on SQLite', () => {
     expect((query as { finalDate: string }).finalDate).toMatch(/^\d{12}000\+$/);
     expect(await intake.cancel(session, messageId, '', '')).toEqual({ status: SERVER_STATUS.cancelFailed });
     expect(await rig.credits(session.account.clientId)).toMatchObject({ balance: 10, reserved: 0 });
+  });
+});
+
+describe('a stored submit and the campaign processor', () => {
+  it('is left alone by the campaign processor: already ready and dispatched', async () => {
+    const { rig, sqlite } = await openBackend('sqlite');
+    const session = await sessionFor(rig, 10);
+    const intake = intakeOn(rig.store, fixedRouting());
+    const messageId = accepted(await intake.submit(session, fields()));
+    const before = await rig.sql('SELECT * FROM campaigns WHERE id = ?', [messageId]);
+    const processor = new CampaignProcessor({ store: sqliteStorePorts({ db: sqlite!.db }), logger: silentLogger() });
+    expect(await processor.processOnce()).toBe(0);
+    expect(await rig.sql('SELECT * FROM campaigns WHERE id = ?', [messageId])).toEqual(before);
+    expect(await rig.sql('SELECT COUNT(*) AS n FROM recipients')).toEqual([{ n: 1 }]);
   });
 });
