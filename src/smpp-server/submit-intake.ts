@@ -30,8 +30,8 @@ import { intakeDestination, intakeSender, planSubmit } from './intake/plan-submi
 /** Submits written in one transaction at most: a window of 100 on a few binds fits in one or two. */
 export const DEFAULT_INTAKE_BATCH = 500;
 
-/** RFC 9562 textual form: the message ids smsgate gives (campaign ids). */
-const MESSAGE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** RFC 9562 textual form, any case: the message ids smsgate gives (campaign ids, issued lowercase). */
+const MESSAGE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface SubmitIntakeConfig {
   /** The engine's routes and its transports' conditions now (DispatchEngine.currentRouting). */
@@ -113,7 +113,7 @@ export class SubmitIntake implements Pick<ServerHandlers, 'submit' | 'query' | '
   async query(session: ServerSessionInfo, messageId: string, _sourceAddr: string): Promise<QueryOutcome> {
     if (!MESSAGE_ID_PATTERN.test(messageId)) return refused(SERVER_STATUS.queryFailed);
     try {
-      const message = await this.deps.store.messageState(session.account.id, messageId);
+      const message = await this.deps.store.messageState(session.account.id, messageId.toLowerCase());
       // Another account's message is as unknown as one that never was.
       return message === undefined ? refused(SERVER_STATUS.queryFailed) : queryOutcomeOf(message);
     } catch (err) {
@@ -125,7 +125,7 @@ export class SubmitIntake implements Pick<ServerHandlers, 'submit' | 'query' | '
   async cancel(session: ServerSessionInfo, messageId: string, _sourceAddr: string, _destinationAddr: string): Promise<{ status: ServerStatus }> {
     if (!MESSAGE_ID_PATTERN.test(messageId)) return { status: SERVER_STATUS.cancelFailed };
     try {
-      const result = await this.deps.store.cancel(session.account.id, messageId, this.deps.now());
+      const result = await this.deps.store.cancel(session.account.id, messageId.toLowerCase(), this.deps.now());
       if (result === 'cancelled') this.logger.info({ systemId: session.account.systemId, messageId }, 'message cancelled by cancel_sm');
       return { status: result === 'cancelled' ? SERVER_STATUS.ok : SERVER_STATUS.cancelFailed };
     } catch (err) {
