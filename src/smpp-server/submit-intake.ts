@@ -19,7 +19,7 @@ import type { Routing } from '../engine/steps/materialise.js';
 import type { NumberingPlan } from '../sms/index.js';
 import { asyncPort } from '../store/ports.js';
 import { PgSmppIntakeStore } from '../store/postgres/smpp-intake-store.js';
-import type { IntakeStored, IntakeSubmit, SmppIntakeStore } from '../store/smpp-intake-port.js';
+import type { IntakeFacts, IntakeStored, IntakeSubmit, SmppIntakeStore } from '../store/smpp-intake-port.js';
 import type { Database } from '../store/sqlite/database.js';
 import { SqliteSmppIntakeStore } from '../store/sqlite/smpp-intake-store.js';
 import { SERVER_STATUS, sendsSubmits, type QueryOutcome, type ServerHandlers, type ServerSessionInfo, type ServerStatus, type SubmitOutcome, type SubmitSmFields } from './contracts.js';
@@ -87,7 +87,7 @@ export class SubmitIntake implements Pick<ServerHandlers, 'submit' | 'query' | '
     const { config } = this.deps;
     const destination = intakeDestination(fields, config.numbering);
     const sender = intakeSender(fields);
-    let facts;
+    let facts: IntakeFacts | undefined;
     if (destination.ok && sender !== undefined) {
       try {
         facts = await this.deps.store.readFacts({ clientId: account.clientId, sender, msisdn: destination.msisdn });

@@ -14,9 +14,7 @@
  * ESME_RTHROTTLED. Too few credits (ESME_RSUBMITFAIL) is decided in the store's transaction.
  */
 import { creditsPerPart, type PricingRule } from '../../accounts/credits.js';
-import { analyzeText } from '../../sms/index.js';
-import { normalizeMsisdn, type MsisdnResult, type NumberingPlan } from '../../sms/index.js';
-import { validateSender } from '../../sms/index.js';
+import { analyzeText, normalizeMsisdn, validateSender, type MsisdnResult, type NumberingPlan } from '../../sms/index.js';
 import { senderProblem } from '../../campaigns/campaign-request.js';
 import { isPermittedForIreland, planRecipients } from '../../campaigns/recipient-plan.js';
 import { planRoute } from '../../engine/routing.js';

@@ -139,6 +139,38 @@ describe.each(['sqlite', 'postgres'] as const)('submit intake into the engine (%
 });
 
 describe('submit intake on SQLite', () => {
+  it('answers no submit before the transaction storing it has committed', async () => {
+    const { rig } = await openBackend('sqlite');
+    const session = await sessionFor(rig, 10);
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    let committed = false;
+    const gated: SmppIntakeStore = {
+      ...rig.store,
+      insertSubmits: async (batch, nowMs) => {
+        await gate;
+        const stored = await rig.store.insertSubmits(batch, nowMs);
+        committed = true;
+        return stored;
+      },
+    };
+    const intake = intakeOn(gated, fixedRouting());
+    const answered: boolean[] = [false, false, false];
+    const outcomes = [0, 1, 2].map((i) => intake.submit(session, fields()).then((outcome) => {
+      answered[i] = true;
+      expect(committed).toBe(true);
+      return outcome;
+    }));
+    await until(async () => intake.waiting, (waiting) => waiting === 0);
+    // The batch is in the store's hands, not yet committed: nothing is answered.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toEqual([false, false, false]);
+    openGate();
+    expect((await Promise.all(outcomes)).map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted']);
+  });
+
   it('answers the submits of one turn from one transaction, each accepted with its own message id', async () => {
     const { rig } = await openBackend('sqlite');
     const session = await sessionFor(rig, 1_000);
