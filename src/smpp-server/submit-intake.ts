@@ -182,7 +182,15 @@ export class SubmitIntake implements Pick<ServerHandlers, 'submit' | 'query' | '
         queued.resolve(refused(SERVER_STATUS.submitFailed));
       }
     });
-    for (const transport of transports) this.deps.wake(transport);
+    for (const transport of transports) {
+      try {
+        this.deps.wake(transport);
+      } catch (err) {
+        // The parts are stored and queued: the lane's poll finds them anyway.
+        this.logger.warn({ err, transport }, 'could not wake the lane of stored submits; its next poll claims them');
+      }
+    }
+    this.logger.debug({ submits: batch.length, stored: stored.filter((s) => s.kind === 'stored').length }, 'submit_sm batch committed');
   }
 }
 
