@@ -161,9 +161,8 @@ export function reserveInOrder(
     const account = accounts.get(ask.clientId);
     const left = account === undefined ? undefined : { unlimited: account.unlimited, available: available.get(ask.clientId) ?? account.available };
     const reservation = decideReservation(left, ask.credits);
-    if (reservation.outcome === 'unlimited') return { reservation, creditsReserved: null, movements: [] };
-    if (reservation.outcome === 'short') return { reservation, creditsReserved: null, movements: [] };
-    available.set(ask.clientId, (left as { available: number }).available - ask.credits);
+    if (reservation.outcome !== 'reserved' || left === undefined) return { reservation, creditsReserved: null, movements: [] };
+    available.set(ask.clientId, left.available - ask.credits);
     const movements: CreditMovement[] = ask.credits === 0 ? [] : [{ clientId: ask.clientId, kind: 'reserve', credits: ask.credits, campaignId: ask.campaignId, note: null }];
     return { reservation, creditsReserved: ask.credits, movements };
   });
