@@ -103,14 +103,24 @@ describeIntakeBackends('smpp intake store', (open, backend, pg) => {
     const rig = await open();
     const client = await rig.seedClient(50);
     const accountId = await rig.seedAccount(client.id);
-    const taken = submit(client.id, accountId);
-    await rig.store.insertSubmits([taken], NOW_MS);
-    const fresh = submit(client.id, accountId);
-    // The second reuses a stored message id: its campaign INSERT fails after the first's rows were written in the transaction.
-    await expect(rig.store.insertSubmits([fresh, { ...taken }], NOW_MS)).rejects.toThrow();
-    expect(await campaign(rig, fresh.messageId)).toBeUndefined();
-    expect(await rig.sql('SELECT id FROM recipients WHERE campaign_id = ?', [fresh.messageId])).toEqual([]);
-    expect(await rig.credits(client.id)).toMatchObject({ balance: 50, reserved: 1 });
+    // The ledger row is the batch's last write: campaigns, recipients and parts are in the transaction when it fails.
+    if (rig.backend === 'sqlite') {
+      await rig.sql("CREATE TRIGGER refuse_ledger BEFORE INSERT ON credit_ledger BEGIN SELECT RAISE(ABORT, 'the store refuses'); END");
+    } else {
+      await rig.sql("CREATE FUNCTION refuse_ledger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the store refuses'; END $$");
+      await rig.sql('CREATE TRIGGER refuse_ledger BEFORE INSERT ON credit_ledger FOR EACH ROW EXECUTE FUNCTION refuse_ledger()');
+    }
+    const batch = [submit(client.id, accountId), submit(client.id, accountId, { partsPerMessage: 2 })];
+    await expect(rig.store.insertSubmits(batch, NOW_MS)).rejects.toThrow(/the store refuses/);
+    for (const one of batch) {
+      expect(await campaign(rig, one.messageId)).toBeUndefined();
+      expect(await rig.sql('SELECT id FROM recipients WHERE campaign_id = ?', [one.messageId])).toEqual([]);
+      expect(await rig.sql('SELECT id FROM message_parts WHERE campaign_id = ?', [one.messageId])).toEqual([]);
+    }
+    expect(await rig.credits(client.id)).toMatchObject({ balance: 50, reserved: 0 });
+    await rig.sql(rig.backend === 'sqlite' ? 'DROP TRIGGER refuse_ledger' : 'DROP TRIGGER refuse_ledger ON credit_ledger');
+    expect(await rig.store.insertSubmits(batch, NOW_MS)).toEqual([{ kind: 'stored' }, { kind: 'stored' }]);
+    expect(await rig.credits(client.id)).toMatchObject({ balance: 50, reserved: 3 });
     await expectLedgerMatches(rig, client.id);
   });
 
@@ -160,6 +170,37 @@ describeIntakeBackends('smpp intake store', (open, backend, pg) => {
   });
 
   if (backend === 'postgres') {
+    it('refuses to cancel a message whose part a claim on another connection holds, once that claim commits it submitting', async () => {
+      const database = await pg.open();
+      const rig = postgresRig(database.pool);
+      const client = await rig.seedClient(10);
+      const accountId = await rig.seedAccount(client.id);
+      const one = submit(client.id, accountId);
+      await rig.store.insertSubmits([one], NOW_MS);
+      // A lane's claim: the part locked and marked submitting, not yet committed.
+      const claim = await database.pool.connect();
+      try {
+        await claim.query('BEGIN');
+        await claim.query("UPDATE message_parts SET state = 'submitting' WHERE campaign_id = $1", [one.messageId]);
+        const cancelling = rig.store.cancel(accountId, one.messageId, NOW_MS + 1);
+        // The cancel waits on the claim's row lock (a session of this database waiting on a Lock).
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const { rows } = await claim.query<{ n: number }>(
+            "SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+          if ((rows[0]?.n ?? 0) > 0) break;
+          if (Date.now() > deadline) throw new Error('the cancel never waited on the claim');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await claim.query('COMMIT');
+        expect(await cancelling).toBe('refused');
+      } finally {
+        claim.release();
+      }
+      expect(await rig.credits(client.id)).toMatchObject({ reserved: 1 });
+    });
+
+
     it('reserves at most the client\'s credits when two nodes store sixty submits against twenty at once, never below zero', async () => {
       const nodes = await pg.openNodes(2);
       const rigs = nodes.map((node) => postgresRig(node.pool));
