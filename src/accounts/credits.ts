@@ -131,3 +131,39 @@ export function sumsOf(movements: readonly CreditMovement[]): CreditSums[] {
   }
   return [...sums.values()];
 }
+
+/** One message's ask in a batch reserved in one transaction: its client, its campaign, its most it can cost. */
+export interface ReservationAsk {
+  clientId: number;
+  campaignId: string;
+  credits: number;
+}
+
+/** An ask as decided in its batch, with the ledger rows it writes (none unless reserved). */
+export interface OrderedReservation {
+  reservation: Reservation;
+  /** campaigns.credits_reserved: null when the client is unlimited (never charged). */
+  creditsReserved: number | null;
+  movements: CreditMovement[];
+}
+
+/**
+ * decideReservation for a batch of asks in order, each against what the asks before it left
+ * available: `accounts` holds each client's client_credits row as read (and on PostgreSQL locked)
+ * under the batch's transaction, undefined for a client with none. A short ask reserves nothing
+ * and leaves the rest to the later ones, so the batch never reserves past what was available.
+ */
+export function reserveInOrder(
+  accounts: ReadonlyMap<number, { unlimited: number; available: number } | undefined>, asks: readonly ReservationAsk[],
+): OrderedReservation[] {
+  const available = new Map<number, number>();
+  return asks.map((ask) => {
+    const account = accounts.get(ask.clientId);
+    const left = account === undefined ? undefined : { unlimited: account.unlimited, available: available.get(ask.clientId) ?? account.available };
+    const reservation = decideReservation(left, ask.credits);
+    if (reservation.outcome !== 'reserved' || left === undefined) return { reservation, creditsReserved: null, movements: [] };
+    available.set(ask.clientId, left.available - ask.credits);
+    const movements: CreditMovement[] = ask.credits === 0 ? [] : [{ clientId: ask.clientId, kind: 'reserve', credits: ask.credits, campaignId: ask.campaignId, note: null }];
+    return { reservation, creditsReserved: ask.credits, movements };
+  });
+}

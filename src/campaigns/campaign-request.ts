@@ -70,6 +70,18 @@ const REQUIRED_RECIPIENT_FIELDS: readonly string[] = ['msisdn'];
  */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
+/**
+ * Why a sender id is refused (the SMS core's sender rules, then no control characters), or
+ * undefined when it may be used. The one rule for every way a message comes in (the API's `from`,
+ * an SMPP customer's source_addr).
+ */
+export function senderProblem(from: string): string | undefined {
+  const sender = validateSender(from);
+  if (!sender.ok) return `from is invalid: ${sender.reason}`;
+  if (CONTROL_CHARACTER.test(sender.value)) return 'from must not contain control characters';
+  return undefined;
+}
+
 /** SPEC Recipient: digits with an optional leading `+`; no spaces, brackets or hyphens. */
 const MSISDN_PATTERN = '^\\+?[0-9]+$';
 
@@ -321,9 +333,8 @@ function checkRules(candidate: Record<string, unknown>): { errors: string[]; sen
     errors.push('text must contain a non-whitespace character');
   }
   if (typeof from === 'string' && from.length > 0) {
-    const sender = validateSender(from);
-    if (!sender.ok) errors.push(`from is invalid: ${sender.reason}`);
-    else if (CONTROL_CHARACTER.test(sender.value)) errors.push('from must not contain control characters');
+    const problem = senderProblem(from);
+    if (problem !== undefined) errors.push(problem);
   }
   if (typeof campaignName === 'string' && campaignName.length > 0 && !hasNonWhitespace(campaignName)) {
     errors.push('campaignName must contain a non-whitespace character');

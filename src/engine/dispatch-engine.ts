@@ -228,6 +228,19 @@ export class DispatchEngine {
     this.schedulerWorker.wake();
   }
 
+  /**
+   * Parts were queued on this transport outside materialise (an SMPP customer's submit_sm stored
+   * ready to send): its lane claims now instead of at its next poll.
+   */
+  wakeTransport(name: string): void {
+    this.lanes.get(name)?.wake();
+  }
+
+  /** The route table and the transports' conditions now, as materialise routes a recipient (the SMPP intake routes a submit_sm by it). */
+  currentRouting(): Routing {
+    return this.routing(this.now());
+  }
+
   stats(): EngineStats {
     const backend = this.backend.stats();
     return {

@@ -1,0 +1,144 @@
+/**
+ * A customer's submit_sm as text and its cut (src/smpp-server/contracts.ts CustomerCut), or the
+ * command_status refusing it. Pure: the octets in, a union out.
+ *
+ * - data_coding (SMPP 3.4 §5.2.19): 0 the SMSC default alphabet, taken as GSM 03.38 with one
+ *   septet per octet, unpacked (ESC 0x1B reaches the extension table); 3 Latin-1 (ISO-8859-1);
+ *   8 UCS-2 big-endian. Any other value: ESME_RINVPARAM (SERVER_STATUS.invalidParameter).
+ * - esm_class 0x40 (UDHI, SMPP 3.4 §5.2.12): the user data starts with a UDH (3GPP TS 23.040
+ *   §9.2.3.24): IE 0x00 (8-bit reference) or 0x08 (16-bit reference) is the concatenation; any
+ *   other IE is skipped and kept out of the text.
+ * - SAR TLVs (SMPP 3.4 §5.3.2.22-24) are a concatenation too (scheme 'sar').
+ * - message_payload (TLV 0x0424) carries the user data instead of short_message (SMPP 3.4
+ *   §5.3.2.32: not both). Without a concatenation it is a whole long message: cut.concat null,
+ *   and the engine splits it as it splits a campaign's text.
+ * - A cut part (a concatenation set) must fit one SMS: 140 octets of TP-User-Data with its UDH
+ *   (TS 23.040 §9.2.3.16), i.e. 153 septets or 134 octets after an 8-bit reference UDH.
+ */
+import { decodeGsm7Septets, decodeUcs2, gsm7SeptetCapacity, IEI, USER_DATA_MAX_OCTETS } from '../../sms/index.js';
+import { udhOctetsFor, IE_OCTETS } from '../../sms/user-data-capacity.js';
+import { SERVER_STATUS, type ConcatHeader, type CustomerCut, type CustomerDataCoding, type ServerStatus, type SubmitSmFields } from '../contracts.js';
+
+/** SMPP 3.4 §5.2.12: esm_class bit 6, a UDH starts the user data. */
+export const ESM_CLASS_UDHI = 0x40;
+
+/** SMPP 3.4 §5.2.19 data_coding values the server takes. */
+export const DATA_CODING = { smscDefault: 0, latin1: 3, ucs2: 8 } as const satisfies Record<string, CustomerDataCoding>;
+
+export type DecodedSubmit =
+  | { kind: 'decoded'; text: string; cut: CustomerCut }
+  | { kind: 'refused'; status: ServerStatus };
+
+function refused(status: ServerStatus): DecodedSubmit {
+  return { kind: 'refused', status };
+}
+
+function customerCoding(dataCoding: number): CustomerDataCoding | undefined {
+  return dataCoding === 0 || dataCoding === 3 || dataCoding === 8 ? dataCoding : undefined;
+}
+
+type UdhParse =
+  | { kind: 'parsed'; udhOctets: number; concat: ConcatHeader | null }
+  | { kind: 'malformed' };
+
+/**
+ * TS 23.040 §9.2.3.24: UDHL, then IEs (IEI, IEDL, data). A concatenation IE whose total is 0 or
+ * whose sequence is 0 or past the total is malformed (§9.2.3.24.1: a receiver would ignore it, so
+ * the parts could never be joined): refused rather than sent.
+ */
+function parseUdh(userData: Uint8Array): UdhParse {
+  const udhl = userData[0];
+  if (udhl === undefined || udhl + 1 > userData.length) return { kind: 'malformed' };
+  let concat: ConcatHeader | null = null;
+  let at = 1;
+  const end = udhl + 1;
+  while (at < end) {
+    const iei = userData[at] as number;
+    const iedl = userData[at + 1];
+    if (iedl === undefined || at + 2 + iedl > end) return { kind: 'malformed' };
+    const data = userData.subarray(at + 2, at + 2 + iedl);
+    if (iei === IEI.concat8 || iei === IEI.concat16) {
+      const wide = iei === IEI.concat16;
+      if (data.length !== (wide ? 4 : 3)) return { kind: 'malformed' };
+      const reference = wide ? ((data[0] as number) << 8) | (data[1] as number) : (data[0] as number);
+      const total = data[wide ? 2 : 1] as number;
+      const sequence = data[wide ? 3 : 2] as number;
+      if (!validConcat(total, sequence)) return { kind: 'malformed' };
+      concat = { scheme: wide ? 'udh16' : 'udh8', reference, total, sequence };
+    }
+    at += 2 + iedl;
+  }
+  return { kind: 'parsed', udhOctets: end, concat };
+}
+
+function validConcat(total: number, sequence: number): boolean {
+  return total >= 1 && total <= 255 && sequence >= 1 && sequence <= total;
+}
+
+/**
+ * Whether one cut part fits one SMS. The UDH that will carry its concatenation upstream counts:
+ * the customer's own UDH as sent, or for SAR the 8- or 16-bit reference UDH the reference needs.
+ */
+function fitsOnePart(dataCoding: CustomerDataCoding, bodyOctets: number, udhOctets: number, concat: ConcatHeader): boolean {
+  const headerOctets = concat.scheme === 'sar'
+    ? udhOctetsFor(concat.reference > 0xff ? IE_OCTETS.concat16 : IE_OCTETS.concat8)
+    : udhOctets;
+  // SMSC default alphabet: one septet per octet as sent (an escape pair is two septets).
+  if (dataCoding === DATA_CODING.smscDefault) return bodyOctets <= gsm7SeptetCapacity(headerOctets);
+  return headerOctets + bodyOctets <= USER_DATA_MAX_OCTETS;
+}
+
+function decodeText(dataCoding: CustomerDataCoding, body: Uint8Array): { kind: 'text'; text: string } | { kind: 'refused'; status: ServerStatus } {
+  switch (dataCoding) {
+    case DATA_CODING.smscDefault:
+      // Unpacked septets: an octet above 0x7F is not GSM 03.38 (decodeGsm7Septets would throw).
+      if (body.some((octet) => octet > 0x7f)) return { kind: 'refused', status: SERVER_STATUS.invalidParameter };
+      return { kind: 'text', text: decodeGsm7Septets(body) };
+    case DATA_CODING.latin1:
+      return { kind: 'text', text: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1') };
+    case DATA_CODING.ucs2:
+      if (body.length % 2 !== 0) return { kind: 'refused', status: SERVER_STATUS.invalidMessageLength };
+      return { kind: 'text', text: decodeUcs2(body) };
+  }
+}
+
+export function decodeSubmit(fields: SubmitSmFields): DecodedSubmit {
+  const dataCoding = customerCoding(fields.dataCoding);
+  if (dataCoding === undefined) return refused(SERVER_STATUS.invalidParameter);
+  const payload = fields.messagePayload;
+  const hasPayload = payload !== undefined && payload.length > 0;
+  // SMPP 3.4 §5.3.2.32: short_message and message_payload are exclusive.
+  if (hasPayload && fields.shortMessage.length > 0) return refused(SERVER_STATUS.invalidMessageLength);
+  const userData: Uint8Array = hasPayload ? payload : fields.shortMessage;
+  if (userData.length === 0) return refused(SERVER_STATUS.invalidMessageLength);
+
+  let udhOctets = 0;
+  let concat: ConcatHeader | null = null;
+  if ((fields.esmClass & ESM_CLASS_UDHI) !== 0) {
+    const udh = parseUdh(userData);
+    if (udh.kind === 'malformed') return refused(SERVER_STATUS.invalidParameter);
+    udhOctets = udh.udhOctets;
+    concat = udh.concat;
+  }
+  if (concat === null && fields.sar !== undefined) {
+    const { reference, total, sequence } = fields.sar;
+    if (!validConcat(total, sequence) || reference < 0 || reference > 0xffff) return refused(SERVER_STATUS.invalidParameter);
+    concat = { scheme: 'sar', reference, total, sequence };
+  }
+  const body = userData.subarray(udhOctets);
+  if (body.length === 0) return refused(SERVER_STATUS.invalidMessageLength);
+  if (concat !== null && !fitsOnePart(dataCoding, body.length, udhOctets, concat)) return refused(SERVER_STATUS.invalidMessageLength);
+  const decoded = decodeText(dataCoding, body);
+  if (decoded.kind === 'refused') return decoded;
+  return {
+    kind: 'decoded',
+    text: decoded.text,
+    cut: {
+      dataCoding,
+      concat,
+      registeredDelivery: fields.registeredDelivery,
+      sourceAddrTon: fields.sourceAddrTon,
+      sourceAddrNpi: fields.sourceAddrNpi,
+    },
+  };
+}
