@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { airEncoding, cutHeaderOctets, cutPartRefusal } from '../../src/transports/customer-cut.js';
+import { SimulatorTransport } from '../../src/transports/simulator/index.js';
+import type { TransportReceipt } from '../../src/transports/transport.js';
 
 const fits = (text: string, dataCoding: 0 | 3 | 8, scheme: 'udh8' | 'udh16' | 'sar'): string =>
   cutPartRefusal(text, dataCoding, cutHeaderOctets(scheme))?.status ?? 'fits';
@@ -47,5 +49,26 @@ describe('the alphabet a customer part goes in where only GSM-7 and UCS-2 exist'
     expect(airEncoding(8, 'Hello')).toBe('UCS-2');
     expect(airEncoding(3, 'café ñ Ü')).toBe('GSM-7');
     expect(airEncoding(3, 'Côte')).toBe('UCS-2');
+  });
+});
+
+describe('the simulator and a customer\'s own cut', () => {
+  it('accepts the part as any other and reports its receipt', async () => {
+    const receipts: TransportReceipt[] = [];
+    const sim = new SimulatorTransport({ name: 'sim', type: 'simulator', receiptDelayMs: 1 }, { recordAccepted: true });
+    sim.setHandlers({ onReceipt: async (r) => void receipts.push(r), onInbound: async () => undefined, onState: () => undefined });
+    await sim.start();
+    try {
+      const outcomes = await sim.submit({
+        messageKey: 'k', destination: '353871234567', sender: { value: 'Acme', kind: 'alphanumeric', ton: 5, npi: 0 }, encoding: 'UCS-2',
+        segments: ['Côte'], concatReference: 1, customerCut: { dataCoding: 3, concat: { scheme: 'sar', reference: 9, total: 2, sequence: 2 } },
+      });
+      expect(outcomes.map((o) => [o.part, o.kind])).toEqual([[1, 'accepted']]);
+      const deadline = Date.now() + 10_000;
+      while (receipts.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(receipts.map((r) => r.final)).toEqual([true]);
+    } finally {
+      await sim.stop();
+    }
   });
 });
