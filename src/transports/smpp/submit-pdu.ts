@@ -99,6 +99,12 @@ function capacityCheck(text: string, message: OutboundMessage, udhOctets: number
   return septets !== null && septets > capacity ? `${septets} septets, room for ${capacity} beside a ${udhOctets}-octet UDH` : null;
 }
 
+/** Any message's text in the carrier's coding; a customer's text without a header in the customer's. */
+function encodeText(text: string, message: OutboundMessage, gsm7Coding: SmppSubmitConfig['dataCoding']['gsm7']): TextCodingResult {
+  const cut = message.customerCut;
+  return cut === undefined ? encodePartText(text, message.encoding, gsm7Coding) : encodeCutText(text, cut.dataCoding);
+}
+
 /** short_message = UDH + text octets. */
 function withUdh(udh: Uint8Array, octets: Buffer): Buffer {
   const shortMessage = Buffer.allocUnsafe(udh.length + octets.length);
@@ -108,12 +114,13 @@ function withUdh(udh: Uint8Array, octets: Buffer): Buffer {
 }
 
 /** The customer's one part with the customer's concatenation header (UDH or SAR TLVs), in the customer's data_coding. */
-function planCutPart(message: OutboundMessage, cut: OutboundCustomerCut & { concat: ConcatHeader }, part: number, config: SmppSubmitConfig): PlannedSubmit | Extract<SubmitPlan, { ok: false }> {
+function planCutPart(
+  message: OutboundMessage, dataCoding: OutboundCustomerCut['dataCoding'], concat: ConcatHeader, part: number, config: SmppSubmitConfig,
+): PlannedSubmit | Extract<SubmitPlan, { ok: false }> {
   const text = message.segments[part - 1]!;
-  const { concat } = cut;
-  const refusal = cutPartRefusal(text, cut.dataCoding, cutHeaderOctets(concat.scheme));
+  const refusal = cutPartRefusal(text, dataCoding, cutHeaderOctets(concat.scheme));
   if (refusal !== null) return { ok: false, ...refusal };
-  const coded = encodeCutText(text, cut.dataCoding);
+  const coded = encodeCutText(text, dataCoding);
   if (!coded.ok) return coded;
   if (concat.scheme === 'sar') {
     const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_CLASS.defaultMode);
@@ -133,21 +140,17 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
   const gsm7Coding = config.dataCoding.gsm7;
   const cut = message.customerCut;
   if (cut !== undefined && cut.concat !== null) {
-    const concat = cut.concat;
     const submits: PlannedSubmit[] = [];
     for (const part of parts) {
-      const submit = planCutPart(message, { ...cut, concat }, part, config);
+      const submit = planCutPart(message, cut.dataCoding, cut.concat, part, config);
       if ('ok' in submit) return submit;
       submits.push(submit);
     }
     return { ok: true, submits };
   }
-  // Any other message's text in the carrier's coding; a customer's text without a header in theirs.
-  const encode = (text: string): TextCodingResult =>
-    cut === undefined ? encodePartText(text, message.encoding, gsm7Coding) : encodeCutText(text, cut.dataCoding);
 
   if (config.concatenation === 'payload' && total > 1) {
-    const coded = encode(message.segments.join(''));
+    const coded = encodeText(message.segments.join(''), message, gsm7Coding);
     if (!coded.ok) return coded;
     const fields = submitFields(message, config, coded.dataCoding, Buffer.alloc(0), ESM_CLASS.defaultMode);
     fields.message_payload = coded.octets;
@@ -157,7 +160,7 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
   const submits: PlannedSubmit[] = [];
   for (const part of parts) {
     const text = message.segments[part - 1]!;
-    const coded = encode(text);
+    const coded = encodeText(text, message, gsm7Coding);
     if (!coded.ok) return { ok: false, status: coded.status, detail: `part ${part}: ${coded.detail}` };
     if (total > 1 && (config.concatenation === 'udh8' || config.concatenation === 'udh16')) {
       const bits = config.concatenation === 'udh8' ? 8 : 16;
