@@ -1,10 +1,13 @@
 /**
  * Plans each campaign's text once (SMS core: encoding and split into parts) and keeps the result
  * for every recipient of that campaign: the text is the same for all of them. Bounded: the
- * oldest-used campaign is forgotten past maxCampaigns and planned again if needed.
+ * oldest-used campaign is forgotten past maxCampaigns and planned again if needed. A campaign an
+ * SMPP customer cut itself is planned as its one part (customer-cut-plan.ts).
  */
 import { planMessage, validateSender, type Encoding } from '../sms/index.js';
-import type { OutboundSender } from '../transports/transport.js';
+import type { CutRefusal } from '../transports/customer-cut.js';
+import type { OutboundCustomerCut, OutboundSender } from '../transports/transport.js';
+import { planCustomerCut } from './customer-cut-plan.js';
 
 export interface CampaignPlan {
   encoding: Encoding;
@@ -13,6 +16,10 @@ export interface CampaignPlan {
   sender: OutboundSender | undefined;
   /** The sender as stored on the campaign (the webhook's From). */
   senderText: string;
+  /** Set for a part an SMPP customer cut with a header: its one segment goes out as they cut it. */
+  customerCut?: OutboundCustomerCut;
+  /** Set when the campaign's parts can never go (a customer's cut that does not fit): each fails permanently with its status. */
+  refusal?: CutRefusal;
 }
 
 export interface CampaignTexts {
@@ -20,6 +27,8 @@ export interface CampaignTexts {
   sender: string;
   text: string;
   text_sent: string | null;
+  /** The CustomerCut JSON of a campaign an SMPP customer submitted; null or absent for any other. */
+  smpp_submit?: string | null;
 }
 
 export class CampaignPlans {
@@ -50,14 +59,18 @@ export class CampaignPlans {
   }
 }
 
-function makePlan(campaign: CampaignTexts): CampaignPlan {
-  // text_sent is the text after the spec's replacements; planning it again is idempotent.
-  const plan = planMessage(campaign.text_sent ?? campaign.text);
+/** A campaign's plan: pure, the same on every node and backend. */
+export function makePlan(campaign: CampaignTexts): CampaignPlan {
   const sender = validateSender(campaign.sender);
-  return {
-    encoding: plan.encoding,
-    segments: plan.segments,
+  const common = {
     sender: sender.ok ? { value: sender.value, kind: sender.kind, ton: sender.ton, npi: sender.npi } : undefined,
     senderText: campaign.sender,
   };
+  // The customer's decoded text, as they sent it: the spec's replacements are for texts smsgate cuts.
+  const cut = planCustomerCut(campaign.smpp_submit, campaign.text);
+  if (cut.kind === 'cut') return { ...common, encoding: cut.encoding, segments: [cut.segment], customerCut: cut.cut };
+  if (cut.kind === 'refused') return { ...common, encoding: 'GSM-7', segments: [cut.segment], refusal: cut.refusal };
+  // text_sent is the text after the spec's replacements; planning it again is idempotent.
+  const plan = planMessage(campaign.text_sent ?? campaign.text);
+  return { ...common, encoding: plan.encoding, segments: plan.segments };
 }

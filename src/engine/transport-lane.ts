@@ -195,8 +195,10 @@ export class TransportLane {
     }
     const plan = this.deps.plans.cached(first.campaign_id) ?? (await this.loadPlan(first.campaign_id));
     const sender = plan?.sender;
-    if (plan === undefined || sender === undefined) {
-      const status = plan === undefined ? 'CAMPAIGN_MISSING' : 'INVALID_SENDER';
+    if (plan === undefined || sender === undefined || plan.refusal !== undefined) {
+      // A customer's cut that cannot go as they cut it (customer-cut-plan.ts) is never sent re-cut.
+      const status = plan === undefined ? 'CAMPAIGN_MISSING' : plan.refusal?.status ?? 'INVALID_SENDER';
+      if (plan?.refusal !== undefined) this.deps.logger.warn({ campaignId: first.campaign_id, status, detail: plan.refusal.detail }, 'customer part cannot go as cut');
       await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'permanent', status })));
       return;
     }
@@ -295,6 +297,7 @@ export class TransportLane {
       segments: plan.segments,
       concatReference: first.concat_reference,
       ...(everyPart ? {} : { partNumbers: parts.map((p) => p.part_number) }),
+      ...(plan.customerCut === undefined ? {} : { customerCut: plan.customerCut }),
     };
   }
 }

@@ -2,10 +2,12 @@
  * A whole message as SMS-SUBMIT PDUs, one per part: the SMS core splits and packs the text
  * (concatenation UDH, septet fill bits), this module wraps each part's user data in a TPDU.
  */
-import { type Encoding, type MessagePlan, type NationalLanguage, encodeParts, packUserData, planMessage } from '../sms/index.js';
+import {
+  type EncodedPart, type Encoding, type MessagePlan, type NationalLanguage, concatUdh, encodeGsm7Septets, encodeParts, encodeUcs2, packUserData, planMessage,
+} from '../sms/index.js';
 import type { DestinationNumberType } from './address.js';
 import { DCS } from './dcs.js';
-import { type EncodedSubmitPdu, encodeSubmitTpdu } from './submit.js';
+import { type EncodedSubmitPdu, type SubmitTpduFields, encodeSubmitTpdu } from './submit.js';
 
 export interface SubmitOptions {
   /** TP-SRR: ask the SC for an SMS-STATUS-REPORT. Default false. */
@@ -42,6 +44,49 @@ export interface SegmentedMessage {
 
 export const DEFAULT_VALIDITY_MINUTES = 24 * 60;
 
+/** One part whose concatenation header was chosen elsewhere (a customer's own cut), not by the split of a whole text. */
+export interface PresetPart {
+  /** Destination digits, no '+'. */
+  destination: string;
+  encoding: Encoding;
+  /** This part's text alone. */
+  text: string;
+  /** The UDH it carries: TS 23.040 §9.2.3.24.1 (8-bit reference) or §9.2.3.24.8 (16-bit). */
+  concat: { reference: number; referenceBits: 8 | 16; total: number; sequence: number };
+}
+
+/**
+ * One SMS-SUBMIT for a part with a preset concatenation header, in GSM-7 (default alphabet) or
+ * UCS-2. Throws SMS_NOT_GSM7 for a character outside GSM-7, SMS_BAD_CONCAT for a header out of
+ * range and SMS_PART_TOO_LONG when the text does not fit beside its UDH.
+ */
+export function encodePresetSubmitPart(part: PresetPart, options: SubmitOptions = {}): SubmitPart {
+  const { reference, referenceBits, total, sequence } = part.concat;
+  const udh = concatUdh(reference, total, sequence, referenceBits);
+  const payload = part.encoding === 'GSM-7' ? encodeGsm7Septets(part.text) : encodeUcs2(part.text);
+  const encoded: EncodedPart = { sequence, total, udh, payload, units: part.encoding === 'GSM-7' ? payload.length : part.text.length };
+  const { userData, udl } = packUserData(encoded, part.encoding);
+  const pdu = encodeSubmitTpdu(submitTpduFields(part.destination, part.encoding, userData, udl, true, options));
+  return { ...pdu, sequence, total };
+}
+
+function submitTpduFields(
+  destination: string, encoding: Encoding, userData: Uint8Array, udl: number, hasUserDataHeader: boolean, options: SubmitOptions,
+): SubmitTpduFields {
+  return {
+    destination,
+    numberType: options.numberType ?? 'international',
+    statusReport: options.statusReport ?? false,
+    rejectDuplicates: options.rejectDuplicates ?? false,
+    validityMinutes: options.validityMinutes === undefined ? DEFAULT_VALIDITY_MINUTES : options.validityMinutes,
+    protocolId: options.protocolId ?? 0x00,
+    dcs: encoding === 'UCS-2' ? DCS.ucs2 : DCS.gsm7,
+    userData,
+    udl,
+    hasUserDataHeader,
+  };
+}
+
 export function encodeSubmitParts(message: SegmentedMessage, options: SubmitOptions = {}): SubmitPart[] {
   const text = message.segments.join('');
   const plan: MessagePlan = {
@@ -56,18 +101,7 @@ export function encodeSubmitParts(message: SegmentedMessage, options: SubmitOpti
   const parts = encodeParts(plan, { reference: message.reference, referenceBits: message.referenceBits ?? 8 });
   return parts.map((part) => {
     const { userData, udl } = packUserData(part, message.encoding);
-    const pdu = encodeSubmitTpdu({
-      destination: message.destination,
-      numberType: options.numberType ?? 'international',
-      statusReport: options.statusReport ?? false,
-      rejectDuplicates: options.rejectDuplicates ?? false,
-      validityMinutes: options.validityMinutes === undefined ? DEFAULT_VALIDITY_MINUTES : options.validityMinutes,
-      protocolId: options.protocolId ?? 0x00,
-      dcs: message.encoding === 'UCS-2' ? DCS.ucs2 : DCS.gsm7,
-      userData,
-      udl,
-      hasUserDataHeader: part.udh !== null,
-    });
+    const pdu = encodeSubmitTpdu(submitTpduFields(message.destination, message.encoding, userData, udl, part.udh !== null, options));
     return { ...pdu, sequence: part.sequence, total: part.total };
   });
 }

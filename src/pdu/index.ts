@@ -10,8 +10,8 @@ export { decodeCmgsPdu, decodePdu } from './decode.js';
 export type { DecodeOptions, DecodedPdu } from './decode.js';
 export { MT_FLAGS } from './deliver.js';
 export type { DecodedDeliver, DecodedStatusReport } from './deliver.js';
-export { DEFAULT_VALIDITY_MINUTES, encodeSubmitParts, encodeTextSubmitParts } from './encode.js';
-export type { SegmentedMessage, SubmitOptions, SubmitPart } from './encode.js';
+export { DEFAULT_VALIDITY_MINUTES, encodePresetSubmitPart, encodeSubmitParts, encodeTextSubmitParts } from './encode.js';
+export type { PresetPart, SegmentedMessage, SubmitOptions, SubmitPart } from './encode.js';
 export { hexToOctets, octetsToHex } from './octets.js';
 export {
   MAX_USER_DATA_OCTETS,

@@ -12,6 +12,7 @@
  * Everything the parts exchange is typed here; each part's module implements its side. Store
  * ports are implemented once per backend (src/store/sqlite/, src/store/postgres/).
  */
+import type { ConcatHeader } from '../transports/transport.js';
 
 /** SMPP 3.4 §4.1: the three binds. */
 export type BindType = 'transmitter' | 'receiver' | 'transceiver';
@@ -231,13 +232,7 @@ export interface ServerSessionView {
 // The customer's cut: how one submit_sm goes upstream
 
 /** A concatenation header: 8-bit or 16-bit reference UDH (3GPP TS 23.040 §9.2.3.24.1/.8) or SAR TLVs. */
-export interface ConcatHeader {
-  scheme: 'udh8' | 'udh16' | 'sar';
-  reference: number;
-  total: number;
-  /** 1-based. */
-  sequence: number;
-}
+export type { ConcatHeader } from '../transports/transport.js';
 
 /** SMPP data_coding values the server takes (SMSC default alphabet as GSM 03.38, Latin-1, UCS-2). */
 export type CustomerDataCoding = 0 | 3 | 8;

@@ -151,6 +151,8 @@ export interface DueCampaign {
   sender: string;
   text: string;
   text_sent: string | null;
+  /** An SMPP customer's cut as JSON (CustomerCut, src/smpp-server/contracts.ts); null for an HTTP campaign. */
+  smpp_submit: string | null;
 }
 
 /* Rerouting queued parts (src/engine/steps/reroute.ts). */

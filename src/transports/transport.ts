@@ -50,6 +50,12 @@ export interface OutboundMessage {
    * lease wakes with submits its peers have sent meanwhile. Absent: always send.
    */
   mayStillSend?: () => boolean;
+  /**
+   * Present for a part an SMPP customer cut itself: send this one segment as part `sequence` of
+   * `total` with the customer's reference and scheme, in this data coding (OutboundCustomerCut). Absent
+   * for every other message.
+   */
+  customerCut?: OutboundCustomerCut;
 }
 
 /**
@@ -119,15 +125,33 @@ export interface InboundMessage {
    */
   content?: { coding: 'ucs2' | 'binary'; octetsHex: string };
   /** Present when this is one part of a concatenated message (UDH IE 0x00 / 0x08, or SMPP SAR TLVs). */
-  concat?: InboundConcat;
+  concat?: ConcatHeader;
 }
 
-export interface InboundConcat {
+/**
+ * A concatenation header, read from a part that arrived or given for a part to send: an 8-bit or
+ * 16-bit reference UDH (3GPP TS 23.040 §9.2.3.24.1 / §9.2.3.24.8) or the SMPP SAR TLVs
+ * (SMPP 3.4 §5.3.2.22-24).
+ */
+export interface ConcatHeader {
   scheme: 'udh8' | 'udh16' | 'sar';
   reference: number;
   total: number;
   /** 1-based. */
   sequence: number;
+}
+
+/**
+ * One part exactly as an SMPP customer cut it (src/smpp-server: a submit_sm stored as a campaign),
+ * in its SMPP data_coding (0 SMSC default alphabet, 3 Latin-1, 8 UCS-2). With a `concat` the
+ * message has one segment, the customer's part text, which goes out as part `concat.sequence` of
+ * `concat.total` with the customer's reference and scheme, never re-split. `concat` null: the
+ * customer sent no header; the segments are the SMS core's, concatenated as the transport does
+ * for any message.
+ */
+export interface OutboundCustomerCut {
+  dataCoding: 0 | 3 | 8;
+  concat: ConcatHeader | null;
 }
 
 /** A PDU a modem handed up that the codec could not read: stored before it leaves the SIM, never dropped unrecorded. */

@@ -58,7 +58,7 @@ export class PgDispatchStore implements Async<DispatchStore> {
 
   dueCampaigns(nowMs: number, limit: number): Promise<DueCampaign[]> {
     return rows<DueCampaign>(this.pool,
-      `SELECT id, client_id, sender, text, text_sent FROM campaigns
+      `SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns
        WHERE state = 'ready' AND dispatched_at IS NULL AND COALESCE(send_at, 0) <= $1
        ORDER BY send_at, created_at LIMIT $2`, [nowMs, limit]);
   }
@@ -73,7 +73,7 @@ export class PgDispatchStore implements Async<DispatchStore> {
   }
 
   campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
-    return row<DueCampaign>(this.pool, 'SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = $1', [campaignId]);
+    return row<DueCampaign>(this.pool, 'SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns WHERE id = $1', [campaignId]);
   }
 
   async markRecipientDispatched(recipientId: number, nowMs: number): Promise<void> {

@@ -12,7 +12,7 @@ import { applyCreditMovements } from './credit-ledger.js';
 import type { PgClient, PgQueryable } from './pool.js';
 
 /** As readyCampaigns on SQLite (sqlite/materialise-queries.ts): $1 now, $2 limit, $3 cap. */
-const READY_CAMPAIGNS = `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent, c.send_at,
+const READY_CAMPAIGNS = `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent, c.smpp_submit, c.send_at,
     CASE WHEN COALESCE(c.send_at, 0) <= $1::bigint
       THEN (SELECT COUNT(*) FROM (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting' LIMIT $3::int) w)::int
       ELSE 0 END AS waiting

@@ -138,7 +138,7 @@ export class DispatchStore {
       [r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId]);
     this.s = {
       dueCampaigns: db.prepare<[number, number], DueCampaign>(
-        `SELECT id, client_id, sender, text, text_sent FROM campaigns
+        `SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns
          WHERE state = 'ready' AND dispatched_at IS NULL AND COALESCE(send_at, 0) <= ?
          ORDER BY send_at, created_at LIMIT ?`,
       ),
@@ -151,7 +151,7 @@ export class DispatchStore {
       ),
       markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       campaignTexts: db.prepare<[string], DueCampaign>(
-        `SELECT id, client_id, sender, text, text_sent FROM campaigns WHERE id = ?`,
+        `SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns WHERE id = ?`,
       ),
       markRecipientDispatched: db.prepare<[number, number], unknown>(
         `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ? WHERE id = ? AND dispatch_state = 'waiting'`,

@@ -17,7 +17,7 @@ export const MATERIALISE_SQL = {
    * with its waiting recipients counted up to @cap (the recipients_dispatch index, no row read);
    * not counted before its send time (@now): those are not due, so not read further.
    */
-  readyCampaigns: `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent, c.send_at,
+  readyCampaigns: `SELECT c.id, c.client_id, c.sender, c.text, c.text_sent, c.smpp_submit, c.send_at,
       CASE WHEN COALESCE(c.send_at, 0) <= @now
         THEN (SELECT COUNT(*) FROM (SELECT 1 FROM recipients r WHERE r.campaign_id = c.id AND r.dispatch_state = 'waiting' LIMIT @cap))
         ELSE 0 END AS waiting

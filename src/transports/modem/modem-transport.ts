@@ -7,9 +7,10 @@ import type { Logger } from 'pino';
 import { pino } from 'pino';
 import { type Clock, type ClockTimer, sleep, systemClock } from '../../common/clock.js';
 import { GatewayError, isGatewayError } from '../../common/errors.js';
-import { type DecodedDeliver, type DecodedStatusReport, encodeSubmitParts } from '../../pdu/index.js';
+import { type DecodedDeliver, type DecodedStatusReport, type SubmitOptions, type SubmitPart, encodePresetSubmitPart, encodeSubmitParts } from '../../pdu/index.js';
 import { isFinalStatus, MAX_STATUS_CHARS, statusFromTpStatus } from '../../receipts/index.js';
-import type { OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportLink, TransportState } from '../transport.js';
+import { cutHeaderOctets, cutPartRefusal, dataCodingOf, type CutRefusal } from '../customer-cut.js';
+import type { ConcatHeader, OutboundMessage, PartOutcome, Transport, TransportHandlers, TransportLink, TransportState } from '../transport.js';
 import { type ModemTransportConfig, type ResolvedModemTransportConfig, deviceName, withModemDefaults } from './config.js';
 import { type DeviceState, type DeviceStatus, DeviceWorker } from './device-worker.js';
 import type { UndecodableReason } from './modem-session.js';
@@ -32,6 +33,34 @@ export interface ModemTransportOptions {
    * AT deadlines, health polls and the reopen backoff. Default: the system clock.
    */
   clock?: Clock;
+}
+
+/**
+ * A customer's own part (OutboundMessage.customerCut) as SMS-SUBMITs, numbered by the engine's
+ * part numbers: its UDH as the customer sent it, udh8 with the 8-bit reference and udh16 with the
+ * 16-bit one; SAR TLVs become a 16-bit reference UDH with the same reference, total and sequence
+ * (a handset reassembles by UDH only, TS 23.040 §9.2.3.24.8). The text goes in the message's
+ * encoding (GSM-7 or UCS-2: a Latin-1 part was planned as GSM-7 when it can be, else UCS-2), and
+ * a part that no longer fits beside that header fails permanently (CUSTOMER_PART_TOO_LONG).
+ */
+function cutSubmitParts(message: OutboundMessage, concat: ConcatHeader, wanted: readonly number[], options: SubmitOptions): SubmitPart[] | CutRefusal {
+  const scheme = concat.scheme === 'udh8' ? 'udh8' : 'udh16';
+  const parts: SubmitPart[] = [];
+  for (const part of wanted) {
+    const text = message.segments[part - 1];
+    if (text === undefined) continue;
+    const refusal = cutPartRefusal(text, dataCodingOf(message.encoding), cutHeaderOctets(scheme));
+    if (refusal !== null) return refusal;
+    const encoded = encodePresetSubmitPart({
+      destination: message.destination,
+      encoding: message.encoding,
+      text,
+      concat: { reference: concat.reference, referenceBits: scheme === 'udh8' ? 8 : 16, total: concat.total, sequence: concat.sequence },
+    }, options);
+    // Numbered as the engine numbers the message's parts (its one segment is part 1), not as the customer's header does.
+    parts.push({ ...encoded, sequence: part, total: message.segments.length });
+  }
+  return parts;
 }
 
 /** How often sent parts past their receipt-match window are forgotten. */
@@ -174,12 +203,23 @@ export class ModemTransport implements Transport {
       const reason = this.stopped ? 'TRANSPORT_STOPPED' : 'TRANSPORT_DOWN';
       return wanted.map((part) => ({ part, kind: 'not-sent', reason }));
     }
-    let parts;
+    let parts: SubmitPart[];
     try {
-      parts = encodeSubmitParts(
-        { destination: message.destination, encoding: message.encoding, segments: message.segments, reference: message.concatReference & 0xff, referenceBits: 8 },
-        { statusReport: this.config.statusReports, validityMinutes: this.config.validityMinutes },
-      );
+      const cut = message.customerCut;
+      const options = { statusReport: this.config.statusReports, validityMinutes: this.config.validityMinutes };
+      if (cut !== undefined && cut.concat !== null) {
+        const cutParts = cutSubmitParts(message, cut.concat, wanted, options);
+        if ('status' in cutParts) {
+          this.logger.warn({ messageKey: message.messageKey, status: cutParts.status }, cutParts.detail);
+          return wanted.map((part) => ({ part, kind: 'permanent', status: cutParts.status }));
+        }
+        parts = cutParts;
+      } else {
+        parts = encodeSubmitParts(
+          { destination: message.destination, encoding: message.encoding, segments: message.segments, reference: message.concatReference & 0xff, referenceBits: 8 },
+          options,
+        );
+      }
     } catch (err) {
       // A message the codec cannot encode will never go: permanent, with the codec's code as status.
       const status = isGatewayError(err) ? err.code.slice(0, MAX_STATUS_CHARS) : 'PDU_ENCODE_FAILED';

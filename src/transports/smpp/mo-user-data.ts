@@ -16,7 +16,7 @@ import smpp from 'smpp';
 import type { PDU } from 'smpp';
 import { decodeUserData, IEI, type InformationElement } from '../../pdu/index.js';
 import { decodeGsm7Septets, decodeUcs2, type Gsm7Shift, isNationalLanguage, NATIONAL_LANGUAGE_ID, type NationalLanguage } from '../../sms/index.js';
-import type { InboundConcat, InboundMessage } from '../transport.js';
+import type { ConcatHeader, InboundMessage } from '../transport.js';
 import { isReceiptType } from './esm-class.js';
 
 const RAW_USER_DATA = Symbol('smsgate.rawUserData');
@@ -108,7 +108,7 @@ function shiftOf(elements: readonly InformationElement[]): Gsm7Shift {
   return shift;
 }
 
-function sarConcat(pdu: PDU): InboundConcat | undefined {
+function sarConcat(pdu: PDU): ConcatHeader | undefined {
   const reference = numberField(pdu, 'sar_msg_ref_num');
   const total = numberField(pdu, 'sar_total_segments');
   const sequence = numberField(pdu, 'sar_segment_seqnum');
@@ -147,7 +147,7 @@ export function inboundFromDeliverSm(pdu: PDU, fallbackText: string, receivedAt:
   const hasHeader = ((numberField(pdu, 'esm_class') ?? 0) & ESM_UDHI) !== 0;
   // Read as 8-bit: SMPP carries GSM-7 unpacked, one septet per octet, so the body is its septets.
   const userData = readUserData(octets, hasHeader, onNote);
-  const concat: InboundConcat | undefined = userData.concat === null
+  const concat: ConcatHeader | undefined = userData.concat === null
     ? sar
     : { scheme: userData.concat.referenceBits === 16 ? 'udh16' : 'udh8', reference: userData.concat.reference, total: userData.concat.total, sequence: userData.concat.sequence };
   const rawHex = octets.toString('hex').toUpperCase();

@@ -8,13 +8,21 @@
  * - payload: the whole text in one submit_sm's message_payload TLV (SMPP 3.4 §5.3.2.32), empty
  *   short_message; every requested part gets that PDU's outcome.
  * A message that needs one part is sent plain whatever the method.
+ *
+ * A part an SMPP customer cut itself (message.customerCut) goes in the customer's data_coding and
+ * with the customer's concatenation, whatever the carrier's settings: udh8 / udh16 as that UDH
+ * with the customer's reference, total and sequence and esm_class UDHI; sar as the three SAR TLVs
+ * with those values and no UDH. Without a header the segments go as any message's, in the
+ * customer's data_coding.
  */
 import { concatUdh, gsm7SeptetCapacity, ucs2UnitCapacity } from '../../sms/index.js';
 import type { OutboundMessage } from '../transport.js';
 import type { ResolvedSmppTransportConfig } from './config.js';
 import { encodeSubmitSm } from './submit-sm-encoder.js';
 import type { SubmitSmFields } from './submit-sm-fields.js';
-import { encodePartText, gsm7Septets } from './text-coding.js';
+import { cutHeaderOctets, cutPartRefusal, gsm7Septets, type CutRefusalStatus } from '../customer-cut.js';
+import type { ConcatHeader, OutboundCustomerCut } from '../transport.js';
+import { encodeCutText, encodePartText, type TextCodingResult } from './text-coding.js';
 
 export type { SubmitSmFields, SubmitSmMandatoryFields } from './submit-sm-fields.js';
 
@@ -42,7 +50,7 @@ function planned(parts: number[], fields: SubmitSmFields): PlannedSubmit {
 
 export type SubmitPlan =
   | { ok: true; submits: PlannedSubmit[] }
-  | { ok: false; status: 'ENCODING_UNSUPPORTED' | 'SMS_PART_TOO_LONG' | 'SMS_BAD_PART'; detail: string };
+  | { ok: false; status: 'ENCODING_UNSUPPORTED' | 'SMS_PART_TOO_LONG' | 'SMS_BAD_PART' | CutRefusalStatus; detail: string };
 
 type SmppSubmitConfig = Pick<
   ResolvedSmppTransportConfig,
@@ -91,14 +99,58 @@ function capacityCheck(text: string, message: OutboundMessage, udhOctets: number
   return septets !== null && septets > capacity ? `${septets} septets, room for ${capacity} beside a ${udhOctets}-octet UDH` : null;
 }
 
+/** Any message's text in the carrier's coding; a customer's text without a header in the customer's. */
+function encodeText(text: string, message: OutboundMessage, gsm7Coding: SmppSubmitConfig['dataCoding']['gsm7']): TextCodingResult {
+  const cut = message.customerCut;
+  return cut === undefined ? encodePartText(text, message.encoding, gsm7Coding) : encodeCutText(text, cut.dataCoding);
+}
+
+/** short_message = UDH + text octets. */
+function withUdh(udh: Uint8Array, octets: Buffer): Buffer {
+  const shortMessage = Buffer.allocUnsafe(udh.length + octets.length);
+  shortMessage.set(udh, 0);
+  shortMessage.set(octets, udh.length);
+  return shortMessage;
+}
+
+/** The customer's one part with the customer's concatenation header (UDH or SAR TLVs), in the customer's data_coding. */
+function planCutPart(
+  message: OutboundMessage, dataCoding: OutboundCustomerCut['dataCoding'], concat: ConcatHeader, part: number, config: SmppSubmitConfig,
+): PlannedSubmit | Extract<SubmitPlan, { ok: false }> {
+  const text = message.segments[part - 1]!;
+  const refusal = cutPartRefusal(text, dataCoding, cutHeaderOctets(concat.scheme));
+  if (refusal !== null) return { ok: false, ...refusal };
+  const coded = encodeCutText(text, dataCoding);
+  if (!coded.ok) return coded;
+  if (concat.scheme === 'sar') {
+    const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_CLASS.defaultMode);
+    fields.sar_msg_ref_num = concat.reference;
+    fields.sar_total_segments = concat.total;
+    fields.sar_segment_seqnum = concat.sequence;
+    return planned([part], fields);
+  }
+  const udh = concatUdh(concat.reference, concat.total, concat.sequence, concat.scheme === 'udh8' ? 8 : 16);
+  return planned([part], submitFields(message, config, coded.dataCoding, withUdh(udh, coded.octets), ESM_CLASS.udhIndicator));
+}
+
 export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig): SubmitPlan {
   const parts = requestedParts(message);
   if (typeof parts === 'string') return { ok: false, status: 'SMS_BAD_PART', detail: parts };
   const total = message.segments.length;
   const gsm7Coding = config.dataCoding.gsm7;
+  const cut = message.customerCut;
+  if (cut !== undefined && cut.concat !== null) {
+    const submits: PlannedSubmit[] = [];
+    for (const part of parts) {
+      const submit = planCutPart(message, cut.dataCoding, cut.concat, part, config);
+      if ('ok' in submit) return submit;
+      submits.push(submit);
+    }
+    return { ok: true, submits };
+  }
 
   if (config.concatenation === 'payload' && total > 1) {
-    const coded = encodePartText(message.segments.join(''), message.encoding, gsm7Coding);
+    const coded = encodeText(message.segments.join(''), message, gsm7Coding);
     if (!coded.ok) return coded;
     const fields = submitFields(message, config, coded.dataCoding, Buffer.alloc(0), ESM_CLASS.defaultMode);
     fields.message_payload = coded.octets;
@@ -108,7 +160,7 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
   const submits: PlannedSubmit[] = [];
   for (const part of parts) {
     const text = message.segments[part - 1]!;
-    const coded = encodePartText(text, message.encoding, gsm7Coding);
+    const coded = encodeText(text, message, gsm7Coding);
     if (!coded.ok) return { ok: false, status: coded.status, detail: `part ${part}: ${coded.detail}` };
     if (total > 1 && (config.concatenation === 'udh8' || config.concatenation === 'udh16')) {
       const bits = config.concatenation === 'udh8' ? 8 : 16;
@@ -117,10 +169,7 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
       const udh = concatUdh(reference, total, part, bits);
       const tooLong = capacityCheck(text, message, udh.length);
       if (tooLong !== null) return { ok: false, status: 'SMS_PART_TOO_LONG', detail: `part ${part}: ${tooLong}` };
-      const shortMessage = Buffer.allocUnsafe(udh.length + coded.octets.length);
-      shortMessage.set(udh, 0);
-      shortMessage.set(coded.octets, udh.length);
-      submits.push(planned([part], submitFields(message, config, coded.dataCoding, shortMessage, ESM_CLASS.udhIndicator)));
+      submits.push(planned([part], submitFields(message, config, coded.dataCoding, withUdh(udh, coded.octets), ESM_CLASS.udhIndicator)));
       continue;
     }
     const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_CLASS.defaultMode);

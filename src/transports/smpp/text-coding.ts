@@ -12,6 +12,7 @@
  */
 import { encodeGsm7Septets, encodeUcs2, type Encoding } from '../../sms/index.js';
 import { isGatewayError } from '../../common/errors.js';
+import type { OutboundCustomerCut } from '../transport.js';
 import type { Gsm7DataCoding } from './config.js';
 
 /** SMPP 3.4 §5.2.19 data_coding values smsgate sends. */
@@ -62,12 +63,12 @@ export function encodePartText(text: string, encoding: Encoding, gsm7DataCoding:
   }
 }
 
-/** Septets a GSM-7 text takes on the air (what the SMSC's capacity check counts), or null if not GSM-7. */
-export function gsm7Septets(text: string): number | null {
-  try {
-    return encodeGsm7Septets(text).length;
-  } catch (err) {
-    if (isGatewayError(err, 'SMS_NOT_GSM7')) return null;
-    throw err;
-  }
+/**
+ * Octets of a customer's part text in the customer's own data coding (OutboundCustomerCut):
+ * 0 GSM 03.38 septets unpacked, as any GSM-7 text of ours goes with data_coding 0; 3 Latin-1;
+ * 8 UCS-2 big-endian.
+ */
+export function encodeCutText(text: string, dataCoding: OutboundCustomerCut['dataCoding']): TextCodingResult {
+  if (dataCoding === DATA_CODING.latin1) return singleOctets(text, 0xff, 'Latin-1', DATA_CODING.latin1);
+  return encodePartText(text, dataCoding === DATA_CODING.ucs2 ? 'UCS-2' : 'GSM-7', DATA_CODING.smscDefault);
 }
