@@ -133,6 +133,11 @@ export class SmppServer implements SmppServerStatusSource {
 
   constructor(private readonly parts: SmppServerParts) {}
 
+  /** The gateway reads its status through this (src/gateway/smpp-server-hook.ts). */
+  get status(): SmppServerStatusSource {
+    return this;
+  }
+
   /** How often this node refreshes its sessions' rows. */
   get heartbeatIntervalMs(): number {
     return Math.max(1, Math.floor(this.parts.sessionStaleMs / 3));
