@@ -7,12 +7,11 @@
  * node's sessions every third of the session timeout, one write at a time; a port in use is a
  * coded error naming smppServer.host and smppServer.port, with what had started stopped again.
  */
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../../src/common/errors.js';
-import { silentLogger } from '../../../src/common/log.js';
-import type { DeliveringSession, ServerSessionInfo, ServerSessionView, SubmitCount } from '../../../src/smpp-server/contracts.js';
-import { LocalSessionsRelay, SmppServer, type SmppListenerLike, type SmppServerParts } from '../../../src/smpp-server/smpp-server.js';
+import type { ServerSessionInfo, ServerSessionView } from '../../../src/smpp-server/contracts.js';
+import { fakeSmppServer, sessionView, type FakeServer, type FakeServerOptions } from './fake-parts.js';
 
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -23,62 +22,7 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 }
 
 function view(sessionId: string, systemId: string, extra: Partial<ServerSessionView> = {}): ServerSessionView {
-  return { sessionId, systemId, bindType: 'transceiver', address: '127.0.0.1', nodeId: 'node-a', boundAt: 1_000, windowInUse: null, windowSize: 100, submitsPerSecond: null, ...extra };
-}
-
-/** A listener over a real loopback TCP server; its sessions and counts are what the test sets. */
-class FakeListener implements SmppListenerLike {
-  sessions: ServerSessionView[] = [];
-  counts: SubmitCount[] = [];
-  private readonly boundListeners: ((session: ServerSessionInfo) => void)[] = [];
-
-  constructor(
-    private readonly server: Server,
-    private readonly events: string[],
-  ) {}
-
-  receiversOf(): readonly DeliveringSession[] {
-    return [];
-  }
-
-  accountsWithReceivers(): readonly number[] {
-    return this.sessions.length === 0 ? [] : [7];
-  }
-
-  onReceiverBound(listener: (session: ServerSessionInfo) => void): void {
-    this.boundListeners.push(listener);
-  }
-
-  bind(session: ServerSessionInfo): void {
-    for (const listener of this.boundListeners) listener(session);
-  }
-
-  views(): ServerSessionView[] {
-    return this.sessions;
-  }
-
-  submitCounts(): readonly SubmitCount[] {
-    return this.counts;
-  }
-
-  address(): { host: string; port: number } | undefined {
-    const info = this.server.address();
-    return info === null || typeof info === 'string' ? undefined : { host: info.address, port: info.port };
-  }
-
-  async close(): Promise<void> {
-    this.events.push('listener.close');
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.events.push('listener.closed');
-  }
-}
-
-interface Rig {
-  server: SmppServer;
-  events: string[];
-  heartbeats: string[][];
-  listener(): FakeListener;
-  relay: LocalSessionsRelay;
+  return sessionView(sessionId, systemId, extra);
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -86,61 +30,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function rig(options: { port?: number; sessionStaleMs?: number; heartbeat?: (ids: readonly string[]) => Promise<void>; bindGateStart?: () => Promise<void>; rows?: ServerSessionView[] } = {}): Rig {
-  const events: string[] = [];
-  const heartbeats: string[][] = [];
-  let listener: FakeListener | undefined;
-  const relay = new LocalSessionsRelay();
-  const parts: SmppServerParts = {
-    config: { host: '127.0.0.1', port: options.port ?? 0 },
-    async listen() {
-      events.push('listener.listen');
-      const tcp = createServer();
-      await new Promise<void>((resolve, reject) => {
-        tcp.once('error', reject);
-        tcp.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-      });
-      listener = new FakeListener(tcp, events);
-      return listener;
-    },
-    bindGate: {
-      async start() {
-        events.push('bindGate.start');
-        await options.bindGateStart?.();
-      },
-      async heartbeat(ids) {
-        heartbeats.push([...ids]);
-        await options.heartbeat?.(ids);
-      },
-    },
-    sender: {
-      start() {
-        events.push('sender.start');
-      },
-      async stop() {
-        events.push('sender.stop');
-      },
-    },
-    sessions: relay,
-    statusStore: {
-      clusterSessions: () => Promise.resolve(options.rows ?? []),
-      deliveriesWaiting: () => Promise.resolve(new Map([['acme', 3], ['idle', 0]])),
-    },
-    sessionStaleMs: options.sessionStaleMs ?? 90,
-    logger: silentLogger(),
-  };
-  const server = new SmppServer(parts);
-  cleanups.push(() => server.stop());
-  return {
-    server,
-    events,
-    heartbeats,
-    relay,
-    listener: () => {
-      if (listener === undefined) throw new Error('not listening');
-      return listener;
-    },
-  };
+function rig(options: FakeServerOptions = {}): FakeServer {
+  const built = fakeSmppServer(options);
+  cleanups.push(() => built.server.stop());
+  return built;
 }
 
 describe('SmppServer start and stop', () => {
