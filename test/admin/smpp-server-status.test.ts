@@ -6,10 +6,10 @@
  * the keys named and leaves nothing listening. Its sessions (this node's with window use and rate,
  * another node's without) and the deliveries waiting per account appear in /status.json, on the
  * status page in Chromium, in `smsgate status`'s text, and as the three smsgate_smpp_server_*
- * series of /metrics, which promtool accepts.
+ * series of /metrics, which promtool accepts. TLS files that cannot be read refuse the build.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -285,6 +285,24 @@ describe('a gateway with smppServer set but built without a server', () => {
       expect((await statusJson(gateway)).smppServer).toBeNull();
     } finally {
       await gateway.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a gateway whose smppServer.tls key cannot be read', () => {
+  it('is refused when built, naming the config file and the key, before the database is opened', async () => {
+    const dir = tempDir('smpp-server-tls');
+    try {
+      const config = configFor(dir, { port: 0, tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') } });
+      const failure = await createGateway(config, { configFile: '/etc/smsgate/smsgate.json', smppServerFactory: () => fakeSmppServer().server }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(isGatewayError(failure, 'CONFIG_INVALID')).toBe(true);
+      expect((failure as Error).message).toBe(`/etc/smsgate/smsgate.json: smppServer.tls.certFile: ${join(dir, 'cert.pem')} cannot be read (ENOENT)`);
+      expect(existsSync(join(dir, 'smsgate.sqlite'))).toBe(false);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -2,14 +2,17 @@
  * The `smppServer` section: off without it, defaults applied when it is there, each broken key
  * refused with the file and the key, its port never the API's or the admin listener's, its TLS
  * files resolved against the file's directory and checked readable (and a certificate with its
- * key) as `config check` and a gateway's start check them, and a change of it not applied by a
- * reload (a restart is needed).
+ * key) as `config check` and a gateway's start check them, `config check` printing the section
+ * and refusing its port in use, and a change of it not applied by a reload (a restart is needed).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, copyFileSync as copyFile, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { captureCliOutput } from '../support/cli-output.js';
 import { isGatewayError } from '../../src/common/errors.js';
 import { restartOnlyChanges } from '../../src/gateway/config-diff.js';
 import { loadConfig, resolveConfigFromObject, smppServerTlsProblem } from '../../src/gateway/config.js';
@@ -139,5 +142,39 @@ describe('reload', () => {
     expect(restartOnlyChanges(running, resolveConfigFromObject({}, 'c.json', {}))).toEqual(['smppServer']);
     expect(restartOnlyChanges(resolveConfigFromObject({}, 'c.json', {}), running)).toEqual(['smppServer']);
     expect(restartOnlyChanges(running, resolveConfigFromObject({ smppServer: { port: 2775 } }, 'c.json', {}))).toEqual([]);
+  });
+});
+
+describe('smsgate config check', () => {
+  const check = (...args: string[]) => captureCliOutput(() => main(['config', 'check', ...args]));
+  const base = (name: string, smppServer: unknown): string =>
+    write(name, { api: { port: 0 }, database: { path: join(dir, 'gw.sqlite') }, smppServer });
+
+  it('prints the section with its defaults', async () => {
+    const checked = await check('--config', base('check-ok.json', { port: 0 }), '--json');
+    expect(checked.stderr).toBe('');
+    expect(checked.code).toBe(0);
+    const { config } = JSON.parse(checked.stdout) as { config: { smppServer: unknown } };
+    expect(config.smppServer).toEqual({ host: '127.0.0.1', port: 0, windowSize: 100, enquireLinkIntervalMs: 30_000, responseTimeoutMs: 10_000, receiptRetentionHours: 72 });
+  });
+
+  it('refuses TLS files it cannot read, and a port in use, naming the keys (exit 1)', async () => {
+    copyFile(join(fixtures, 'smsc-cert.pem'), join(dir, 'cert.pem'));
+    const noKey = base('check-nokey.json', { port: 0, tls: { certFile: 'cert.pem', keyFile: 'absent.pem' } });
+    const tls = await check('--config', noKey);
+    expect(tls.code).toBe(1);
+    expect(tls.stderr).toBe(`smsgate: CONFIG_INVALID: ${noKey}: smppServer.tls.keyFile: ${join(dir, 'absent.pem')} cannot be read (ENOENT)\n`);
+
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const inUse = base('check-inuse.json', { port });
+      const listened = await check('--config', inUse);
+      expect(listened.code).toBe(1);
+      expect(listened.stderr).toBe(`smsgate: CONFIG_INVALID: ${inUse}: smppServer.port ${port} is in use (smppServer.host 127.0.0.1)\n`);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });
