@@ -9,7 +9,7 @@ import type { Logger } from '../common/log.js';
 import type { NodeIdSource } from '../common/node-id.js';
 import type { DispatchEngine } from '../engine/dispatch-engine.js';
 import type { EngineStore } from '../engine/engine-backend.js';
-import type { SmppServerConfig, SmppServerStatusSource } from '../smpp-server/contracts.js';
+import type { SmppServerConfig, SmppServerStatusSource } from '../smpp-server/index.js';
 import type { StorePorts } from '../store/store-ports.js';
 import type { SmsGateConfig } from './config.js';
 
