@@ -1,13 +1,13 @@
 /**
  * The listeners `serve` opens (the API on api.host:api.port, the admin listener on
- * admin.host:admin.port, the SMPP server on smppServer.host:smppServer.port), named by their config keys when one cannot be opened: `config check`
- * tries each before `serve` would, and `serve` words its own failure the same way
- * (`api.port 8080 is in use (api.host 127.0.0.1)`).
+ * admin.host:admin.port, the SMPP server on smppServer.host:smppServer.port), named by their
+ * config keys when one cannot be opened: `config check` tries each before `serve` would, and
+ * `serve` words its own failure the same way (`api.port 8080 is in use (api.host 127.0.0.1)`).
  */
 import { createServer } from 'node:net';
 import type { SmsGateConfig } from '../gateway/config.js';
 
-/** A listener of the config: its section (`api`, `admin`) and where it listens. */
+/** A listener of the config: its section (`api`, `admin`, `smppServer`) and where it listens. */
 export interface ConfiguredListener {
   section: 'api' | 'admin' | 'smppServer';
   host: string;

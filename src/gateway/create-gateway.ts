@@ -105,6 +105,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     } else if (smppServerConfig !== undefined && options.smppServerFactory !== undefined) {
       smppServer = await options.smppServerFactory({
         config: { ...config, smppServer: smppServerConfig },
+        runningConfig: () => reloader.config,
         ports,
         engineStore: backend.engineStore,
         node: backend.node ?? SINGLE_GATEWAY,

@@ -27,8 +27,10 @@ export interface SmppServerHook {
 
 /** Everything a gateway has built that the SMPP server's parts may need, for either backend. */
 export interface SmppServerContext {
-  /** The whole running config; `smppServer` is set (the factory is called only then). */
+  /** The config the gateway was built with; `smppServer` is set (the factory is called only then). */
   config: SmsGateConfig & { smppServer: SmppServerConfig };
+  /** The config running now: routes and transports follow each applied reload (the rest needs a restart). */
+  runningConfig(): SmsGateConfig;
   ports: StorePorts;
   /** The engine's database: the SQLite Store, or PostgreSQL with the node's id. */
   engineStore: EngineStore;

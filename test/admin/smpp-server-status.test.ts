@@ -103,6 +103,8 @@ describe('a gateway with smppServer set', () => {
 
   it('hands the factory the smppServer section with its defaults, and starts the server once the engine runs', () => {
     expect(context?.config.smppServer).toEqual({ host: '127.0.0.1', port: 0, windowSize: 50, enquireLinkIntervalMs: 30_000, responseTimeoutMs: 10_000, receiptRetentionHours: 72 });
+    // Routes as running now (a reload changes them), for the intake's "no route" answer.
+    expect(context?.runningConfig().routes).toEqual([{ prefix: '', transport: 'sim' }]);
     // SQLite: a single gateway, no node id of a cluster.
     expect(context?.node.nodeId()).toBeNull();
     expect(context?.cluster).toBeUndefined();

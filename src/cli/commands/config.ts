@@ -3,8 +3,9 @@
  * interpolation, schema, defaults, routes, modem profiles) and prints the effective config with
  * secrets masked; an invalid one exits 1 with the file and the key (`config/x.json:
  * transports[0].window: must be >= 1`). It also refuses what `serve` would refuse at start: a
- * cluster node without a shared key file, smppServer.tls files it cannot read, and a listener whose port is in use (`api.port 8080 is in
- * use`), found by opening and at once closing each address. No device is opened; the database only
+ * cluster node without a shared key file, smppServer.tls files it cannot read, and a listener
+ * whose port is in use (`api.port 8080 is in use`), found by opening and at once closing each
+ * address. No device is opened; the database only
  * read-only, to warn about route client names no client has (route-clients-check.ts).
  *
  * `smsgate config schema` prints the JSON Schema of the file (config/smsgate.schema.json).
