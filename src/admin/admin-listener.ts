@@ -21,6 +21,7 @@ import { WebhookHealth } from './webhook-health.js';
 import { RecentErrors, tapLogger } from './recent-errors.js';
 import { CampaignProgressCache, type RouteStatus } from './status-facts.js';
 import type { ReloadOutcome } from '../config/reload-outcome.js';
+import type { SmppServerStatusSource } from '../smpp-server/contracts.js';
 import { TransportActivity } from './transport-activity.js';
 
 /** The running config as the status page shows it, and the reload POST /reload asks for. */
@@ -53,6 +54,8 @@ export interface AdminListener {
   attach(parts: { transports: readonly Transport[]; routes?: readonly ReadinessRoute[]; wakeWebhooks(): void; writesStalled?(): boolean; cluster?: AdminClusterView }): void;
   /** The running config's hash and routes, and the reload (after attach, once the gateway is built). */
   attachConfig(view: AdminConfigView): void;
+  /** The SMPP server for customers (config smppServer): its sessions and deliveries waiting on the page, its series in /metrics. */
+  attachSmppServer(status: SmppServerStatusSource): void;
   /** A reload changed the running transports or routes. */
   replaceTransports(transports: readonly Transport[], routes: readonly ReadinessRoute[]): void;
   listen(): Promise<void>;
@@ -132,6 +135,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
   let writesStalled = (): boolean => false;
   let cluster: ClusterReadiness | undefined;
   let configView: AdminConfigView | undefined;
+  let smppServer: SmppServerStatusSource | undefined;
   const ready = () => readiness(deps.ports.status, transports, writesStalled, cluster, routes);
   const metrics = new GatewayMetrics({
     status: deps.ports.status,
@@ -162,6 +166,10 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
     attachConfig(view) {
       configView = view;
     },
+    attachSmppServer(status) {
+      smppServer = status;
+      metrics.watchSmppServer(status);
+    },
     replaceTransports(next, nextRoutes) {
       transports = next;
       routes = nextRoutes;
@@ -190,6 +198,7 @@ export function createAdminListener(deps: AdminListenerDeps): AdminListener {
         logger: deps.logger,
         configHash: () => configView?.configHash() ?? 'unknown',
         routeStatus: () => configView?.routeStatus() ?? [],
+        smppServer: () => smppServer,
         reload: () => (configView === undefined ? undefined : configView.reload()),
         tokenRequired: deps.config.token !== undefined,
       });

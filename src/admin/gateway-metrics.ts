@@ -11,6 +11,7 @@ import type { ClusterStats } from './cluster-stats.js';
 import { packageVersion } from '../common/package-version.js';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
 import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
+import type { SmppServerStatusSource } from '../smpp-server/contracts.js';
 import type { Async } from '../store/ports.js';
 import type { StatusQueries } from '../store/sqlite/status-store.js';
 import type { LinkCounters, PartOutcome, Transport, TransportReceipt, TransportState } from '../transports/transport.js';
@@ -341,6 +342,59 @@ export class GatewayMetrics implements GatewayObserver {
     counter('smsgate_cluster_rejoins_total', 'Times this node found itself fenced out (its lease had run out) and rejoined under a new id.', (s) => s.rejoins);
     counter('smsgate_cluster_nodes_taken_over_total', 'Expired nodes whose work this node took over.', (s) => s.nodesTakenOver);
     counter('smsgate_cluster_rows_requeued_total', 'Parts, outbox leases and campaigns this node moved back to the queues from expired nodes.', (s) => s.rowsRequeued);
+  }
+
+  /**
+   * The SMPP server for customers (config smppServer): this node's sessions and its submit_sm
+   * answers per account, and the deliveries waiting per account, read when scraped. Labelled by
+   * the account's system_id (bounded by the smpp_accounts table) and, for submits, by the
+   * command_status name answered (bounded by SMPP 3.4 §5.1.3). Called once, when the server runs.
+   */
+  watchSmppServer(source: SmppServerStatusSource): void {
+    const registers = [this.registry];
+    // One read of the waiting rows per scrape feeds both gauges: every account has a series.
+    let waiting: Promise<ReadonlyMap<string, number>> | undefined;
+    const waitingOnce = (): Promise<ReadonlyMap<string, number>> => {
+      waiting ??= source.deliveriesWaiting().finally(() => {
+        waiting = undefined;
+      });
+      return waiting;
+    };
+    const sessions = new Gauge({
+      name: 'smsgate_smpp_server_sessions',
+      help: 'Customer sessions bound to this node\'s SMPP server, by account system_id (0 for an account with none).',
+      labelNames: ['account'],
+      registers,
+      collect: async () => {
+        const [views, accounts] = await Promise.all([source.sessions(), waitingOnce()]);
+        const counts = new Map([...accounts.keys()].map((account) => [account, 0]));
+        // This node's sessions are those it knows the window of (ServerSessionView.windowInUse).
+        for (const view of views) if (view.windowInUse !== null) counts.set(view.systemId, (counts.get(view.systemId) ?? 0) + 1);
+        sessions.reset();
+        for (const [account, n] of counts) sessions.set({ account }, n);
+      },
+    });
+    const submits: Counter<'account' | 'status'> = new Counter({
+      name: 'smsgate_smpp_server_submits_total',
+      help: 'submit_sm this node\'s SMPP server answered, by account system_id and the submit_sm_resp command_status name (ESME_ROK when accepted).',
+      labelNames: ['account', 'status'],
+      registers,
+      collect: (): void => {
+        submits.reset();
+        for (const count of source.submitCounts()) submits.inc({ account: count.systemId, status: count.status }, count.count);
+      },
+    });
+    const receiptsWaiting = new Gauge({
+      name: 'smsgate_smpp_server_receipts_waiting',
+      help: 'deliver_sm (receipts and inbound messages) stored for an account and waiting for it to bind and take them, across the cluster.',
+      labelNames: ['account'],
+      registers,
+      collect: async () => {
+        const accounts = await waitingOnce();
+        receiptsWaiting.reset();
+        for (const [account, n] of accounts) receiptsWaiting.set({ account }, n);
+      },
+    });
   }
 
   /** Zero series for each transport from the start, so a rate() over the first scrapes is defined. */

@@ -2,12 +2,13 @@
  * The facts behind /status, /status.json and `smsgate status`: readiness, version and uptime,
  * transports and their links (SMPP binds, modems) with what their parts came to, queue depths,
  * recent campaigns (in progress and finished) with their outcome breakdown, webhooks per client
- * (breaker, last real error, backlog), each client's credits and send rate, and recent errors,
- * clients named by name. One function
+ * (breaker, last real error, backlog), each client's credits and send rate, the SMPP server's
+ * customer sessions and the deliveries waiting for them, and recent errors, clients named by name. One function
  * gathers them from a running gateway; storedStatusFacts gives the part the database alone can
  * tell, for `smsgate status` when no serve answers.
  */
 import { isLow, type ClientCredits } from '../accounts/low-credits.js';
+import type { ServerSessionView, SmppServerStatusSource } from '../smpp-server/contracts.js';
 import type { Async } from '../store/ports.js';
 import type { CampaignProgress, ClientWebhooks, QueuedParts, StatusQueries, UndeliveredGroup } from '../store/sqlite/status-store.js';
 import type { ModemRadio, Transport, TransportState } from '../transports/transport.js';
@@ -93,6 +94,20 @@ export interface CreditFacts {
   clients: ClientCreditFacts[];
 }
 
+/** One customer session of the SMPP server, on any node of the cluster. */
+export interface SmppSessionFacts extends Omit<ServerSessionView, 'boundAt'> {
+  /** ISO-8601. */
+  boundAt: string;
+}
+
+/** The SMPP server for customers (config smppServer), as the running gateway knows it. */
+export interface SmppServerFacts {
+  /** Every bound session of the cluster, by account then bind time; window use and rate for this node's only (null elsewhere). */
+  sessions: SmppSessionFacts[];
+  /** deliver_sm (receipts, inbound messages) stored and waiting for each account to take them, every account listed. */
+  deliveriesWaiting: { systemId: string; waiting: number }[];
+}
+
 export interface GatewayFacts {
   version: string;
   startedAt: string;
@@ -129,6 +144,8 @@ export interface StatusFacts {
   configHash: string | null;
   /** Each route and the transport its parts go to now; null when the source is the database. */
   routes: RouteStatus[] | null;
+  /** The SMPP server's sessions and deliveries waiting; null without config smppServer or when the source is the database. */
+  smppServer: SmppServerFacts | null;
 }
 
 /**
@@ -182,6 +199,18 @@ export interface LiveSources {
   configHash?(): string;
   /** The routes and where their parts go now; unknown (null) until attached. */
   routeStatus?(): RouteStatus[];
+  /** The SMPP server's status, once the gateway attached one (config smppServer); undefined: none. */
+  smppServer?(): SmppServerStatusSource | undefined;
+}
+
+/** The SMPP server's facts from its status source. */
+export async function smppServerFacts(source: SmppServerStatusSource): Promise<SmppServerFacts> {
+  const sessions = await source.sessions();
+  const waiting = await source.deliveriesWaiting();
+  return {
+    sessions: sessions.map(({ boundAt, ...session }) => ({ ...session, boundAt: new Date(boundAt).toISOString() })),
+    deliveriesWaiting: [...waiting].map(([systemId, count]) => ({ systemId, waiting: count })).sort((a, b) => a.systemId.localeCompare(b.systemId)),
+  };
 }
 
 const REGISTERED = new Set(['registered-home', 'registered-roaming']);
@@ -240,6 +269,7 @@ export async function liveStatusFacts(sources: LiveSources): Promise<StatusFacts
   const stored = await storedStatusFacts(sources.status, sources.transports.map((t) => t.name), sources.now, sources.progress, sources.lowCreditsThreshold);
   const names = new Map((await sources.status.clientNames()).map((c) => [c.id, c.name]));
   const nowMs = sources.now();
+  const smppServer = sources.smppServer?.();
   return {
     ...stored,
     source: 'serve',
@@ -256,6 +286,7 @@ export async function liveStatusFacts(sources: LiveSources): Promise<StatusFacts
     recentErrors: sources.recentErrors.list().map((e) => namedClient(e, names)),
     configHash: sources.configHash?.() ?? null,
     routes: sources.routeStatus?.() ?? null,
+    smppServer: smppServer === undefined ? null : await smppServerFacts(smppServer),
   };
 }
 
@@ -302,5 +333,6 @@ export async function storedStatusFacts(
     recentErrors: null,
     configHash: null,
     routes: null,
+    smppServer: null,
   };
 }

@@ -6,7 +6,7 @@
  * modems, webhook endpoints).
  */
 import type { CountsByName, OutcomeBreakdown } from './campaign-outcomes.js';
-import type { CampaignFacts, ClientCreditFacts, LinkFacts, RouteStatus, StatusFacts, TransportFacts } from './status-facts.js';
+import type { CampaignFacts, ClientCreditFacts, LinkFacts, RouteStatus, SmppSessionFacts, StatusFacts, TransportFacts } from './status-facts.js';
 
 export const STATUS_REFRESH_SECONDS = 5;
 /** Recent errors on the page (newest first); /status.json has every one kept. */
@@ -204,6 +204,42 @@ function creditsSection(facts: StatusFacts): string {
 <p class="quiet">Credits: available = balance - reserved (reserved: held for accepted campaigns' parts not yet sent). ${escapeHtml(note)}</p>`;
 }
 
+/** A session's window use as the page and `smsgate status` show it; another node's is known there only. */
+export function smppWindowText(s: Pick<SmppSessionFacts, 'windowInUse' | 'windowSize' | 'nodeId'>): string {
+  return s.windowInUse === null ? `? / ${s.windowSize} (on ${s.nodeId})` : `${s.windowInUse} / ${s.windowSize}`;
+}
+
+/** A session's submit rate as the page and `smsgate status` show it. */
+export function smppRateText(s: Pick<SmppSessionFacts, 'submitsPerSecond'>): string {
+  return s.submitsPerSecond === null ? '' : `${s.submitsPerSecond} submit_sm/s`;
+}
+
+function smppSessionRow(s: SmppSessionFacts, nowMs: number): string {
+  return `<tr data-smpp-session="${escapeHtml(s.sessionId)}"><td class="account">${escapeHtml(s.systemId)}</td><td class="bind-type">${escapeHtml(s.bindType)}</td>
+<td class="address">${escapeHtml(s.address)}</td><td class="node">${escapeHtml(s.nodeId)}</td><td>${ago(s.boundAt, nowMs)}</td>
+<td class="num window">${escapeHtml(smppWindowText(s))}</td><td class="num rate">${escapeHtml(smppRateText(s))}</td></tr>`;
+}
+
+function smppServerSection(facts: StatusFacts, nowMs: number): string {
+  const server = facts.smppServer ?? null;
+  if (server === null) {
+    return facts.source === 'database' ? '<p>Not known: smsgate serve is not answering.</p>' : '<p class="quiet">Off: the config has no smppServer section.</p>';
+  }
+  const sessions =
+    server.sessions.length === 0
+      ? '<p class="quiet" id="smpp-sessions-none">No customer is bound.</p>'
+      : `<table id="smpp-sessions"><thead><tr><th>account (system_id)</th><th>bind</th><th>address</th><th>node</th><th>bound</th><th>window in use</th><th>submit rate (last 10 s)</th></tr></thead>
+<tbody>${server.sessions.map((s) => smppSessionRow(s, nowMs)).join('\n')}</tbody></table>`;
+  const waiting =
+    server.deliveriesWaiting.length === 0
+      ? '<p class="quiet">No SMPP account yet.</p>'
+      : `<table id="smpp-waiting"><thead><tr><th>account (system_id)</th><th>receipts and inbound messages waiting</th></tr></thead>
+<tbody>${server.deliveriesWaiting.map((d) => `<tr data-smpp-account="${escapeHtml(d.systemId)}"><td>${escapeHtml(d.systemId)}</td><td class="num waiting">${d.waiting}</td></tr>`).join('\n')}</tbody></table>`;
+  return `${sessions}
+<h3>Waiting for the customer</h3>${waiting}
+<p class="quiet">Waiting: deliver_sm stored for the account, sent on its next receiver or transceiver bind (kept up to smppServer.receiptRetentionHours).</p>`;
+}
+
 function errorsSection(facts: StatusFacts): string {
   if (facts.recentErrors === null) return '<p>Not known: smsgate serve is not answering.</p>';
   if (facts.recentErrors.length === 0) return '<p class="quiet">None since start.</p>';
@@ -267,6 +303,7 @@ ${notice}
 <h2>Campaigns (in progress, then recently finished)</h2>${campaignsSection(facts)}
 <h2>Webhooks</h2>${webhooksSection(facts, options.csrfToken, nowMs)}
 <h2>Credits</h2>${creditsSection(facts)}
+<h2>SMPP server (customers)</h2>${smppServerSection(facts, nowMs)}
 <h2>Recent errors</h2>${errorsSection(facts)}
 </body></html>`;
 }

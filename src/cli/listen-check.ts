@@ -1,15 +1,15 @@
 /**
  * The listeners `serve` opens (the API on api.host:api.port, the admin listener on
- * admin.host:admin.port), named by their config keys when one cannot be opened: `config check`
- * tries each before `serve` would, and `serve` words its own failure the same way
- * (`api.port 8080 is in use (api.host 127.0.0.1)`).
+ * admin.host:admin.port, the SMPP server on smppServer.host:smppServer.port), named by their
+ * config keys when one cannot be opened: `config check` tries each before `serve` would, and
+ * `serve` words its own failure the same way (`api.port 8080 is in use (api.host 127.0.0.1)`).
  */
 import { createServer } from 'node:net';
 import type { SmsGateConfig } from '../gateway/config.js';
 
-/** A listener of the config: its section (`api`, `admin`) and where it listens. */
+/** A listener of the config: its section (`api`, `admin`, `smppServer`) and where it listens. */
 export interface ConfiguredListener {
-  section: 'api' | 'admin';
+  section: 'api' | 'admin' | 'smppServer';
   host: string;
   port: number;
 }
@@ -17,6 +17,7 @@ export interface ConfiguredListener {
 export function configuredListeners(config: SmsGateConfig): ConfiguredListener[] {
   const listeners: ConfiguredListener[] = [{ section: 'api', host: config.api.host, port: config.api.port }];
   if (config.admin !== undefined) listeners.push({ section: 'admin', host: config.admin.host, port: config.admin.port });
+  if (config.smppServer !== undefined) listeners.push({ section: 'smppServer', host: config.smppServer.host, port: config.smppServer.port });
   return listeners;
 }
 

@@ -25,6 +25,9 @@ export const ERROR_CODE = codeTable([
   'NOT_CLIENT_ADMINISTRATOR',
   // admin/
   'ADMIN_LISTEN_FAILED',
+  // smpp-server/
+  /** The SMPP server cannot listen on smppServer.host:smppServer.port (in use, no such address, a privileged port). */
+  'SMPP_SERVER_LISTEN_FAILED',
   /** `smsgate config reload` found no running serve to ask: its admin listener did not answer and no pid holds the database. */
   'SERVE_NOT_REACHED',
   // campaigns/

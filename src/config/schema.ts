@@ -71,6 +71,47 @@ export const loggingSchema = section({
   file: { type: 'string', minLength: 1 },
 });
 
+/** The `smppServer` section's defaults, handed in by the composition root (the SMPP server owns them). */
+export interface SmppServerSchemaDefaults {
+  windowSize: number;
+  enquireLinkIntervalMs: number;
+  responseTimeoutMs: number;
+  receiptRetentionHours: number;
+}
+
+/** The SMPP server listens on the SMPP port (IANA: smpp 2775) on loopback unless told otherwise. */
+export const SMPP_SERVER_LISTEN_DEFAULTS = { host: '127.0.0.1', port: 2775 } as const;
+/** Outstanding requests per session at most: a window past this is a memory risk, not a throughput gain. */
+export const MAX_SMPP_SERVER_WINDOW = 1000;
+
+/**
+ * The `smppServer` section (the SMPP server for customers' ESMEs). No default for the section
+ * itself: without it there is no server. The rules a schema cannot say (its port clashing with
+ * the API's or the admin listener's, its TLS files readable) are checked after validation.
+ */
+export function smppServerSchema(defaults: SmppServerSchemaDefaults): object {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      host: { ...nonEmptyString, default: SMPP_SERVER_LISTEN_DEFAULTS.host },
+      // 0 asks the OS for a free port (tests), as api.port and admin.port.
+      port: { type: 'integer', minimum: 0, maximum: 65535, default: SMPP_SERVER_LISTEN_DEFAULTS.port },
+      // PEM files; relative to the config file's directory.
+      tls: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['certFile', 'keyFile'],
+        properties: { certFile: nonEmptyString, keyFile: nonEmptyString },
+      },
+      windowSize: { ...positiveInt, maximum: MAX_SMPP_SERVER_WINDOW, default: defaults.windowSize },
+      enquireLinkIntervalMs: { ...positiveInt, default: defaults.enquireLinkIntervalMs },
+      responseTimeoutMs: { ...positiveInt, default: defaults.responseTimeoutMs },
+      receiptRetentionHours: { ...positiveInt, default: defaults.receiptRetentionHours },
+    },
+  };
+}
+
 /** "HH:MM" of a 24-hour clock. */
 const CLOCK_TIME = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } as const;
 

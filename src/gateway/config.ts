@@ -4,17 +4,19 @@
  * registry, the rules a schema cannot say). Arrows point inward: features and this root import
  * config/, never the other way.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { join } from 'node:path';
 import { creditsSchema, pricingProblem, pricingSchema, type CreditsConfig } from '../accounts/config.js';
 import type { PricingRule } from '../accounts/credits.js';
 import { adminConfigProblem, adminConfigSchema, type AdminConfig } from '../admin/admin-config.js';
 import { DEFAULT_PROCESSING_POLL_INTERVAL_MS } from '../campaigns/campaign-processor.js';
 import { isValidTimeZone, SEND_AT_ZONE } from '../campaigns/send-at.js';
-import { createConfigLoader, DEFAULT_CONFIG_PATH, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section } from '../config/index.js';
+import { createConfigLoader, DEFAULT_CONFIG_PATH, loggingSchema, nonEmptyString, nonNegativeInt, positiveInt, section, smppServerSchema } from '../config/index.js';
 import type { ApiConfig, AuthConfig, ConfigProblem, DatabaseConfig, LoggingConfig, RouteConfig } from '../config/types.js';
 import { ENGINE_DEFAULTS, type EngineConfig } from '../engine/config.js';
 import { isGatewayError } from '../common/errors.js';
+import { SMPP_SERVER_DEFAULTS, type SmppServerConfig } from '../smpp-server/contracts.js';
 import { INBOUND_REASSEMBLY_TIMEOUT_MS } from '../inbound/inbound-service.js';
 import { DEFAULT_INBOUND_PART_LIMITS } from '../inbound/part-limits.js';
 import { DEFAULT_NUMBERING_COUNTRY, NUMBERING_COUNTRIES, type NumberingCountry } from '../sms/numbering.js';
@@ -32,6 +34,7 @@ export type { ModemTransportConfig } from '../transports/modem/config.js';
 export type { SimulatorTransportConfig } from '../transports/simulator/config.js';
 export type { SmppTransportConfig } from '../transports/smpp/config.js';
 export type { TransportEntry, TransportType } from '../transports/registry.js';
+export type { SmppServerConfig } from '../smpp-server/contracts.js';
 
 /** The `webhooks` section: the sender owns its meaning and defaults (src/webhooks/config.ts). */
 export type WebhooksConfig = WebhookSenderConfig;
@@ -84,6 +87,11 @@ export interface SmsGateConfig {
   /** What a part costs by destination prefix (longest wins); empty: every part costs 1 credit. */
   pricing: PricingRule[];
   credits: CreditsConfig;
+  /**
+   * The SMPP server for customers' ESMEs (src/smpp-server), with SMPP_SERVER_DEFAULTS applied;
+   * absent means off. Not applied by a reload: a change needs a restart.
+   */
+  smppServer?: SmppServerConfig;
 }
 
 // The sections' defaults come from the modules that own those numbers (ENGINE_DEFAULTS,
@@ -135,6 +143,46 @@ const inboundSchema = section({
 
 function adminProblem(config: SmsGateConfig): ConfigProblem | null {
   return config.admin === undefined ? null : adminConfigProblem(config.admin, config.api.port);
+}
+
+/**
+ * The SMPP server's port is its own: never the API's or the admin listener's (a customer's ESME
+ * would speak SMPP to an HTTP listener, or the second listener would fail at start). 0 picks a
+ * free port and clashes with nothing.
+ */
+function smppServerProblem(config: SmsGateConfig): ConfigProblem | null {
+  const server = config.smppServer;
+  if (server === undefined || server.port === 0) return null;
+  if (server.port === config.api.port) return { key: 'smppServer.port', what: `must differ from api.port (${config.api.port})` };
+  if (config.admin !== undefined && server.port === config.admin.port) return { key: 'smppServer.port', what: `must differ from admin.port (${config.admin.port})` };
+  return null;
+}
+
+/**
+ * smppServer.tls's files can be read and make a certificate with its key, checked by `config
+ * check` and when the gateway is built (not by the admin commands, which never listen: the
+ * key file may be readable by the service user only). Null when there is no TLS to check.
+ */
+export function smppServerTlsProblem(config: Pick<SmsGateConfig, 'smppServer'>): ConfigProblem | null {
+  const tls = config.smppServer?.tls;
+  if (tls === undefined) return null;
+  const read = (key: 'certFile' | 'keyFile'): { pem: Buffer } | ConfigProblem => {
+    try {
+      return { pem: readFileSync(tls[key]) };
+    } catch (err) {
+      return { key: `smppServer.tls.${key}`, what: `${tls[key]} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
+    }
+  };
+  const cert = read('certFile');
+  if (!('pem' in cert)) return cert;
+  const key = read('keyFile');
+  if (!('pem' in key)) return key;
+  try {
+    createSecureContext({ cert: cert.pem, key: key.pem });
+  } catch (err) {
+    return { key: 'smppServer.tls', what: `${tls.certFile} and ${tls.keyFile} are not a PEM certificate and its private key (${err instanceof Error ? err.message : String(err)})` };
+  }
+  return null;
 }
 
 function timeZoneProblem(config: SmsGateConfig): ConfigProblem | null {
@@ -197,12 +245,18 @@ const loader = createConfigLoader<SmsGateConfig>({
     inbound: inboundSchema,
     pricing: pricingSchema,
     credits: creditsSchema,
+    // No default: without the section there is no SMPP server.
+    smppServer: smppServerSchema(SMPP_SERVER_DEFAULTS),
   },
-  checks: [adminProblem, timeZoneProblem, modemProfileProblem, (config) => pricingProblem(config.pricing)],
+  checks: [adminProblem, smppServerProblem, timeZoneProblem, modemProfileProblem, (config) => pricingProblem(config.pricing)],
   complete: (config) => {
     config.database.keyFile ??= defaultKeyFileFor(config.database.path);
   },
-  pathKeys: [['transports', '*', 'profilesDir']],
+  pathKeys: [
+    ['transports', '*', 'profilesDir'],
+    ['smppServer', 'tls', 'certFile'],
+    ['smppServer', 'tls', 'keyFile'],
+  ],
   search: { sourceCheckoutDefault },
 });
 

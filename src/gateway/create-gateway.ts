@@ -19,6 +19,10 @@ import { loadConfig, type SmsGateConfig } from './config.js';
 import { ConfigReloader } from './config-reload.js';
 import { buildGatewayLoops } from './loops.js';
 import { RunningGateway, type Gateway, type GatewayOptions } from './running-gateway.js';
+import { GatewayError } from '../common/errors.js';
+import { SINGLE_GATEWAY } from '../common/node-id.js';
+import { smppServerTlsProblem } from './config.js';
+import type { SmppServerHook } from './smpp-server-hook.js';
 
 /**
  * Builds a gateway. Async because opening the store applies pending migrations, auth loads (or
@@ -28,6 +32,9 @@ import { RunningGateway, type Gateway, type GatewayOptions } from './running-gat
 export async function createGateway(config: SmsGateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
+  // Its TLS files are read at start: refused before the database is opened, naming the key.
+  const tlsProblem = smppServerTlsProblem(config);
+  if (tlsProblem !== null) throw new GatewayError('CONFIG_INVALID', `${options.configFile ?? 'config'}: ${tlsProblem.key}: ${tlsProblem.what}`, { details: { path: tlsProblem.key } });
   const engineConfig = resolveEngineConfig(config.engine);
   const opened = await backendFor(config.database).openGateway(config, { now, logger });
   let runtime: BackendRuntime | undefined;
@@ -91,12 +98,31 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       applied: (running, current) => admin?.replaceTransports(current, running.routes),
       logger: logger.child({ part: 'config' }),
     });
+    let smppServer: SmppServerHook | undefined;
+    const smppServerConfig = config.smppServer;
+    if (smppServerConfig !== undefined && options.smppServerFactory === undefined) {
+      logger.warn({ host: smppServerConfig.host, port: smppServerConfig.port }, 'smppServer is configured but this gateway was built without an SMPP server: customers cannot bind');
+    } else if (smppServerConfig !== undefined && options.smppServerFactory !== undefined) {
+      smppServer = await options.smppServerFactory({
+        config: { ...config, smppServer: smppServerConfig },
+        runningConfig: () => reloader.config,
+        ports,
+        engineStore: backend.engineStore,
+        node: backend.node ?? SINGLE_GATEWAY,
+        cluster: backend.cluster,
+        engine,
+        webhooks: backend.webhooks,
+        logger: observed.child({ part: 'smpp-server' }),
+        now,
+      });
+      admin?.attachSmppServer(smppServer.status);
+    }
     admin?.attachConfig({
       configHash: () => reloader.configHash,
       routeStatus: () => engine.routeStatus(),
       reload: () => reloader.reload(),
     });
-    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin, lowCredits, reloader });
+    return new RunningGateway({ app, backend, ports, engine, campaigns, auth, transports, processor, webhooks: backend.webhooks, config, logger, engineConfig, admin, lowCredits, reloader, smppServer });
   } catch (err) {
     await (runtime ?? opened).close();
     throw err;

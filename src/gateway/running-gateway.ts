@@ -21,6 +21,7 @@ import type { WebhookSender } from '../webhooks/index.js';
 import type { WebhookSenderThread } from '../webhooks/sender-thread.js';
 import type { ReloadOutcome } from '../config/reload-outcome.js';
 import type { ConfigReloader } from './config-reload.js';
+import type { SmppServerFactory, SmppServerHook } from './smpp-server-hook.js';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -34,6 +35,11 @@ export interface GatewayOptions {
   now?: () => number;
   /** The file `config` was loaded from: what reload() re-reads (`smsgate serve` sets it). */
   configFile?: string;
+  /**
+   * Builds the SMPP server for customers (src/gateway/smpp-server-hook.ts); called only when
+   * config.smppServer is set. Without it such a config builds no server (and says so in the log).
+   */
+  smppServerFactory?: SmppServerFactory;
 }
 
 export interface Gateway {
@@ -67,6 +73,8 @@ export interface Gateway {
   stop(): Promise<void>;
   /** Where the API listens once started. */
   address(): { host: string; port: number } | undefined;
+  /** The SMPP server for customers when config.smppServer is set (and a factory built it). */
+  readonly smppServer: SmppServerHook | undefined;
 }
 
 /**
@@ -103,6 +111,8 @@ export interface GatewayParts {
   /** The credits.lowThreshold check (src/admin/low-credits-watch.ts); undefined when no threshold is set. */
   lowCredits?: { start(): void; stop(): Promise<void> } | undefined;
   reloader: ConfigReloader;
+  /** The SMPP server for customers; undefined without config.smppServer. */
+  smppServer?: SmppServerHook | undefined;
 }
 
 export class RunningGateway implements Gateway {
@@ -140,6 +150,10 @@ export class RunningGateway implements Gateway {
     return this.parts.backend.store;
   }
 
+  get smppServer(): SmppServerHook | undefined {
+    return this.parts.smppServer;
+  }
+
   get cluster(): ClusterRuntime | undefined {
     return this.parts.backend.cluster;
   }
@@ -160,6 +174,14 @@ export class RunningGateway implements Gateway {
     webhooks.start();
     processor.start();
     this.parts.lowCredits?.start();
+    // Customers bind once the engine runs: a submit stored from then on is claimed and sent.
+    try {
+      await this.parts.smppServer?.start();
+    } catch (err) {
+      logger.error({ err }, 'the SMPP server cannot start');
+      await this.stop();
+      throw err;
+    }
     try {
       this.server = await listen(this.app, config.api.host, config.api.port);
       await this.admin?.listen();
@@ -189,6 +211,9 @@ export class RunningGateway implements Gateway {
     // A reload in progress (a transport draining) finishes first; none starts after this.
     await reloader.close();
     if (this.server !== undefined) await closeServer(this.server);
+    // Customers are unbound before the engine drains: none submits into a stopping gateway, and
+    // what they submitted is drained with everything else.
+    await this.parts.smppServer?.stop();
     await this.admin?.close();
     await processor.stop();
     await this.parts.lowCredits?.stop();

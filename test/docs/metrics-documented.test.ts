@@ -24,16 +24,19 @@ async function registeredMetricNames(): Promise<string[]> {
   });
   const stats: ClusterStats = { nodeId: 'n1', liveNodes: 1, beats: 0, failedBeats: 0, rejoins: 0, nodesTakenOver: 0, rowsRequeued: 0, slotSessionOpen: true };
   metrics.watchCluster(() => stats);
+  // A gateway running the SMPP server for customers: its series are registered then.
+  metrics.watchSmppServer({ sessions: () => Promise.resolve([]), deliveriesWaiting: () => Promise.resolve(new Map()), submitCounts: () => [] });
   return (await metrics.registry.getMetricsAsJSON()).map((metric) => metric.name);
 }
 
 describe('docs/reference/metrics.md', () => {
   const doc = readFileSync('docs/reference/metrics.md', 'utf8');
 
-  it('names every metric the gateway registers, cluster ones included', async () => {
+  it('names every metric the gateway registers, cluster and SMPP server ones included', async () => {
     const names = await registeredMetricNames();
     expect(names).toContain('smsgate_transport_up');
     expect(names).toContain('smsgate_cluster_live_nodes');
+    expect(names).toContain('smsgate_smpp_server_receipts_waiting');
     expect(names).toContain('process_cpu_seconds_total');
     const missing = names.filter((name) => !doc.includes(`\`${name}\``));
     expect(missing, `metrics missing from docs/reference/metrics.md: ${missing.join(', ')}`).toEqual([]);

@@ -3,8 +3,9 @@
  * interpolation, schema, defaults, routes, modem profiles) and prints the effective config with
  * secrets masked; an invalid one exits 1 with the file and the key (`config/x.json:
  * transports[0].window: must be >= 1`). It also refuses what `serve` would refuse at start: a
- * cluster node without a shared key file, and a listener whose port is in use (`api.port 8080 is in
- * use`), found by opening and at once closing each address. No device is opened; the database only
+ * cluster node without a shared key file, smppServer.tls files it cannot read, and a listener
+ * whose port is in use (`api.port 8080 is in use`), found by opening and at once closing each
+ * address. No device is opened; the database only
  * read-only, to warn about route client names no client has (route-clients-check.ts).
  *
  * `smsgate config schema` prints the JSON Schema of the file (config/smsgate.schema.json).
@@ -16,7 +17,7 @@
 import { serveKeyFileProblem } from '../../config/database.js';
 import { redactUrlPassword } from '../../common/secret-text.js';
 import { GatewayError } from '../../common/errors.js';
-import { configJsonSchema, loadConfig, locateConfig } from '../../gateway/config.js';
+import { configJsonSchema, loadConfig, locateConfig, smppServerTlsProblem } from '../../gateway/config.js';
 import { withCodedExit } from '../coded-exit.js';
 import { adminOutput } from '../admin-session.js';
 import { parseArgs, rejectExtraArguments, unknownWordError, UsageError, withUsage } from '../args.js';
@@ -66,6 +67,8 @@ export async function run(args: string[]): Promise<number> {
       const config = loadConfig(file);
       const keyFileProblem = serveKeyFileProblem(config.database);
       if (keyFileProblem !== null) throw keyFileProblem;
+      const tlsProblem = smppServerTlsProblem(config);
+      if (tlsProblem !== null) throw new GatewayError('CONFIG_INVALID', `${file}: ${tlsProblem.key}: ${tlsProblem.what}`, { details: { path: tlsProblem.key } });
       for (const listener of configuredListeners(config)) {
         const problem = await tryListen(listener);
         if (problem !== null) throw new GatewayError('CONFIG_INVALID', `${file}: ${problem}`, { details: { path: `${listener.section}.port` } });

@@ -7,7 +7,7 @@
 import type { AdminConfig } from '../../admin/admin-config.js';
 import { formatOutcomes } from '../../admin/campaign-outcomes.js';
 import { storedStatusFacts, type StatusFacts } from '../../admin/status-facts.js';
-import { clientRateText, rateText } from '../../admin/status-page.js';
+import { clientRateText, rateText, smppRateText, smppWindowText } from '../../admin/status-page.js';
 import { loadConfig } from '../../gateway/config.js';
 import { maskKnownSecrets } from '../../common/secret-text.js';
 import { isGatewayError } from '../../common/errors.js';
@@ -130,6 +130,19 @@ export function formatStatus(facts: StatusFacts, note: string | null): string[] 
   for (const c of clients) {
     const figures = c.unlimited ? 'unlimited' : `${c.balance} / ${c.reserved} / ${c.available}`;
     lines.push(`  ${c.client}: ${figures}; ${clientRateText(c)}${c.low ? ' LOW' : ''}`);
+  }
+  // Older serves answer without it: `?? null` keeps their facts printable.
+  const smppServer = facts.smppServer ?? null;
+  if (smppServer !== null) {
+    lines.push('', 'smpp server sessions (account, bind, address, node; window in use; submit rate):');
+    if (smppServer.sessions.length === 0) lines.push('  none bound');
+    for (const s of smppServer.sessions) {
+      const rate = smppRateText(s);
+      lines.push(`  ${s.systemId} ${s.bindType} from ${s.address} on ${s.nodeId} since ${s.boundAt}; window ${smppWindowText(s)}${rate === '' ? '' : `; ${rate}`}`);
+    }
+    lines.push('', 'smpp server deliveries waiting (receipts and inbound messages, by account):');
+    if (smppServer.deliveriesWaiting.length === 0) lines.push('  no smpp accounts');
+    for (const d of smppServer.deliveriesWaiting) lines.push(`  ${d.systemId}: ${d.waiting}`);
   }
   lines.push('', 'recent errors:');
   if (facts.recentErrors === null) lines.push('  unknown (serve not answering)');
