@@ -119,6 +119,10 @@ describe('Kannel as the customer against the test SMSC', () => {
     for (const to of numbers) expect(await kannel.send({ from: 'Shop', to, text: `Hello ${to}` })).toBe(202);
     await receiver.waitUntil(() => kannel.dlrsFrom(receiver).filter((d) => d.type === 1).length >= numbers.length, 20_000, 'a delivered DLR per message');
     expect(Object.fromEntries(smsc.submitsByDestination)).toEqual(Object.fromEntries(numbers.map((n) => [n, 1])));
-    expect(new Set(kannel.dlrsFrom(receiver).filter((d) => d.type === 1).map((d) => d.to))).toEqual(new Set(numbers));
+    const delivered = kannel.dlrsFrom(receiver).filter((d) => d.type === 1);
+    expect(new Set(delivered.map((d) => d.to))).toEqual(new Set(numbers));
+    // %F is the id the SMSC gave in submit_sm_resp (the receipting SMSC numbers them from 1), kept as a string.
+    expect(delivered.map((d) => d.smscMessageId).sort()).toEqual(['1', '2', '3']);
+    expect(delivered.every((d) => d.text.includes('stat:DELIVRD'))).toBe(true);
   }, 60_000);
 });
