@@ -9,7 +9,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { establishedConnections } from '../support/cluster-nodes.js';
+import { localPortsTo } from '../support/cluster-nodes.js';
 import { cutMessage } from '../support/perl-esme/customer-cut.js';
 import { PerlEsme } from '../support/perl-esme/perl-esme.js';
 import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
@@ -58,8 +58,10 @@ async function bindOn(node: SmppServerGateway, bind: 'transmitter' | 'receiver' 
 
 describe('smsgate SMPP server on a two-node PostgreSQL cluster', () => {
   it('delivers the receipts of messages submitted on node A to the customer bound on node B', async () => {
-    await until(() => smsc.boundSessions().length, (n) => n === 1, 20_000, 'the cluster bound to the SMSC');
-    const holder = nodes.findIndex((node) => establishedConnections(node.pid, smsc.address.port) > 0);
+    const [bound] = await until(() => smsc.boundSessions(), (sessions) => sessions.length === 1, 20_000, 'the cluster bound to the SMSC');
+    // The node whose connection is the bound session: its local port is the session's remote port.
+    const boundPort = smsc.socketOf(bound!.id).remotePort;
+    const holder = nodes.findIndex((node) => localPortsTo(node.pid, smsc.address.port).includes(boundPort ?? -1));
     expect(holder).toBeGreaterThanOrEqual(0);
     const nodeA = nodes[holder]!;
     const nodeB = nodes[1 - holder]!;

@@ -16,7 +16,7 @@ import { cutMessage, type CutScheme, type CustomerDataCoding, type EsmeSubmit } 
 import { PerlEsme, type EsmeBindType } from '../support/perl-esme/perl-esme.js';
 import { TestSmsc, type RecordedSubmit } from '../support/smsc/test-smsc.js';
 import { readDatabase, tempDir, until } from './e2e-setup.js';
-import { bodyOctets, seedSmppCustomers, SENDER, SmppServerGateway, upstreamBodyOctets, upstreamSar, type SmppAccountSeed } from './smpp-server-setup.js';
+import { expectCutCarried, expectOneReceiptEach, seedSmppCustomers, SENDER, SmppServerGateway, type SmppAccountSeed } from './smpp-server-setup.js';
 
 /** SMPP 3.4 §5.1.3 statuses the server answers with (src/smpp-server/contracts.ts SERVER_STATUS). */
 const ESME_RALYBND = 0x05;
@@ -117,26 +117,13 @@ describe('smsgate SMPP server with a Perl Net::SMPP customer (SQLite)', () => {
     expect(upstream).toHaveLength(sms.length);
     for (const [destination, parts] of byDestination) {
       const arrived = upstream.filter((s) => s.wire.destination_addr === destination);
-      const key = (esmClass: number | undefined, dataCoding: number | undefined, body: string, sar: readonly number[] | undefined): string =>
-        JSON.stringify([esmClass ?? 0, dataCoding, body, sar ?? null]);
-      // Parts may go upstream in any order; each part's octets, UDH and SAR TLVs as the customer sent them.
-      expect(arrived.map((s) => key(s.wire.esm_class & 0x40, s.wire.data_coding, upstreamBodyOctets(s), upstreamSar(s))).sort())
-        .toEqual(parts.map((p) => key(p.esm_class, p.data_coding, bodyOctets(p), p.sar)).sort());
+      expectCutCarried(arrived, parts);
       expect(arrived.every((s) => s.wire.source_addr === SENDER)).toBe(true);
     }
 
     await receiptAll(upstream);
     await esme.waitUntil(() => [...messageIds].every((id) => esme.acknowledgedReceiptIds().has(id)), 20_000, 'a receipt for every message');
-    const receipts = esme.receipts();
-    // One receipt a message (each acknowledged at once, so none is sent twice), about smsgate's ids.
-    expect(receipts).toHaveLength(messageIds.size);
-    for (const receipt of receipts) {
-      expect(receipt.delivery.esmClass).toBe(0x04);
-      expect(receipt.stat).toBe('DELIVRD');
-      expect(receipt.id).toBe(receipt.receiptedMessageId);
-      expect(messageIds.has(receipt.id)).toBe(true);
-      expect(receipt.messageState).toBe(2);
-    }
+    expectOneReceiptEach(esme, messageIds);
   }, 60_000);
 
   it('keeps the 50 receipts that arrive while the customer is unbound, and delivers all 50 when it binds again', async () => {

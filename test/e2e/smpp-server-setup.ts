@@ -7,10 +7,11 @@
  */
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import { expect } from 'vitest';
 import { smsgateCli } from '../support/cluster-nodes.js';
 import { freePort } from '../support/free-port.js';
 import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
-import type { EsmeBindType, PerlEsmeOptions } from '../support/perl-esme/perl-esme.js';
+import type { EsmeBindType, PerlEsme, PerlEsmeOptions } from '../support/perl-esme/perl-esme.js';
 import type { EsmeSubmit } from '../support/perl-esme/customer-cut.js';
 import { TLV_TAG } from '../support/smsc/pdu-framer.js';
 import type { RecordedSubmit } from '../support/smsc/test-smsc.js';
@@ -160,4 +161,34 @@ export function upstreamSar(submit: RecordedSubmit): [number, number, number] | 
   const seq = submit.wire.tlvs.get(TLV_TAG.sar_segment_seqnum);
   if (ref === undefined || total === undefined || seq === undefined) return undefined;
   return [ref.readUInt16BE(0), total.readUInt8(0), seq.readUInt8(0)];
+}
+
+/**
+ * The parts of one message arrived upstream as the customer cut them, once each: the same
+ * number of submits, and (in any order) each one's UDHI bit, data_coding, octets (UDH included, or
+ * message_payload) and SAR TLVs.
+ */
+export function expectCutCarried(upstream: readonly RecordedSubmit[], parts: readonly EsmeSubmit[]): void {
+  const key = (udhi: number, dataCoding: number | undefined, body: string, sar: readonly number[] | undefined): string =>
+    JSON.stringify([udhi, dataCoding ?? 0, body, sar ?? null]);
+  expect(upstream.map((s) => key(s.wire.esm_class & 0x40, s.wire.data_coding, upstreamBodyOctets(s), upstreamSar(s))).sort())
+    .toEqual(parts.map((p) => key((p.esm_class ?? 0) & 0x40, p.data_coding, bodyOctets(p), p.sar)).sort());
+}
+
+/**
+ * The customer has exactly one receipt for each of its messages (each acknowledged at once, so
+ * none is sent twice), read as SMPP 3.4 Appendix B and §5.3.2.12 / §5.3.2.35 say: esm_class
+ * 0x04, `id:` equal to receipted_message_id and to the message id of the submit_sm_resp, stat
+ * DELIVRD, message_state DELIVERED (2).
+ */
+export function expectOneReceiptEach(esme: PerlEsme, messageIds: ReadonlySet<string>): void {
+  const receipts = esme.receipts();
+  expect(receipts.map((r) => r.id).sort()).toEqual([...messageIds].sort());
+  for (const receipt of receipts) {
+    expect(receipt.delivery.esmClass).toBe(0x04);
+    expect(receipt.delivery.answered).toBe(0);
+    expect(receipt.stat).toBe('DELIVRD');
+    expect(receipt.receiptedMessageId).toBe(receipt.id);
+    expect(receipt.messageState).toBe(2);
+  }
 }
