@@ -43,6 +43,11 @@ export interface KannelSmscGroup {
    * as smsgate gives) need.
    */
   msgIdType?: number;
+  /**
+   * dest-addr-ton / dest-addr-npi for every submit_sm; unset: Kannel's own choice (TON 2 national
+   * for a number written without a leading +, international with the + removed otherwise).
+   */
+  destAddr?: { ton: number; npi: number };
   logLevel: number;
 }
 
@@ -75,7 +80,8 @@ smsc-username = ${smsc.systemId}
 smsc-password = ${smsc.password}
 system-type = ""
 max-pending-submits = ${smsc.maxPendingSubmits}
-${smsc.msgIdType === undefined ? '' : `msg-id-type = 0x${smsc.msgIdType.toString(16).padStart(2, '0')}\n`}log-level = ${smsc.logLevel}
+${smsc.msgIdType === undefined ? '' : `msg-id-type = 0x${smsc.msgIdType.toString(16).padStart(2, '0')}\n`}${
+    smsc.destAddr === undefined ? '' : `dest-addr-ton = ${smsc.destAddr.ton}\ndest-addr-npi = ${smsc.destAddr.npi}\n`}log-level = ${smsc.logLevel}
 `;
   return `group = core
 admin-port = ${options.ports.admin}
@@ -221,6 +227,8 @@ export class KannelCustomer {
         smsc: {
           smscId: 'smsgate', host: options.smsc.host, port: options.smsc.port, systemId: options.smsc.systemId,
           password: options.smsc.password, binds: options.binds ?? 1, maxPendingSubmits: 10, logLevel,
+          // The tests' numbers are international, written without a +: say so (TON 1, NPI 1 E.164).
+          destAddr: { ton: 1, npi: 1 },
           ...(options.msgIdType === undefined ? {} : { msgIdType: options.msgIdType }),
         },
         sendsmsUser: { username: 'customer', password: 'customer' },

@@ -121,8 +121,10 @@ sub on_stdin {
 sub on_pdu {
     my ($pdu) = @_;
     my $cmd = $pdu->{cmd};
-    if ($cmd == $BIND_RESP{ $opt{bind} } && $pdu->{seq} == $bind_seq) {
-        out({ event => 'bind_resp', command => $bind, status => $pdu->{status}, system_id => $pdu->{system_id} // '' });
+    if (($cmd == $BIND_RESP{ $opt{bind} } || $cmd == CMD_GENERIC_NACK) && $pdu->{seq} == $bind_seq) {
+        # A generic_nack to the bind (SMPP 3.4 section 4.3) is its answer too: reported with its status.
+        out({ event => 'bind_resp', command => $cmd == CMD_GENERIC_NACK ? 'generic_nack' : $bind, status => $pdu->{status},
+              system_id => $pdu->{system_id} // '' });
     } elsif ($cmd == CMD_SUBMIT_SM_RESP) {
         out({ event => 'submit_sm_resp', ref => delete $submit_ref{ $pdu->{seq} }, seq => $pdu->{seq}, status => $pdu->{status},
               message_id => $pdu->{message_id} // '' });
