@@ -9,6 +9,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_STATUS } from '../../src/smpp-server/contracts.js';
 import { localPortsTo } from '../support/cluster-nodes.js';
 import { cutMessage } from '../support/perl-esme/customer-cut.js';
 import { PerlEsme } from '../support/perl-esme/perl-esme.js';
@@ -17,7 +18,7 @@ import { TestSmsc } from '../support/smsc/test-smsc.js';
 import { tempDir, until } from './e2e-setup.js';
 import { seedSmppCustomers, SENDER, SmppServerGateway, type SmppAccountSeed } from './smpp-server-setup.js';
 
-const ESME_RALYBND = 0x05;
+const ESME_RALYBND = SERVER_STATUS.alreadyBound;
 const ROAMING: SmppAccountSeed = { client: 'acme', systemId: 'roaming', password: 'roam-pw' };
 const SINGLE: SmppAccountSeed = { client: 'acme', systemId: 'single', password: 'one-pw', maxBinds: 1 };
 

@@ -12,17 +12,18 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_STATUS } from '../../src/smpp-server/contracts.js';
 import { cutMessage, type CutScheme, type CustomerDataCoding, type EsmeSubmit } from '../support/perl-esme/customer-cut.js';
 import { PerlEsme, type EsmeBindType } from '../support/perl-esme/perl-esme.js';
 import { TestSmsc, type RecordedSubmit } from '../support/smsc/test-smsc.js';
 import { readDatabase, tempDir, until } from './e2e-setup.js';
 import { expectCutCarried, expectOneReceiptEach, seedSmppCustomers, SENDER, SmppServerGateway, type SmppAccountSeed } from './smpp-server-setup.js';
 
-/** SMPP 3.4 §5.1.3 statuses the server answers with (src/smpp-server/contracts.ts SERVER_STATUS). */
-const ESME_RALYBND = 0x05;
-const ESME_RBINDFAIL = 0x0d;
-const ESME_RSUBMITFAIL = 0x45;
-const ESME_RTHROTTLED = 0x58;
+/** SMPP 3.4 §5.1.3 statuses the server answers with; the values are the protocol's, the contract names them. */
+const ESME_RALYBND = SERVER_STATUS.alreadyBound;
+const ESME_RBINDFAIL = SERVER_STATUS.bindFailed;
+const ESME_RSUBMITFAIL = SERVER_STATUS.submitFailed;
+const ESME_RTHROTTLED = SERVER_STATUS.throttled;
 
 const CUT: SmppAccountSeed = { client: 'acme', systemId: 'cutter', password: 'cut-pw1' };
 const AWAY: SmppAccountSeed = { client: 'acme', systemId: 'away', password: 'away-pw' };
