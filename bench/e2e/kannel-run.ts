@@ -6,9 +6,10 @@
  * missing or does not start, says why.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { kannelConf, kannelLogTails } from '../../test/support/kannel-customer.js';
 import { spawnPeer, stopPeers } from '../../test/support/peer-process.js';
 import { monoMs } from './clock.js';
 import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
@@ -62,7 +63,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     const { smsc, receiver } = sinks;
     const ports = { admin: await freePort(), smsbox: await freePort(), sendsms: await freePort() };
     const confPath = join(dir, 'kannel.conf');
-    writeFileSync(confPath, kannelConf(dir, ports, smsc.address));
+    writeFileSync(confPath, benchKannelConf(dir, ports, smsc.address));
     // Peers: own process group, told to stop if the bench dies, killed on its exit.
     boxes.push(spawnPeer(BEARERBOX, [confPath], { stdio: 'ignore' }));
     await waitFor(() => portAccepts(ports.smsbox), 15_000, 'bearerbox smsbox-port');
@@ -110,7 +111,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
       label, sinks: [smsc, receiver], startedAtMs, progressEveryMs: options.progressEveryMs, line: progressLine,
       gatewayGone: () => {
         const gone = boxes.find((box) => box.exitCode !== null || box.signalCode !== null);
-        return gone === undefined ? undefined : `${gone.spawnargs.join(' ')} exited (code ${gone.exitCode}, signal ${gone.signalCode}); ${logTails(dir)}`;
+        return gone === undefined ? undefined : `${gone.spawnargs.join(' ')} exited (code ${gone.exitCode}, signal ${gone.signalCode}); ${kannelLogTails(dir)}`;
       },
     });
     const finishedAtMs = monoMs();
@@ -149,69 +150,27 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
 }
 
 /**
- * Kannel's side set up for speed, like smsgate's (settings from the Kannel 1.4 user guide):
+ * Kannel's side set up for speed, like smsgate's (settings from the Kannel 1.4 user guide), written
+ * by the same kannelConf the tests' Kannel customer uses:
  * - store-type file with dlr-storage internal: durable queue, no database round trip per DLR;
  * - two smsc groups with one smsc-id, i.e. two SMPP binds balanced by bearerbox, as smsgate's
  *   `binds: 2`; max-pending-submits 100 per bind (smsgate: window 100 per bind); no `throughput`,
- *   so nothing caps the submit rate;
+ *   so nothing caps the submit rate; msg-id-type 0x00: the sink's ids are decimal numbers;
  * - log-level 3 (errors only) and no access-log: no per-message log line on either side;
  * - smsbox max-pending-requests 512 (dlr-url callbacks in flight).
  * immediate-sendsms-reply stays off: sendsms answers once bearerbox has queued the message, as
  * smsgate answers POST /v1/campaign once the campaign is in SQLite.
  */
-function kannelConf(dir: string, ports: { admin: number; smsbox: number; sendsms: number }, smsc: { host: string; port: number }): string {
-  const smscGroup = `group = smsc
-smsc = smpp
-smsc-id = bench
-host = ${smsc.host}
-port = ${smsc.port}
-transceiver-mode = true
-smsc-username = esme
-smsc-password = secret
-system-type = ""
-max-pending-submits = 100
-msg-id-type = 0x00
-log-level = 3
-`;
-  return `group = core
-admin-port = ${ports.admin}
-admin-password = bench
-smsbox-port = ${ports.smsbox}
-box-allow-ip = 127.0.0.1
-log-file = "${join(dir, 'bearerbox.log')}"
-log-level = 3
-store-type = file
-store-location = "${join(dir, 'kannel.store')}"
-dlr-storage = internal
-
-${smscGroup}
-${smscGroup}
-group = smsbox
-bearerbox-host = 127.0.0.1
-sendsms-port = ${ports.sendsms}
-log-file = "${join(dir, 'smsbox.log')}"
-log-level = 3
-max-pending-requests = 512
-
-group = sendsms-user
-username = bench
-password = bench
-concatenation = true
-max-messages = 10
-`;
-}
-
-/** The last lines of both boxes' logs, for a failure message (the run's dir is removed afterwards). */
-function logTails(dir: string): string {
-  return ['bearerbox.log', 'smsbox.log']
-    .map((name) => {
-      try {
-        return `${name}: ${readFileSync(join(dir, name), 'utf8').trim().split('\n').slice(-5).join('\n  ')}`;
-      } catch {
-        return `${name}: (none)`;
-      }
-    })
-    .join('\n');
+function benchKannelConf(dir: string, ports: { admin: number; smsbox: number; sendsms: number }, smsc: { host: string; port: number }): string {
+  return kannelConf({
+    dir,
+    ports,
+    adminPassword: 'bench',
+    logLevel: 3,
+    smsc: { smscId: 'bench', host: smsc.host, port: smsc.port, systemId: 'esme', password: 'secret', binds: 2, maxPendingSubmits: 100, msgIdType: 0x00, logLevel: 3 },
+    sendsmsUser: { username: 'bench', password: 'bench' },
+    maxPendingRequests: 512,
+  });
 }
 
 function httpGet(agent: Agent, port: number, path: string): Promise<number> {
