@@ -68,7 +68,7 @@ export class PgEngineBackend implements EngineBackend {
     this.units = new PgUnitRunner(pool, logger, deps.retry);
     this.report = new MaterialiseReport(logger);
     this.outcomes = new PgOutcomeWriter(this.units, config, logger, now, wake);
-    this.receipts = new PgReceiptWriter(pool, this.units, logger, now, wake);
+    this.receipts = new PgReceiptWriter(pool, this.units, logger, now, wake, config);
   }
 
   get stalled(): boolean {

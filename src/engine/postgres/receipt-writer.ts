@@ -10,6 +10,7 @@ import { inTransaction, type PgClient, type PgPool } from '../../store/postgres/
 import type { TransportReceipt } from '../../transports/transport.js';
 import { logExpiredReceipts } from '../expired-receipts-log.js';
 import { emitLogLines, type LogLine } from '../steps/log-lines.js';
+import type { PartChangeOptions } from '../steps/part-changes.js';
 import { planReceipts, type ArrivingReceipt } from '../steps/receipts.js';
 import { planRematch } from '../steps/unmatched-receipts.js';
 import { pgStepStores } from './step-stores.js';
@@ -34,6 +35,8 @@ export class PgReceiptWriter {
     private readonly logger: Logger,
     private readonly now: () => number,
     private readonly wakeWebhooks: () => void,
+    /** The engine's settings the part changes use (receiptRetentionHours). */
+    private readonly options: PartChangeOptions = {},
   ) {}
 
   /** The receipts queued for one transaction are applied by one call: see applyBatch. */
@@ -50,7 +53,7 @@ export class PgReceiptWriter {
   private async applyBatch(client: PgClient, items: readonly ArrivingReceipt[]): Promise<AppliedReceipt[]> {
     const nowMs = this.now();
     const store = pgStepStores(client).receipts;
-    const plan = planReceipts(items, await store.readReceiptFacts(items), nowMs);
+    const plan = planReceipts(items, await store.readReceiptFacts(items), nowMs, this.options);
     await store.writeReceipts(plan, nowMs);
     const webhook = plan.changes.outbox.length > 0;
     // The batch's own lines (a recipient gone) go with its first receipt.
@@ -67,7 +70,7 @@ export class PgReceiptWriter {
       const plan = await inTransaction(this.pool, async (client) => {
         const nowMs = this.now();
         const store = pgStepStores(client).unmatchedReceipts;
-        const planned = planRematch(await store.readMatchable(SWEEP_BATCH), nowMs);
+        const planned = planRematch(await store.readMatchable(SWEEP_BATCH), nowMs, this.options);
         await store.writeMatches(planned, nowMs);
         return planned;
       });

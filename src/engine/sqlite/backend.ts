@@ -81,7 +81,7 @@ export class SqliteEngineBackend implements EngineBackend {
     const steps = sqliteStepStores(this.store, deps.deliveryReceipts);
     this.unmatched = steps.unmatchedReceipts;
     this.reroute = steps.reroute;
-    this.receipts = new ReceiptApplier(this.batcher, steps.receipts, noteWebhook, logger, deps.now);
+    this.receipts = new ReceiptApplier(this.batcher, steps.receipts, noteWebhook, logger, deps.now, config);
     this.outcomes = new OutcomeWriter(this.batcher, steps.outcomes, noteWebhook, config, logger, deps.now);
     // Delivery Receipts of recipients finished while materialising go to the outbox in the pass's transaction.
     this.materialise = steps.materialise;
@@ -166,7 +166,7 @@ export class SqliteEngineBackend implements EngineBackend {
     for (;;) {
       const nowMs = this.deps.now();
       const plan = db.transaction(() => {
-        const planned = planRematch(this.unmatched.readMatchable(SWEEP_BATCH), nowMs);
+        const planned = planRematch(this.unmatched.readMatchable(SWEEP_BATCH), nowMs, this.deps.config);
         this.unmatched.writeMatches(planned, nowMs);
         return planned;
       })();

@@ -7,6 +7,7 @@
 import type { Logger } from '../../common/log.js';
 import type { TransportReceipt } from '../../transports/transport.js';
 import { emitLogLines, type LogLine } from '../steps/log-lines.js';
+import type { PartChangeOptions } from '../steps/part-changes.js';
 import { planReceipts, type ArrivingReceipt, type ReceiptStepStore } from '../steps/receipts.js';
 import type { WriteBatcher, WriteGroup } from './write-batcher.js';
 
@@ -27,6 +28,8 @@ export class ReceiptApplier {
     private readonly noteWebhook: () => void,
     private readonly logger: Logger,
     private readonly now: () => number,
+    /** The engine's settings the part changes use (receiptRetentionHours). */
+    private readonly options: PartChangeOptions = {},
   ) {}
 
   /** The receipts queued for one commit are applied by one call: see applyBatch. */
@@ -46,7 +49,7 @@ export class ReceiptApplier {
 
   private applyBatch(items: readonly ArrivingReceipt[]): AppliedReceipt[] {
     const nowMs = this.now();
-    const plan = planReceipts(items, this.store.readReceiptFacts(items), nowMs);
+    const plan = planReceipts(items, this.store.readReceiptFacts(items), nowMs, this.options);
     this.store.writeReceipts(plan, nowMs);
     if (plan.changes.outbox.length > 0) this.noteWebhook();
     // The batch's own lines (a recipient gone) go with its first receipt.
