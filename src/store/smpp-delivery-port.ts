@@ -51,8 +51,12 @@ export interface SmppDeliveryStore {
   markDelivered(ids: readonly number[], nowMs: number): Promise<void>;
   /** Refused or lost: attempts + 1, the lease released, due again at nextAttemptAtMs. */
   retryLater(id: number, nextAttemptAtMs: number): Promise<void>;
+  /** Leased rows this node did not send after all (no free window slot): lease released, attempts unchanged. */
+  release(ids: readonly number[]): Promise<void>;
   /** Waiting rows past their expires_at become 'expired'; returns how many. */
   expire(nowMs: number): Promise<number>;
+  /** Delivered and expired rows settled before this instant are deleted (the table keeps what may still be looked at); returns how many. */
+  purgeDone(doneBeforeMs: number): Promise<number>;
   /** Waiting rows per account system_id, every SMPP account included (0 when none wait). */
   waitingBySystemId(): Promise<Map<string, number>>;
   /** Inserts rows (outside an engine commit: the inbound service's own transaction is the caller's). */

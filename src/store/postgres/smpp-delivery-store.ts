@@ -60,6 +60,15 @@ export class PgSmppDeliveryStore implements SmppDeliveryStore {
       [id, nextAttemptAtMs]);
   }
 
+  async release(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await changes(this.pool, `UPDATE smpp_deliveries SET leased_by = NULL, lease_until = NULL WHERE id = ANY($1::bigint[]) AND state = 'waiting'`, [ids]);
+  }
+
+  purgeDone(doneBeforeMs: number): Promise<number> {
+    return changes(this.pool, `DELETE FROM smpp_deliveries WHERE state <> 'waiting' AND done_at < $1`, [doneBeforeMs]);
+  }
+
   expire(nowMs: number): Promise<number> {
     return changes(this.pool,
       `UPDATE smpp_deliveries SET state = 'expired', done_at = $1, leased_by = NULL, lease_until = NULL WHERE state = 'waiting' AND expires_at <= $1`,

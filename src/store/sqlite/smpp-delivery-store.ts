@@ -48,6 +48,10 @@ export class SqliteSmppDeliveryStore implements SmppDeliveryStore {
         `UPDATE smpp_deliveries SET attempts = attempts + 1, next_attempt_at = @nextAttemptAtMs, leased_by = NULL, lease_until = NULL
          WHERE id = @id AND state = 'waiting'`,
       ),
+      release: db.prepare<{ ids: string }>(
+        `UPDATE smpp_deliveries SET leased_by = NULL, lease_until = NULL WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'waiting'`,
+      ),
+      purge: db.prepare<{ beforeMs: number }>(`DELETE FROM smpp_deliveries WHERE state <> 'waiting' AND done_at < @beforeMs`),
       expire: db.prepare<{ nowMs: number }>(
         `UPDATE smpp_deliveries SET state = 'expired', done_at = @nowMs, leased_by = NULL, lease_until = NULL WHERE state = 'waiting' AND expires_at <= @nowMs`,
       ),
@@ -78,8 +82,17 @@ export class SqliteSmppDeliveryStore implements SmppDeliveryStore {
     return Promise.resolve();
   }
 
+  release(ids: readonly number[]): Promise<void> {
+    if (ids.length > 0) this.s.release.run({ ids: JSON.stringify(ids) });
+    return Promise.resolve();
+  }
+
   expire(nowMs: number): Promise<number> {
     return Promise.resolve(this.s.expire.run({ nowMs }).changes);
+  }
+
+  purgeDone(doneBeforeMs: number): Promise<number> {
+    return Promise.resolve(this.s.purge.run({ beforeMs: doneBeforeMs }).changes);
   }
 
   waitingBySystemId(): Promise<Map<string, number>> {
