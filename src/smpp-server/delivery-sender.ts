@@ -70,7 +70,7 @@ export class DeliverySender {
   private ackFlush: Promise<void> | undefined;
 
   /** Counters since start, for status and tests. */
-  readonly counts = { delivered: 0, retried: 0, expired: 0 };
+  readonly counts = { delivered: 0, retried: 0, expired: 0, passes: 0 };
 
   constructor(private readonly deps: DeliverySenderDeps) {
     this.timing = { ...DELIVERY_TIMING, ...deps.timing };
@@ -149,6 +149,7 @@ export class DeliverySender {
       this.deps.logger.error({ err }, 'SMPP deliveries: could not lease due rows; trying again at the next poll');
     } finally {
       this.passing = false;
+      this.counts.passes++;
     }
   }
 
