@@ -11,7 +11,7 @@
  */
 import type { Logger } from '../common/log.js';
 import type { LeasedDelivery, SmppDeliveryStore } from '../store/smpp-delivery-port.js';
-import type { DeliverResult, DeliveringSession, LocalSessions } from './contracts.js';
+import { parseDeliverSm, type DeliverResult, type DeliveringSession, type LocalSessions } from './contracts.js';
 
 export interface DeliverySenderDeps {
   store: SmppDeliveryStore;
@@ -170,7 +170,14 @@ export class DeliverySender {
   }
 
   private send(session: DeliveringSession, row: LeasedDelivery): void {
-    const sent = session.deliver(row.deliverSm)
+    let delivering: Promise<DeliverResult>;
+    // Called now, not in a later tick: the session takes its window slot before the next row picks one.
+    try {
+      delivering = session.deliver(parseDeliverSm(row.deliverSm));
+    } catch (err) {
+      delivering = Promise.reject(err);
+    }
+    const sent = delivering
       .catch((err: unknown): DeliverResult => {
         this.deps.logger.warn({ err, deliveryId: row.id }, 'deliver_sm failed to go out: sent again later');
         return { kind: 'lost', reason: 'closed' };

@@ -13,8 +13,8 @@
 import { encodeParts } from '../sms/encode-parts.js';
 import { chooseLayout, splitSegments } from '../sms/message-layout.js';
 import type { MessagePlan } from '../sms/message-plan.js';
-import type { CustomerDeliveryWrite } from '../store/smpp-delivery-port.js';
-import type { DeliverSmFields } from './contracts.js';
+import type { CustomerDeliveryWrite, SmppAccountPresence } from '../store/smpp-delivery-port.js';
+import { serializeDeliverSm, type DeliverSmFields } from './contracts.js';
 
 /** SMPP 3.4 §5.2.12: UDHI, the short_message begins with a user data header. */
 export const ESM_CLASS_UDHI = 0x40;
@@ -24,15 +24,6 @@ export const ESM_CLASS_UDHI = 0x40;
  * heartbeat refreshes it far more often): it no longer counts as a bind.
  */
 export const SESSION_STALE_MS = 60_000;
-
-/** What the store read about one of the client's SMPP accounts, in the message's transaction. */
-export interface SmppAccountPresence {
-  accountId: number;
-  /** Receiver or transceiver sessions bound on any node, heartbeat within SESSION_STALE_MS. */
-  liveReceivers: number;
-  /** Its smpp_deliveries rows still waiting. */
-  waiting: number;
-}
 
 export interface InboundForCustomer {
   /** The message's public id: the rows' key, so its parts go out in order. */
@@ -50,9 +41,10 @@ export interface InboundForCustomer {
  * rows still waiting (the customer is away but takes its messages over SMPP: they wait with the
  * rest, in order). A client with no SMPP account, or none bound and none waiting, keeps its webhook.
  */
-export function smppAccountForInbound(accounts: readonly SmppAccountPresence[]): number | null {
+export function smppAccountForInbound(accounts: readonly SmppAccountPresence[], nowMs: number): number | null {
   const sorted = [...accounts].sort((a, b) => a.accountId - b.accountId);
-  return (sorted.find((a) => a.liveReceivers > 0) ?? sorted.find((a) => a.waiting > 0))?.accountId ?? null;
+  const bound = (a: SmppAccountPresence): boolean => a.receiverHeartbeatAtMs !== null && a.receiverHeartbeatAtMs > nowMs - SESSION_STALE_MS;
+  return (sorted.find(bound) ?? sorted.find((a) => a.waiting > 0))?.accountId ?? null;
 }
 
 /**
@@ -94,9 +86,9 @@ export function inboundReference(publicId: string): number {
 export function inboundCustomerDeliveries(
   message: InboundForCustomer, accounts: readonly SmppAccountPresence[], nowMs: number, retentionMs: number,
 ): CustomerDeliveryWrite[] {
-  const accountId = smppAccountForInbound(accounts);
+  const accountId = smppAccountForInbound(accounts, nowMs);
   if (accountId === null) return [];
   return inboundDeliverSms(message, inboundReference(message.publicId)).map((deliverSm) => ({
-    accountId, kind: 'inbound', messageId: message.publicId, deliverSm, createdAtMs: nowMs, expiresAtMs: nowMs + retentionMs,
+    accountId, kind: 'inbound', messageId: message.publicId, deliverSm: serializeDeliverSm(deliverSm), createdAtMs: nowMs, expiresAtMs: nowMs + retentionMs,
   }));
 }

@@ -2,9 +2,10 @@
  * Store and forward towards SMPP customers (table smpp_deliveries): what the engine and the
  * inbound service write, and what the delivery sender leases, sends and settles. One
  * implementation per backend (src/store/sqlite/smpp-delivery-store.ts,
- * src/store/postgres/smpp-delivery-store.ts), the same contract.
+ * src/store/postgres/smpp-delivery-store.ts), the same contract. The store keeps each deliver_sm
+ * as the JSON text it is given (src/smpp-server/contracts.ts DeliverSmFields, written and read by
+ * src/smpp-server): it never looks inside, as the webhook outbox never looks inside a body.
  */
-import type { DeliverSmFields } from '../smpp-server/contracts.js';
 import type { SmppDeliveryRow } from './entities.js';
 
 /** One deliver_sm to store, written in the commit of what caused it (a receipt, an inbound message). */
@@ -16,7 +17,8 @@ export interface CustomerDeliveryWrite {
    * message's id (its parts in order). Rows of one key are sent one after the other, oldest first.
    */
   messageId: string;
-  deliverSm: DeliverSmFields;
+  /** The deliver_sm's fields as JSON (serializeDeliverSm). */
+  deliverSm: string;
   createdAtMs: number;
   /** Past this a waiting row is expired, never sent (receiptRetentionHours). */
   expiresAtMs: number;
@@ -27,15 +29,25 @@ export interface LeasedDelivery {
   id: number;
   accountId: number;
   messageId: string | null;
-  deliverSm: DeliverSmFields;
+  /** The deliver_sm's fields as JSON, as written. */
+  deliverSm: string;
   attempts: number;
+}
+
+/** What routing an inbound message to a customer decides on, per SMPP account of the routed client. */
+export interface SmppAccountPresence {
+  accountId: number;
+  /** The newest heartbeat of its receiver and transceiver sessions on any node; null when none is bound. */
+  receiverHeartbeatAtMs: number | null;
+  /** Its smpp_deliveries rows still waiting. */
+  waiting: number;
 }
 
 /** The columns a lease returns, as both backends read them. */
 export type LeasedRow = Pick<SmppDeliveryRow, 'id' | 'account_id' | 'message_id' | 'deliver_sm' | 'attempts'>;
 
 export function leasedDelivery(row: LeasedRow): LeasedDelivery {
-  return { id: row.id, accountId: row.account_id, messageId: row.message_id, deliverSm: JSON.parse(row.deliver_sm) as DeliverSmFields, attempts: row.attempts };
+  return { id: row.id, accountId: row.account_id, messageId: row.message_id, deliverSm: row.deliver_sm, attempts: row.attempts };
 }
 
 export interface SmppDeliveryStore {

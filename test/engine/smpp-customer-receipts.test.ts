@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PartChangeLedger } from '../../src/engine/steps/part-changes.js';
 import { planOutcomes } from '../../src/engine/steps/outcomes.js';
 import { ENGINE_DEFAULTS } from '../../src/engine/config.js';
-import { MESSAGE_STATE, type CustomerCut } from '../../src/smpp-server/contracts.js';
+import { MESSAGE_STATE, parseDeliverSm, type CustomerCut } from '../../src/smpp-server/contracts.js';
 import { decodeGsm7Septets } from '../../src/sms/gsm7.js';
 import type { RecipientRow } from '../../src/store/part-change-rows.js';
 import { NOW_MS, part, recipient } from './steps/facts.js';
@@ -36,8 +36,9 @@ describe('receipts for SMPP customers in the part-change plan', () => {
     expect(plan.customerDeliveries).toHaveLength(1);
     const row = plan.customerDeliveries![0]!;
     expect(row).toMatchObject({ accountId: 3, kind: 'receipt', messageId: 'c-smpp-1', createdAtMs: NOW_MS, expiresAtMs: NOW_MS + 72 * HOUR_MS });
-    expect(row.deliverSm).toMatchObject({ sourceAddr: '3538700000010', destinationAddr: 'ACME', destAddrTon: 5, destAddrNpi: 0, esmClass: 0x04, receiptedMessageId: 'c-smpp-1', messageState: MESSAGE_STATE.DELIVERED });
-    expect(decodeGsm7Septets(Buffer.from(row.deliverSm.shortMessageHex, 'hex'))).toMatch(/^id:c-smpp-1 sub:001 dlvrd:001 .* stat:DELIVRD err:000 text:Your code is 4821$/);
+    const deliverSm = parseDeliverSm(row.deliverSm);
+    expect(deliverSm).toMatchObject({ sourceAddr: '3538700000010', destinationAddr: 'ACME', destAddrTon: 5, destAddrNpi: 0, esmClass: 0x04, receiptedMessageId: 'c-smpp-1', messageState: MESSAGE_STATE.DELIVERED });
+    expect(decodeGsm7Septets(Buffer.from(deliverSm.shortMessageHex, 'hex'))).toMatch(/^id:c-smpp-1 sub:001 dlvrd:001 .* stat:DELIVRD err:000 text:Your code is 4821$/);
   });
 
   it('takes the retention from the engine config', () => {
@@ -79,8 +80,9 @@ describe('receipts for SMPP customers in the part-change plan', () => {
       facts, { config: { ...ENGINE_DEFAULTS, receiptRetentionHours: 1 }, stopping: false, nowMs: NOW_MS });
     const row = plan.changes.customerDeliveries?.[0];
     expect(row?.expiresAtMs).toBe(NOW_MS + HOUR_MS);
-    expect(row?.deliverSm.messageState).toBe(MESSAGE_STATE.REJECTED);
-    expect(decodedText(row?.deliverSm.shortMessageHex)).toContain('stat:REJECTD err:011');
+    const deliverSm = parseDeliverSm(row?.deliverSm ?? '{}');
+    expect(deliverSm.messageState).toBe(MESSAGE_STATE.REJECTED);
+    expect(decodedText(deliverSm.shortMessageHex)).toContain('stat:REJECTD err:011');
     expect(plan.changes.outbox).toEqual([]);
   });
 

@@ -26,7 +26,7 @@
  */
 import { chargeOf, releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import { isDeliveredStatus } from '../../receipts/index.js';
-import { SMPP_SERVER_DEFAULTS, wantsReceipt, type CustomerCut } from '../../smpp-server/contracts.js';
+import { SMPP_SERVER_DEFAULTS, serializeDeliverSm, wantsReceipt, type CustomerCut } from '../../smpp-server/contracts.js';
 import { receiptDeliverSm, receiptOutcomeOf } from '../../smpp-server/receipt-deliver-sm.js';
 import type { CustomerDeliveryWrite } from '../../store/smpp-delivery-port.js';
 import type { PartState, RecipientStatus } from '../../store/entities.js';
@@ -214,7 +214,7 @@ function customerReceiptOf(recipient: RecipientRow, accountId: number, carrierEr
     outcome: receiptOutcomeOf(recipient.last_status, carrierErr), submittedAtMs: recipient.campaign_created_at ?? nowMs, doneAtMs: nowMs,
     text: recipient.smpp_text ?? '',
   });
-  return { kind: 'deliver', write: { accountId, kind: 'receipt', messageId: recipient.campaign_id, deliverSm, createdAtMs: nowMs, expiresAtMs: nowMs + retentionMs } };
+  return { kind: 'deliver', write: { accountId, kind: 'receipt', messageId: recipient.campaign_id, deliverSm: serializeDeliverSm(deliverSm), createdAtMs: nowMs, expiresAtMs: nowMs + retentionMs } };
 }
 
 function readCut(json: string | null): Pick<CustomerCut, 'registeredDelivery' | 'sourceAddrTon' | 'sourceAddrNpi'> | undefined {

@@ -16,7 +16,6 @@ import type {
 } from '../sqlite/inbound-store.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
-import { SESSION_STALE_MS } from '../../smpp-server/inbound-deliver-sm.js';
 import { insertCustomerDeliveries, smppPresenceOf } from './smpp-delivery-store.js';
 import { insertOutboxRow } from './webhook-store.js';
 
@@ -261,7 +260,7 @@ async function deliver(client: PgClient, delivery: InboundDelivery, nowMs: numbe
   const stored = { publicId: message.publicId, clientId, incomplete: message.incomplete };
   if (clientId === null) return { ...stored, optedOut: false };
   const optedOut = !message.incomplete && delivery.optsOut(await optoutKeywords(client, clientId)) && (await addOptout(client, clientId, message.sender, 'keyword', nowMs));
-  const toCustomer = delivery.customerDeliveries === undefined ? [] : delivery.customerDeliveries(await smppPresenceOf(client, clientId, nowMs - SESSION_STALE_MS), nowMs);
+  const toCustomer = delivery.customerDeliveries === undefined ? [] : delivery.customerDeliveries(await smppPresenceOf(client, clientId), nowMs);
   if (toCustomer.length > 0) {
     await insertCustomerDeliveries(client, toCustomer);
     return { ...stored, optedOut, smpp: true };

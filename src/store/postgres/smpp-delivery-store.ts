@@ -5,8 +5,7 @@
  * never both get it, and a row under a live lease is nobody else's until it is settled or the lease
  * runs out (its node died mid-send: another node sends it again, at least once).
  */
-import type { SmppAccountPresence } from '../../smpp-server/inbound-deliver-sm.js';
-import { leasedDelivery, type CustomerDeliveryWrite, type LeasedDelivery, type LeasedRow, type SmppDeliveryStore } from '../smpp-delivery-port.js';
+import { leasedDelivery, type CustomerDeliveryWrite, type LeasedDelivery, type LeasedRow, type SmppAccountPresence, type SmppDeliveryStore } from '../smpp-delivery-port.js';
 import { changes, rows, type PgPool, type PgQueryable } from './pool.js';
 
 /** The rows in one statement, ids ascending in the order given, on the caller's connection (inside its transaction). */
@@ -18,22 +17,24 @@ export async function insertCustomerDeliveries(db: PgQueryable, deliveries: read
      SELECT account_id, kind, message_id, deliver_sm, 'waiting', 0, created_at, created_at, expires_at
      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
      WITH ORDINALITY AS t(account_id, kind, message_id, deliver_sm, created_at, expires_at, n) ORDER BY n`,
-    [column((r) => r.accountId), column((r) => r.kind), column((r) => r.messageId), column((r) => JSON.stringify(r.deliverSm)),
+    [column((r) => r.accountId), column((r) => r.kind), column((r) => r.messageId), column((r) => r.deliverSm),
       column((r) => r.createdAtMs), column((r) => r.expiresAtMs)]);
 }
 
 /**
- * The client's SMPP accounts with their receiver binds alive anywhere in the cluster (heartbeat
- * after liveSinceMs) and their rows waiting: what routing an inbound message to a customer decides
- * on. On the caller's connection, in its transaction.
+ * The client's SMPP accounts with their receiver binds' newest heartbeat (any node of the cluster)
+ * and their rows waiting: what routing an inbound message to a customer decides on. On the
+ * caller's connection, in its transaction.
  */
-export async function smppPresenceOf(db: PgQueryable, clientId: number, liveSinceMs: number): Promise<SmppAccountPresence[]> {
-  const read = await rows<{ accountId: number; liveReceivers: number; waiting: number }>(db, `SELECT a.id AS "accountId",
-  (SELECT count(*) FROM smpp_server_sessions s WHERE s.account_id = a.id AND s.bind_type <> 'transmitter' AND s.heartbeat_at > $1) AS "liveReceivers",
+export async function smppPresenceOf(db: PgQueryable, clientId: number): Promise<SmppAccountPresence[]> {
+  const read = await rows<{ accountId: number; receiverHeartbeatAtMs: number | null; waiting: number }>(db, `SELECT a.id AS "accountId",
+  (SELECT max(s.heartbeat_at) FROM smpp_server_sessions s WHERE s.account_id = a.id AND s.bind_type <> 'transmitter') AS "receiverHeartbeatAtMs",
   (SELECT count(*) FROM smpp_deliveries d WHERE d.account_id = a.id AND d.state = 'waiting') AS waiting
-FROM smpp_accounts a WHERE a.client_id = $2 ORDER BY a.id`,
-    [liveSinceMs, clientId]);
-  return read.map((r) => ({ accountId: Number(r.accountId), liveReceivers: Number(r.liveReceivers), waiting: Number(r.waiting) }));
+FROM smpp_accounts a WHERE a.client_id = $1 ORDER BY a.id`,
+    [clientId]);
+  return read.map((r) => ({
+    accountId: Number(r.accountId), receiverHeartbeatAtMs: r.receiverHeartbeatAtMs === null ? null : Number(r.receiverHeartbeatAtMs), waiting: Number(r.waiting),
+  }));
 }
 
 export class PgSmppDeliveryStore implements SmppDeliveryStore {

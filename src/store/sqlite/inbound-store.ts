@@ -10,9 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import type { SqliteDatabase } from './database.js';
 import type { ClientRow, InboundPartRow } from '../entities.js';
-import type { SmppAccountPresence } from '../../smpp-server/inbound-deliver-sm.js';
-import { SESSION_STALE_MS } from '../../smpp-server/inbound-deliver-sm.js';
-import type { CustomerDeliveryWrite } from '../smpp-delivery-port.js';
+import type { CustomerDeliveryWrite, SmppAccountPresence } from '../smpp-delivery-port.js';
 import { insertCustomerDeliveries, smppPresenceOf } from './smpp-delivery-store.js';
 import { insertOutboxRow } from './webhook-store.js';
 
@@ -294,7 +292,7 @@ export class InboundStore {
     const stored = { publicId: message.publicId, clientId, incomplete: message.incomplete };
     if (clientId === null) return { ...stored, optedOut: false };
     const optedOut = !message.incomplete && delivery.optsOut(this.optoutKeywords(clientId)) && this.addOptout(clientId, message.sender, 'keyword', nowMs);
-    const toCustomer = delivery.customerDeliveries?.(smppPresenceOf(this.db, clientId, nowMs - SESSION_STALE_MS), nowMs) ?? [];
+    const toCustomer = delivery.customerDeliveries?.(smppPresenceOf(this.db, clientId), nowMs) ?? [];
     if (toCustomer.length > 0) {
       insertCustomerDeliveries(this.db, toCustomer);
       return { ...stored, optedOut, smpp: true };

@@ -4,8 +4,7 @@
  * its own short transaction between the engine's group commits; insertCustomerDeliveries runs inside
  * the caller's transaction (the engine's part-change write, the inbound service's store).
  */
-import type { SmppAccountPresence } from '../../smpp-server/inbound-deliver-sm.js';
-import { leasedDelivery, type CustomerDeliveryWrite, type LeasedDelivery, type LeasedRow, type SmppDeliveryStore } from '../smpp-delivery-port.js';
+import { leasedDelivery, type CustomerDeliveryWrite, type LeasedDelivery, type LeasedRow, type SmppAccountPresence, type SmppDeliveryStore } from '../smpp-delivery-port.js';
 import type { SqliteDatabase } from './database.js';
 
 const INSERT_SQL = `INSERT INTO smpp_deliveries (account_id, kind, message_id, deliver_sm, state, attempts, next_attempt_at, created_at, expires_at)
@@ -19,24 +18,23 @@ export function insertCustomerDeliveries(db: SqliteDatabase, rows: readonly Cust
   let insert = statementsByDb.get(db);
   if (insert === undefined) statementsByDb.set(db, (insert = db.prepare(INSERT_SQL)));
   for (const row of rows) {
-    insert.run({ accountId: row.accountId, kind: row.kind, messageId: row.messageId, deliverSm: JSON.stringify(row.deliverSm), createdAtMs: row.createdAtMs, expiresAtMs: row.expiresAtMs });
+    insert.run({ accountId: row.accountId, kind: row.kind, messageId: row.messageId, deliverSm: row.deliverSm, createdAtMs: row.createdAtMs, expiresAtMs: row.expiresAtMs });
   }
 }
 
 const presenceByDb = new WeakMap<SqliteDatabase, ReturnType<SqliteDatabase['prepare']>>();
 
 /**
- * The client's SMPP accounts with their receiver binds alive anywhere (heartbeat after
- * liveSinceMs) and their rows waiting: what routing an inbound message to a customer decides on.
- * In the caller's transaction.
+ * The client's SMPP accounts with their receiver binds' newest heartbeat and their rows waiting:
+ * what routing an inbound message to a customer decides on. In the caller's transaction.
  */
-export function smppPresenceOf(db: SqliteDatabase, clientId: number, liveSinceMs: number): SmppAccountPresence[] {
+export function smppPresenceOf(db: SqliteDatabase, clientId: number): SmppAccountPresence[] {
   let read = presenceByDb.get(db);
   if (read === undefined) presenceByDb.set(db, (read = db.prepare(`SELECT a.id AS "accountId",
-  (SELECT count(*) FROM smpp_server_sessions s WHERE s.account_id = a.id AND s.bind_type <> 'transmitter' AND s.heartbeat_at > @liveSinceMs) AS "liveReceivers",
+  (SELECT max(s.heartbeat_at) FROM smpp_server_sessions s WHERE s.account_id = a.id AND s.bind_type <> 'transmitter') AS "receiverHeartbeatAtMs",
   (SELECT count(*) FROM smpp_deliveries d WHERE d.account_id = a.id AND d.state = 'waiting') AS waiting
 FROM smpp_accounts a WHERE a.client_id = @clientId ORDER BY a.id`)));
-  return read.all({ clientId, liveSinceMs }) as SmppAccountPresence[];
+  return read.all({ clientId }) as SmppAccountPresence[];
 }
 
 export class SqliteSmppDeliveryStore implements SmppDeliveryStore {

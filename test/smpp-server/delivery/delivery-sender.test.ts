@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/common/log.js';
-import type { DeliverResult, DeliverSmFields, DeliveringSession, LocalSessions, ServerSessionInfo } from '../../../src/smpp-server/contracts.js';
+import { serializeDeliverSm, type DeliverResult, type DeliverSmFields, type DeliveringSession, type LocalSessions, type ServerSessionInfo } from '../../../src/smpp-server/contracts.js';
 import { DeliverySender, deliveryRetryDelayMs, type DeliveryTiming } from '../../../src/smpp-server/delivery-sender.js';
 import type { CustomerDeliveryWrite } from '../../../src/store/smpp-delivery-port.js';
 import { openStore, type SqliteDatabase } from '../../../src/store/sqlite/database.js';
@@ -113,7 +113,7 @@ function row(messageId: string, tag: string): CustomerDeliveryWrite {
     sourceAddrTon: 1, sourceAddrNpi: 1, sourceAddr: '353871234567', destAddrTon: 5, destAddrNpi: 0, destinationAddr: 'ACME', esmClass: 4, dataCoding: 0,
     shortMessageHex: Buffer.from(tag).toString('hex'),
   };
-  return { accountId: 3, kind: 'receipt', messageId, deliverSm, createdAtMs: T0_MS, expiresAtMs: T0_MS + HOUR_MS };
+  return { accountId: 3, kind: 'receipt', messageId, deliverSm: serializeDeliverSm(deliverSm), createdAtMs: T0_MS, expiresAtMs: T0_MS + HOUR_MS };
 }
 
 function states(db: SqliteDatabase): Record<string, number> {

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PgReceiptStepStore } from '../../../src/engine/postgres/step-stores.js';
 import { SqlitePartChangesStore, SqliteReceiptStepStore } from '../../../src/engine/sqlite/step-stores.js';
 import { planReceipts, type ArrivingReceipt } from '../../../src/engine/steps/receipts.js';
-import type { CustomerCut, DeliverSmFields } from '../../../src/smpp-server/contracts.js';
+import { parseDeliverSm, serializeDeliverSm, type CustomerCut, type DeliverSmFields } from '../../../src/smpp-server/contracts.js';
 import { inTransaction, rows as pgRows, type PgPool } from '../../../src/store/postgres/pool.js';
 import { PgSmppDeliveryStore } from '../../../src/store/postgres/smpp-delivery-store.js';
 import type { CustomerDeliveryWrite, SmppDeliveryStore } from '../../../src/store/smpp-delivery-port.js';
@@ -102,11 +102,11 @@ function fields(tag: string): DeliverSmFields {
 }
 
 function row(messageId: string, tag: string, accountId = 3, createdAtMs = T0_MS): CustomerDeliveryWrite {
-  return { accountId, kind: 'receipt', messageId, deliverSm: fields(tag), createdAtMs, expiresAtMs: createdAtMs + HOUR_MS };
+  return { accountId, kind: 'receipt', messageId, deliverSm: serializeDeliverSm(fields(tag)), createdAtMs, expiresAtMs: createdAtMs + HOUR_MS };
 }
 
-function tagOf(d: { deliverSm: DeliverSmFields }): string {
-  return Buffer.from(d.deliverSm.shortMessageHex, 'hex').toString();
+function tagOf(d: { deliverSm: string }): string {
+  return Buffer.from(parseDeliverSm(d.deliverSm).shortMessageHex, 'hex').toString();
 }
 
 describe.each(['sqlite', 'postgres'] as const)('smpp_deliveries (%s)', (name) => {
@@ -123,8 +123,9 @@ describe.each(['sqlite', 'postgres'] as const)('smpp_deliveries (%s)', (name) =>
     expect(stored).toEqual([{ account_id: 3, kind: 'receipt', message_id: 'c-1', state: 'waiting', attempts: 0, next_attempt_at: T0_MS + 5_000, created_at: T0_MS + 5_000, expires_at: T0_MS + 5_000 + 72 * HOUR_MS }]);
     expect(await b.sql(`SELECT count(*) AS n FROM webhook_outbox`)).toEqual([{ n: 0 }]);
     const [leased] = await b.store.leaseDue([3], 'node-a', 10, T0_MS + 5_000, T0_MS + 65_000);
-    expect(leased?.deliverSm).toMatchObject({ esmClass: 4, receiptedMessageId: 'c-1', sourceAddr: '353871234567', destinationAddr: 'ACME', destAddrTon: 5 });
-    expect(Buffer.from(leased?.deliverSm.shortMessageHex ?? '', 'hex').toString('latin1')).toMatch(/^id:c-1 sub:001 dlvrd:001 .* stat:DELIVRD err:000 text:Your code is 4821$/);
+    const deliverSm = parseDeliverSm(leased?.deliverSm ?? '{}');
+    expect(deliverSm).toMatchObject({ esmClass: 4, receiptedMessageId: 'c-1', sourceAddr: '353871234567', destinationAddr: 'ACME', destAddrTon: 5 });
+    expect(Buffer.from(deliverSm.shortMessageHex, 'hex').toString('latin1')).toMatch(/^id:c-1 sub:001 dlvrd:001 .* stat:DELIVRD err:000 text:Your code is 4821$/);
   });
 
   it('registered_delivery 2 (failures only) stores nothing for a delivered message', async () => {
