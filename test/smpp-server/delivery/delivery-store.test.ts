@@ -19,6 +19,9 @@ import { openStore, type SqliteDatabase } from '../../../src/store/sqlite/databa
 import { DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
 import { PartChangeQueries } from '../../../src/store/sqlite/part-change-queries.js';
 import { SqliteSmppDeliveryStore } from '../../../src/store/sqlite/smpp-delivery-store.js';
+import { silentLogger } from '../../../src/common/log.js';
+import type { DeliverResult, DeliveringSession, LocalSessions, ServerSessionInfo } from '../../../src/smpp-server/contracts.js';
+import { DeliverySender } from '../../../src/smpp-server/delivery-sender.js';
 import { usePostgresSuite } from '../../support/postgres-suite.js';
 
 const T0_MS = 1_765_100_000_000;
@@ -204,5 +207,61 @@ describe('smpp_deliveries on a PostgreSQL cluster', () => {
     const stamps = await nodes[0]!.sql(`SELECT leased_by, count(*)::int AS n FROM smpp_deliveries GROUP BY leased_by ORDER BY leased_by`);
     expect(stamps.reduce((sum, s) => sum + Number(s.n), 0)).toBe(total);
     for (const s of stamps) expect([...leasedBy.values()].filter((node) => node === s.leased_by)).toHaveLength(Number(s.n));
+  });
+});
+
+/** One bound transceiver of account 3 on a node, acknowledging every deliver_sm. */
+class NodeBSessions implements LocalSessions {
+  readonly received: DeliverSmFields[] = [];
+  private readonly session: DeliveringSession;
+
+  constructor() {
+    const info: ServerSessionInfo = {
+      sessionId: 's-b', bindType: 'transceiver', remoteAddress: '127.0.0.1',
+      account: { id: 3, systemId: 'acme1', clientId: 1, clientName: 'acme', maxBinds: null, allowIps: [] },
+    };
+    const received = this.received;
+    this.session = {
+      info, freeSlots: 10,
+      deliver: (f): Promise<DeliverResult> => {
+        received.push(f);
+        return Promise.resolve({ kind: 'acknowledged' });
+      },
+    };
+  }
+
+  receiversOf(accountId: number): readonly DeliveringSession[] {
+    return accountId === 3 ? [this.session] : [];
+  }
+
+  accountsWithReceivers(): readonly number[] {
+    return [3];
+  }
+
+  onReceiverBound(): void {}
+}
+
+describe('a receipt across a PostgreSQL cluster', () => {
+  it('produced by node A\'s engine reaches the customer bound to node B', async () => {
+    const [a, b] = await suite.openNodes(2);
+    const nodeA = pgBackend(a!.pool);
+    await seed(nodeA);
+    const sessions = new NodeBSessions();
+    const senderB = new DeliverySender({
+      store: new PgSmppDeliveryStore(b!.pool), sessions, nodeId: 'node-b', now: () => T0_MS + 6_000, logger: silentLogger(), retentionMs: 72 * HOUR_MS,
+    });
+    suite.afterThisTest(() => senderB.stop());
+    senderB.start();
+    // Written after node B's sender started: nothing on node A wakes it, its poll finds the row.
+    await nodeA.receipt('up-1', 'UNDELIV', T0_MS + 5_000);
+    const deadline = Date.now() + 10_000;
+    const delivered = async () => (await nodeA.sql(`SELECT state FROM smpp_deliveries`))[0]?.state === 'delivered';
+    while (!(await delivered())) {
+      if (Date.now() > deadline) throw new Error('the receipt never reached node B\'s customer');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(sessions.received).toHaveLength(1);
+    expect(sessions.received[0]).toMatchObject({ esmClass: 4, receiptedMessageId: 'c-1', messageState: 5 });
+    expect(Buffer.from(sessions.received[0]!.shortMessageHex, 'hex').toString('latin1')).toMatch(/^id:c-1 sub:001 dlvrd:000 .* stat:UNDELIV err:000 text:Your code is 4821$/);
   });
 });
