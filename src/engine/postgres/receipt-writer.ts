@@ -19,6 +19,7 @@ import type { PgUnitRunner, PgWriteGroup } from './unit-runner.js';
 interface AppliedReceipt {
   matched: boolean;
   webhook: boolean;
+  customerDeliveries: boolean;
   logs: LogLine[];
 }
 
@@ -37,6 +38,8 @@ export class PgReceiptWriter {
     private readonly wakeWebhooks: () => void,
     /** The engine's settings the part changes use (receiptRetentionHours). */
     private readonly options: PartChangeOptions = {},
+    /** Called after a commit that stored deliver_sm rows for SMPP customers (the delivery sender sends them at once). */
+    private readonly wakeCustomerDeliveries: () => void = () => undefined,
   ) {}
 
   /** The receipts queued for one transaction are applied by one call: see applyBatch. */
@@ -48,6 +51,7 @@ export class PgReceiptWriter {
     else this.unmatched++;
     emitLogLines(this.logger, applied.logs);
     if (applied.webhook) this.wakeWebhooks();
+    if (applied.customerDeliveries) this.wakeCustomerDeliveries();
   }
 
   private async applyBatch(client: PgClient, items: readonly ArrivingReceipt[]): Promise<AppliedReceipt[]> {
@@ -56,8 +60,9 @@ export class PgReceiptWriter {
     const plan = planReceipts(items, await store.readReceiptFacts(items), nowMs, this.options);
     await store.writeReceipts(plan, nowMs);
     const webhook = plan.changes.outbox.length > 0;
+    const customerDeliveries = plan.changes.customerDeliveries !== undefined;
     // The batch's own lines (a recipient gone) go with its first receipt.
-    return plan.results.map((r, k) => ({ matched: r.matched, webhook, logs: k === 0 ? [...plan.changes.logs, ...r.logs] : r.logs }));
+    return plan.results.map((r, k) => ({ matched: r.matched, webhook, customerDeliveries, logs: k === 0 ? [...plan.changes.logs, ...r.logs] : r.logs }));
   }
 
   /**
@@ -76,6 +81,7 @@ export class PgReceiptWriter {
       });
       emitLogLines(this.logger, plan.changes.logs);
       if (plan.changes.outbox.length > 0) this.wakeWebhooks();
+      if (plan.changes.customerDeliveries !== undefined) this.wakeCustomerDeliveries();
       if (plan.matches.length < SWEEP_BATCH) break;
     }
     const expired = await inTransaction(this.pool, (client) => pgStepStores(client).unmatchedReceipts.expireUnmatched(expireReceivedBeforeMs));

@@ -30,6 +30,8 @@ export class ReceiptApplier {
     private readonly now: () => number,
     /** The engine's settings the part changes use (receiptRetentionHours). */
     private readonly options: PartChangeOptions = {},
+    /** Set when a write stored deliver_sm rows for SMPP customers; the engine wakes their sender after the commit. */
+    private readonly noteCustomerDeliveries: () => void = () => undefined,
   ) {}
 
   /** The receipts queued for one commit are applied by one call: see applyBatch. */
@@ -52,6 +54,7 @@ export class ReceiptApplier {
     const plan = planReceipts(items, this.store.readReceiptFacts(items), nowMs, this.options);
     this.store.writeReceipts(plan, nowMs);
     if (plan.changes.outbox.length > 0) this.noteWebhook();
+    if (plan.changes.customerDeliveries !== undefined) this.noteCustomerDeliveries();
     // The batch's own lines (a recipient gone) go with its first receipt.
     return plan.results.map((r, k) => ({ matched: r.matched, logs: k === 0 ? [...plan.changes.logs, ...r.logs] : r.logs }));
   }
