@@ -41,19 +41,18 @@ export class PgSmppDeliveryStore implements SmppDeliveryStore {
   constructor(private readonly pool: PgPool) {}
 
   /**
-   * One statement: the heads (per message id its oldest waiting row), those due and under no live
-   * lease locked SKIP LOCKED (another node leasing them now is passed over), stamped. A row another
-   * node leased and committed meanwhile is re-checked on its new version and left out.
+   * One statement: the due rows under no live lease that no older waiting row of their message
+   * precedes, locked SKIP LOCKED (another node leasing them now is passed over), stamped. A row
+   * another node leased and committed meanwhile is re-checked on its new version and left out.
    */
   async leaseDue(accountIds: readonly number[], nodeId: string, limit: number, nowMs: number, leaseUntilMs: number): Promise<LeasedDelivery[]> {
     if (accountIds.length === 0 || limit <= 0) return [];
     const leased = await rows<LeasedRow>(this.pool,
-      `WITH heads AS (
-         SELECT min(id) AS id FROM smpp_deliveries WHERE state = 'waiting' AND account_id = ANY($1::bigint[])
-         GROUP BY account_id, COALESCE(message_id, '#' || id)
-       ), due AS (
-         SELECT d.id FROM smpp_deliveries d JOIN heads h ON h.id = d.id
-         WHERE d.state = 'waiting' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
+      `WITH due AS (
+         SELECT d.id FROM smpp_deliveries d
+         WHERE d.account_id = ANY($1::bigint[]) AND d.state = 'waiting' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
+           AND NOT EXISTS (SELECT 1 FROM smpp_deliveries e
+                           WHERE e.account_id = d.account_id AND e.state = 'waiting' AND e.id < d.id AND e.message_id = d.message_id)
          ORDER BY d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED
        )
        UPDATE smpp_deliveries d SET leased_by = $4, lease_until = $5 FROM due WHERE d.id = due.id

@@ -42,13 +42,16 @@ export class SqliteSmppDeliveryStore implements SmppDeliveryStore {
 
   constructor(private readonly db: SqliteDatabase) {
     this.s = {
-      // Per message id only its oldest waiting row (a row without one is its own message), then those
-      // due and not under a live lease: a message's next row waits until the one before it is settled.
+      // Due rows under no live lease, oldest first, each only when no older row of its message waits
+      // (a row without a message id is its own message): a message's next row waits until the one
+      // before it is settled. Read along smpp_deliveries_waiting, stopping at the limit: the cost
+      // follows the rows leased, not the backlog of a customer that was away.
       due: db.prepare<{ accounts: string; nowMs: number; limit: number }, LeasedRow>(
         `SELECT d.id, d.account_id, d.message_id, d.deliver_sm, d.attempts FROM smpp_deliveries d
-         JOIN (SELECT min(id) AS id FROM smpp_deliveries WHERE state = 'waiting' AND account_id IN (SELECT value FROM json_each(@accounts))
-               GROUP BY account_id, COALESCE(message_id, '#' || id)) h ON h.id = d.id
-         WHERE d.next_attempt_at <= @nowMs AND (d.lease_until IS NULL OR d.lease_until <= @nowMs)
+         WHERE d.account_id IN (SELECT value FROM json_each(@accounts)) AND d.state = 'waiting'
+           AND d.next_attempt_at <= @nowMs AND (d.lease_until IS NULL OR d.lease_until <= @nowMs)
+           AND NOT EXISTS (SELECT 1 FROM smpp_deliveries e
+                           WHERE e.account_id = d.account_id AND e.state = 'waiting' AND e.id < d.id AND e.message_id = d.message_id)
          ORDER BY d.id LIMIT @limit`,
       ),
       lease: db.prepare<{ ids: string; nodeId: string; leaseUntilMs: number }>(
