@@ -59,6 +59,8 @@ export class DeliverySender {
   private readonly timing: DeliveryTiming;
   private running = false;
   private passing = false;
+  /** The pass in progress, so stop() waits for what it leased to be sent. */
+  private passDone: Promise<void> = Promise.resolve();
   private passAgain = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private expireTimer: NodeJS.Timeout | undefined;
@@ -93,6 +95,7 @@ export class DeliverySender {
     this.running = false;
     clearInterval(this.pollTimer);
     clearInterval(this.expireTimer);
+    await this.passDone;
     while (this.inFlight.size > 0 || this.ackFlush !== undefined || this.acked.length > 0) {
       await Promise.all([...this.inFlight]);
       await this.flushAcks();
@@ -113,7 +116,7 @@ export class DeliverySender {
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
-      void this.pass();
+      this.passDone = this.pass();
     });
   }
 
