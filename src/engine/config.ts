@@ -16,6 +16,11 @@ export interface EngineConfig {
   unmatchedReceiptTtlMs: number;
   /** How long a clean stop waits for submits already handed to a transport. */
   drainTimeoutMs: number;
+  /**
+   * How long a receipt for an SMPP customer waits for it to bind before it expires (the
+   * smppServer section's receiptRetentionHours). Optional: absent, ENGINE_DEFAULTS' 72 hours.
+   */
+  receiptRetentionHours?: number;
 }
 
 export const ENGINE_DEFAULTS: Readonly<EngineConfig> = {
@@ -26,6 +31,7 @@ export const ENGINE_DEFAULTS: Readonly<EngineConfig> = {
   retryMaxDelayMs: 300_000,
   unmatchedReceiptTtlMs: 172_800_000,
   drainTimeoutMs: 10_000,
+  receiptRetentionHours: 72,
 };
 
 export function resolveEngineConfig(section: Partial<EngineConfig> | undefined): EngineConfig {

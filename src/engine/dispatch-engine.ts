@@ -48,6 +48,8 @@ export interface DispatchEngineDeps {
   config: EngineConfig;
   logger: Logger;
   deliveryReceipts: DeliveryReceiptSink;
+  /** Woken after a commit that stored deliver_sm rows for SMPP customers (src/smpp-server/delivery-sender.ts); none by default. */
+  smppDeliveries?: { wake(): void };
   now?: () => number;
   /** The scheduler's and lanes' poll sleeps run on this clock (default: the system clock on `now`). */
   clock?: Clock;
@@ -135,7 +137,7 @@ export class DispatchEngine {
     // The running transports as a reload leaves them, not the ones the engine started with.
     this.conditions = new TransportConditionTracker({ [Symbol.iterator]: () => this.transports.values() }, isUp, this.now());
     const routing = (): Routing => this.routing(this.now());
-    const common = { config, logger, deliveryReceipts: deps.deliveryReceipts, routing, plans, now: this.now };
+    const common = { config, logger, deliveryReceipts: deps.deliveryReceipts, routing, plans, now: this.now, ...(deps.smppDeliveries === undefined ? {} : { smppDeliveries: deps.smppDeliveries }) };
     this.backend = isPostgresEngineStore(store)
       ? new PgEngineBackend({ ...common, pool: store.pool, node: store.node, ...(deps.pgWriteRetry === undefined ? {} : { retry: deps.pgWriteRetry }) })
       : new SqliteEngineBackend({ ...common, store, onCommitTimed: (seconds) => this.observer.dbCommit(seconds), ...(deps.writeBatch === undefined ? {} : { writeBatch: deps.writeBatch }) });
@@ -145,7 +147,7 @@ export class DispatchEngine {
     this.schedulerWorker = new BackgroundWorker({ clock, intervalMs: config.pollIntervalMs, pass: () => this.schedulePass(), onError: (err) => this.schedulerFailures.failed(err) });
     this.rerouteFailures = new FailureLog(logger, 'rerouting queued parts');
     this.rerouteWorker = new BackgroundWorker({ clock, intervalMs: REROUTE_INTERVAL_MS, pass: () => this.reroutePass(), onError: (err) => this.rerouteFailures.failed(err) });
-    this.inbound = deps.inbound ?? new InboundService({ store: this.backend.inbound, logger: logger.child({ part: 'inbound' }), now: this.now, observer: this.observer, wakeWebhooks: () => deps.deliveryReceipts.wake(), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
+    this.inbound = deps.inbound ?? new InboundService({ store: this.backend.inbound, logger: logger.child({ part: 'inbound' }), now: this.now, observer: this.observer, wakeWebhooks: () => deps.deliveryReceipts.wake(), wakeSmppDeliveries: () => deps.smppDeliveries?.wake(), ...(config.receiptRetentionHours === undefined ? {} : { smppRetentionHours: config.receiptRetentionHours }), ...(deps.numbering === undefined ? {} : { numbering: deps.numbering }) });
   }
 
   /**

@@ -7,7 +7,10 @@
  *
  * A whole message is routed by its To address (inbound_routes); a routed one may opt its sender
  * out (the client's keywords) and is queued for the client's inbound webhook in the same
- * transaction; an unrouted one is kept (client_id NULL) and never sent to any client.
+ * transaction; an unrouted one is kept (client_id NULL) and never sent to any client. A client
+ * that takes its messages over SMPP (an account bound anywhere, or with messages still waiting for
+ * it) gets them as deliver_sm rows stored in that transaction instead of the webhook
+ * (src/smpp-server/inbound-deliver-sm.ts decides).
  */
 import { randomUUID } from 'node:crypto';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
@@ -21,6 +24,8 @@ import type { Async } from '../store/ports.js';
 import type { InboundMessage } from '../transports/transport.js';
 import { normalizeInboundAddress } from './address.js';
 import { assembleParts, decodeOctets } from './assemble.js';
+import { SMPP_SERVER_DEFAULTS } from '../smpp-server/contracts.js';
+import { inboundCustomerDeliveries } from '../smpp-server/inbound-deliver-sm.js';
 import { serializeInboundWebhook } from './inbound-webhook.js';
 import { isOptoutText } from './optout-keywords.js';
 import { DEFAULT_INBOUND_PART_LIMITS, partAdmission, type InboundPartLimits } from './part-limits.js';
@@ -57,13 +62,17 @@ export interface InboundServiceOptions {
   numbering?: NumberingPlan;
   /** Metrics hooks (src/admin): inbound parts and messages stored. */
   observer?: GatewayObserver;
+  /** How long a message for an SMPP customer waits for it to bind (smppServer.receiptRetentionHours); default 72. */
+  smppRetentionHours?: number;
+  /** Called after a commit that stored deliver_sm rows for an SMPP customer (the delivery sender sends them). */
+  wakeSmppDeliveries?(): void;
 }
 
 /** What receive() did with a message or part, for logs and tests. */
 export type InboundOutcome =
   | { kind: 'part-stored'; stored: number; total: number }
   | { kind: 'part-repeated' }
-  | { kind: 'message'; publicId: string; clientId: number | null; incomplete: boolean; optedOut: boolean };
+  | { kind: 'message'; publicId: string; clientId: number | null; incomplete: boolean; optedOut: boolean; smpp?: true };
 
 /** A message as read off the parts, before it is given its public id and routed to a client. */
 type WholeMessage = Omit<NewInboundMessage, 'publicId' | 'clientId'>;
@@ -192,7 +201,8 @@ export class InboundService {
         observer.inboundMessage(group.key.transport, group.stored.incomplete);
         this.options.logger.debug({ transport: group.key.transport, outcome: messageOutcome(group.stored) }, 'inbound message stored by the reassembly sweep');
       }
-      if (swept.some((group) => group.stored.clientId !== null)) this.options.wakeWebhooks();
+      if (swept.some((group) => group.stored.clientId !== null && group.stored.smpp !== true)) this.options.wakeWebhooks();
+      if (swept.some((group) => group.stored.smpp === true)) this.options.wakeSmppDeliveries?.();
       await yieldToEventLoop();
       if (this.stopped) break;
     }
@@ -260,6 +270,10 @@ export class InboundService {
         incomplete: message.incomplete,
       }),
       optsOut: (keywords) => isOptoutText(message.text, keywords),
+      customerDeliveries: (accounts, nowMs) => inboundCustomerDeliveries(
+        { publicId, from: message.sender, to: message.recipient, text: message.text }, accounts, nowMs,
+        (this.options.smppRetentionHours ?? SMPP_SERVER_DEFAULTS.receiptRetentionHours) * 3_600_000,
+      ),
     };
   }
 
@@ -272,10 +286,12 @@ export class InboundService {
     (this.options.observer ?? NOOP_OBSERVER).inboundMessage(transport, outcome.incomplete);
     // Text is not logged (STYLE 12): only who and whether it was routed.
     logger.info({ transport, messageId: outcome.publicId, routed: outcome.clientId !== null, incomplete: outcome.incomplete, optedOut: outcome.optedOut }, 'inbound message stored');
-    if (outcome.clientId !== null) this.options.wakeWebhooks();
+    if (outcome.smpp === true) this.options.wakeSmppDeliveries?.();
+    else if (outcome.clientId !== null) this.options.wakeWebhooks();
   }
 }
 
 function messageOutcome(stored: StoredInbound): InboundOutcome {
-  return { kind: 'message', publicId: stored.publicId, clientId: stored.clientId, incomplete: stored.incomplete, optedOut: stored.optedOut };
+  const outcome: InboundOutcome = { kind: 'message', publicId: stored.publicId, clientId: stored.clientId, incomplete: stored.incomplete, optedOut: stored.optedOut };
+  return stored.smpp === true ? { ...outcome, smpp: true } : outcome;
 }

@@ -188,6 +188,16 @@ export interface DeliverSmFields {
   messageState?: MessageState;
 }
 
+/** A deliver_sm as the JSON smpp_deliveries.deliver_sm holds (the store keeps the text, never looks inside). */
+export function serializeDeliverSm(fields: DeliverSmFields): string {
+  return JSON.stringify(fields);
+}
+
+/** smpp_deliveries.deliver_sm back as the fields serializeDeliverSm wrote. */
+export function parseDeliverSm(json: string): DeliverSmFields {
+  return JSON.parse(json) as DeliverSmFields;
+}
+
 export type DeliverResult =
   | { kind: 'acknowledged' }
   /** deliver_sm_resp with a non-zero status: sent again later. */

@@ -33,6 +33,19 @@ export interface RecipientRow {
   client_id: number;
   sender: string;
   webhook_url: string | null;
+  /**
+   * The SMPP server account whose submit_sm the campaign is (its receipt goes back as a deliver_sm,
+   * not the client's webhook); null or absent for a campaign from the HTTP API.
+   */
+  smpp_account_id?: number | null;
+  /** That submit's CustomerCut JSON (src/smpp-server/contracts.ts); null from the HTTP API. */
+  smpp_submit?: string | null;
+  /** The campaign id: the message id the SMPP customer got. */
+  campaign_id?: string;
+  /** When the campaign was accepted: the receipt's `submit date`. */
+  campaign_created_at?: number;
+  /** The campaign's text, read only for an SMPP campaign (the receipt's `text:`); null otherwise. */
+  smpp_text?: string | null;
 }
 
 /**

@@ -43,6 +43,8 @@ export interface PgBackendDeps {
   logger: Logger;
   /** Only wake() is used: the outbox rows are written inside the engine's own transactions (step-stores.ts). */
   deliveryReceipts: Pick<DeliveryReceiptSink, 'wake'>;
+  /** Called after a commit that stored deliver_sm rows for SMPP customers (the delivery sender sends them at once). */
+  smppDeliveries?: { wake(): void };
   /** The route table and the transports' states now (a snapshot per pass). */
   routing: () => Routing;
   plans: CampaignPlans;
@@ -67,8 +69,9 @@ export class PgEngineBackend implements EngineBackend {
     this.inbound = new PgInboundStore(pool);
     this.units = new PgUnitRunner(pool, logger, deps.retry);
     this.report = new MaterialiseReport(logger);
-    this.outcomes = new PgOutcomeWriter(this.units, config, logger, now, wake);
-    this.receipts = new PgReceiptWriter(pool, this.units, logger, now, wake);
+    const wakeSmpp = (): void => deps.smppDeliveries?.wake();
+    this.outcomes = new PgOutcomeWriter(this.units, config, logger, now, wake, wakeSmpp);
+    this.receipts = new PgReceiptWriter(pool, this.units, logger, now, wake, config, wakeSmpp);
   }
 
   get stalled(): boolean {

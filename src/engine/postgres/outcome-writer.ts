@@ -26,10 +26,12 @@ export class PgOutcomeWriter {
     private readonly logger: Logger,
     private readonly now: () => number,
     private readonly wakeWebhooks: () => void,
+    /** Called after a commit that stored deliver_sm rows for SMPP customers (the delivery sender sends them at once). */
+    private readonly wakeCustomerDeliveries: () => void = () => undefined,
   ) {}
 
   /** The submit results queued for one transaction are applied by one call: see applyBatch. */
-  private readonly group: PgWriteGroup<SubmitResult, OutcomeTally> = { apply: (client, results) => this.applyBatch(client, results) };
+  private readonly group: PgWriteGroup<SubmitResult, OutcomeTally & { customerDeliveries: boolean }> = { apply: (client, results) => this.applyBatch(client, results) };
 
   /** Resolves once the outcomes are committed (retried while the database refuses them for a passing reason). */
   async write(result: SubmitResult): Promise<void> {
@@ -44,6 +46,7 @@ export class PgOutcomeWriter {
     }
     emitLogLines(this.logger, tally.logs);
     if (tally.webhooks) this.wakeWebhooks();
+    if (tally.customerDeliveries) this.wakeCustomerDeliveries();
   }
 
   /**
@@ -63,12 +66,13 @@ export class PgOutcomeWriter {
     });
   }
 
-  private async applyBatch(client: PgClient, results: readonly SubmitResult[]): Promise<OutcomeTally[]> {
+  private async applyBatch(client: PgClient, results: readonly SubmitResult[]): Promise<(OutcomeTally & { customerDeliveries: boolean })[]> {
     const nowMs = this.now();
     const store = pgStepStores(client).outcomes;
     const plan = planOutcomes(results, await store.readOutcomeFacts(results), { config: this.config, stopping: this.stopping, nowMs });
     await store.writeOutcomes(plan, nowMs);
     // The batch's own lines (a recipient gone) go with its first result.
-    return plan.tallies.map((t, k) => (k === 0 ? { ...t, logs: [...t.logs, ...plan.changes.logs] } : t));
+    const customerDeliveries = plan.changes.customerDeliveries !== undefined;
+    return plan.tallies.map((t, k) => ({ ...t, customerDeliveries, ...(k === 0 ? { logs: [...t.logs, ...plan.changes.logs] } : {}) }));
   }
 }

@@ -10,6 +10,7 @@ import { inTransaction, type PgClient, type PgPool } from '../../store/postgres/
 import type { TransportReceipt } from '../../transports/transport.js';
 import { logExpiredReceipts } from '../expired-receipts-log.js';
 import { emitLogLines, type LogLine } from '../steps/log-lines.js';
+import type { PartChangeOptions } from '../steps/part-changes.js';
 import { planReceipts, type ArrivingReceipt } from '../steps/receipts.js';
 import { planRematch } from '../steps/unmatched-receipts.js';
 import { pgStepStores } from './step-stores.js';
@@ -18,6 +19,7 @@ import type { PgUnitRunner, PgWriteGroup } from './unit-runner.js';
 interface AppliedReceipt {
   matched: boolean;
   webhook: boolean;
+  customerDeliveries: boolean;
   logs: LogLine[];
 }
 
@@ -34,6 +36,10 @@ export class PgReceiptWriter {
     private readonly logger: Logger,
     private readonly now: () => number,
     private readonly wakeWebhooks: () => void,
+    /** The engine's settings the part changes use (receiptRetentionHours). */
+    private readonly options: PartChangeOptions = {},
+    /** Called after a commit that stored deliver_sm rows for SMPP customers (the delivery sender sends them at once). */
+    private readonly wakeCustomerDeliveries: () => void = () => undefined,
   ) {}
 
   /** The receipts queued for one transaction are applied by one call: see applyBatch. */
@@ -45,16 +51,18 @@ export class PgReceiptWriter {
     else this.unmatched++;
     emitLogLines(this.logger, applied.logs);
     if (applied.webhook) this.wakeWebhooks();
+    if (applied.customerDeliveries) this.wakeCustomerDeliveries();
   }
 
   private async applyBatch(client: PgClient, items: readonly ArrivingReceipt[]): Promise<AppliedReceipt[]> {
     const nowMs = this.now();
     const store = pgStepStores(client).receipts;
-    const plan = planReceipts(items, await store.readReceiptFacts(items), nowMs);
+    const plan = planReceipts(items, await store.readReceiptFacts(items), nowMs, this.options);
     await store.writeReceipts(plan, nowMs);
     const webhook = plan.changes.outbox.length > 0;
+    const customerDeliveries = plan.changes.customerDeliveries !== undefined;
     // The batch's own lines (a recipient gone) go with its first receipt.
-    return plan.results.map((r, k) => ({ matched: r.matched, webhook, logs: k === 0 ? [...plan.changes.logs, ...r.logs] : r.logs }));
+    return plan.results.map((r, k) => ({ matched: r.matched, webhook, customerDeliveries, logs: k === 0 ? [...plan.changes.logs, ...r.logs] : r.logs }));
   }
 
   /**
@@ -67,12 +75,13 @@ export class PgReceiptWriter {
       const plan = await inTransaction(this.pool, async (client) => {
         const nowMs = this.now();
         const store = pgStepStores(client).unmatchedReceipts;
-        const planned = planRematch(await store.readMatchable(SWEEP_BATCH), nowMs);
+        const planned = planRematch(await store.readMatchable(SWEEP_BATCH), nowMs, this.options);
         await store.writeMatches(planned, nowMs);
         return planned;
       });
       emitLogLines(this.logger, plan.changes.logs);
       if (plan.changes.outbox.length > 0) this.wakeWebhooks();
+      if (plan.changes.customerDeliveries !== undefined) this.wakeCustomerDeliveries();
       if (plan.matches.length < SWEEP_BATCH) break;
     }
     const expired = await inTransaction(this.pool, (client) => pgStepStores(client).unmatchedReceipts.expireUnmatched(expireReceivedBeforeMs));

@@ -20,6 +20,7 @@ import { insertOutboxRows } from '../../store/postgres/webhook-store.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
 import type { PgClient } from '../../store/postgres/pool.js';
 import * as q from '../../store/postgres/part-change-queries.js';
+import { insertCustomerDeliveries } from '../../store/postgres/smpp-delivery-store.js';
 import type { ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
 import { serializeDeliveryReceipt } from '../../webhooks/delivery-receipt.js';
 import { acceptedPairs, partsInScope, type OutcomeFacts, type OutcomesPlan, type OutcomeStepStore, type SubmitResult } from '../steps/outcomes.js';
@@ -58,6 +59,8 @@ export class PgPartChangesStore implements PartChangesStore<'async'> {
       : { partId: w.partId, state: null, status: w.status, errorCode: null })), nowMs);
     await q.writeRecipientStatuses(this.client, plan.recipients, nowMs);
     await insertOutboxRows(this.client, plan.outbox.map((e) => ({ clientId: e.clientId, recipientId: e.recipientId, body: serializeDeliveryReceipt(e), nowMs })));
+    // An SMPP customer's receipt commits with the status that caused it, or not at all.
+    await insertCustomerDeliveries(this.client, plan.customerDeliveries ?? []);
     // In the unit's transaction: a charge commits with the (fenced) acceptance that causes it.
     await applyCreditMovements(this.client, plan.credits, nowMs);
   }
@@ -82,6 +85,9 @@ export class PgReceiptStepStore implements ReceiptStepStore<'async'> {
     const known = found.flatMap((t): RecipientRow[] => (t.recipient_status === null || t.recipient_msisdn === null || t.recipient_client_id === null || t.recipient_sender === null ? [] : [{
       id: t.recipient_id, status: t.recipient_status, last_status: t.recipient_last_status, msisdn: t.recipient_msisdn, client_reference: t.recipient_client_reference,
       client_id: t.recipient_client_id, sender: t.recipient_sender, webhook_url: t.recipient_webhook_url,
+      smpp_account_id: t.recipient_smpp_account_id ?? null, smpp_submit: t.recipient_smpp_submit ?? null, smpp_text: t.recipient_smpp_text ?? null,
+      ...(t.recipient_campaign_id == null ? {} : { campaign_id: t.recipient_campaign_id }),
+      ...(t.recipient_campaign_created_at == null ? {} : { campaign_created_at: t.recipient_campaign_created_at }),
     }]));
     const targets = found.map((t) => ({ transport: t.transport, message_id: t.message_id, part_id: t.part_id }));
     return { targets, ...await this.changes.factsOfParts(parts, known) };

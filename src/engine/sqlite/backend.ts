@@ -39,6 +39,8 @@ export interface SqliteBackendDeps {
   config: EngineConfig;
   logger: Logger;
   deliveryReceipts: DeliveryReceiptSink;
+  /** Called after a commit that stored deliver_sm rows for SMPP customers (the delivery sender sends them at once). */
+  smppDeliveries?: { wake(): void };
   /** The route table and the transports' states now (a snapshot per pass). */
   routing: () => Routing;
   plans: CampaignPlans;
@@ -73,7 +75,15 @@ export class SqliteEngineBackend implements EngineBackend {
     const noteWebhook = (): void => {
       webhooksEnqueued = true;
     };
+    let customerDeliveriesStored = false;
+    const noteCustomerDeliveries = (): void => {
+      customerDeliveriesStored = true;
+    };
     this.batcher.onCommit(() => {
+      if (customerDeliveriesStored) {
+        customerDeliveriesStored = false;
+        deps.smppDeliveries?.wake();
+      }
       if (!webhooksEnqueued) return;
       webhooksEnqueued = false;
       deps.deliveryReceipts.wake();
@@ -81,8 +91,8 @@ export class SqliteEngineBackend implements EngineBackend {
     const steps = sqliteStepStores(this.store, deps.deliveryReceipts);
     this.unmatched = steps.unmatchedReceipts;
     this.reroute = steps.reroute;
-    this.receipts = new ReceiptApplier(this.batcher, steps.receipts, noteWebhook, logger, deps.now);
-    this.outcomes = new OutcomeWriter(this.batcher, steps.outcomes, noteWebhook, config, logger, deps.now);
+    this.receipts = new ReceiptApplier(this.batcher, steps.receipts, noteWebhook, logger, deps.now, config, noteCustomerDeliveries);
+    this.outcomes = new OutcomeWriter(this.batcher, steps.outcomes, noteWebhook, config, logger, deps.now, noteCustomerDeliveries);
     // Delivery Receipts of recipients finished while materialising go to the outbox in the pass's transaction.
     this.materialise = steps.materialise;
     this.recovery = steps.recovery;
@@ -166,12 +176,13 @@ export class SqliteEngineBackend implements EngineBackend {
     for (;;) {
       const nowMs = this.deps.now();
       const plan = db.transaction(() => {
-        const planned = planRematch(this.unmatched.readMatchable(SWEEP_BATCH), nowMs);
+        const planned = planRematch(this.unmatched.readMatchable(SWEEP_BATCH), nowMs, this.deps.config);
         this.unmatched.writeMatches(planned, nowMs);
         return planned;
       })();
       emitLogLines(this.deps.logger, plan.changes.logs);
       if (plan.changes.outbox.length > 0) this.deps.deliveryReceipts.wake();
+      if (plan.changes.customerDeliveries !== undefined) this.deps.smppDeliveries?.wake();
       if (plan.matches.length < SWEEP_BATCH) break;
     }
     const expired = db.transaction(() => this.unmatched.expireUnmatched(expireReceivedBeforeMs))();

@@ -27,6 +27,8 @@ export class OutcomeWriter {
     private readonly config: EngineConfig,
     private readonly logger: Logger,
     private readonly now: () => number,
+    /** Set when a write stored deliver_sm rows for SMPP customers; the engine wakes their sender after the commit. */
+    private readonly noteCustomerDeliveries: () => void = () => undefined,
   ) {}
 
   /** The submit results queued for one commit are applied by one call: see applyBatch. */
@@ -48,6 +50,7 @@ export class OutcomeWriter {
     const plan = planOutcomes(results, this.store.readOutcomeFacts(results), { config: this.config, stopping: this.stopping, nowMs });
     this.store.writeOutcomes(plan, nowMs);
     if (plan.changes.outbox.length > 0) this.noteWebhook();
+    if (plan.changes.customerDeliveries !== undefined) this.noteCustomerDeliveries();
     // The batch's own lines (a recipient gone) go with its first result.
     return plan.tallies.map((t, k) => (k === 0 ? { ...t, logs: [...t.logs, ...plan.changes.logs] } : t));
   }

@@ -7,6 +7,7 @@
 import type { Logger } from '../../common/log.js';
 import type { TransportReceipt } from '../../transports/transport.js';
 import { emitLogLines, type LogLine } from '../steps/log-lines.js';
+import type { PartChangeOptions } from '../steps/part-changes.js';
 import { planReceipts, type ArrivingReceipt, type ReceiptStepStore } from '../steps/receipts.js';
 import type { WriteBatcher, WriteGroup } from './write-batcher.js';
 
@@ -27,6 +28,10 @@ export class ReceiptApplier {
     private readonly noteWebhook: () => void,
     private readonly logger: Logger,
     private readonly now: () => number,
+    /** The engine's settings the part changes use (receiptRetentionHours). */
+    private readonly options: PartChangeOptions = {},
+    /** Set when a write stored deliver_sm rows for SMPP customers; the engine wakes their sender after the commit. */
+    private readonly noteCustomerDeliveries: () => void = () => undefined,
   ) {}
 
   /** The receipts queued for one commit are applied by one call: see applyBatch. */
@@ -46,9 +51,10 @@ export class ReceiptApplier {
 
   private applyBatch(items: readonly ArrivingReceipt[]): AppliedReceipt[] {
     const nowMs = this.now();
-    const plan = planReceipts(items, this.store.readReceiptFacts(items), nowMs);
+    const plan = planReceipts(items, this.store.readReceiptFacts(items), nowMs, this.options);
     this.store.writeReceipts(plan, nowMs);
     if (plan.changes.outbox.length > 0) this.noteWebhook();
+    if (plan.changes.customerDeliveries !== undefined) this.noteCustomerDeliveries();
     // The batch's own lines (a recipient gone) go with its first receipt.
     return plan.results.map((r, k) => ({ matched: r.matched, logs: k === 0 ? [...plan.changes.logs, ...r.logs] : r.logs }));
   }

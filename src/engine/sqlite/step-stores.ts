@@ -12,6 +12,7 @@ import { SqliteRerouteStore } from '../../store/sqlite/reroute-queries.js';
 import type { EngineStepStores } from '../contracts.js';
 import type { DispatchStore, ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
 import { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
+import { insertCustomerDeliveries } from '../../store/sqlite/smpp-delivery-store.js';
 import type { PartRow } from '../../store/part-change-rows.js';
 import { acceptedPairs, partsInScope, type OutcomeFacts, type OutcomesPlan, type OutcomeStepStore, type SubmitResult } from '../steps/outcomes.js';
 import type { PartChangeFacts, PartChangesPlan, PartChangesStore } from '../steps/part-changes.js';
@@ -51,6 +52,8 @@ export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
     }
     for (const r of plan.recipients) this.dispatch.updateRecipient(r.recipientId, r.status, r.lastStatus, nowMs);
     enqueueDeliveryReceipts(this.sink, this.dispatch.db, plan.outbox, nowMs);
+    // An SMPP customer's receipt commits with the status that caused it, or not at all.
+    insertCustomerDeliveries(this.dispatch.db, plan.customerDeliveries ?? []);
     // In the caller's transaction: a charge commits with the acceptance that causes it.
     this.credits.apply(plan.credits, nowMs);
   }

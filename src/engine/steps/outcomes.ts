@@ -74,7 +74,7 @@ export interface OutcomesPlan {
 }
 
 export function planOutcomes(results: readonly SubmitResult[], facts: OutcomeFacts, ctx: DecisionContext): OutcomesPlan {
-  const ledger = new PartChangeLedger(facts, ctx.nowMs);
+  const ledger = new PartChangeLedger(facts, ctx.nowMs, ctx.config);
   const transitions: PartTransition[] = [];
   /** Accepted parts by (transport, message id); were an id reused within a batch, its last part gets the receipts. */
   const accepted = new Map<string, number>();

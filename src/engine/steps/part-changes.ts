@@ -12,6 +12,12 @@
  * queues one Delivery Receipt when the client has a webhook URL (none otherwise: setting a URL
  * later does not replay old statuses), stored with the status or not at all.
  *
+ * SMPP customers (docs/behaviour/smpp-server.md): a recipient of a campaign an SMPP account
+ * submitted gets no webhook; when its status becomes final and the submit's registered_delivery
+ * asks for it (wantsReceipt), the plan carries its receipt as a deliver_sm to store (smpp_deliveries),
+ * written in the same commit as the status that caused it, waiting until the customer takes it or
+ * receiptRetentionHours pass.
+ *
  * Credits (docs/behaviour/credits.md "Charges and releases"): a priced part is charged when the
  * carrier accepts it and released when it ends without being accepted (creditsOfPartChange). The
  * movements are part of the plan, so they commit with the change that causes them or not at all,
@@ -20,6 +26,9 @@
  */
 import { chargeOf, releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import { isDeliveredStatus } from '../../receipts/index.js';
+import { SMPP_SERVER_DEFAULTS, serializeDeliverSm, wantsReceipt, type CustomerCut } from '../../smpp-server/contracts.js';
+import { receiptDeliverSm, receiptOutcomeOf } from '../../smpp-server/receipt-deliver-sm.js';
+import type { CustomerDeliveryWrite } from '../../store/smpp-delivery-port.js';
 import type { PartState, RecipientStatus } from '../../store/entities.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
 import type { DeliveryReceiptEvent } from '../../webhooks/delivery-receipt.js';
@@ -66,12 +75,23 @@ export interface PartChangesPlan {
   outbox: DeliveryReceiptEvent[];
   /** The parts' charges and releases (creditsOfPartChange), unmerged: the ledger writers merge them. */
   credits: CreditMovement[];
+  /**
+   * Receipts for SMPP customers, in the order they happened (present only when there is one): the
+   * writer inserts them as smpp_deliveries rows in the same commit.
+   */
+  customerDeliveries?: CustomerDeliveryWrite[];
   /** Logged once the plan committed. */
   logs: LogLine[];
 }
 
 /** A part state the caller writes itself (a claim ending: submitted, requeued, failed). */
 export type PartPatch = Partial<Pick<PartRow, 'state' | 'last_status' | 'final_at' | 'claimed_by'>>;
+
+/** What the ledger needs besides the facts. */
+export interface PartChangeOptions {
+  /** How long a customer's receipt waits for it to bind (EngineConfig.receiptRetentionHours). */
+  receiptRetentionHours?: number;
+}
 
 export class PartChangeLedger {
   private readonly parts = new Map<number, PartRow>();
@@ -82,8 +102,13 @@ export class PartChangeLedger {
   private readonly outbox: DeliveryReceiptEvent[] = [];
   private readonly credits: CreditMovement[] = [];
   private readonly logs: LogLine[] = [];
+  private readonly customerDeliveries: CustomerDeliveryWrite[] = [];
+  /** The carrier's `err:` of the last final receipt per recipient (a customer's receipt repeats it). */
+  private readonly carrierErrors = new Map<number, string | null>();
+  private readonly receiptRetentionMs: number;
 
-  constructor(facts: PartChangeFacts, private readonly nowMs: number) {
+  constructor(facts: PartChangeFacts, private readonly nowMs: number, options: PartChangeOptions = {}) {
+    this.receiptRetentionMs = (options.receiptRetentionHours ?? SMPP_SERVER_DEFAULTS.receiptRetentionHours) * 3_600_000;
     for (const read of facts.parts) {
       if (this.parts.has(read.id)) continue;
       const part = { ...read };
@@ -122,6 +147,7 @@ export class PartChangeLedger {
       this.credits.push(...creditsOfPartChange(part, state));
       part.state = state;
       part.final_at = this.nowMs;
+      this.carrierErrors.set(part.recipient_id, receipt.errorCode);
       this.partReceipts.set(partId, { kind: 'finish', partId, state, status: receipt.status, errorCode: receipt.errorCode });
     } else {
       const earlier = this.partReceipts.get(partId);
@@ -150,6 +176,13 @@ export class PartChangeLedger {
     recipient.status = next.status;
     recipient.last_status = next.lastStatus;
     this.recipientWrites.set(recipientId, { recipientId, status: next.status, lastStatus: next.lastStatus });
+    if (recipient.smpp_account_id !== null && recipient.smpp_account_id !== undefined) {
+      // An SMPP customer is answered over SMPP, never with its client's HTTP webhook.
+      const receipt = customerReceiptOf(recipient, recipient.smpp_account_id, this.carrierErrors.get(recipientId) ?? null, this.nowMs, this.receiptRetentionMs);
+      if (receipt.kind === 'deliver') this.customerDeliveries.push(receipt.write);
+      else if (receipt.kind === 'unreadable') this.logs.push({ level: 'warn', fields: { recipientId, campaignId: recipient.campaign_id }, message: 'SMPP submit stored without a readable customer cut: no receipt for the customer' });
+      return;
+    }
     if (recipient.webhook_url === null || recipient.webhook_url === '' || next.lastStatus === null) return;
     this.outbox.push({
       clientId: recipient.client_id, recipientId, to: recipient.msisdn, from: recipient.sender, status: next.lastStatus, clientReference: recipient.client_reference,
@@ -159,8 +192,40 @@ export class PartChangeLedger {
   plan(): PartChangesPlan {
     return {
       partReceipts: [...this.partReceipts.values()], recipients: [...this.recipientWrites.values()], outbox: [...this.outbox], credits: [...this.credits],
-      logs: [...this.logs],
+      logs: [...this.logs], ...(this.customerDeliveries.length > 0 ? { customerDeliveries: [...this.customerDeliveries] } : {}),
     };
+  }
+}
+
+type CustomerReceipt = { kind: 'deliver'; write: CustomerDeliveryWrite } | { kind: 'none' } | { kind: 'unreadable' };
+
+/**
+ * A recipient of an SMPP submit, its status just changed: its receipt when the status is final
+ * and registered_delivery asks for one (SMPP 3.4 §5.2.17: 1 every final outcome, 2 failures only,
+ * 0 none; intermediate notifications are not offered).
+ */
+function customerReceiptOf(recipient: RecipientRow, accountId: number, carrierErr: string | null, nowMs: number, retentionMs: number): CustomerReceipt {
+  if (recipient.status === 'pending' || recipient.last_status === null) return { kind: 'none' };
+  const cut = readCut(recipient.smpp_submit ?? null);
+  if (cut === undefined || recipient.campaign_id === undefined) return { kind: 'unreadable' };
+  if (!wantsReceipt(cut.registeredDelivery, recipient.status === 'delivered')) return { kind: 'none' };
+  const deliverSm = receiptDeliverSm({
+    messageId: recipient.campaign_id, recipientMsisdn: recipient.msisdn, customerSourceAddr: recipient.sender, cut,
+    outcome: receiptOutcomeOf(recipient.last_status, carrierErr), submittedAtMs: recipient.campaign_created_at ?? nowMs, doneAtMs: nowMs,
+    text: recipient.smpp_text ?? '',
+  });
+  return { kind: 'deliver', write: { accountId, kind: 'receipt', messageId: recipient.campaign_id, deliverSm: serializeDeliverSm(deliverSm), createdAtMs: nowMs, expiresAtMs: nowMs + retentionMs } };
+}
+
+function readCut(json: string | null): Pick<CustomerCut, 'registeredDelivery' | 'sourceAddrTon' | 'sourceAddrNpi'> | undefined {
+  if (json === null) return undefined;
+  try {
+    const cut = JSON.parse(json) as Partial<CustomerCut>;
+    const { registeredDelivery, sourceAddrTon, sourceAddrNpi } = cut;
+    if (typeof registeredDelivery !== 'number' || typeof sourceAddrTon !== 'number' || typeof sourceAddrNpi !== 'number') return undefined;
+    return { registeredDelivery, sourceAddrTon, sourceAddrNpi };
+  } catch {
+    return undefined;
   }
 }
 
@@ -198,15 +263,16 @@ export interface WrittenPartChange {
 }
 
 /** The recipients' new statuses and webhooks after parts the caller wrote changed (read after those writes). */
-export function planRecipientChanges(facts: PartChangeFacts, changes: readonly WrittenPartChange[], nowMs: number): PartChangesPlan {
-  const ledger = new PartChangeLedger(facts, nowMs);
+export function planRecipientChanges(facts: PartChangeFacts, changes: readonly WrittenPartChange[], nowMs: number, options: PartChangeOptions = {}): PartChangesPlan {
+  const ledger = new PartChangeLedger(facts, nowMs, options);
   for (const change of changes) ledger.afterPartChange(change.recipientId, change.trigger);
   return ledger.plan();
 }
 
 /** True when the plan writes nothing. */
 export function isEmptyPlan(plan: PartChangesPlan): boolean {
-  return plan.partReceipts.length === 0 && plan.recipients.length === 0 && plan.outbox.length === 0 && plan.credits.length === 0;
+  return plan.partReceipts.length === 0 && plan.recipients.length === 0 && plan.outbox.length === 0 && plan.credits.length === 0
+    && (plan.customerDeliveries ?? []).length === 0;
 }
 
 /**
@@ -222,7 +288,7 @@ export interface PartChangesStore<M extends StoreMode> {
   readRecipientFacts(recipientIds: readonly number[]): StoreResult<M, PartChangeFacts>;
   /**
    * Writes the plan: receipt states onto parts (never over a final state), recipient statuses,
-   * the outbox rows and the credit movements (the ledger writer: merged per client, campaign and
+   * the outbox rows, the customers' deliver_sm rows (smpp_deliveries) and the credit movements (the ledger writer: merged per client, campaign and
    * kind), one statement per kind on PostgreSQL.
    */
   writePartChanges(plan: PartChangesPlan, nowMs: number): StoreResult<M, void>;

@@ -10,7 +10,7 @@ import type { MessageIdTarget } from '../../store/part-change-rows.js';
 import type { TransportReceipt } from '../../transports/transport.js';
 import type { StoreMode, StoreResult } from '../store-mode.js';
 import type { LogLine } from './log-lines.js';
-import { PartChangeLedger, type PartChangeFacts, type PartChangesPlan } from './part-changes.js';
+import { PartChangeLedger, type PartChangeFacts, type PartChangeOptions, type PartChangesPlan } from './part-changes.js';
 
 export interface ArrivingReceipt {
   transport: string;
@@ -46,9 +46,9 @@ export interface ReceiptsPlan {
   results: { matched: boolean; logs: LogLine[] }[];
 }
 
-export function planReceipts(items: readonly ArrivingReceipt[], facts: ReceiptFacts, nowMs: number): ReceiptsPlan {
+export function planReceipts(items: readonly ArrivingReceipt[], facts: ReceiptFacts, nowMs: number, options: PartChangeOptions = {}): ReceiptsPlan {
   const targets = new Map(facts.targets.map((t) => [targetKey(t.transport, t.message_id), t.part_id]));
-  const ledger = new PartChangeLedger(facts, nowMs);
+  const ledger = new PartChangeLedger(facts, nowMs, options);
   const receipts: PlannedReceipt[] = [];
   const results = items.map((item) => {
     const { receipt, logs } = usableReceipt(item.transport, item.receipt);

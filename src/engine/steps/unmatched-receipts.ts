@@ -7,7 +7,7 @@
 import type { ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
 import type { UnmatchedReceiptRow } from '../../store/part-change-rows.js';
 import type { StoreMode, StoreResult } from '../store-mode.js';
-import { PartChangeLedger, type PartChangeFacts, type PartChangesPlan } from './part-changes.js';
+import { PartChangeLedger, type PartChangeFacts, type PartChangeOptions, type PartChangesPlan } from './part-changes.js';
 
 /** An unmatched receipt and the part its message id names now. */
 export interface MatchableReceipt extends UnmatchedReceiptRow {
@@ -30,8 +30,8 @@ export interface RematchPlan {
   changes: PartChangesPlan;
 }
 
-export function planRematch(facts: RematchFacts, nowMs: number): RematchPlan {
-  const ledger = new PartChangeLedger(facts, nowMs);
+export function planRematch(facts: RematchFacts, nowMs: number, options: PartChangeOptions = {}): RematchPlan {
+  const ledger = new PartChangeLedger(facts, nowMs, options);
   const matches: ReceiptMatch[] = [];
   for (const r of [...facts.receipts].sort((a, b) => a.id - b.id)) {
     matches.push({ receiptId: r.id, partId: r.part_id });

@@ -16,6 +16,7 @@ import type {
 } from '../sqlite/inbound-store.js';
 import type { Async } from '../ports.js';
 import { changes, inTransaction, row, rows, type PgClient, type PgPool, type PgQueryable } from './pool.js';
+import { insertCustomerDeliveries, smppPresenceOf } from './smpp-delivery-store.js';
 import { insertOutboxRow } from './webhook-store.js';
 
 export type { AssembleGroup, InboundDelivery, StoredInbound, StoredPart } from '../sqlite/inbound-store.js';
@@ -259,6 +260,11 @@ async function deliver(client: PgClient, delivery: InboundDelivery, nowMs: numbe
   const stored = { publicId: message.publicId, clientId, incomplete: message.incomplete };
   if (clientId === null) return { ...stored, optedOut: false };
   const optedOut = !message.incomplete && delivery.optsOut(await optoutKeywords(client, clientId)) && (await addOptout(client, clientId, message.sender, 'keyword', nowMs));
+  const toCustomer = delivery.customerDeliveries === undefined ? [] : delivery.customerDeliveries(await smppPresenceOf(client, clientId), nowMs);
+  if (toCustomer.length > 0) {
+    await insertCustomerDeliveries(client, toCustomer);
+    return { ...stored, optedOut, smpp: true };
+  }
   await insertOutboxRow(client, { kind: 'inbound', clientId, recipientId: null, body: delivery.webhookBody, nowMs });
   return { ...stored, optedOut };
 }

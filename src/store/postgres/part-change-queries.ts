@@ -13,7 +13,13 @@ import { changes, rows, type PgQueryable } from './pool.js';
 const PART_COLUMNS = 'p.id, p.recipient_id, p.part_number, p.parts_total, p.state, p.last_status, p.final_at, p.claimed_by, p.credits, p.campaign_id, pc.client_id';
 /** A part with its campaign's client (whose credits its charge or release moves), in the same statement. */
 const PARTS_FROM = 'message_parts p JOIN campaigns pc ON pc.id = p.campaign_id';
-const RECIPIENT_COLUMNS = 'r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url';
+/**
+ * What an SMPP customer's receipt needs of the recipient's campaign (the campaign's text only for
+ * an SMPP submit: an HTTP campaign's text is not read for every status change).
+ */
+const SMPP_COLUMNS = 'c.id AS campaign_id, c.smpp_account_id, c.smpp_submit, c.created_at AS campaign_created_at, '
+  + 'CASE WHEN c.smpp_account_id IS NULL THEN NULL ELSE c.text END AS smpp_text';
+const RECIPIENT_COLUMNS = `r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url, ${SMPP_COLUMNS}`;
 /** The (transport, message id) pair's advisory transaction lock key (the one every writer of that pair takes). */
 const PAIR_LOCK = `pg_advisory_xact_lock(hashtextextended(u.t || ':' || u.m, 0))`;
 
@@ -58,7 +64,9 @@ export function targetsWithContext(db: PgQueryable, pairs: readonly Pair[]): Pro
     `SELECT u.transport, u.message_id, p.id AS part_id, ${PART_COLUMNS},
             r.status AS recipient_status, r.last_status AS recipient_last_status, r.msisdn AS recipient_msisdn,
             r.client_reference AS recipient_client_reference, c.client_id AS recipient_client_id, c.sender AS recipient_sender,
-            cl.webhook_url AS recipient_webhook_url
+            cl.webhook_url AS recipient_webhook_url, c.id AS recipient_campaign_id, c.smpp_account_id AS recipient_smpp_account_id,
+            c.smpp_submit AS recipient_smpp_submit, c.created_at AS recipient_campaign_created_at,
+            CASE WHEN c.smpp_account_id IS NULL THEN NULL ELSE c.text END AS recipient_smpp_text
      FROM (SELECT DISTINCT t AS transport, m AS message_id FROM unnest($1::text[], $2::text[]) AS x(t, m)) u
      JOIN message_parts p ON p.id = (SELECT id FROM message_parts WHERE transport = u.transport AND message_id = u.message_id ORDER BY id DESC LIMIT 1)
      JOIN campaigns pc ON pc.id = p.campaign_id

@@ -10,6 +10,8 @@
 import { performance } from 'node:perf_hooks';
 import type { SqliteDatabase } from './database.js';
 import type { ClientRow, InboundPartRow } from '../entities.js';
+import type { CustomerDeliveryWrite, SmppAccountPresence } from '../smpp-delivery-port.js';
+import { insertCustomerDeliveries, smppPresenceOf } from './smpp-delivery-store.js';
 import { insertOutboxRow } from './webhook-store.js';
 
 export interface PartGroupKey {
@@ -42,6 +44,12 @@ export interface InboundDelivery {
   webhookBody: string;
   /** Whether the text opts its sender out, given the routed client's keywords. Pure: called inside the transaction. */
   optsOut(keywords: readonly string[]): boolean;
+  /**
+   * The deliver_sm rows to store instead of the webhook when the routed client takes its messages
+   * over SMPP (src/smpp-server/inbound-deliver-sm.ts decides); empty for the webhook. Pure: called
+   * inside the transaction with what the store read of the client's SMPP accounts. Absent: the webhook.
+   */
+  customerDeliveries?(accounts: readonly SmppAccountPresence[], nowMs: number): CustomerDeliveryWrite[];
 }
 
 /** Where a stored message went: client null when no route matched (kept, never sent). */
@@ -50,6 +58,8 @@ export interface StoredInbound {
   clientId: number | null;
   incomplete: boolean;
   optedOut: boolean;
+  /** Present (true) when it went to an SMPP customer as deliver_sm rows instead of the webhook. */
+  smpp?: true;
 }
 
 export type StoredPart =
@@ -282,6 +292,11 @@ export class InboundStore {
     const stored = { publicId: message.publicId, clientId, incomplete: message.incomplete };
     if (clientId === null) return { ...stored, optedOut: false };
     const optedOut = !message.incomplete && delivery.optsOut(this.optoutKeywords(clientId)) && this.addOptout(clientId, message.sender, 'keyword', nowMs);
+    const toCustomer = delivery.customerDeliveries?.(smppPresenceOf(this.db, clientId), nowMs) ?? [];
+    if (toCustomer.length > 0) {
+      insertCustomerDeliveries(this.db, toCustomer);
+      return { ...stored, optedOut, smpp: true };
+    }
     insertOutboxRow(this.db, { kind: 'inbound', clientId, recipientId: null, body: delivery.webhookBody, nowMs });
     return { ...stored, optedOut };
   }

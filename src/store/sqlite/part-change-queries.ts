@@ -9,6 +9,12 @@ import type { SqliteDatabase } from './database.js';
 const PART_COLUMNS = 'p.id, p.recipient_id, p.part_number, p.parts_total, p.state, p.last_status, p.final_at, p.claimed_by, p.credits, p.campaign_id, c.client_id';
 /** A part with its campaign's client (whose credits its charge or release moves), in the same statement. */
 const PARTS_FROM = 'message_parts p JOIN campaigns c ON c.id = p.campaign_id';
+/**
+ * What an SMPP customer's receipt needs of the recipient's campaign (the campaign's text only for
+ * an SMPP submit: an HTTP campaign's text is not read for every status change).
+ */
+const SMPP_COLUMNS = 'c.id AS campaign_id, c.smpp_account_id, c.smpp_submit, c.created_at AS campaign_created_at, '
+  + 'CASE WHEN c.smpp_account_id IS NULL THEN NULL ELSE c.text END AS smpp_text';
 
 export class PartChangeQueries {
   private readonly s;
@@ -20,7 +26,7 @@ export class PartChangeQueries {
         `SELECT ${PART_COLUMNS} FROM ${PARTS_FROM} WHERE p.recipient_id IN (SELECT value FROM json_each(?)) ORDER BY p.recipient_id, p.part_number`,
       ),
       recipients: db.prepare<[string], RecipientRow>(
-        `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url
+        `SELECT r.id, r.status, r.last_status, r.msisdn, r.client_reference, c.client_id, c.sender, cl.webhook_url, ${SMPP_COLUMNS}
          FROM recipients r JOIN campaigns c ON c.id = r.campaign_id JOIN clients cl ON cl.id = c.client_id
          WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
       ),
