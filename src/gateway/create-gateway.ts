@@ -23,6 +23,7 @@ import { GatewayError } from '../common/errors.js';
 import { SINGLE_GATEWAY } from '../common/node-id.js';
 import { smppServerTlsProblem } from './config.js';
 import type { SmppServerHook } from './smpp-server-hook.js';
+import { buildSmppServer } from './smpp-server-factory.js';
 
 /**
  * Builds a gateway. Async because opening the store applies pending migrations, auth loads (or
@@ -35,7 +36,11 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
   // Its TLS files are read at start: refused before the database is opened, naming the key.
   const tlsProblem = smppServerTlsProblem(config);
   if (tlsProblem !== null) throw new GatewayError('CONFIG_INVALID', `${options.configFile ?? 'config'}: ${tlsProblem.key}: ${tlsProblem.what}`, { details: { path: tlsProblem.key } });
-  const engineConfig = resolveEngineConfig(config.engine);
+  // A customer's receipt waits for its bind as long as the SMPP server keeps it (smppServer.receiptRetentionHours).
+  const engineConfig = {
+    ...resolveEngineConfig(config.engine),
+    ...(config.smppServer === undefined ? {} : { receiptRetentionHours: config.smppServer.receiptRetentionHours }),
+  };
   const opened = await backendFor(config.database).openGateway(config, { now, logger });
   let runtime: BackendRuntime | undefined;
   try {
@@ -50,7 +55,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     const lowCredits =
       lowCreditsThreshold === undefined ? undefined : new LowCreditsWatch({ status: ports.status, threshold: lowCreditsThreshold, logger: observed.child({ part: 'credits' }), now });
     // The loops exist only after the backend's runtime (a node's id and slot gate); its wake-ups reach them once built.
-    const loops: { engine?: DispatchEngine; webhooks?: { wake(): void }; processor?: CampaignProcessor } = {};
+    const loops: { engine?: DispatchEngine; webhooks?: { wake(): void }; processor?: CampaignProcessor; smppServer?: SmppServerHook } = {};
     const backend = await opened.attach({
       config,
       observed,
@@ -73,6 +78,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
       engineStore: backend.engineStore,
       transports,
       webhooks: backend.webhooks,
+      smppDeliveries: { wake: () => loops.smppServer?.wakeDeliveries() },
       logger,
       observed,
       now,
@@ -100,10 +106,8 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
     });
     let smppServer: SmppServerHook | undefined;
     const smppServerConfig = config.smppServer;
-    if (smppServerConfig !== undefined && options.smppServerFactory === undefined) {
-      logger.warn({ host: smppServerConfig.host, port: smppServerConfig.port }, 'smppServer is configured but this gateway was built without an SMPP server: customers cannot bind');
-    } else if (smppServerConfig !== undefined && options.smppServerFactory !== undefined) {
-      smppServer = await options.smppServerFactory({
+    if (smppServerConfig !== undefined) {
+      smppServer = await (options.smppServerFactory ?? buildSmppServer)({
         config: { ...config, smppServer: smppServerConfig },
         runningConfig: () => reloader.config,
         ports,
@@ -115,6 +119,7 @@ export async function createGateway(config: SmsGateConfig, options: GatewayOptio
         logger: observed.child({ part: 'smpp-server' }),
         now,
       });
+      loops.smppServer = smppServer;
       admin?.attachSmppServer(smppServer.status);
     }
     admin?.attachConfig({

@@ -32,6 +32,8 @@ export interface GatewayLoopsDeps {
   transports: readonly Transport[];
   /** The webhook sender (either kind): woken when receipts or inbound messages queued events. */
   webhooks: { wake(): void };
+  /** The SMPP server's delivery sender, woken when a commit stored a deliver_sm for a customer (a no-op without the server). */
+  smppDeliveries: { wake(): void };
   logger: Logger;
   /** The logger the admin listener taps (recent errors on the status page); `logger` without one. */
   observed: Logger;
@@ -61,6 +63,8 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
     logger: observed.child({ part: 'engine' }).child({ part: 'inbound' }),
     now,
     wakeWebhooks: () => webhooks.wake(),
+    wakeSmppDeliveries: () => deps.smppDeliveries.wake(),
+    ...(deps.engineConfig.receiptRetentionHours === undefined ? {} : { smppRetentionHours: deps.engineConfig.receiptRetentionHours }),
     numbering,
     ...observer,
     reassemblyTimeoutMs: config.inbound.reassemblyTimeoutMs,
@@ -79,6 +83,7 @@ export function buildGatewayLoops(deps: GatewayLoopsDeps): GatewayLoops {
     logger: observed.child({ part: 'engine' }),
     // On PostgreSQL the engine writes its outbox rows itself; only wake() is used there.
     deliveryReceipts: { enqueue: enqueueDeliveryReceipt, enqueueMany: enqueueDeliveryReceipts, wake: () => webhooks.wake() },
+    smppDeliveries: deps.smppDeliveries,
     now,
     numbering,
     inbound,

@@ -37,7 +37,7 @@ export interface GatewayOptions {
   configFile?: string;
   /**
    * Builds the SMPP server for customers (src/gateway/smpp-server-hook.ts); called only when
-   * config.smppServer is set. Without it such a config builds no server (and says so in the log).
+   * config.smppServer is set. Default: the server itself (src/gateway/smpp-server-factory.ts).
    */
   smppServerFactory?: SmppServerFactory;
 }

@@ -21,6 +21,8 @@ export interface SmppServerHook {
   stop(): Promise<void>;
   /** Sessions, deliveries waiting and submit counts for the status page, /status.json and /metrics. */
   readonly status: SmppServerStatusSource;
+  /** Wakes the delivery sender: a commit on this node stored a deliver_sm for a customer. */
+  wakeDeliveries(): void;
   /** Where it listens while running (smppServer.port 0 picks a port). */
   address(): { host: string; port: number } | undefined;
 }

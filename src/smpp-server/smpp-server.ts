@@ -52,6 +52,8 @@ export interface SmppBindGateLike {
 /** The delivery sender (store and forward of deliver_sm) as the lifecycle uses it. */
 export interface SmppDeliverySenderLike {
   start(): void;
+  /** Looks for due rows now (a commit on this node stored some). */
+  wake(): void;
   /** Stops sending; resolves when no deliver_sm it sent is still awaiting its response. */
   stop(): Promise<void>;
 }
@@ -185,6 +187,11 @@ export class SmppServer implements SmppServerStatusSource {
   }
 
   /** Where the listener listens while running. */
+  /** A commit on this node stored a deliver_sm for a customer: the sender looks at once. */
+  wakeDeliveries(): void {
+    this.parts.sender.wake();
+  }
+
   address(): { host: string; port: number } | undefined {
     return this.listener?.address?.();
   }

@@ -17,11 +17,7 @@ import type { PricingRule } from '../accounts/credits.js';
 import type { Logger } from '../common/log.js';
 import type { Routing } from '../engine/steps/materialise.js';
 import type { NumberingPlan } from '../sms/index.js';
-import { asyncPort } from '../store/ports.js';
-import { PgSmppIntakeStore } from '../store/postgres/smpp-intake-store.js';
 import type { IntakeFacts, IntakeStored, IntakeSubmit, SmppIntakeStore } from '../store/smpp-intake-port.js';
-import type { Database } from '../store/sqlite/database.js';
-import { SqliteSmppIntakeStore } from '../store/sqlite/smpp-intake-store.js';
 import { SERVER_STATUS, sendsSubmits, type QueryOutcome, type ServerHandlers, type ServerSessionInfo, type ServerStatus, type SubmitOutcome, type SubmitSmFields } from './contracts.js';
 import { decodeSubmit } from './intake/decode-submit.js';
 import { queryOutcomeOf } from './intake/message-state.js';
@@ -194,10 +190,6 @@ export class SubmitIntake implements Pick<ServerHandlers, 'submit' | 'query' | '
   }
 }
 
-/** The intake's store on the database the config selects (the gateway's openDatabase). */
-export function smppIntakeStoreFor(database: Database): SmppIntakeStore {
-  return database.kind === 'postgres' ? new PgSmppIntakeStore(database.pool) : asyncPort(new SqliteSmppIntakeStore(database.store.db));
-}
 
 function refused(status: ServerStatus): { kind: 'refused'; status: ServerStatus } {
   return { kind: 'refused', status };
