@@ -10,7 +10,7 @@
  * transaction; an unrouted one is kept (client_id NULL) and never sent to any client. A client
  * that takes its messages over SMPP (an account bound anywhere, or with messages still waiting for
  * it) gets them as deliver_sm rows stored in that transaction instead of the webhook
- * (src/smpp-server/inbound-deliver-sm.ts decides).
+ * (src/smpp-customer/inbound-deliver-sm.ts decides).
  */
 import { randomUUID } from 'node:crypto';
 import { NOOP_OBSERVER, type GatewayObserver } from '../gateway-observer.js';
@@ -24,8 +24,8 @@ import type { Async } from '../store/ports.js';
 import type { InboundMessage } from '../transports/transport.js';
 import { normalizeInboundAddress } from './address.js';
 import { assembleParts, decodeOctets } from './assemble.js';
-import { SMPP_SERVER_DEFAULTS } from '../smpp-server/contracts.js';
-import { inboundCustomerDeliveries } from '../smpp-server/inbound-deliver-sm.js';
+import { DEFAULT_RECEIPT_RETENTION_HOURS } from '../smpp-customer/customer-cut.js';
+import { inboundCustomerDeliveries } from '../smpp-customer/inbound-deliver-sm.js';
 import { serializeInboundWebhook } from './inbound-webhook.js';
 import { isOptoutText } from './optout-keywords.js';
 import { DEFAULT_INBOUND_PART_LIMITS, partAdmission, type InboundPartLimits } from './part-limits.js';
@@ -272,7 +272,7 @@ export class InboundService {
       optsOut: (keywords) => isOptoutText(message.text, keywords),
       customerDeliveries: (accounts, nowMs) => inboundCustomerDeliveries(
         { publicId, from: message.sender, to: message.recipient, text: message.text }, accounts, nowMs,
-        (this.options.smppRetentionHours ?? SMPP_SERVER_DEFAULTS.receiptRetentionHours) * 3_600_000,
+        (this.options.smppRetentionHours ?? DEFAULT_RECEIPT_RETENTION_HOURS) * 3_600_000,
       ),
     };
   }

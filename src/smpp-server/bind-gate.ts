@@ -22,9 +22,7 @@ import type { SmppAccountStore, SmppBindCredentials, SmppSessionRegistry } from 
 import { AllowList } from './accounts/allow-ip.js';
 import { SERVER_STATUS, type BindDecision, type BindRequest, type ServerHandlers, type ServerSessionInfo, type ServerStatus } from './contracts.js';
 
-/** How often a node refreshes its sessions' rows, and when a row no longer counts (three beats missed, and some). */
-export const SESSION_HEARTBEAT_INTERVAL_MS = 5_000;
-export const SESSION_STALE_MS = 20_000;
+export { SESSION_HEARTBEAT_INTERVAL_MS, SESSION_STALE_MS } from '../smpp-customer/session-liveness.js';
 
 export interface BindGateDeps {
   accounts: SmppAccountStore;

@@ -12,7 +12,9 @@
  * Everything the parts exchange is typed here; each part's module implements its side. Store
  * ports are implemented once per backend (src/store/sqlite/, src/store/postgres/).
  */
-import type { ConcatHeader } from '../transports/transport.js';
+
+import { DEFAULT_RECEIPT_RETENTION_HOURS } from '../smpp-customer/customer-cut.js';
+import type { DeliverSmFields, MessageState } from '../smpp-customer/deliver-sm.js';
 
 /** SMPP 3.4 §4.1: the three binds. */
 export type BindType = 'transmitter' | 'receiver' | 'transceiver';
@@ -47,7 +49,7 @@ export const SMPP_SERVER_DEFAULTS: Omit<SmppServerConfig, 'host' | 'port'> = {
   windowSize: 100,
   enquireLinkIntervalMs: 30_000,
   responseTimeoutMs: 10_000,
-  receiptRetentionHours: 72,
+  receiptRetentionHours: DEFAULT_RECEIPT_RETENTION_HOURS,
 };
 
 /**
@@ -146,12 +148,6 @@ export type SubmitOutcome =
   | { kind: 'accepted'; messageId: string }
   | { kind: 'refused'; status: ServerStatus };
 
-/** SMPP 3.4 §5.2.28 message_state. */
-export type MessageState = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
-export const MESSAGE_STATE = {
-  ENROUTE: 1, DELIVERED: 2, EXPIRED: 3, DELETED: 4, UNDELIVERABLE: 5, ACCEPTED: 6, UNKNOWN: 7, REJECTED: 8,
-} as const satisfies Record<string, MessageState>;
-
 export type QueryOutcome =
   | { kind: 'found'; finalDate: string; messageState: MessageState; errorCode: number }
   | { kind: 'refused'; status: ServerStatus };
@@ -168,35 +164,6 @@ export interface ServerHandlers {
 
 // ---------------------------------------------------------------------------------------------
 // Towards the customer: deliver_sm
-
-/** A deliver_sm to send (SMPP 3.4 §4.6.1), stored as JSON in smpp_deliveries.deliver_sm. */
-export interface DeliverSmFields {
-  sourceAddrTon: number;
-  sourceAddrNpi: number;
-  sourceAddr: string;
-  destAddrTon: number;
-  destAddrNpi: number;
-  destinationAddr: string;
-  /** 0x04 for a delivery receipt (SMPP 3.4 §5.2.12); 0x00 or 0x40 (UDHI) for an inbound message. */
-  esmClass: number;
-  dataCoding: number;
-  /** The short_message octets, hex (a UDH first when esmClass has 0x40). */
-  shortMessageHex: string;
-  /** TLV 0x001E, receipts only: the message id smsgate gave in submit_sm_resp. */
-  receiptedMessageId?: string;
-  /** TLV 0x0427, receipts only. */
-  messageState?: MessageState;
-}
-
-/** A deliver_sm as the JSON smpp_deliveries.deliver_sm holds (the store keeps the text, never looks inside). */
-export function serializeDeliverSm(fields: DeliverSmFields): string {
-  return JSON.stringify(fields);
-}
-
-/** smpp_deliveries.deliver_sm back as the fields serializeDeliverSm wrote. */
-export function parseDeliverSm(json: string): DeliverSmFields {
-  return JSON.parse(json) as DeliverSmFields;
-}
 
 export type DeliverResult =
   | { kind: 'acknowledged' }
@@ -243,29 +210,8 @@ export interface ServerSessionView {
 
 /** A concatenation header: 8-bit or 16-bit reference UDH (3GPP TS 23.040 §9.2.3.24.1/.8) or SAR TLVs. */
 export type { ConcatHeader } from '../transports/transport.js';
-
-/** SMPP data_coding values the server takes (SMSC default alphabet as GSM 03.38, Latin-1, UCS-2). */
-export type CustomerDataCoding = 0 | 3 | 8;
-
-/**
- * One submit_sm as the customer cut it, stored as JSON in campaigns.smpp_submit: the part goes
- * upstream as this one part (the same concatenation header and data coding), never re-split.
- * The decoded text of the part is the campaign's text.
- */
-export interface CustomerCut {
-  dataCoding: CustomerDataCoding;
-  concat: ConcatHeader | null;
-  /** SMPP 3.4 §5.2.17 registered_delivery as sent (bits 0-1: 0 none, 1 final, 2 failure only). */
-  registeredDelivery: number;
-  sourceAddrTon: number;
-  sourceAddrNpi: number;
-}
-
-/** Which receipts a customer asked for (registered_delivery bits 0-1). */
-export function wantsReceipt(registeredDelivery: number, delivered: boolean): boolean {
-  const asked = registeredDelivery & 0x03;
-  return asked === 1 || (asked === 2 && !delivered);
-}
+export { DEFAULT_RECEIPT_RETENTION_HOURS, wantsReceipt, type CustomerCut, type CustomerDataCoding } from '../smpp-customer/customer-cut.js';
+export { MESSAGE_STATE, parseDeliverSm, serializeDeliverSm, type DeliverSmFields, type MessageState } from '../smpp-customer/deliver-sm.js';
 
 // ---------------------------------------------------------------------------------------------
 // Visibility

@@ -26,8 +26,9 @@
  */
 import { chargeOf, releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import { isDeliveredStatus } from '../../receipts/index.js';
-import { SMPP_SERVER_DEFAULTS, serializeDeliverSm, wantsReceipt, type CustomerCut } from '../../smpp-server/contracts.js';
-import { receiptDeliverSm, receiptOutcomeOf } from '../../smpp-server/receipt-deliver-sm.js';
+import { DEFAULT_RECEIPT_RETENTION_HOURS, wantsReceipt, type CustomerCut } from '../../smpp-customer/customer-cut.js';
+import { serializeDeliverSm } from '../../smpp-customer/deliver-sm.js';
+import { receiptDeliverSm, receiptOutcomeOf } from '../../smpp-customer/receipt-deliver-sm.js';
 import type { CustomerDeliveryWrite } from '../../store/smpp-delivery-port.js';
 import type { PartState, RecipientStatus } from '../../store/entities.js';
 import type { PartRow, RecipientRow } from '../../store/part-change-rows.js';
@@ -108,7 +109,7 @@ export class PartChangeLedger {
   private readonly receiptRetentionMs: number;
 
   constructor(facts: PartChangeFacts, private readonly nowMs: number, options: PartChangeOptions = {}) {
-    this.receiptRetentionMs = (options.receiptRetentionHours ?? SMPP_SERVER_DEFAULTS.receiptRetentionHours) * 3_600_000;
+    this.receiptRetentionMs = (options.receiptRetentionHours ?? DEFAULT_RECEIPT_RETENTION_HOURS) * 3_600_000;
     for (const read of facts.parts) {
       if (this.parts.has(read.id)) continue;
       const part = { ...read };

@@ -46,7 +46,7 @@ export interface InboundDelivery {
   optsOut(keywords: readonly string[]): boolean;
   /**
    * The deliver_sm rows to store instead of the webhook when the routed client takes its messages
-   * over SMPP (src/smpp-server/inbound-deliver-sm.ts decides); empty for the webhook. Pure: called
+   * over SMPP (src/smpp-customer/inbound-deliver-sm.ts decides); empty for the webhook. Pure: called
    * inside the transaction with what the store read of the client's SMPP accounts. Absent: the webhook.
    */
   customerDeliveries?(accounts: readonly SmppAccountPresence[], nowMs: number): CustomerDeliveryWrite[];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSmppReceipt } from '../../../src/receipts/index.js';
 import { MESSAGE_STATE } from '../../../src/smpp-server/contracts.js';
-import { receiptDeliverSm, receiptOutcomeOf, type ReceiptDeliverSmInput } from '../../../src/smpp-server/receipt-deliver-sm.js';
+import { receiptDeliverSm, receiptOutcomeOf, type ReceiptDeliverSmInput } from '../../../src/smpp-customer/receipt-deliver-sm.js';
 import { decodeGsm7Septets } from '../../../src/sms/gsm7.js';
 
 const SUBMITTED_MS = Date.UTC(2026, 10, 26, 8, 45, 31);

@@ -9,7 +9,8 @@
 import { encodeGsm7Septets } from '../sms/gsm7.js';
 import { DEFAULT_GSM7_CHARSET } from '../sms/gsm7-charset.js';
 import { COMMAND_STATUS } from '../transports/smpp/command-status.js';
-import { MESSAGE_STATE, type CustomerCut, type DeliverSmFields, type MessageState } from './contracts.js';
+import type { CustomerCut } from './customer-cut.js';
+import { MESSAGE_STATE, type DeliverSmFields, type MessageState } from './deliver-sm.js';
 
 /** SMPP 3.4 §5.2.12: esm_class bits 2-5 = 0001, "SMSC Delivery Receipt". */
 export const ESM_CLASS_DELIVERY_RECEIPT = 0x04;

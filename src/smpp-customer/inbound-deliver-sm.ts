@@ -14,16 +14,12 @@ import { encodeParts } from '../sms/encode-parts.js';
 import { chooseLayout, splitSegments } from '../sms/message-layout.js';
 import type { MessagePlan } from '../sms/message-plan.js';
 import type { CustomerDeliveryWrite, SmppAccountPresence } from '../store/smpp-delivery-port.js';
-import { serializeDeliverSm, type DeliverSmFields } from './contracts.js';
+import { SESSION_STALE_MS } from './session-liveness.js';
+import { serializeDeliverSm, type DeliverSmFields } from './deliver-sm.js';
 
 /** SMPP 3.4 §5.2.12: UDHI, the short_message begins with a user data header. */
 export const ESM_CLASS_UDHI = 0x40;
 
-/**
- * A session row whose heartbeat is older than this belongs to a node that stopped (the sessions'
- * heartbeat refreshes it far more often): it no longer counts as a bind.
- */
-export const SESSION_STALE_MS = 60_000;
 
 export interface InboundForCustomer {
   /** The message's public id: the rows' key, so its parts go out in order. */
