@@ -1,7 +1,10 @@
 /** Waiting on conditions with a deadline (never a bare sleep), and free ports, for the e2e bench. */
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
+import { pollUntil } from '../../test/support/poll-until.js';
 import { monoMs } from './clock.js';
 import type { SinkProcess } from './sinks.js';
+
+export { portAccepts } from '../../test/support/poll-until.js';
 
 /** A whole run (one gateway, one size) gives up after this long. */
 const RUN_TIMEOUT_MS = 30 * 60_000;
@@ -36,11 +39,7 @@ export async function waitForCount(count: () => number, target: number, progress
 }
 
 export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = monoMs() + timeoutMs;
-  while (!(await check())) {
-    if (monoMs() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  await pollUntil(check, timeoutMs, () => what, POLL_MS);
 }
 
 export function freePort(): Promise<number> {
@@ -52,16 +51,5 @@ export function freePort(): Promise<number> {
       const port = typeof address === 'object' && address !== null ? address.port : 0;
       server.close(() => resolve(port));
     });
-  });
-}
-
-export function portAccepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
   });
 }

@@ -127,6 +127,15 @@ export function allowIpsOf(json: string): string[] {
 
 type AccountColumns = Pick<SmppAccountRow, 'system_id' | 'max_binds' | 'allow_ips' | 'created_at' | 'updated_at'>;
 
+/** An account with its client, the same text on both backends (the WHERE clause is each one's own). */
+export const ACCOUNT_WITH_CLIENT = `SELECT a.id, a.system_id, a.client_id, a.password_hash, a.max_binds, a.allow_ips, a.created_at, a.updated_at,
+  c.name AS client_name, c.active AS client_active
+  FROM smpp_accounts a JOIN clients c ON c.id = a.client_id`;
+
+/** A live session with its account's system_id, the same text on both backends (the WHERE clause is each one's own). */
+export const LIVE_SESSIONS = `SELECT s.id, s.account_id, s.node_id, s.bind_type, s.address, s.bound_at, s.heartbeat_at, a.system_id
+  FROM smpp_server_sessions s JOIN smpp_accounts a ON a.id = s.account_id`;
+
 /** A row (with its client's name) as the listing shows it. */
 export function smppAccountListingOf(row: AccountColumns & { client_name: string }): SmppAccountListing {
   return {
@@ -148,6 +157,9 @@ export function smppBindCredentialsOf(
     clientActive: row.client_active === 1 || row.client_active === true,
   };
 }
+
+/** A row of ACCOUNT_WITH_CLIENT: what both the listing and the bind check read. */
+export type SmppAccountWithClientRow = Parameters<typeof smppBindCredentialsOf>[0] & Parameters<typeof smppAccountListingOf>[0];
 
 /** The ids of `sessionIds` the heartbeat found no row of its node for. */
 export function missingSessions(sessionIds: readonly string[], refreshedIds: readonly string[]): string[] {

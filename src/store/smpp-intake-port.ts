@@ -66,21 +66,15 @@ export type IntakeStored =
   /** Too few credits available: nothing of this submit was written. */
   | { kind: 'short'; needed: number; available: number };
 
-/** The campaign row of an accepted submit. */
-export interface IntakeCampaignRow {
+/** The campaign row of an accepted submit: the submit's own columns, under the campaign's id, with its reservation. */
+export type IntakeCampaignRow = Pick<
+  IntakeSubmit,
+  'clientId' | 'accountId' | 'name' | 'sender' | 'text' | 'textSent' | 'encoding' | 'partsPerMessage' | 'smppSubmitJson'
+> & {
   id: string;
-  clientId: number;
-  name: string;
-  sender: string;
-  text: string;
-  textSent: string;
-  encoding: string;
-  partsPerMessage: number;
   createdAtMs: number;
   creditsReserved: number | null;
-  accountId: number;
-  smppSubmitJson: string;
-}
+};
 
 /** An accepted submit's rows, but for its recipient's id (the parts name it once it is inserted). */
 export interface IntakeRows {

@@ -3,50 +3,10 @@
  * `database.url`, through the CLI's dispatcher: the same commands and --json shapes as on SQLite
  * (test/cli/credits.test.ts), the rows written where the gateway's nodes read them.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { captureCliOutput, type CliResult } from '../support/cli-output.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { describe, expect, it } from 'vitest';
+import { useCliOnPostgres } from '../support/cli-on-postgres.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'smsgate-credits-pg-'));
-const configPath = join(dir, 'config.json');
-const cfg = ['--config', configPath];
-let server: PostgresServer;
-let url: string;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  url = await server.createDatabase();
-  writeFileSync(configPath, JSON.stringify({ database: { url, keyFile: join(dir, 'secrets.key') } }));
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function smsgate(...args: string[]): Promise<CliResult> {
-  return captureCliOutput(() => main(args));
-}
-
-async function json<T>(...args: string[]): Promise<T> {
-  const run = await smsgate(...args, ...cfg, '--json');
-  expect(run).toMatchObject({ code: 0, stderr: '' });
-  return JSON.parse(run.stdout) as T;
-}
-
-async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const { cfg, smsgate, json, query } = useCliOnPostgres('smsgate-credits-pg-');
 
 describe('smsgate credits on PostgreSQL (database.url)', () => {
   it('gives, corrects, sets and shows credits, and lists the ledger newest first', async () => {

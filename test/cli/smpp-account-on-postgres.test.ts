@@ -3,51 +3,11 @@
  * the CLI's dispatcher in this process: the same commands, --json shapes and refusals as on
  * SQLite (test/cli/smpp-account.test.ts), the rows written where every node's bind check reads them.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/auth/password.js';
-import { main } from '../../src/cli/main.js';
-import { captureCliOutput, type CliResult } from '../support/cli-output.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { useCliOnPostgres } from '../support/cli-on-postgres.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'smsgate-smpp-account-pg-'));
-const configPath = join(dir, 'config.json');
-const cfg = ['--config', configPath];
-let server: PostgresServer;
-let url: string;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  url = await server.createDatabase();
-  writeFileSync(configPath, JSON.stringify({ database: { url, keyFile: join(dir, 'secrets.key') } }));
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function smsgate(...args: string[]): Promise<CliResult> {
-  return captureCliOutput(() => main(args));
-}
-
-async function json<T>(...args: string[]): Promise<T> {
-  const run = await smsgate(...args, ...cfg, '--json');
-  expect(run).toMatchObject({ code: 0, stderr: '' });
-  return JSON.parse(run.stdout) as T;
-}
-
-async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const { cfg, smsgate, json, query } = useCliOnPostgres('smsgate-smpp-account-pg-');
 
 describe('smsgate smpp-account on PostgreSQL (database.url)', () => {
   it('adds, lists, sets a password and removes accounts, refusing unknown and duplicate ones', async () => {

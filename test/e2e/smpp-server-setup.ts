@@ -6,11 +6,11 @@
  * `client set-rate`) before it starts; and a customer's view of the upstream submits.
  */
 import { join } from 'node:path';
-import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { smsgateCli } from '../support/cluster-nodes.js';
 import { freePort } from '../support/free-port.js';
 import { GatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
+import { pollUntil, portAccepts } from '../support/poll-until.js';
 import type { EsmeBindType, PerlEsme, PerlEsmeOptions } from '../support/perl-esme/perl-esme.js';
 import type { EsmeSubmit } from '../support/perl-esme/customer-cut.js';
 import { TLV_TAG } from '../support/smsc/pdu-framer.js';
@@ -126,22 +126,8 @@ export class SmppServerGateway {
 }
 
 export async function waitForPort(port: number, timeoutMs: number, context: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await accepts(port))) {
-    if (Date.now() > deadline) throw new Error(`nothing accepted connections on the SMPP server's port ${port} within ${timeoutMs} ms (is the smppServer section wired?):\n${context()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+  await pollUntil(() => portAccepts(port), timeoutMs,
+    () => `connections on the SMPP server's port ${port} (is the smppServer section wired?):\n${context()}`, 50);
 }
 
 /** The octets a part's text went in: message_payload when sent, else short_message (a UDH included). */

@@ -11,16 +11,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { spawnPeer, stopPeers } from './peer-process.js';
+import { pollUntil, portAccepts } from './poll-until.js';
 import type { WebhookReceiver } from './webhook-receiver.js';
 
 export const BEARERBOX = '/usr/sbin/bearerbox';
 export const SMSBOX = '/usr/sbin/smsbox';
-const POLL_MS = 50;
 
 /** Why Kannel cannot run here, or undefined when both boxes are installed. */
 export function kannelMissing(): string | undefined {
@@ -122,18 +121,6 @@ export function kannelLogTails(dir: string, lines = 5): string {
     .join('\n');
 }
 
-/** True once something accepts TCP connections on 127.0.0.1:port. */
-export function portAccepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /** Starts bearerbox, then smsbox once bearerbox's smsbox port accepts; both as peer processes. */
 export async function startKannelBoxes(confPath: string, ports: KannelConfOptions['ports'], dir: string, timeoutMs = 15_000): Promise<ChildProcess[]> {
   const missing = kannelMissing();
@@ -154,14 +141,6 @@ export async function startKannelBoxes(confPath: string, ports: KannelConfOption
 /** smsbox first, then bearerbox: SIGTERM, SIGKILL after the peers' grace period. */
 export async function stopKannelBoxes(boxes: readonly ChildProcess[]): Promise<void> {
   await stopPeers([...boxes].reverse());
-}
-
-async function pollUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
 }
 
 /** One GET; resolves with the status code and body. */

@@ -420,16 +420,26 @@ export class ServerConnection {
     this.write(new SubmitSmResp(sequenceNumber, commandStatus, messageId));
   }
 
-  private onQuerySm(pdu: PDU): void {
+  /**
+   * query_sm and cancel_sm are a transmitter's requests (SMPP 3.4 §4.8, §4.9) and take a window place like submit_sm:
+   * the session when both hold, else the refusal is answered here and null returned.
+   */
+  private admitSubmitterRequest(pdu: PDU): BoundSession | null {
     const session = this.submitter();
     if (session === null) {
       this.write(responseTo(pdu, SERVER_STATUS.invalidBindStatus));
-      return;
+      return null;
     }
     if (!this.admit()) {
       this.write(responseTo(pdu, SERVER_STATUS.throttled));
-      return;
+      return null;
     }
+    return session;
+  }
+
+  private onQuerySm(pdu: PDU): void {
+    const session = this.admitSubmitterRequest(pdu);
+    if (session === null) return;
     const messageId = stringField(pdu, 'message_id');
     void this.callHandler('query', () => this.options.handlers.query(session.info, messageId, stringField(pdu, 'source_addr'))).then((outcome) => {
       this.release();
@@ -452,15 +462,8 @@ export class ServerConnection {
   }
 
   private onCancelSm(pdu: PDU): void {
-    const session = this.submitter();
-    if (session === null) {
-      this.write(responseTo(pdu, SERVER_STATUS.invalidBindStatus));
-      return;
-    }
-    if (!this.admit()) {
-      this.write(responseTo(pdu, SERVER_STATUS.throttled));
-      return;
-    }
+    const session = this.admitSubmitterRequest(pdu);
+    if (session === null) return;
     const call = (): ReturnType<ServerHandlers['cancel']> =>
       this.options.handlers.cancel(session.info, stringField(pdu, 'message_id'), stringField(pdu, 'source_addr'), stringField(pdu, 'destination_addr'));
     void this.callHandler('cancel', call).then((outcome) => {

@@ -7,7 +7,9 @@
 import { GatewayError } from '../../common/errors.js';
 import type { SmppServerSessionRow } from '../entities.js';
 import {
+  ACCOUNT_WITH_CLIENT,
   bindSlotFree,
+  LIVE_SESSIONS,
   missingSessions,
   smppAccountExists,
   smppAccountListingOf,
@@ -18,14 +20,12 @@ import {
   type NewSmppAccount,
   type SmppAccountListing,
   type SmppAccountStore,
+  type SmppAccountWithClientRow,
   type SmppBindCredentials,
   type SmppSessionRegistry,
 } from '../smpp-account-port.js';
-import { ACCOUNT_WITH_CLIENT, LIVE_SESSIONS } from '../sqlite/smpp-account-store.js';
 import { isUniqueViolation } from '../unique-violation.js';
 import { changes, inTransaction, row, rows, type PgPool } from './pool.js';
-
-type AccountWithClient = Parameters<typeof smppBindCredentialsOf>[0] & Parameters<typeof smppAccountListingOf>[0];
 
 export class PgSmppAccountStore implements SmppAccountStore {
   constructor(private readonly pool: PgPool) {}
@@ -43,13 +43,13 @@ export class PgSmppAccountStore implements SmppAccountStore {
         if (isUniqueViolation(err)) throw smppAccountExists(account.systemId);
         throw err;
       }
-      return smppAccountListingOf(await row<AccountWithClient>(db, `${ACCOUNT_WITH_CLIENT} WHERE a.system_id = $1`, [account.systemId]) as AccountWithClient);
+      return smppAccountListingOf(await row<SmppAccountWithClientRow>(db, `${ACCOUNT_WITH_CLIENT} WHERE a.system_id = $1`, [account.systemId]) as SmppAccountWithClientRow);
     });
   }
 
   /** In byte order, as SQLite's BINARY collation sorts, whatever the database's locale. */
   async list(): Promise<SmppAccountListing[]> {
-    return (await rows<AccountWithClient>(this.pool, `${ACCOUNT_WITH_CLIENT} ORDER BY a.system_id COLLATE "C"`)).map(smppAccountListingOf);
+    return (await rows<SmppAccountWithClientRow>(this.pool, `${ACCOUNT_WITH_CLIENT} ORDER BY a.system_id COLLATE "C"`)).map(smppAccountListingOf);
   }
 
   async remove(systemId: string): Promise<void> {
@@ -62,7 +62,7 @@ export class PgSmppAccountStore implements SmppAccountStore {
   }
 
   async findForBind(systemId: string): Promise<SmppBindCredentials | undefined> {
-    const found = await row<AccountWithClient>(this.pool, `${ACCOUNT_WITH_CLIENT} WHERE a.system_id = $1`, [systemId]);
+    const found = await row<SmppAccountWithClientRow>(this.pool, `${ACCOUNT_WITH_CLIENT} WHERE a.system_id = $1`, [systemId]);
     return found === undefined ? undefined : smppBindCredentialsOf(found);
   }
 }

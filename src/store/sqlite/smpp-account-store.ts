@@ -8,7 +8,9 @@ import type { Statement } from 'better-sqlite3';
 import { GatewayError } from '../../common/errors.js';
 import type { SmppServerSessionRow } from '../entities.js';
 import {
+  ACCOUNT_WITH_CLIENT,
   bindSlotFree,
+  LIVE_SESSIONS,
   missingSessions,
   smppAccountExists,
   smppAccountListingOf,
@@ -18,27 +20,18 @@ import {
   type LiveServerSession,
   type NewSmppAccount,
   type SmppAccountListing,
+  type SmppAccountWithClientRow,
   type SmppBindCredentials,
 } from '../smpp-account-port.js';
 import { isUniqueViolation } from '../unique-violation.js';
 import type { SqliteDatabase } from './database.js';
 
-/** An account with its client, the same text on both backends (the WHERE clause is each one's own). */
-export const ACCOUNT_WITH_CLIENT = `SELECT a.id, a.system_id, a.client_id, a.password_hash, a.max_binds, a.allow_ips, a.created_at, a.updated_at,
-  c.name AS client_name, c.active AS client_active
-  FROM smpp_accounts a JOIN clients c ON c.id = a.client_id`;
-
-/** A live session with its account's system_id, the same text on both backends. */
-export const LIVE_SESSIONS = `SELECT s.id, s.account_id, s.node_id, s.bind_type, s.address, s.bound_at, s.heartbeat_at, a.system_id
-  FROM smpp_server_sessions s JOIN smpp_accounts a ON a.id = s.account_id`;
-
-type AccountWithClient = Parameters<typeof smppBindCredentialsOf>[0] & Parameters<typeof smppAccountListingOf>[0];
 
 export class SqliteSmppAccountStore {
   private readonly clientStmt: Statement<[string], { id: number }>;
   private readonly insertStmt: Statement<[string, number, string, number | null, string, number, number]>;
-  private readonly bySystemIdStmt: Statement<[string], AccountWithClient>;
-  private readonly listStmt: Statement<[], AccountWithClient>;
+  private readonly bySystemIdStmt: Statement<[string], SmppAccountWithClientRow>;
+  private readonly listStmt: Statement<[], SmppAccountWithClientRow>;
   private readonly removeStmt: Statement<[string]>;
   private readonly setPasswordStmt: Statement<[string, number, string]>;
 
@@ -64,7 +57,7 @@ export class SqliteSmppAccountStore {
         if (isUniqueViolation(err)) throw smppAccountExists(account.systemId);
         throw err;
       }
-      return smppAccountListingOf(this.bySystemIdStmt.get(account.systemId) as AccountWithClient);
+      return smppAccountListingOf(this.bySystemIdStmt.get(account.systemId) as SmppAccountWithClientRow);
     }).immediate();
   }
 
