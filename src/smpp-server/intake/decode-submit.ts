@@ -4,7 +4,8 @@
  *
  * - data_coding (SMPP 3.4 §5.2.19): 0 the SMSC default alphabet, taken as GSM 03.38 with one
  *   septet per octet, unpacked (ESC 0x1B reaches the extension table); 3 Latin-1 (ISO-8859-1);
- *   8 UCS-2 big-endian. Any other value: ESME_RINVPARAM (SERVER_STATUS.invalidParameter).
+ *   8 UCS-2 big-endian. Any other value: 0xC0, ESME_RINVOPTPARSTREAM in the SMPP 3.4 table
+ *   (SERVER_STATUS.invalidParameter; SMPP 3.4 has no status of its own for a data coding).
  * - esm_class 0x40 (UDHI, SMPP 3.4 §5.2.12): the user data starts with a UDH (3GPP TS 23.040
  *   §9.2.3.24): IE 0x00 (8-bit reference) or 0x08 (16-bit reference) is the concatenation; any
  *   other IE is skipped and kept out of the text.

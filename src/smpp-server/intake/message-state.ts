@@ -2,23 +2,19 @@
  * query_sm's answer for a stored submit (SMPP 3.4 §4.8.2): its message_state from its recipient
  * and parts, when it became final as an SMPP absolute time, and the network error code. Pure.
  */
+import { receiptOutcomeOf } from '../../smpp-customer/receipt-deliver-sm.js';
 import type { IntakeMessage } from '../../store/smpp-intake-port.js';
-import { CANCELLED_STATUS } from '../../store/smpp-intake-port.js';
 import { MESSAGE_STATE, type MessageState, type QueryOutcome } from '../contracts.js';
 
-/** A final recipient's status (a receipt's stat, or ours) as message_state (SMPP 3.4 §5.2.28, Appendix B names). */
+/**
+ * A final recipient's status (a receipt's stat, or ours) as message_state (SMPP 3.4 §5.2.28): the
+ * same mapping as the receipt the customer gets (receiptOutcomeOf), so query_sm and the receipt
+ * never disagree. A recipient not delivered is never DELIVERED, whatever its last part said.
+ */
 function finalState(delivered: boolean, lastStatus: string | null): MessageState {
   if (delivered) return MESSAGE_STATE.DELIVERED;
-  switch (lastStatus?.trim().toUpperCase()) {
-    case CANCELLED_STATUS:
-      return MESSAGE_STATE.DELETED;
-    case 'EXPIRED':
-      return MESSAGE_STATE.EXPIRED;
-    case 'REJECTD':
-      return MESSAGE_STATE.REJECTED;
-    default:
-      return MESSAGE_STATE.UNDELIVERABLE;
-  }
+  const { messageState } = receiptOutcomeOf(lastStatus ?? '', null);
+  return messageState === MESSAGE_STATE.DELIVERED ? MESSAGE_STATE.UNDELIVERABLE : messageState;
 }
 
 const two = (n: number): string => String(n).padStart(2, '0');

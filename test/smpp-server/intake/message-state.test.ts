@@ -41,4 +41,20 @@ describe('queryOutcomeOf', () => {
     expect(final('undelivered', 'UNDELIV', '1024')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE, errorCode: 0 });
     expect(final('undelivered', 'NO_ROUTE', 'ESME_RINVDSTADR')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE, errorCode: 0 });
   });
+
+  it('answers the message_state the customer\'s receipt carries for every final status', () => {
+    const final = (lastStatus: string): unknown =>
+      queryOutcomeOf(message({
+        recipientStatus: 'undelivered', recipientLastStatus: lastStatus,
+        parts: [{ id: 1, state: 'undelivered', lastStatus, lastErrorCode: null, finalAt: DONE_MS, credits: 1 }],
+      }));
+    // Long spellings, an upstream SMSC's permanent refusal and UNKNOWN: as the receipt's stat says them.
+    expect(final('REJECTED')).toMatchObject({ messageState: MESSAGE_STATE.REJECTED });
+    expect(final('ESME_RINVDSTADR')).toMatchObject({ messageState: MESSAGE_STATE.REJECTED });
+    expect(final('ESME_RTHROTTLED')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE });
+    expect(final('UNDELIVERABLE')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE });
+    expect(final('UNKNOWN')).toMatchObject({ messageState: MESSAGE_STATE.UNKNOWN });
+    // A recipient not delivered is not DELIVERED, whatever its last part's status.
+    expect(final('DELIVRD')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE });
+  });
 });
