@@ -9,7 +9,7 @@
  * - the price: creditsPerPart (src/accounts/credits.ts) x the parts; a whole message
  *   (concatenation null) in the parts the SMS core splits a campaign's text into (partsPerMessage);
  * - the client's send rate: the GCRA of src/engine/send-rate.ts against this node's own state.
- * Statuses per refusal (docs/behaviour/smpp-server.md): invalid destination or opted out
+ * Statuses per refusal (docs/behaviour/smpp-server-submits.md): invalid destination or opted out
  * ESME_RINVDSTADR, sender refused ESME_RINVSRCADR, no route ESME_RSUBMITFAIL, over the rate
  * ESME_RTHROTTLED. Too few credits (ESME_RSUBMITFAIL) is decided in the store's transaction.
  */

@@ -14,6 +14,7 @@ import { DeliverySender, deliveryRetryDelayMs, type DeliveryTiming } from '../..
 import type { CustomerDeliveryWrite } from '../../../src/store/smpp-delivery-port.js';
 import { openStore, type SqliteDatabase } from '../../../src/store/sqlite/database.js';
 import { SqliteSmppDeliveryStore } from '../../../src/store/sqlite/smpp-delivery-store.js';
+import { pollUntil } from '../../support/poll-until.js';
 
 const T0_MS = 1_765_100_000_000;
 const HOUR_MS = 3_600_000;
@@ -121,12 +122,8 @@ function states(db: SqliteDatabase): Record<string, number> {
   return Object.fromEntries(counted.map((c) => [c.state, c.n]));
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function until(condition: () => boolean, what: string): Promise<void> {
+  return pollUntil(condition, DEADLINE_MS, () => what, 5);
 }
 
 const ack: Answer = () => ({ kind: 'acknowledged' });

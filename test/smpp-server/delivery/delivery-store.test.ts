@@ -22,6 +22,7 @@ import { SqliteSmppDeliveryStore } from '../../../src/store/sqlite/smpp-delivery
 import { silentLogger } from '../../../src/common/log.js';
 import type { DeliverResult, DeliveringSession, LocalSessions, ServerSessionInfo } from '../../../src/smpp-server/contracts.js';
 import { DeliverySender } from '../../../src/smpp-server/delivery-sender.js';
+import { pollUntil } from '../../support/poll-until.js';
 import { usePostgresSuite } from '../../support/postgres-suite.js';
 
 const T0_MS = 1_765_100_000_000;
@@ -254,12 +255,8 @@ describe('a receipt across a PostgreSQL cluster', () => {
     senderB.start();
     // Written after node B's sender started: nothing on node A wakes it, its poll finds the row.
     await nodeA.receipt('up-1', 'UNDELIV', T0_MS + 5_000);
-    const deadline = Date.now() + 10_000;
     const delivered = async () => (await nodeA.sql(`SELECT state FROM smpp_deliveries`))[0]?.state === 'delivered';
-    while (!(await delivered())) {
-      if (Date.now() > deadline) throw new Error('the receipt never reached node B\'s customer');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await pollUntil(delivered, 10_000, () => 'the receipt to reach node B\'s customer');
     expect(sessions.received).toHaveLength(1);
     expect(sessions.received[0]).toMatchObject({ esmClass: 4, receiptedMessageId: 'c-1', messageState: 5 });
     expect(Buffer.from(sessions.received[0]!.shortMessageHex, 'hex').toString('latin1')).toMatch(/^id:c-1 sub:001 dlvrd:000 .* stat:UNDELIV err:000 text:Your code is 4821$/);

@@ -11,14 +11,11 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../../src/common/errors.js';
 import type { ServerSessionInfo, ServerSessionView } from '../../../src/smpp-server/contracts.js';
+import { pollUntil } from '../../support/poll-until.js';
 import { fakeSmppServer, sessionView, type FakeServer, type FakeServerOptions } from './fake-parts.js';
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  return pollUntil(condition, timeoutMs, () => what, 5);
 }
 
 function view(sessionId: string, systemId: string, extra: Partial<ServerSessionView> = {}): ServerSessionView {

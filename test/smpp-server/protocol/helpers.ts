@@ -22,6 +22,7 @@ import type {
 } from '../../../src/smpp-server/contracts.js';
 import { SERVER_STATUS } from '../../../src/smpp-server/contracts.js';
 import { startSmppListener, type SmppListener } from '../../../src/smpp-server/protocol/listener.js';
+import { pollUntil } from '../../support/poll-until.js';
 
 export const ACCOUNT: SmppAccount = { id: 7, systemId: 'cust1', clientId: 3, clientName: 'acme', maxBinds: null, allowIps: [] };
 export const PASSWORD = 'pw123';
@@ -91,11 +92,7 @@ export async function startTestListener(handlers: ServerHandlers, config: Partia
 
 /** Polls until check() is true; fails with what after timeoutMs. */
 export async function waitUntil(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await pollUntil(check, timeoutMs, () => what, 5);
 }
 
 /** A customer on the `smpp` package: every PDU it receives is kept, requests are answered only when the test says so. */
