@@ -10,7 +10,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { KannelCustomer } from '../support/kannel-customer.js';
-import { cutMessage, type CutScheme, type CustomerDataCoding } from '../support/perl-esme/customer-cut.js';
+import { CUT_CASES, cutMessage } from '../support/perl-esme/customer-cut.js';
 import { PerlEsme } from '../support/perl-esme/perl-esme.js';
 import { ReceiptingSmsc } from '../support/receipting-smsc.js';
 import { TLV_TAG } from '../support/smsc/pdu-framer.js';
@@ -55,13 +55,7 @@ describe('Perl Net::SMPP customer ESME against the test SMSC', () => {
   it('sends long messages as it cut them (UDH 8/16-bit, SAR, message_payload; data_coding 0, 3, 8) and reads each receipt', async () => {
     const smsc = await testSmsc();
     const esme = await esmeOn(smsc, 'transceiver');
-    const cases: { scheme: CutScheme; dataCoding: CustomerDataCoding; text: string }[] = [
-      { scheme: 'single', dataCoding: 0, text: 'Hello from Perl' },
-      { scheme: 'udh8', dataCoding: 0, text: 'Part one of three. '.repeat(8) },
-      { scheme: 'udh16', dataCoding: 3, text: 'Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e '.repeat(6) },
-      { scheme: 'sar', dataCoding: 8, text: '\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 '.repeat(10) },
-      { scheme: 'payload', dataCoding: 0, text: 'A whole text in message payload' },
-    ];
+    const cases = CUT_CASES;
     const sms = cases.flatMap((c, i) => cutMessage({ ...c, source: 'Shop', destination: `44770090010${i}`, reference: 300 + i, charsPerPart: 50 }));
     expect(sms.length).toBeGreaterThan(cases.length);
     const resps = await esme.submitAll(sms);

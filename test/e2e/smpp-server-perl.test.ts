@@ -13,7 +13,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_STATUS } from '../../src/smpp-server/contracts.js';
-import { cutMessage, type CutScheme, type CustomerDataCoding, type EsmeSubmit } from '../support/perl-esme/customer-cut.js';
+import { CUT_CASES, cutMessage, type EsmeSubmit } from '../support/perl-esme/customer-cut.js';
 import { PerlEsme, type EsmeBindType } from '../support/perl-esme/perl-esme.js';
 import { TestSmsc, type RecordedSubmit } from '../support/smsc/test-smsc.js';
 import { readDatabase, tempDir, until } from './e2e-setup.js';
@@ -95,13 +95,7 @@ function waitingReceipts(systemId: string): number {
 describe('smsgate SMPP server with a Perl Net::SMPP customer (SQLite)', () => {
   it('sends every message upstream once as the customer cut it, and every receipt comes back', async () => {
     const esme = await bind('transceiver', CUT);
-    const cases: { scheme: CutScheme; dataCoding: CustomerDataCoding; text: string }[] = [
-      { scheme: 'single', dataCoding: 0, text: 'Hello from Perl' },
-      { scheme: 'udh8', dataCoding: 0, text: 'Part one of three. '.repeat(8) },
-      { scheme: 'udh16', dataCoding: 3, text: 'Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e '.repeat(6) },
-      { scheme: 'sar', dataCoding: 8, text: '\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 '.repeat(10) },
-      { scheme: 'payload', dataCoding: 0, text: 'A whole text in message payload' },
-    ];
+    const cases = CUT_CASES;
     // One destination a message: its parts are the submits upstream to that number.
     const byDestination = new Map<string, EsmeSubmit[]>(cases.map((c, i) => {
       const destination = `44770090110${i}`;

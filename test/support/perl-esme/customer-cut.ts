@@ -28,6 +28,15 @@ export interface EsmeSubmit {
 export type CutScheme = 'single' | 'udh8' | 'udh16' | 'sar' | 'payload';
 export type CustomerDataCoding = 0 | 3 | 8;
 
+/** One message in every way a customer sends one (a single part, UDH 8/16-bit, SAR, message_payload) and every data_coding the server takes. */
+export const CUT_CASES: readonly { scheme: CutScheme; dataCoding: CustomerDataCoding; text: string }[] = [
+  { scheme: 'single', dataCoding: 0, text: 'Hello from Perl' },
+  { scheme: 'udh8', dataCoding: 0, text: 'Part one of three. '.repeat(8) },
+  { scheme: 'udh16', dataCoding: 3, text: 'Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e '.repeat(6) },
+  { scheme: 'sar', dataCoding: 8, text: '\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 '.repeat(10) },
+  { scheme: 'payload', dataCoding: 0, text: 'A whole text in message payload' },
+];
+
 export interface CutRequest {
   text: string;
   scheme: CutScheme;
