@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -274,17 +274,21 @@ describe('a gateway whose SMPP port is taken', () => {
 });
 
 describe('a gateway with smppServer set but built without a server', () => {
-  it('runs without one and says so in its log', async () => {
-    const dir = tempDir('smpp-server-nofactory');
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
-    const gateway = await createGateway(configFor(dir, { port: 0 }), { logger });
+  it('builds the SMPP server itself when given no factory: it listens, and /status.json lists no session yet', async () => {
+    const dir = tempDir('smpp-server-default');
+    const gateway = await createGateway(configFor(dir, { port: 0 }));
     try {
       await gateway.start();
-      expect(gateway.smppServer).toBeUndefined();
-      const warned = lines.map((l) => JSON.parse(l) as { msg: string }).find((l) => l.msg.startsWith('smppServer is configured'));
-      expect(warned?.msg).toBe('smppServer is configured but this gateway was built without an SMPP server: customers cannot bind');
-      expect((await statusJson(gateway)).smppServer).toBeNull();
+      const address = gateway.smppServer?.address();
+      expect(address?.port).toBeGreaterThan(0);
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(address?.port ?? 0, address?.host ?? '127.0.0.1', () => {
+          socket.end();
+          resolve();
+        });
+        socket.once('error', reject);
+      });
+      expect((await statusJson(gateway)).smppServer).toEqual({ sessions: [], deliveriesWaiting: [] });
     } finally {
       await gateway.stop();
       rmSync(dir, { recursive: true, force: true });

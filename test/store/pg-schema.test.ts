@@ -49,7 +49,7 @@ describe('migrations on PostgreSQL', () => {
     );
     expect(ids.map((r) => r.table_name)).toEqual([
       'clients', 'credit_ledger', 'inbound_messages', 'inbound_parts', 'inbound_routes', 'message_parts', 'personal_access_tokens', 'receipts', 'recipients',
-      'senders', 'undecodable_pdus', 'users', 'webhook_outbox',
+      'senders', 'smpp_accounts', 'smpp_deliveries', 'undecodable_pdus', 'users', 'webhook_outbox',
     ]);
   });
 
