@@ -6,20 +6,23 @@
  */
 import { leasedDelivery, type CustomerDeliveryWrite, type LeasedDelivery, type LeasedRow, type SmppAccountPresence, type SmppDeliveryStore } from '../smpp-delivery-port.js';
 import type { SqliteDatabase } from './database.js';
+import { MultiRowInsert } from './multi-row-insert.js';
 
-const INSERT_SQL = `INSERT INTO smpp_deliveries (account_id, kind, message_id, deliver_sm, state, attempts, next_attempt_at, created_at, expires_at)
-  VALUES (@accountId, @kind, @messageId, @deliverSm, 'waiting', 0, @createdAtMs, @createdAtMs, @expiresAtMs)`;
+const INSERT_INTO = 'INSERT INTO smpp_deliveries (account_id, kind, message_id, deliver_sm, state, attempts, next_attempt_at, created_at, expires_at) VALUES';
+const ROW_TUPLE = `(?, ?, ?, ?, 'waiting', 0, ?, ?, ?)`;
 
-const statementsByDb = new WeakMap<SqliteDatabase, ReturnType<SqliteDatabase['prepare']>>();
+const insertsByDb = new WeakMap<SqliteDatabase, MultiRowInsert<CustomerDeliveryWrite>>();
 
 /** The rows, in order (ids ascending as given: a message's receipts go out in this order), in the caller's transaction. */
 export function insertCustomerDeliveries(db: SqliteDatabase, rows: readonly CustomerDeliveryWrite[]): void {
   if (rows.length === 0) return;
-  let insert = statementsByDb.get(db);
-  if (insert === undefined) statementsByDb.set(db, (insert = db.prepare(INSERT_SQL)));
-  for (const row of rows) {
-    insert.run({ accountId: row.accountId, kind: row.kind, messageId: row.messageId, deliverSm: row.deliverSm, createdAtMs: row.createdAtMs, expiresAtMs: row.expiresAtMs });
+  let insert = insertsByDb.get(db);
+  if (insert === undefined) {
+    insert = new MultiRowInsert<CustomerDeliveryWrite>(db, INSERT_INTO, ROW_TUPLE, (r) => [r.accountId, r.kind, r.messageId, r.deliverSm, r.createdAtMs, r.createdAtMs, r.expiresAtMs]);
+    insertsByDb.set(db, insert);
   }
+  // Multi-row statements, rows in the order given: ids ascend in it.
+  insert.run(rows);
 }
 
 const presenceByDb = new WeakMap<SqliteDatabase, ReturnType<SqliteDatabase['prepare']>>();
