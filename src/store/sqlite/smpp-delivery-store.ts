@@ -83,9 +83,10 @@ export class SqliteSmppDeliveryStore implements SmppDeliveryStore {
     };
   }
 
-  leaseDue(accountIds: readonly number[], nodeId: string, limit: number, nowMs: number, leaseUntilMs: number): Promise<LeasedDelivery[]> {
-    if (accountIds.length === 0 || limit <= 0) return Promise.resolve([]);
+  leaseDue(accountIds: readonly number[], nodeId: string, limit: number, nowMs: number, leaseUntilMs: number, acknowledged: readonly number[] = []): Promise<LeasedDelivery[]> {
+    if (accountIds.length === 0 || limit <= 0) return this.markDelivered(acknowledged, nowMs).then(() => []);
     const leased = this.db.transaction(() => {
+      if (acknowledged.length > 0) this.s.delivered.run({ ids: JSON.stringify(acknowledged), nowMs });
       const due = this.s.due.all({ accounts: JSON.stringify(accountIds), nowMs, limit });
       if (due.length > 0) this.s.lease.run({ ids: JSON.stringify(due.map((d) => d.id)), nodeId, leaseUntilMs });
       return due;
