@@ -108,7 +108,9 @@ async function main(): Promise<void> {
     } catch (err) {
       throw noServer('smsgate smpp-account add', err);
     }
-    gateway = await GatewayProcess.spawn(configPath);
+    // SMSGATE_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process.
+    const nodeArgs = process.env['SMSGATE_GATEWAY_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
+    gateway = await GatewayProcess.spawn(configPath, { nodeArgs });
     const running = gateway;
     try {
       await waitFor(() => portAccepts(smppPort), 20_000, `smsgate's SMPP server on port ${smppPort}`);

@@ -62,7 +62,8 @@ export interface EngineBackend {
    */
   rerouteBatch(query: QueuedPartsQuery, routing: Routing, nowMs: number, afterFailure?: boolean): Promise<{ read: number; lastId: number; applied: PartReroute[] }>;
   claimerFor(transport: string): LaneClaimer;
-  campaignTexts(campaignId: string): Promise<DueCampaign | undefined>;
+  /** The campaigns named, in one read (any order; a campaign that is gone is left out). */
+  campaignTexts(campaignIds: readonly string[]): Promise<DueCampaign[]>;
   /** Resolves once the outcomes are committed (retried while the store refuses them for a passing reason). */
   writeOutcomes(result: SubmitResult): Promise<void>;
   /** Stores and applies one receipt; resolves after the commit (then the transport acknowledges it). */

@@ -180,20 +180,21 @@ export class TransportLane {
     const messages = await this.claimer.claim(this.deps.now(), claimMessages, claimedAs);
     this.claimFailures.recovered();
     if (messages.length === 0) return 'idle';
-    for (const parts of messages) void this.queue.add(() => this.send(parts, claimedAs));
+    const plans = await this.plansFor(messages);
+    for (const parts of messages) void this.queue.add(() => this.send(parts, claimedAs, plans));
     // 'more': the worker lets submits start and outcomes commit (one event-loop turn) between claims.
     return 'more';
   }
 
   /** `claimedAs`: the node id the parts were claimed under (backend.claimantId(); null for a single gateway). */
-  private async send(parts: ClaimablePart[], claimedAs: string | null): Promise<void> {
+  private async send(parts: ClaimablePart[], claimedAs: string | null, plans: ReadonlyMap<string, CampaignPlan>): Promise<void> {
     const first = parts[0];
     if (first === undefined) return;
     if (this.draining) {
       await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'TRANSPORT_STOPPED' })));
       return;
     }
-    const plan = this.deps.plans.cached(first.campaign_id) ?? (await this.loadPlan(first.campaign_id));
+    const plan = plans.get(first.campaign_id) ?? this.deps.plans.cached(first.campaign_id) ?? (await this.loadPlan(first.campaign_id));
     const sender = plan?.sender;
     if (plan === undefined || sender === undefined || plan.refusal !== undefined) {
       // A customer's cut that cannot go as they cut it (customer-cut-plan.ts) is never sent re-cut.
@@ -278,9 +279,36 @@ export class TransportLane {
     }
   }
 
-  /** A plan not cached yet: the campaign's texts from the store (undefined when the campaign is gone). */
+  /**
+   * The plans of a claim's campaigns: cached ones as they are, the others from one read of their
+   * texts (a claim of many one-part campaigns, such as SMPP submits, is one statement, not one a
+   * message). Held by the claim's messages themselves, so a claim of more campaigns than the cache
+   * holds never plans one twice. A campaign missing here (gone, or the read failed) is read again
+   * by send() alone (loadPlan).
+   */
+  private async plansFor(messages: readonly ClaimablePart[][]): Promise<Map<string, CampaignPlan>> {
+    const plans = new Map<string, CampaignPlan>();
+    const missing = new Set<string>();
+    for (const parts of messages) {
+      const campaignId = parts[0]?.campaign_id;
+      if (campaignId === undefined || plans.has(campaignId) || missing.has(campaignId)) continue;
+      const cached = this.deps.plans.cached(campaignId);
+      if (cached !== undefined) plans.set(campaignId, cached);
+      else missing.add(campaignId);
+    }
+    if (missing.size === 0) return plans;
+    try {
+      for (const campaign of await this.deps.backend.campaignTexts([...missing])) plans.set(campaign.id, this.deps.plans.planFor(campaign));
+    } catch (err) {
+      // The claimed parts are ours now: each message reads its own campaign in send() instead.
+      this.deps.logger.warn({ err, transport: this.deps.transport.name, campaigns: missing.size }, 'could not read a claim\'s campaigns at once: read one by one');
+    }
+    return plans;
+  }
+
+  /** A plan not read with its claim: the campaign's texts from the store (undefined when the campaign is gone). */
   private async loadPlan(campaignId: string): Promise<CampaignPlan | undefined> {
-    const campaign = await this.deps.backend.campaignTexts(campaignId);
+    const [campaign] = await this.deps.backend.campaignTexts([campaignId]);
     return campaign === undefined ? undefined : this.deps.plans.planFor(campaign);
   }
 

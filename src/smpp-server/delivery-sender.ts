@@ -153,6 +153,8 @@ export class DeliverySender {
     } finally {
       this.passing = false;
       this.counts.passes++;
+      // Acknowledgements no lease of this pass took with it (no free slot, no receiver left): written on their own.
+      if (this.acked.length > 0) void this.flushAcks().catch((err: unknown) => this.deps.logger.error({ err }, 'SMPP deliveries: acknowledged rows not marked delivered; their leases run out and they are sent again'));
     }
   }
 
@@ -161,7 +163,17 @@ export class DeliverySender {
     const free = totalFreeSlots(this.deps.sessions.receiversOf(accountId));
     if (free <= 0) return;
     const nowMs = this.deps.now();
-    const rows = await this.deps.store.leaseDue([accountId], this.deps.nodeId, Math.min(free, MAX_LEASE_PER_PASS), nowMs, nowMs + this.timing.leaseMs);
+    // The acknowledgements gathered since the last write go in the lease's commit (one commit a pass, not two).
+    const acknowledged = this.acked;
+    this.acked = [];
+    let rows: LeasedDelivery[];
+    try {
+      rows = await this.deps.store.leaseDue([accountId], this.deps.nodeId, Math.min(free, MAX_LEASE_PER_PASS), nowMs, nowMs + this.timing.leaseMs, acknowledged);
+    } catch (err) {
+      this.acked = acknowledged.concat(this.acked);
+      throw err;
+    }
+    this.counts.delivered += acknowledged.length;
     const unsent: number[] = [];
     for (const row of rows) {
       // Read again per row: a session may have closed or filled its window during the lease.
@@ -197,8 +209,9 @@ export class DeliverySender {
 
   private async settle(row: LeasedDelivery, result: DeliverResult): Promise<void> {
     if (result.kind === 'acknowledged') {
+      // Written by the pass this settle wakes (with its lease), or by flushAcks when that pass leases nothing.
       this.acked.push(row.id);
-      await this.flushAcks();
+      if (!this.running) await this.flushAcks();
       return;
     }
     const attempts = row.attempts + 1;

@@ -12,9 +12,9 @@
  * (client_send_rates, src/engine/steps/claim.ts), so a customer spreading binds over nodes is
  * paced there, only not refused.
  */
-import { randomUUID } from 'node:crypto';
 import type { PricingRule } from '../accounts/credits.js';
 import type { Logger } from '../common/log.js';
+import { timeOrderedUuid } from '../common/time-ordered-id.js';
 import type { Routing } from '../engine/steps/materialise.js';
 import type { NumberingPlan } from '../sms/index.js';
 import type { IntakeFacts, IntakeStored, IntakeSubmit, SmppIntakeStore } from '../store/smpp-intake-port.js';
@@ -47,7 +47,10 @@ export interface SubmitIntakeDeps {
   logger: Logger;
   /** Wakes the engine's lane of a transport that has new queued parts (DispatchEngine.wakeTransport). */
   wake: (transport: string) => void;
-  /** Message ids (default randomUUID). */
+  /**
+   * Message ids (default timeOrderedUuid: ascending, so a batch's campaign, recipient and part rows
+   * land together at the right edge of their indexes instead of on a random page each).
+   */
   newId?: () => string;
 }
 
@@ -70,7 +73,7 @@ export class SubmitIntake implements Pick<ServerHandlers, 'submit' | 'query' | '
 
   constructor(private readonly deps: SubmitIntakeDeps) {
     this.logger = deps.logger.child({ component: 'smpp-intake' });
-    this.newId = deps.newId ?? randomUUID;
+    this.newId = deps.newId ?? (() => timeOrderedUuid());
     this.maxBatch = Math.max(1, deps.config.maxBatch ?? DEFAULT_INTAKE_BATCH);
   }
 

@@ -125,8 +125,8 @@ export class PgEngineBackend implements EngineBackend {
     return new PgFairClaimer(this.deps.pool, transport);
   }
 
-  campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
-    return this.store.campaignTexts(campaignId);
+  campaignTexts(campaignIds: readonly string[]): Promise<DueCampaign[]> {
+    return this.store.campaignTexts(campaignIds);
   }
 
   writeOutcomes(result: SubmitResult): Promise<void> {

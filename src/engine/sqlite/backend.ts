@@ -153,8 +153,8 @@ export class SqliteEngineBackend implements EngineBackend {
     return { claim: (nowMs, limit) => Promise.resolve(db.transaction(() => claimer.claim(nowMs, limit))()) };
   }
 
-  campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
-    return Promise.resolve(this.store.campaignTexts(campaignId));
+  campaignTexts(campaignIds: readonly string[]): Promise<DueCampaign[]> {
+    return Promise.resolve(this.store.campaignTexts(campaignIds));
   }
 
   writeOutcomes(result: SubmitResult): Promise<void> {

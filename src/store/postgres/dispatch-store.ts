@@ -72,8 +72,10 @@ export class PgDispatchStore implements Async<DispatchStore> {
     await insertPart(this.pool, part, nowMs);
   }
 
-  campaignTexts(campaignId: string): Promise<DueCampaign | undefined> {
-    return row<DueCampaign>(this.pool, 'SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns WHERE id = $1', [campaignId]);
+  /** The campaigns named (any order; a campaign that is gone is left out), in one statement. */
+  async campaignTexts(campaignIds: readonly string[]): Promise<DueCampaign[]> {
+    if (campaignIds.length === 0) return [];
+    return rows<DueCampaign>(this.pool, 'SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns WHERE id = ANY($1)', [[...campaignIds]]);
   }
 
   async markRecipientDispatched(recipientId: number, nowMs: number): Promise<void> {

@@ -37,6 +37,10 @@ FROM smpp_accounts a WHERE a.client_id = $1 ORDER BY a.id`,
   }));
 }
 
+/** An acknowledgement is the truth even for a row that expired while it was on its way. */
+const MARK_DELIVERED_SQL = `UPDATE smpp_deliveries SET state = 'delivered', done_at = $1, leased_by = NULL, lease_until = NULL
+  WHERE id = ANY($2::bigint[]) AND state <> 'delivered'`;
+
 export class PgSmppDeliveryStore implements SmppDeliveryStore {
   constructor(private readonly pool: PgPool) {}
 
@@ -48,9 +52,13 @@ export class PgSmppDeliveryStore implements SmppDeliveryStore {
    * (a subplan per candidate, not an anti-join over the whole backlog): a lease costs the rows it
    * reads up to the limit, not the backlog of a customer that was away.
    */
-  async leaseDue(accountIds: readonly number[], nodeId: string, limit: number, nowMs: number, leaseUntilMs: number): Promise<LeasedDelivery[]> {
-    if (accountIds.length === 0 || limit <= 0) return [];
+  async leaseDue(accountIds: readonly number[], nodeId: string, limit: number, nowMs: number, leaseUntilMs: number, acknowledged: readonly number[] = []): Promise<LeasedDelivery[]> {
+    if (accountIds.length === 0 || limit <= 0) {
+      await this.markDelivered(acknowledged, nowMs);
+      return [];
+    }
     const leased = await inTransaction(this.pool, async (client) => {
+      if (acknowledged.length > 0) await changes(client, MARK_DELIVERED_SQL, [nowMs, acknowledged]);
       // The planner prices the per-candidate subplan at the whole backlog and would spend ~60 ms
       // compiling it (JIT) for a statement that runs in a few: not for this statement.
       await client.query('SET LOCAL jit = off');
@@ -76,9 +84,7 @@ export class PgSmppDeliveryStore implements SmppDeliveryStore {
   /** An acknowledgement is the truth even for a row that expired while it was on its way. */
   async markDelivered(ids: readonly number[], nowMs: number): Promise<void> {
     if (ids.length === 0) return;
-    await changes(this.pool,
-      `UPDATE smpp_deliveries SET state = 'delivered', done_at = $1, leased_by = NULL, lease_until = NULL WHERE id = ANY($2::bigint[]) AND state <> 'delivered'`,
-      [nowMs, ids]);
+    await changes(this.pool, MARK_DELIVERED_SQL, [nowMs, ids]);
   }
 
   async retryLater(id: number, nextAttemptAtMs: number): Promise<void> {

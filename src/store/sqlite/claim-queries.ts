@@ -45,6 +45,20 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE
   LEFT JOIN client_send_rates r ON r.client_id = c.client_id
   ORDER BY s.position`;
 
+/**
+ * The oldest due part of each campaign named in @campaigns (a JSON array), in one statement: the
+ * shares of one part each, which is every share when the candidates are many one-part campaigns
+ * (one SMPP submit_sm is one), so such a claim costs one statement, not one a campaign. Each
+ * campaign's part is the one CLAIM_SQL.claimableInCampaign would take first (same index seek,
+ * same order), so a share claims the same part either way; no ORDER BY (no sort): claimedMessages
+ * groups the parts by share whatever their order.
+ */
+export const CLAIM_FIRST_OF_CAMPAIGNS_SQL = `SELECT p.id, p.recipient_id, p.campaign_id, p.part_number, p.parts_total, p.concat_reference, p.attempts, r.msisdn
+  FROM json_each(@campaigns) j
+  JOIN message_parts p ON p.id = (SELECT q.id FROM message_parts q WHERE q.state = 'queued' AND q.transport = @transport AND q.campaign_id = j.value
+    AND q.next_attempt_at <= @now ORDER BY q.next_attempt_at, q.id LIMIT 1)
+  JOIN recipients r ON r.id = p.recipient_id`;
+
 /** Rated clients' limiters (ids as a JSON array), ascending; and a claim's advance of one. */
 export const SEND_RATE_SQL = {
   read: `SELECT client_id AS clientId, parts_per_second AS partsPerSecond, next_part_at_us AS nextPartAtUs
@@ -60,6 +74,7 @@ export class SqliteClaimStore {
     this.s = {
       candidates: db.prepare<[{ transport: string; cursor: string; now: number; limit: number }], ClaimCandidate>(CLAIM_CANDIDATES_SQL),
       claimable: db.prepare<[string, string, number, number], ClaimablePart>(CLAIM_SQL.claimableInCampaign),
+      firstOfCampaigns: db.prepare<[{ campaigns: string; transport: string; now: number }], ClaimablePart>(CLAIM_FIRST_OF_CAMPAIGNS_SQL),
       markSubmitting: db.prepare<[number, string], number>(BATCH_SQL.markManySubmitting).pluck(),
       sendRates: db.prepare<[string], ClientSendRate>(SEND_RATE_SQL.read),
       advanceSendRate: db.prepare<[number, number]>(SEND_RATE_SQL.advance),
@@ -78,7 +93,11 @@ export class SqliteClaimStore {
   /** A single gateway on its own file: nothing else claims, and its parts carry no stamp (`claimant` is null). */
   writeClaim(transport: string, plan: ClaimWrite, nowMs: number, _claimant: string | null): ClaimablePart[] {
     for (const advance of plan.sendRates) this.s.advanceSendRate.run(advance.nextPartAtUs, advance.clientId);
-    const due = plan.shares.flatMap((share) => this.s.claimable.all(transport, share.campaignId, nowMs, share.take));
+    // Shares of one part in one statement; larger shares a statement each (order does not matter:
+    // claimedMessages groups the parts by share).
+    const singles = plan.shares.filter((share) => share.take === 1).map((share) => share.campaignId);
+    const due = plan.shares.flatMap((share) => (share.take === 1 ? [] : this.s.claimable.all(transport, share.campaignId, nowMs, share.take)));
+    if (singles.length > 0) due.push(...this.s.firstOfCampaigns.all({ campaigns: JSON.stringify(singles), transport, now: nowMs }));
     if (due.length === 0) return [];
     // One statement marks the claim; a part no longer 'queued' is left out.
     const marked = new Set(this.s.markSubmitting.all(nowMs, JSON.stringify(due.map((p) => p.id))));

@@ -151,7 +151,7 @@ export class DispatchStore {
       ),
       markRecipientsDispatched: db.prepare<[number, string], unknown>(BATCH_SQL.markRecipientsDispatched),
       campaignTexts: db.prepare<[string], DueCampaign>(
-        `SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns WHERE id = ?`,
+        `SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns WHERE id IN (SELECT value FROM json_each(?))`,
       ),
       markRecipientDispatched: db.prepare<[number, number], unknown>(
         `UPDATE recipients SET dispatch_state = 'dispatched', updated_at = ? WHERE id = ? AND dispatch_state = 'waiting'`,
@@ -236,8 +236,9 @@ export class DispatchStore {
     );
   }
 
-  campaignTexts(campaignId: string): DueCampaign | undefined {
-    return this.s.campaignTexts.get(campaignId);
+  /** The campaigns named (any order; a campaign that is gone is left out), in one statement. */
+  campaignTexts(campaignIds: readonly string[]): DueCampaign[] {
+    return campaignIds.length === 0 ? [] : this.s.campaignTexts.all(JSON.stringify(campaignIds));
   }
 
   markRecipientDispatched(recipientId: number, nowMs: number): void {

@@ -13,6 +13,7 @@ import { ClusterClaims1765300000002 } from '../../../migrations/1765300000002-cl
 import { ClusterNodeSettings1765900000001 } from '../../../migrations/1765900000001-cluster-node-settings.js';
 import { Accounts1766100000001 } from '../../../migrations/1766100000001-accounts.js';
 import { SmppServer1766200000001 } from '../../../migrations/1766200000001-smpp-server.js';
+import { SmppDeliveriesMessageIndex1766300000001 } from '../../../migrations/1766300000001-smpp-deliveries-message-index.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ClusterNodeSettings1765900000001,
   Accounts1766100000001,
   SmppServer1766200000001,
+  SmppDeliveriesMessageIndex1766300000001,
 ] as const;

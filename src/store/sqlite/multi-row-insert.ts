@@ -21,6 +21,8 @@ export class MultiRowInsert<Row> {
     private readonly rowTuple: string,
     /** A row's parameters, in the tuple's order. */
     private readonly params: (row: Row) => readonly unknown[],
+    /** A `RETURNING ...` clause for runReturning, e.g. `RETURNING id, campaign_id`; none by default. */
+    private readonly returning = '',
   ) {}
 
   run(rows: readonly Row[]): void {
@@ -30,10 +32,20 @@ export class MultiRowInsert<Row> {
     }
   }
 
+  /** Inserts as run() does and returns what the RETURNING clause names, every row's (in no promised order). */
+  runReturning<Out>(rows: readonly Row[]): Out[] {
+    const out: Out[] = [];
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+      for (const row of this.statementFor(chunk.length).all(...chunk.flatMap(this.params))) out.push(row as Out);
+    }
+    return out;
+  }
+
   private statementFor(rows: number): Statement<unknown[], unknown> {
     let statement = this.statements.get(rows);
     if (statement === undefined) {
-      statement = this.db.prepare<unknown[], unknown>(`${this.insertInto} ${Array.from({ length: rows }, () => this.rowTuple).join(', ')}`);
+      statement = this.db.prepare<unknown[], unknown>(`${this.insertInto} ${Array.from({ length: rows }, () => this.rowTuple).join(', ')}${this.returning === '' ? '' : ` ${this.returning}`}`);
       this.statements.set(rows, statement);
     }
     return statement;

@@ -6,20 +6,23 @@
  */
 import { leasedDelivery, type CustomerDeliveryWrite, type LeasedDelivery, type LeasedRow, type SmppAccountPresence, type SmppDeliveryStore } from '../smpp-delivery-port.js';
 import type { SqliteDatabase } from './database.js';
+import { MultiRowInsert } from './multi-row-insert.js';
 
-const INSERT_SQL = `INSERT INTO smpp_deliveries (account_id, kind, message_id, deliver_sm, state, attempts, next_attempt_at, created_at, expires_at)
-  VALUES (@accountId, @kind, @messageId, @deliverSm, 'waiting', 0, @createdAtMs, @createdAtMs, @expiresAtMs)`;
+const INSERT_INTO = 'INSERT INTO smpp_deliveries (account_id, kind, message_id, deliver_sm, state, attempts, next_attempt_at, created_at, expires_at) VALUES';
+const ROW_TUPLE = `(?, ?, ?, ?, 'waiting', 0, ?, ?, ?)`;
 
-const statementsByDb = new WeakMap<SqliteDatabase, ReturnType<SqliteDatabase['prepare']>>();
+const insertsByDb = new WeakMap<SqliteDatabase, MultiRowInsert<CustomerDeliveryWrite>>();
 
 /** The rows, in order (ids ascending as given: a message's receipts go out in this order), in the caller's transaction. */
 export function insertCustomerDeliveries(db: SqliteDatabase, rows: readonly CustomerDeliveryWrite[]): void {
   if (rows.length === 0) return;
-  let insert = statementsByDb.get(db);
-  if (insert === undefined) statementsByDb.set(db, (insert = db.prepare(INSERT_SQL)));
-  for (const row of rows) {
-    insert.run({ accountId: row.accountId, kind: row.kind, messageId: row.messageId, deliverSm: row.deliverSm, createdAtMs: row.createdAtMs, expiresAtMs: row.expiresAtMs });
+  let insert = insertsByDb.get(db);
+  if (insert === undefined) {
+    insert = new MultiRowInsert<CustomerDeliveryWrite>(db, INSERT_INTO, ROW_TUPLE, (r) => [r.accountId, r.kind, r.messageId, r.deliverSm, r.createdAtMs, r.createdAtMs, r.expiresAtMs]);
+    insertsByDb.set(db, insert);
   }
+  // Multi-row statements, rows in the order given: ids ascend in it.
+  insert.run(rows);
 }
 
 const presenceByDb = new WeakMap<SqliteDatabase, ReturnType<SqliteDatabase['prepare']>>();
@@ -80,9 +83,10 @@ export class SqliteSmppDeliveryStore implements SmppDeliveryStore {
     };
   }
 
-  leaseDue(accountIds: readonly number[], nodeId: string, limit: number, nowMs: number, leaseUntilMs: number): Promise<LeasedDelivery[]> {
-    if (accountIds.length === 0 || limit <= 0) return Promise.resolve([]);
+  leaseDue(accountIds: readonly number[], nodeId: string, limit: number, nowMs: number, leaseUntilMs: number, acknowledged: readonly number[] = []): Promise<LeasedDelivery[]> {
+    if (accountIds.length === 0 || limit <= 0) return this.markDelivered(acknowledged, nowMs).then(() => []);
     const leased = this.db.transaction(() => {
+      if (acknowledged.length > 0) this.s.delivered.run({ ids: JSON.stringify(acknowledged), nowMs });
       const due = this.s.due.all({ accounts: JSON.stringify(accountIds), nowMs, limit });
       if (due.length > 0) this.s.lease.run({ ids: JSON.stringify(due.map((d) => d.id)), nodeId, leaseUntilMs });
       return due;

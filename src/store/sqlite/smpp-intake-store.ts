@@ -27,8 +27,9 @@ export const SMPP_INTAKE_SQL = {
       request_recipients, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at, dispatched_at, credits_reserved,
       smpp_account_id, smpp_submit) VALUES`,
   campaignTuple: `(?, ?, NULL, 'ready', ?, ?, ?, NULL, ?, 0, 0, NULL, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?)`,
-  insertRecipient: `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, last_status, updated_at, credits_per_part)
-    VALUES (?, ?, NULL, 'dispatched', 'pending', NULL, ?, ?)`,
+  /** A submit's one recipient, many a statement; RETURNING names each id by its campaign (one recipient a campaign). */
+  insertRecipients: `INSERT INTO recipients (campaign_id, msisdn, client_reference, dispatch_state, status, last_status, updated_at, credits_per_part) VALUES`,
+  recipientTuple: `(?, ?, NULL, 'dispatched', 'pending', NULL, ?, ?)`,
   message: `SELECT c.client_id AS clientId, c.credits_reserved AS creditsReserved, r.id AS recipientId, r.status AS recipientStatus,
       r.last_status AS recipientLastStatus
     FROM campaigns c JOIN recipients r ON r.campaign_id = c.id WHERE c.id = ? AND c.smpp_account_id = ?`,
@@ -45,10 +46,10 @@ export class SqliteSmppIntakeStore {
   private readonly ledger: SqliteCreditLedger;
   private readonly parts: SqlitePartInserts;
   private readonly campaigns: MultiRowInsert<IntakeCampaignRow>;
+  private readonly recipients: MultiRowInsert<{ recipient: IntakeRows['recipient']; nowMs: number }>;
   private readonly s: {
     facts: Statement<[{ client: number; sender: string; msisdn: string }], { optedOut: number; senderType: number | null; partsPerSecond: number | null }>;
     account: Statement<[number], { unlimited: number; available: number }>;
-    insertRecipient: Statement<[string, string, number, number]>;
     message: Statement<[string, number], MessageHead>;
     parts: Statement<[number], IntakeMessage['parts'][number]>;
     cancelParts: Statement<[{ status: string; now: number; ids: string }]>;
@@ -62,10 +63,12 @@ export class SqliteSmppIntakeStore {
       c.id, c.clientId, c.name, c.sender, c.text, c.createdAtMs, c.textSent, c.encoding, c.partsPerMessage, c.createdAtMs, c.createdAtMs, c.createdAtMs,
       c.creditsReserved, c.accountId, c.smppSubmitJson,
     ]);
+    this.recipients = new MultiRowInsert(db, SMPP_INTAKE_SQL.insertRecipients, SMPP_INTAKE_SQL.recipientTuple, ({ recipient: r, nowMs }) => [
+      r.campaignId, r.msisdn, nowMs, r.creditsPerPart,
+    ], 'RETURNING id, campaign_id');
     this.s = {
       facts: db.prepare(SMPP_INTAKE_SQL.facts),
       account: db.prepare(SMPP_INTAKE_SQL.account),
-      insertRecipient: db.prepare(SMPP_INTAKE_SQL.insertRecipient),
       message: db.prepare(SMPP_INTAKE_SQL.message),
       parts: db.prepare(SMPP_INTAKE_SQL.parts),
       cancelParts: db.prepare(SMPP_INTAKE_SQL.cancelParts),
@@ -100,9 +103,12 @@ export class SqliteSmppIntakeStore {
       }
       // Campaigns first: recipients reference them.
       this.campaigns.run(accepted.map((rows) => rows.campaign));
+      const recipientIds = new Map(
+        this.recipients.runReturning<{ id: number; campaign_id: string }>(accepted.map((rows) => ({ recipient: rows.recipient, nowMs })))
+          .map((r) => [r.campaign_id, r.id]),
+      );
       const parts = accepted.flatMap((rows) => {
-        const { recipient } = rows;
-        const recipientId = Number(this.s.insertRecipient.run(recipient.campaignId, recipient.msisdn, nowMs, recipient.creditsPerPart).lastInsertRowid);
+        const recipientId = recipientIds.get(rows.recipient.campaignId)!;
         return rows.parts.map((part) => ({ ...part, recipientId }));
       });
       this.parts.insert(parts, nowMs);

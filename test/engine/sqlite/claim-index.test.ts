@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../../src/store/sqlite/database.js';
+import { CLAIM_FIRST_OF_CAMPAIGNS_SQL } from '../../../src/store/sqlite/claim-queries.js';
 import { BATCH_SQL, CLAIM_SQL, DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
 
 let store: Store | undefined;
@@ -70,6 +71,20 @@ describe('claiming parts per transport, round robin over campaigns', () => {
     expect(plan).toMatch(/SEARCH p USING INDEX message_parts_fair_claim \(transport=\? AND state=\? AND campaign_id=\? AND next_attempt_at<\?\)/);
     expect(plan).not.toMatch(/SCAN p/);
     expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('claims the first due part of many one-part shares in one statement, by one index seek a campaign, the part the per-campaign read takes first', async () => {
+    const { db, dispatch } = await seeded();
+    const plan = planOf(db, CLAIM_FIRST_OF_CAMPAIGNS_SQL, { campaigns: '["k","m"]', transport: 'up', now: 10_000 });
+    expect(plan).toMatch(/SEARCH q USING (COVERING )?INDEX message_parts_fair_claim \(transport=\? AND state=\? AND campaign_id=\? AND next_attempt_at<\?\)/);
+    expect(plan).not.toMatch(/SCAN (p|q|r)\b/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+    const firstOf = db.prepare(CLAIM_FIRST_OF_CAMPAIGNS_SQL);
+    for (const [transport, now] of [['up', 10_000], ['up', 1_000], ['down', 2], ['gone', 10_000]] as const) {
+      const expected = ['k', 'm'].flatMap((c) => dispatch.claimableInCampaign(transport, c, now, 1));
+      expect(firstOf.all({ campaigns: '["k","m"]', transport, now })).toEqual(expected);
+      expect(expected.length).toBe(transport === 'gone' ? 0 : transport === 'down' ? 1 : 2);
+    }
   });
 
   it('marks a claim and a batch of recipients with one rowid lookup per id, never walking the state indexes', async () => {

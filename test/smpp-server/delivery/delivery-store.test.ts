@@ -168,6 +168,24 @@ describe.each(['sqlite', 'postgres'] as const)('smpp_deliveries (%s)', (name) =>
     expect(await b.store.waitingBySystemId()).toEqual(new Map([['acme1', 2], ['idle', 1]]));
   });
 
+  it('marks the acknowledged rows a lease carries delivered in its own commit, so their messages\' next rows are leased by that same lease', async () => {
+    const b = await BACKENDS[name]();
+    await seed(b);
+    await b.store.insert([row('m1', 'm1-a'), row('m2', 'm2-a'), row('m1', 'm1-b'), row('m2', 'm2-b'), row('m3', 'm3-a')]);
+    const now = T0_MS + 1_000;
+    const first = await b.store.leaseDue([3], 'node-a', 10, now, now + 60_000);
+    expect(first.map(tagOf)).toEqual(['m1-a', 'm2-a', 'm3-a']);
+    // m1-a and m3-a acknowledged; m2-a still on its way.
+    const second = await b.store.leaseDue([3], 'node-a', 10, now + 100, now + 60_100, [first[0]!.id, first[2]!.id]);
+    expect(second.map(tagOf)).toEqual(['m1-b']);
+    expect(await b.sql(`SELECT state, done_at FROM smpp_deliveries WHERE id IN (${first[0]!.id}, ${first[2]!.id}) ORDER BY id`))
+      .toEqual([{ state: 'delivered', done_at: now + 100 }, { state: 'delivered', done_at: now + 100 }]);
+    // With nothing to lease (no account, or no slot), the acknowledgements are still written.
+    expect(await b.store.leaseDue([], 'node-a', 10, now + 200, now + 60_200, [first[1]!.id])).toEqual([]);
+    expect(await b.sql(`SELECT state FROM smpp_deliveries WHERE id = ${first[1]!.id}`)).toEqual([{ state: 'delivered' }]);
+    expect(await b.store.waitingBySystemId()).toEqual(new Map([['acme1', 2], ['idle', 0]]));
+  });
+
   it('expires waiting rows past their expires_at (never leased after) and counts every account, 0 included', async () => {
     const b = await BACKENDS[name]();
     await seed(b);
