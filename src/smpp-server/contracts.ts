@@ -77,7 +77,7 @@ export const SERVER_STATUS = {
   /** Over the account's client send rate. */
   throttled: 0x58,
   queryFailed: 0x67,
-  /** data_coding other than 0, 3 or 8. */
+  /** ESME_RINVOPTPARSTREAM (SMPP 3.4 §5.1.3): data_coding other than 0, 3 or 8, an unreadable UDH, or SAR TLVs incomplete or out of range. */
   invalidParameter: 0xc0,
 } as const;
 export type ServerStatus = (typeof SERVER_STATUS)[keyof typeof SERVER_STATUS];
