@@ -12,7 +12,7 @@
  * Contract of every method: one atomic unit of work; a throw means nothing of it was written.
  */
 import type { CreditMovement, OrderedReservation } from '../accounts/credits.js';
-import { releaseOf } from '../accounts/credits.js';
+import { releaseOf, reserveInOrder } from '../accounts/credits.js';
 import type { NewPart } from './dispatch-steps.js';
 import type { PartState, RecipientStatus } from './entities.js';
 
@@ -114,6 +114,36 @@ export function acceptedRows(
       credits: perPart,
     })),
   } };
+}
+
+/** What one batch writes: each submit's outcome in order, the accepted ones' rows, their credit movements. */
+export interface IntakeBatchPlan {
+  results: IntakeStored[];
+  accepted: IntakeRows[];
+  movements: CreditMovement[];
+}
+
+/**
+ * A batch's reservations decided in arrival order against its clients' accounts as read (locked)
+ * in the batch's transaction, and the rows of the submits that fit: both stores write exactly this.
+ */
+export function planIntakeBatch(
+  batch: readonly IntakeSubmit[], accounts: Parameters<typeof reserveInOrder>[0], nowMs: number,
+): IntakeBatchPlan {
+  const decided = reserveInOrder(accounts, batch.map((s) => ({ clientId: s.clientId, campaignId: s.messageId, credits: s.creditsPerPart * s.partsPerMessage })));
+  const plan: IntakeBatchPlan = { results: [], accepted: [], movements: [] };
+  batch.forEach((submit, i) => {
+    const ordered = decided[i]!;
+    const decision = acceptedRows(submit, ordered, nowMs);
+    if (decision.kind === 'short') {
+      plan.results.push(decision);
+      return;
+    }
+    plan.accepted.push(decision.rows);
+    plan.movements.push(...ordered.movements);
+    plan.results.push({ kind: 'stored' });
+  });
+  return plan;
 }
 
 /** A stored submit's parts and recipient as query_sm and cancel_sm read them. */

@@ -6,9 +6,9 @@
  * submits on any number of nodes reserve one after the other and never past what is available.
  * The parts' wake-up is notified in the transaction: other nodes hear it once the batch commits.
  */
-import { reserveInOrder, type CreditMovement } from '../../accounts/credits.js';
+import type { CreditMovement } from '../../accounts/credits.js';
 import {
-  acceptedRows, CANCELLED_STATUS, planCancel,
+  CANCELLED_STATUS, planCancel, planIntakeBatch,
   type IntakeFacts, type IntakeFactsQuery, type IntakeMessage, type IntakeRows, type IntakeStored, type IntakeSubmit, type SmppIntakeStore,
 } from '../smpp-intake-port.js';
 import { applyCreditMovements } from './credit-ledger.js';
@@ -68,21 +68,7 @@ export class PgSmppIntakeStore implements SmppIntakeStore {
       const locked = await db.query<{ client_id: number; unlimited: number; available: number }>({ name: 'smpp-intake-lock-accounts', text: LOCK_ACCOUNTS, values: [clientIds] });
       const accounts = new Map<number, { unlimited: number; available: number } | undefined>(clientIds.map((id) => [id, undefined]));
       for (const account of locked.rows) accounts.set(account.client_id, { unlimited: account.unlimited, available: account.available });
-      const decided = reserveInOrder(accounts, batch.map((s) => ({ clientId: s.clientId, campaignId: s.messageId, credits: s.creditsPerPart * s.partsPerMessage })));
-      const results: IntakeStored[] = [];
-      const accepted: IntakeRows[] = [];
-      const movements: CreditMovement[] = [];
-      for (let i = 0; i < batch.length; i++) {
-        const ordered = decided[i]!;
-        const decision = acceptedRows(batch[i]!, ordered, nowMs);
-        if (decision.kind === 'short') {
-          results.push(decision);
-          continue;
-        }
-        accepted.push(decision.rows);
-        movements.push(...ordered.movements);
-        results.push({ kind: 'stored' });
-      }
+      const { results, accepted, movements } = planIntakeBatch(batch, accounts, nowMs);
       if (accepted.length > 0) await this.write(db, accepted, movements, nowMs);
       return results;
     });

@@ -6,9 +6,9 @@
  * is on disk when insertSubmits returns.
  */
 import type { Statement } from 'better-sqlite3';
-import { reserveInOrder, type CreditMovement } from '../../accounts/credits.js';
+import type { CreditMovement } from '../../accounts/credits.js';
 import {
-  acceptedRows, CANCELLED_STATUS, planCancel,
+  CANCELLED_STATUS, planCancel, planIntakeBatch,
   type IntakeCampaignRow, type IntakeFacts, type IntakeRows, type IntakeFactsQuery, type IntakeMessage, type IntakeStored, type IntakeSubmit,
 } from '../smpp-intake-port.js';
 import { SqliteCreditLedger } from './credit-ledger.js';
@@ -86,21 +86,7 @@ export class SqliteSmppIntakeStore {
     return this.db.transaction(() => {
       const accounts = new Map<number, { unlimited: number; available: number } | undefined>();
       for (const submit of batch) if (!accounts.has(submit.clientId)) accounts.set(submit.clientId, this.s.account.get(submit.clientId));
-      const decided = reserveInOrder(accounts, batch.map((s) => ({ clientId: s.clientId, campaignId: s.messageId, credits: s.creditsPerPart * s.partsPerMessage })));
-      const results: IntakeStored[] = [];
-      const accepted: IntakeRows[] = [];
-      const movements: CreditMovement[] = [];
-      for (let i = 0; i < batch.length; i++) {
-        const ordered = decided[i]!;
-        const decision = acceptedRows(batch[i]!, ordered, nowMs);
-        if (decision.kind === 'short') {
-          results.push(decision);
-          continue;
-        }
-        accepted.push(decision.rows);
-        movements.push(...ordered.movements);
-        results.push({ kind: 'stored' });
-      }
+      const { results, accepted, movements } = planIntakeBatch(batch, accounts, nowMs);
       // Campaigns first: recipients reference them.
       this.campaigns.run(accepted.map((rows) => rows.campaign));
       const recipientIds = new Map(
