@@ -2,6 +2,8 @@
  * The dispatch engine's settings (config file section `engine`) and their defaults. The config
  * module validates the section; this module owns what each number means.
  */
+import { DEFAULT_RECEIPT_RETENTION_HOURS } from '../smpp-customer/customer-cut.js';
+
 export interface EngineConfig {
   /** Recipients turned into message parts per scheduler transaction, and parts claimed per feed. */
   batchSize: number;
@@ -31,7 +33,7 @@ export const ENGINE_DEFAULTS: Readonly<EngineConfig> = {
   retryMaxDelayMs: 300_000,
   unmatchedReceiptTtlMs: 172_800_000,
   drainTimeoutMs: 10_000,
-  receiptRetentionHours: 72,
+  receiptRetentionHours: DEFAULT_RECEIPT_RETENTION_HOURS,
 };
 
 export function resolveEngineConfig(section: Partial<EngineConfig> | undefined): EngineConfig {

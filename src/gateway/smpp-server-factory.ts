@@ -12,6 +12,7 @@ import { startSmppListener } from '../smpp-server/protocol/listener.js';
 import { LocalSessionsRelay, SmppServer, type SmppListenerLike, type SmppServerStatusStore } from '../smpp-server/smpp-server.js';
 import { SubmitIntake } from '../smpp-server/submit-intake.js';
 import type { ServerHandlers, ServerSessionView, SmppServerConfig } from '../smpp-server/contracts.js';
+import { receiptRetentionMs } from '../smpp-customer/customer-cut.js';
 import { isPostgresEngineStore } from '../engine/engine-backend.js';
 import { numberingPlanFor } from '../sms/numbering.js';
 import type { SmppDeliveryStore } from '../store/smpp-delivery-port.js';
@@ -53,7 +54,7 @@ export function buildSmppServer(context: SmppServerContext): SmppServerHook {
   });
   const sessions = new LocalSessionsRelay();
   const sender = new DeliverySender({
-    store: deliveries, sessions, nodeId, now, logger: logger.child({ part: 'deliveries' }), retentionMs: serverConfig.receiptRetentionHours * 3_600_000,
+    store: deliveries, sessions, nodeId, now, logger: logger.child({ part: 'deliveries' }), retentionMs: receiptRetentionMs(serverConfig.receiptRetentionHours),
   });
   const handlers: ServerHandlers = {
     bind: (request) => bindGate.bind(request),

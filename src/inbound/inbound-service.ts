@@ -24,7 +24,7 @@ import type { Async } from '../store/ports.js';
 import type { InboundMessage } from '../transports/transport.js';
 import { normalizeInboundAddress } from './address.js';
 import { assembleParts, decodeOctets } from './assemble.js';
-import { DEFAULT_RECEIPT_RETENTION_HOURS } from '../smpp-customer/customer-cut.js';
+import { receiptRetentionMs } from '../smpp-customer/customer-cut.js';
 import { inboundCustomerDeliveries } from '../smpp-customer/inbound-deliver-sm.js';
 import { serializeInboundWebhook } from './inbound-webhook.js';
 import { isOptoutText } from './optout-keywords.js';
@@ -272,7 +272,7 @@ export class InboundService {
       optsOut: (keywords) => isOptoutText(message.text, keywords),
       customerDeliveries: (accounts, nowMs) => inboundCustomerDeliveries(
         { publicId, from: message.sender, to: message.recipient, text: message.text }, accounts, nowMs,
-        (this.options.smppRetentionHours ?? DEFAULT_RECEIPT_RETENTION_HOURS) * 3_600_000,
+        receiptRetentionMs(this.options.smppRetentionHours),
       ),
     };
   }

@@ -8,6 +8,11 @@ import type { ConcatHeader } from '../transports/transport.js';
 /** How long a customer's receipt or inbound message waits for it to bind (smppServer.receiptRetentionHours' default). */
 export const DEFAULT_RECEIPT_RETENTION_HOURS = 72;
 
+/** receiptRetentionHours (the default when not set) in milliseconds. */
+export function receiptRetentionMs(hours: number = DEFAULT_RECEIPT_RETENTION_HOURS): number {
+  return hours * 3_600_000;
+}
+
 /** SMPP data_coding values the server takes (SMSC default alphabet as GSM 03.38, Latin-1, UCS-2). */
 export type CustomerDataCoding = 0 | 3 | 8;
 

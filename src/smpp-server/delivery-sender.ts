@@ -9,6 +9,7 @@
  * otherwise (rows another node wrote, on a PostgreSQL cluster); sweeps expired rows every minute.
  * Work in flight is bounded by the sessions' free window slots: never more leased than can be sent.
  */
+import { backoffDelayMs } from '../engine/retry-policy.js';
 import type { Logger } from '../common/log.js';
 import type { LeasedDelivery, SmppDeliveryStore } from '../store/smpp-delivery-port.js';
 import { parseDeliverSm, type DeliverResult, type DeliveringSession, type LocalSessions } from './contracts.js';
@@ -51,8 +52,7 @@ const MAX_LEASE_PER_PASS = 500;
 
 /** The delay before a row's next attempt after `attempts` failed ones (1 s, 2 s, 4 s ... 60 s). */
 export function deliveryRetryDelayMs(attempts: number, timing: Pick<DeliveryTiming, 'retryBaseDelayMs' | 'retryMaxDelayMs'> = DELIVERY_TIMING): number {
-  const exponent = Math.max(0, Math.min(attempts - 1, 30));
-  return Math.min(timing.retryBaseDelayMs * 2 ** exponent, timing.retryMaxDelayMs);
+  return backoffDelayMs(attempts, timing.retryBaseDelayMs, timing.retryMaxDelayMs);
 }
 
 export class DeliverySender {

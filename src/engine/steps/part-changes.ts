@@ -26,7 +26,7 @@
  */
 import { chargeOf, releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import { isDeliveredStatus } from '../../receipts/index.js';
-import { DEFAULT_RECEIPT_RETENTION_HOURS, wantsReceipt, type CustomerCut } from '../../smpp-customer/customer-cut.js';
+import { receiptRetentionMs, wantsReceipt, type CustomerCut } from '../../smpp-customer/customer-cut.js';
 import { serializeDeliverSm } from '../../smpp-customer/deliver-sm.js';
 import { receiptDeliverSm, receiptOutcomeOf } from '../../smpp-customer/receipt-deliver-sm.js';
 import type { CustomerDeliveryWrite } from '../../store/smpp-delivery-port.js';
@@ -109,7 +109,7 @@ export class PartChangeLedger {
   private readonly receiptRetentionMs: number;
 
   constructor(facts: PartChangeFacts, private readonly nowMs: number, options: PartChangeOptions = {}) {
-    this.receiptRetentionMs = (options.receiptRetentionHours ?? DEFAULT_RECEIPT_RETENTION_HOURS) * 3_600_000;
+    this.receiptRetentionMs = receiptRetentionMs(options.receiptRetentionHours);
     for (const read of facts.parts) {
       if (this.parts.has(read.id)) continue;
       const part = { ...read };
