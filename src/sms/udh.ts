@@ -6,6 +6,15 @@ import { GatewayError } from '../common/errors.js';
 import { NATIONAL_LANGUAGE_ID, type NationalLanguage } from './national-languages.js';
 
 /**
+ * The concatenation reference of a recipient's message (the same for every part and retry):
+ * derived from the recipient id, so it survives restarts without a stored counter, and two
+ * messages to one handset get different references unless 65,536 recipients apart.
+ */
+export function concatReferenceFor(recipientId: number): number {
+  return recipientId & 0xffff;
+}
+
+/**
  * TS 23.040 §9.2.3.24: the information element identifiers smsgate writes and reads (src/pdu):
  * concatenation (8-bit reference §9.2.3.24.1, 16-bit §9.2.3.24.8) and national language single /
  * locking shift (§9.2.3.24.15, §9.2.3.24.16).

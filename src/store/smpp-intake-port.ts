@@ -13,6 +13,7 @@
  */
 import type { CreditMovement, OrderedReservation } from '../accounts/credits.js';
 import { releaseOf, reserveInOrder } from '../accounts/credits.js';
+import { concatReferenceFor } from '../sms/udh.js';
 import type { NewPart } from './dispatch-steps.js';
 import type { PartState, RecipientStatus } from './entities.js';
 
@@ -53,8 +54,12 @@ export interface IntakeSubmit {
   msisdn: string;
   /** The price of one part to the destination. */
   creditsPerPart: number;
-  /** The parts' concatenation reference (message_parts.concat_reference). */
-  concatReference: number;
+  /**
+   * The parts' concatenation reference (message_parts.concat_reference): the customer's own for a
+   * part it cut; null for a message the engine cuts, which gets the reference every campaign's
+   * message gets (concatReferenceFor its recipient id) once the recipient is inserted.
+   */
+  concatReference: number | null;
   /** The routed transport the parts are queued on. */
   transport: string;
   /** When its parts are due: now, or when the route's window opens. */
@@ -80,7 +85,12 @@ export type IntakeCampaignRow = Pick<
 export interface IntakeRows {
   campaign: IntakeCampaignRow;
   recipient: { campaignId: string; msisdn: string; creditsPerPart: number };
-  parts: Omit<NewPart, 'recipientId'>[];
+  parts: (Omit<NewPart, 'recipientId' | 'concatReference'> & { concatReference: number | null })[];
+}
+
+/** An accepted submit's parts once its recipient has an id: the engine's reference where the customer gave none. */
+export function partsOfRecipient(rows: IntakeRows, recipientId: number): NewPart[] {
+  return rows.parts.map((part) => ({ ...part, recipientId, concatReference: part.concatReference ?? concatReferenceFor(recipientId) }));
 }
 
 /**

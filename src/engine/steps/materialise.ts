@@ -16,6 +16,7 @@
 import type { CreditMovement } from '../../accounts/credits.js';
 import type { StoreMode, StoreResult } from '../store-mode.js';
 import type { CampaignPlan, CampaignTexts } from '../campaign-plans.js';
+import { concatReferenceFor } from '../../sms/udh.js';
 import { fillEvenShares } from '../even-shares.js';
 import { planRoute, type RouteTable, type TransportConditions } from '../routing.js';
 import { PartChangeLedger } from './part-changes.js';
@@ -86,14 +87,6 @@ export interface MaterialisePlan extends MaterialiseWrite {
   unrouted: UnroutedRecipient[];
 }
 
-/**
- * The concatenation reference of a recipient's message (the same for every part and retry):
- * derived from the recipient id, so it survives restarts without a stored counter, and two
- * messages to one handset get different references unless 65,536 recipients apart.
- */
-export function concatReferenceFor(recipientId: number): number {
-  return recipientId & 0xffff;
-}
 
 /** A campaign is due once its send time has passed (none: at once). */
 export function isDue(campaign: Pick<ReadyCampaign, 'send_at'>, nowMs: number): boolean {

@@ -124,15 +124,9 @@ export function planSubmit(input: SubmitPlanInput): SubmitPlan {
       smppSubmitJson: JSON.stringify(input.cut),
       msisdn,
       creditsPerPart: creditsPerPart(input.pricing, msisdn),
-      concatReference: concat?.reference ?? referenceOf(input.messageId),
+      concatReference: concat?.reference ?? null,
       transport: choice.transport,
       dueAtMs: choice.kind === 'wait' ? choice.untilMs : nowMs,
     },
   };
-}
-
-/** A 16-bit concatenation reference for the parts the engine cuts: the message id's first four hex digits (random, UUID v4). */
-function referenceOf(messageId: string): number {
-  const value = Number.parseInt(messageId.slice(0, 4), 16);
-  return Number.isNaN(value) ? 0 : value;
 }

@@ -8,7 +8,7 @@
  */
 import type { CreditMovement } from '../../accounts/credits.js';
 import {
-  CANCELLED_STATUS, planCancel, planIntakeBatch,
+  CANCELLED_STATUS, partsOfRecipient, planCancel, planIntakeBatch,
   type IntakeFacts, type IntakeFactsQuery, type IntakeMessage, type IntakeRows, type IntakeStored, type IntakeSubmit, type SmppIntakeStore,
 } from '../smpp-intake-port.js';
 import { applyCreditMovements } from './credit-ledger.js';
@@ -92,7 +92,7 @@ export class PgSmppIntakeStore implements SmppIntakeStore {
     });
     // One recipient per campaign: its campaign id names it.
     const recipientIds = new Map(inserted.rows.map((r) => [r.campaign_id, r.id]));
-    await insertParts(db, accepted.flatMap((r) => r.parts.map((part) => ({ ...part, recipientId: recipientIds.get(part.campaignId) as number }))), nowMs);
+    await insertParts(db, accepted.flatMap((r) => partsOfRecipient(r, recipientIds.get(r.recipient.campaignId) as number)), nowMs);
     await applyCreditMovements(db, movements, nowMs);
     await notifyWake(db, 'smsgate_parts');
   }

@@ -8,7 +8,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { CreditMovement } from '../../accounts/credits.js';
 import {
-  CANCELLED_STATUS, planCancel, planIntakeBatch,
+  CANCELLED_STATUS, partsOfRecipient, planCancel, planIntakeBatch,
   type IntakeCampaignRow, type IntakeFacts, type IntakeRows, type IntakeFactsQuery, type IntakeMessage, type IntakeStored, type IntakeSubmit,
 } from '../smpp-intake-port.js';
 import { SqliteCreditLedger } from './credit-ledger.js';
@@ -94,8 +94,7 @@ export class SqliteSmppIntakeStore {
           .map((r) => [r.campaign_id, r.id]),
       );
       const parts = accepted.flatMap((rows) => {
-        const recipientId = recipientIds.get(rows.recipient.campaignId)!;
-        return rows.parts.map((part) => ({ ...part, recipientId }));
+        return partsOfRecipient(rows, recipientIds.get(rows.recipient.campaignId)!);
       });
       this.parts.insert(parts, nowMs);
       this.ledger.apply(movements, nowMs);

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { mergeMovements } from '../../../src/accounts/credits.js';
 import { CampaignPlans } from '../../../src/engine/campaign-plans.js';
 import { RouteTable } from '../../../src/engine/routing.js';
-import { NO_ROUTE_STATUS, concatReferenceFor, planMaterialise, planShares, type Routing } from '../../../src/engine/steps/materialise.js';
+import { concatReferenceFor } from '../../../src/sms/udh.js';
+import { NO_ROUTE_STATUS, planMaterialise, planShares, type Routing } from '../../../src/engine/steps/materialise.js';
 import type { DueRecipient, ReadyCampaign } from '../../../src/store/dispatch-steps.js';
 
 const NOW = 1_700_000_000_000;

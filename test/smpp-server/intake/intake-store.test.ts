@@ -41,7 +41,8 @@ describeIntakeBackends('smpp intake store', (open, backend, pg) => {
     const accountId = await rig.seedAccount(client.id);
     const batch = [
       submit(client.id, accountId, { creditsPerPart: 2 }),
-      submit(client.id, accountId, { creditsPerPart: 3, partsPerMessage: 2, text: 'W'.repeat(200), textSent: 'W'.repeat(200), msisdn: '447700900123' }),
+      // A message_payload the engine cuts: no reference of the customer's; its parts get the recipient's, as any campaign's.
+      submit(client.id, accountId, { creditsPerPart: 3, partsPerMessage: 2, text: 'W'.repeat(200), textSent: 'W'.repeat(200), msisdn: '447700900123', concatReference: null }),
       submit(client.id, accountId, { creditsPerPart: 2, dueAtMs: NOW_MS + 60_000 }),
     ];
     expect(await rig.store.insertSubmits(batch, NOW_MS)).toEqual([{ kind: 'stored' }, { kind: 'stored' }, { kind: 'stored' }]);
@@ -60,8 +61,8 @@ describeIntakeBackends('smpp intake store', (open, backend, pg) => {
     const parts = await rig.sql<MessagePartRow>('SELECT * FROM message_parts WHERE campaign_id = ? ORDER BY part_number', [second]);
     expect(parts.map((p) => [Number(p.recipient_id), Number(p.part_number), Number(p.parts_total), Number(p.concat_reference), p.transport, p.state,
       Number(p.next_attempt_at), Number(p.credits)])).toEqual([
-      [Number(recipients[0]!.id), 1, 2, 0x1234, 'carrier', 'queued', NOW_MS, 3],
-      [Number(recipients[0]!.id), 2, 2, 0x1234, 'carrier', 'queued', NOW_MS, 3],
+      [Number(recipients[0]!.id), 1, 2, Number(recipients[0]!.id) & 0xffff, 'carrier', 'queued', NOW_MS, 3],
+      [Number(recipients[0]!.id), 2, 2, Number(recipients[0]!.id) & 0xffff, 'carrier', 'queued', NOW_MS, 3],
     ]);
     const later = await rig.sql<MessagePartRow>('SELECT * FROM message_parts WHERE campaign_id = ?', [batch[2]!.messageId]);
     expect(later.map((p) => Number(p.next_attempt_at))).toEqual([NOW_MS + 60_000]);

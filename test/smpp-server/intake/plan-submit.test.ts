@@ -65,7 +65,7 @@ describe('planSubmit', () => {
       submit: {
         messageId: MESSAGE_ID, clientId: 3, accountId: 7, name: 'SMPP acme-smpp', sender: 'Acme', text: 'Hello', textSent: 'Hello', encoding: 'GSM-7',
         partsPerMessage: 1, smppSubmitJson: JSON.stringify({ dataCoding: 0, concat: null, registeredDelivery: 1, sourceAddrTon: 5, sourceAddrNpi: 0 }),
-        msisdn: '353871234567', creditsPerPart: 3, concatReference: 0xa1b2, transport: 'carrier', dueAtMs: NOW_MS,
+        msisdn: '353871234567', creditsPerPart: 3, concatReference: null, transport: 'carrier', dueAtMs: NOW_MS,
       },
     });
   });
