@@ -10,7 +10,7 @@ import { campaignBody, postCampaign, readyTimeOf, webhookNotes } from '../e2e/ca
 import { monoMs } from '../e2e/clock.js';
 import { collectSinks, runFigures, startHarnessMeter } from '../e2e/run-figures.js';
 import { startSinks, stopSinks, type RunSinks, type SinkProcess } from '../e2e/sinks.js';
-import { cpuMsOf, peakRssBytesOf, percentile, type RunFigures } from '../e2e/stats.js';
+import { cpuMsOf, peakRssBytesOf, percentile, syscallsBetween, syscallsOf, type RunFigures, type Syscalls } from '../e2e/stats.js';
 import type { SmscSinkConfig } from '../e2e/sink-protocol.js';
 import { makeTempDir, removeTempDir } from '../e2e/temp-dirs.js';
 import { waitForCount } from '../e2e/wait.js';
@@ -104,6 +104,7 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     const countsAtStart = countsOf(readCounts(countsDir), pids);
     if (database.kind === 'postgres') await options.pgStatements?.reset();
     const cpuAtStart = nodes.map((node) => cpuMsOf(node.pid));
+    const syscallsAtStart = nodes.map((node) => syscallsOf(node.pid));
     // The server idles beside a SQLite column: its CPU is counted for PostgreSQL columns only.
     const measuredPostgres = options.backend === 'postgres' ? options.postgres : undefined;
     const pgAtStart = measuredPostgres === undefined ? 0 : postgresCpuMs(measuredPostgres.pid);
@@ -124,6 +125,7 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
     });
     const finishedAtMs = monoMs();
     const cpuMsByNode = nodes.map((node, i) => cpuMsOf(node.pid) - (cpuAtStart[i] as number));
+    const syscalls = nodes.map((node, i) => syscallsBetween(syscallsAtStart[i] as Syscalls, syscallsOf(node.pid))).reduce((sum, one) => ({ reads: sum.reads + one.reads, writes: sum.writes + one.writes }), { reads: 0, writes: 0 });
     const pgCpuMs = measuredPostgres === undefined ? 0 : postgresCpuMs(measuredPostgres.pid) - pgAtStart;
     const harnessFigures = harness.stop();
     await new Promise((resolve) => setTimeout(resolve, COUNTS_SETTLE_MS));
@@ -157,6 +159,8 @@ export async function runColumn(options: ColumnOptions): Promise<ColumnFigures> 
       sink,
       harness: harnessFigures,
       gatewayCpuMs: nodesCpuMs + pgCpuMs,
+      // The nodes' own syscalls (PostgreSQL's are not counted).
+      syscalls,
       peakRssBytes,
       notes,
     });

@@ -16,7 +16,7 @@ import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
 import { startSinks, stopSinks, type RunSinks } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
-import { cpuMsOf, peakRssBytesOf, type RunFigures } from './stats.js';
+import { cpuMsOf, peakRssBytesOf, syscallsBetween, syscallsOf, type RunFigures, type Syscalls } from './stats.js';
 import { freePort, portAccepts, waitFor, waitForCount } from './wait.js';
 
 /** How the sendsms client drives smsbox: recipients in one request's `to`, and requests in flight. */
@@ -78,6 +78,8 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     const boxesCpuMs = (): number => boxes.reduce((sum, box) => sum + cpuMsOf(box.pid), 0);
     const harness = startHarnessMeter(smsc, receiver);
     const cpuAtStartMs = boxesCpuMs();
+    const boxesSyscalls = (): Syscalls => boxes.map((box) => syscallsOf(box.pid)).reduce((sum, one) => ({ reads: sum.reads + one.reads, writes: sum.writes + one.writes }), { reads: 0, writes: 0 });
+    const syscallsAtStart = boxesSyscalls();
     const startedAtMs = monoMs();
     let next = 0;
     let refused = 0;
@@ -116,6 +118,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
     });
     const finishedAtMs = monoMs();
     const gatewayCpuMs = boxesCpuMs() - cpuAtStartMs;
+    const syscalls = syscallsBetween(syscallsAtStart, boxesSyscalls());
     const harnessFigures = harness.stop();
     const peakRssBytes = boxes.reduce((sum, box) => sum + peakRssBytesOf(box.pid), 0);
     const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
@@ -135,6 +138,7 @@ export async function runKannel(options: KannelRunOptions): Promise<KannelRunRes
         sink,
         harness: harnessFigures,
         gatewayCpuMs,
+        syscalls,
         peakRssBytes,
         notes,
       }),

@@ -68,6 +68,7 @@ export function formatRuns(runs: readonly RunFigures[]): string {
     ['gateway CPU, % of one core over the run', (r) => pct(r.gatewayCpuMs, r.endToEndMs)],
     ['event-loop delay p99 / max', (r) => (r.eventLoop === undefined ? '-' : `${fixed(r.eventLoop.p99Ms, 1)} / ${fixed(r.eventLoop.maxMs, 0)} ms`)],
     ['peak RSS', (r) => mb(r.peakRssBytes)],
+    ['read / write syscalls a message (/proc/<pid>/io, every thread)', (r) => `${fixed(r.syscalls.reads / r.messages, 2)} / ${fixed(r.syscalls.writes / r.messages, 2)}`],
     ['harness CPU, % of a core: SMSC / receiver / driver', (r) => [r.harnessCpuMs.smsc, r.harnessCpuMs.receiver, r.harnessCpuMs.driver].map((ms) => pct(ms, r.endToEndMs)).join(' / ')],
     ['API GET /v1/campaign/{id} p50 / p99 while running', (r) => (r.api === undefined ? '-' : `${fixed(r.api.p50Ms, 1)} / ${fixed(r.api.p99Ms, 1)} ms (${r.api.count} GETs)`)],
     ['load average (1 min) at start / end', (r) => `${fixed(r.loadAverage.atStart, 1)} / ${fixed(r.loadAverage.atEnd, 1)}`],
@@ -230,18 +231,20 @@ function stageRates(run: RunFigures): string {
 /** One Markdown row per size, for the README's bench:e2e table. */
 export function markdownSummary(rows: readonly { smsgate: RunFigures | undefined; kannel: readonly RunFigures[] }[]): string {
   const header =
-    '| recipients | smsgate msg/s | Kannel msg/s (setup) | ratio (first setup) | lag p50 / p99 / max | gateway CPU µs/msg (Kannel) | event-loop p99 | peak RSS | load avg |';
-  const lines = [header, '|---|---|---|---|---|---|---|---|---|'];
+    '| recipients | smsgate msg/s | Kannel msg/s (setup) | ratio (first setup) | lag p50 / p99 / max | gateway CPU µs/msg (Kannel) | write syscalls/msg (Kannel) | event-loop p99 | peak RSS | load avg |';
+  const lines = [header, '|---|---|---|---|---|---|---|---|---|---|'];
   for (const { smsgate, kannel } of rows) {
     if (smsgate === undefined) continue;
     const first = kannel[0];
     const ratio = first === undefined ? '-' : `${(endToEndPerSecond(smsgate) / endToEndPerSecond(first)).toFixed(2)}x`;
     const kannelCells = kannel.map((k) => `${int(endToEndPerSecond(k))} (${k.label.replace('kannel ', '')})`).join(', ') || '-';
     const kannelCpu = kannel.map((k) => int(cpuUsPerMessage(k))).join(', ');
+    const kannelWrites = kannel.map((k) => fixed(k.syscalls.writes / k.messages, 2)).join(', ');
     lines.push(
       `| ${int(smsgate.messages)} | ${int(endToEndPerSecond(smsgate))} | ${kannelCells} | ${ratio} | ` +
         `${seconds(smsgate.lag.p50Ms)} / ${seconds(smsgate.lag.p99Ms)} / ${seconds(smsgate.lag.maxMs)} | ` +
-        `${int(cpuUsPerMessage(smsgate))}${kannelCpu === '' ? '' : ` (${kannelCpu})`} | ${smsgate.eventLoop === undefined ? '-' : `${fixed(smsgate.eventLoop.p99Ms, 0)} ms`} | ` +
+        `${int(cpuUsPerMessage(smsgate))}${kannelCpu === '' ? '' : ` (${kannelCpu})`} | ` +
+        `${fixed(smsgate.syscalls.writes / smsgate.messages, 2)}${kannelWrites === '' ? '' : ` (${kannelWrites})`} | ${smsgate.eventLoop === undefined ? '-' : `${fixed(smsgate.eventLoop.p99Ms, 0)} ms`} | ` +
         `${mb(smsgate.peakRssBytes)} | ${fixed(smsgate.loadAverage.atStart, 1)}-${fixed(smsgate.loadAverage.atEnd, 1)} |`,
     );
   }

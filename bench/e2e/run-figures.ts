@@ -6,7 +6,7 @@
  */
 import type { ReceiverEvents } from './sink-protocol.js';
 import type { SinkProcess } from './sinks.js';
-import { loadAverage1m, sinkFigures, stageAt, type RunFigures } from './stats.js';
+import { loadAverage1m, sinkFigures, stageAt, type RunFigures, type Syscalls } from './stats.js';
 
 export interface HarnessFigures {
   harnessCpuMs: RunFigures['harnessCpuMs'];
@@ -59,6 +59,7 @@ export interface GatewayRun {
   sink: SinkFigures;
   harness: HarnessFigures;
   gatewayCpuMs: number;
+  syscalls: Syscalls;
   peakRssBytes: number;
   notes: string[];
 }
@@ -83,6 +84,7 @@ export function runFigures(run: GatewayRun, own: OwnFigures = NO_OWN_FIGURES): R
     endToEndMs: run.finishedAtMs - run.startedAtMs,
     lag: run.sink.lag,
     gatewayCpuMs: run.gatewayCpuMs,
+    syscalls: run.syscalls,
     mainThread: own.mainThread,
     eventLoop: own.eventLoop,
     ownWebhookLag: own.ownWebhookLag,

@@ -13,7 +13,7 @@ import { summariseProfiles } from './cpu-profile.js';
 import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
 import { startSinks, stopSinks, type RunSinks } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
-import { cpuMsOf, mainThreadTimesOf, percentile, peakRssBytesOf, type EventLoopFigures, type RunFigures } from './stats.js';
+import { cpuMsOf, mainThreadTimesOf, percentile, peakRssBytesOf, syscallsBetween, syscallsOf, type EventLoopFigures, type RunFigures } from './stats.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { freePort, waitFor, waitForCount } from './wait.js';
 import { openStore } from '../../src/store/sqlite/database.js';
@@ -115,6 +115,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRun
     const harness = startHarnessMeter(smsc, receiver);
     const countsAtStart = countsOf(readCounts(countsDir), [running.pid]);
     const cpuAtStart = { all: cpuMsOfGateway(running), main: mainThreadTimesOf(running.pid) };
+    const syscallsAtStart = syscallsOf(running.pid);
     const startedAtEpochMs = Date.now();
     const startedAtMs = monoMs();
     const { id, acceptedAtMs } = await postCampaign(running.baseUrl, account.token, body, startedAtMs);
@@ -145,6 +146,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRun
     });
     const finishedAtMs = monoMs();
     const gatewayCpuMs = cpuMsOfGateway(running) - cpuAtStart.all;
+    const syscalls = syscallsBetween(syscallsAtStart, syscallsOf(running.pid));
     const mainAtEnd = mainThreadTimesOf(running.pid);
     const mainThread = { cpuMs: mainAtEnd.cpuMs - cpuAtStart.main.cpuMs, runqueueMs: mainAtEnd.runqueueMs - cpuAtStart.main.runqueueMs };
     const harnessFigures = harness.stop();
@@ -179,6 +181,7 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRun
         sink,
         harness: harnessFigures,
         gatewayCpuMs,
+        syscalls,
         peakRssBytes,
         notes,
       },

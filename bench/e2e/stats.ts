@@ -59,6 +59,32 @@ export function peakRssBytesOf(pid: number | undefined): number {
   }
 }
 
+/** Read and write syscalls a process has made so far (every thread). */
+export interface Syscalls {
+  reads: number;
+  writes: number;
+}
+
+/**
+ * /proc/<pid>/io syscr and syscw (proc(5)): read(2), write(2) and their vector and positional
+ * forms, on sockets and files alike, every thread; zero once the process is gone. The socket
+ * writes a message costs (PDUs and webhook requests corked or not) show here, beside the
+ * database's page writes and fsync-bound commits.
+ */
+export function syscallsOf(pid: number | undefined): Syscalls {
+  if (pid === undefined) return { reads: 0, writes: 0 };
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return { reads: Number(/^syscr:\s+(\d+)/m.exec(io)?.[1] ?? 0), writes: Number(/^syscw:\s+(\d+)/m.exec(io)?.[1] ?? 0) };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}
+
+export function syscallsBetween(atStart: Syscalls, atEnd: Syscalls): Syscalls {
+  return { reads: atEnd.reads - atStart.reads, writes: atEnd.writes - atStart.writes };
+}
+
 export function loadAverage1m(): number {
   try {
     return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
@@ -194,6 +220,8 @@ export interface RunFigures {
   eventLoop: EventLoopFigures | undefined;
   /** The gateway's own smsgate_webhook_lag_seconds histogram (its commit to the 2xx): shares within 1 s and 2.5 s. */
   ownWebhookLag: { count: number; within1s: number; within2500ms: number } | undefined;
+  /** The gateway's read and write syscalls over the run (smsgate serve; bearerbox + smsbox). */
+  syscalls: Syscalls;
   /** smsgate serve's VmHWM; Kannel: bearerbox's + smsbox's. */
   peakRssBytes: number;
   harnessCpuMs: { smsc: number; receiver: number; driver: number };
