@@ -27,6 +27,7 @@ describe('store', () => {
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(store.db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY: a statement's sorts never spill to temp files
     const tables = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
     expect(tables).toEqual(expect.arrayContaining([
       'campaigns', 'clients', 'inbound_messages', 'message_parts', 'personal_access_tokens', 'receipts',
