@@ -12,10 +12,10 @@
  * ceil(maxSockets / pipelining) connections, and writes the requests one turn puts on a connection
  * in one writev; the receiver's answers then arrive several to a read. Measured with bench:e2e
  * (20,000 webhooks to a local receiver, 64 in flight): 20,000 writes and 20,000 reads at 1, 3,513
- * and 3,238 at 8, with a lower receipt-to-webhook lag. It is not the default: a receiver answers a
- * connection's requests one after another, so against a slow one the webhooks in flight share
- * maxSockets / pipelining connections instead of maxSockets, and a request waits for the answers
- * ahead of it before its own deadline starts.
+ * and 3,238 at 8, with a lower receipt-to-webhook lag. It is not the default: answers come back in
+ * request order and many servers (nginx, Go's net/http) take a connection's requests one at a time,
+ * so a slow receiver would serve the webhooks in flight over maxSockets / pipelining connections
+ * instead of maxSockets; and undici starts a request's deadline when the answers ahead of it are in.
  */
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';

@@ -33,7 +33,8 @@ export function countSocketWrites(select: (socket: Socket) => boolean): SocketWr
   if (typeof original !== 'function') throw new Error('this Node has no Socket#_writeGeneric: the write counter needs updating');
   const tally: SocketWriteTally = { writes: 0, chunks: 0, bytes: 0 };
   proto._writeGeneric = function (this: Socket, writev, data, encoding, cb) {
-    if (select(this)) {
+    // A write while connecting is only parked; Node calls this again with it once connected.
+    if (!this.connecting && select(this)) {
       tally.writes += 1;
       const chunks = writev ? (data as Array<{ chunk: Buffer | string }>).map((entry) => entry.chunk) : [data as Buffer | string];
       tally.chunks += chunks.length;
