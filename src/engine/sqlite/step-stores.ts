@@ -69,9 +69,8 @@ export class SqliteReceiptStepStore implements ReceiptStepStore<'sync'> {
   readReceiptFacts(items: readonly ArrivingReceipt[]): ReceiptFacts {
     const byTransport = new Map<string, string[]>();
     for (const { transport, receipt } of items) byTransport.set(transport, [...(byTransport.get(transport) ?? []), receipt.messageId]);
-    const targets = [...byTransport].flatMap(([transport, ids]) => this.queries.targets(transport, [...new Set(ids)]));
-    const parts = this.queries.parts([...new Set(targets.map((t) => t.part_id))]);
-    return { targets, ...this.changes.factsOfParts(parts) };
+    const found = [...byTransport].map(([transport, ids]) => this.queries.targetParts(transport, [...new Set(ids)]));
+    return { targets: found.flatMap((f) => f.targets), ...this.changes.factsOfParts(found.flatMap((f) => f.parts)) };
   }
 
   writeReceipts(plan: ReceiptsPlan, nowMs: number): void {
