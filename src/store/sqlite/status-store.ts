@@ -66,6 +66,20 @@ export interface ClientName {
 export type WriteProbe = { ok: true } | { ok: false; reason: string };
 
 /**
+ * The part counts of the status page, exported so test/store/live-row-index-plans.test.ts checks
+ * their plans: each state literal, so SQLite reads the partial index of that state's parts.
+ */
+export const STATUS_PART_SQL = {
+  queued: `SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = 'queued'`,
+  submitting: `SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = 'submitting'`,
+  /** Recipients with a part not yet answered, per campaign. */
+  unsentByCampaign: `SELECT campaign_id AS id, COUNT(DISTINCT recipient_id) AS n FROM (
+      SELECT campaign_id, recipient_id FROM message_parts WHERE state = 'queued'
+      UNION ALL SELECT campaign_id, recipient_id FROM message_parts WHERE state = 'submitting'
+    ) GROUP BY campaign_id`,
+} as const;
+
+/**
  * The status queries over one connection (the admin listener and `smsgate status` reach
  * them through `Async<StatusQueries>`; a PostgreSQL class with the same method names stands in).
  */
@@ -85,8 +99,8 @@ export class StatusQueries {
    * transports to count.
    */
   queuedPartsByTransport(transports: readonly string[]): QueuedParts[] {
-    const queued = this.db.prepare<[string]>(`SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = 'queued'`).pluck();
-    const submitting = this.db.prepare<[string]>(`SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = 'submitting'`).pluck();
+    const queued = this.db.prepare<[string]>(STATUS_PART_SQL.queued).pluck();
+    const submitting = this.db.prepare<[string]>(STATUS_PART_SQL.submitting).pluck();
     return transports.map((transport) => ({
       transport,
       queued: queued.get(transport) as number,
@@ -146,10 +160,7 @@ export class StatusQueries {
     if (campaigns.length === 0) return [];
     const unsent = new Map(
       (this.db
-        .prepare(`SELECT campaign_id AS id, COUNT(DISTINCT recipient_id) AS n FROM (
-            SELECT campaign_id, recipient_id FROM message_parts WHERE state = 'queued'
-            UNION ALL SELECT campaign_id, recipient_id FROM message_parts WHERE state = 'submitting'
-          ) GROUP BY campaign_id`)
+        .prepare(STATUS_PART_SQL.unsentByCampaign)
         .all() as { id: string; n: number }[]).map((row) => [row.id, row.n]),
     );
     const byStatus = this.db.prepare<[string]>(`SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = ? GROUP BY status`);
