@@ -123,8 +123,6 @@ export const CLOSE_CAMPAIGNS_SQL = `UPDATE campaigns SET dispatched_at = @now
     RETURNING id`;
 
 
-
-
 const RECEIPT_INSERT_COLUMNS = '(transport, message_id, status, final, error_code, done_at, raw, received_at, match_state, part_id)';
 
 export class DispatchStore {

@@ -4,9 +4,9 @@
  * ROWS_PER_UPDATE rows a statement, each statement prepared once per row count and reused (as
  * MultiRowInsert does for inserts). SQLite joins the VALUES rows to the table by its primary key,
  * so each row is one rowid lookup, as the per-row statement was; what goes is the call and the
- * statement step per row. Measured on the part and recipient updates of a group commit (a batch of
- * 16-48 rows, same load, interleaved): about 1.3 µs a row less than one prepared UPDATE a row; a
- * json_each join measured in between.
+ * statement step per row. Measured on the real schema, a commit of 25 messages' three updates
+ * (accepted, finished, recipient's status; 7 interleaved rounds): 23 µs a message against 28 µs
+ * for one prepared UPDATE a row; a json_each join (rows as one JSON array) measured between the two.
  *
  * The rows given must name distinct target rows: SQLite applies one arbitrary VALUES row when
  * several join the same target. The write plans give at most one write a part and a recipient.
