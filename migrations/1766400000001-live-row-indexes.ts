@@ -44,9 +44,12 @@ import { dialectOf } from './dialect.js';
  * SQLite uses a partial index only when the query's WHERE implies the index's (a literal
  * `state = 'queued'`, not `state = ?`): the stores' queries say the state they look for literally.
  *
- * PostgreSQL keeps its indexes: this migration changes nothing there. Its cluster queries name
- * states as parameters in places (a generic plan cannot prove a partial index's predicate) and
- * the figure this serves is the embedded gateway's; PostgreSQL's behaviour stays as it is.
+ * PostgreSQL keeps its indexes: this migration changes nothing there. What it buys is measured on
+ * the embedded gateway (SQLite rewrites an index entry only when that index's columns change);
+ * PostgreSQL writes a new row version on every update, with its own rules for which indexes get a
+ * new entry (HOT updates), and its claim and takeover queries (FOR UPDATE SKIP LOCKED, the claim
+ * stamps) would need their plans checked on a PostgreSQL bench of their own before their indexes
+ * change. Until then PostgreSQL's behaviour stays exactly as it is.
  */
 const SQLITE_UP = [
   `DROP INDEX message_parts_due`,
