@@ -12,6 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { QueryRunner } from 'typeorm';
+import { LiveRowIndexes1766400000001 } from '../../migrations/1766400000001-live-row-indexes.js';
 import { MultiRowUpdate } from '../../src/store/sqlite/multi-row-update.js';
 import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { DispatchStore } from '../../src/store/sqlite/dispatch-store.js';
@@ -84,6 +86,21 @@ describe('live-row indexes of parts, recipients and receipts on SQLite', () => {
     expect(sql['recipients_dispatch']).toMatch(/WHERE dispatch_state = 'waiting'$/);
     expect(sql['receipts_pending']).toMatch(/WHERE match_state = 'pending'$/);
     expect(sql['recipients_status']).toBe('CREATE INDEX recipients_status ON recipients(campaign_id, status)');
+  });
+
+  it('goes back to the full indexes and forward again', async () => {
+    const db = await openDb();
+    const runner = { query: (text: string) => Promise.resolve(db.exec(text)) } as unknown as QueryRunner;
+    const indexSql = (): Record<string, string> => Object.fromEntries((db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
+      .all() as { name: string; sql: string }[]).map((row) => [row.name, row.sql]));
+    const after = indexSql();
+    await new LiveRowIndexes1766400000001().down(runner);
+    const before = indexSql();
+    expect(before['message_parts_due']).toBe('CREATE INDEX message_parts_due ON message_parts(state, next_attempt_at)');
+    expect(before['message_parts_submitting']).toBeUndefined();
+    for (const name of ['message_parts_fair_claim', 'message_parts_message_id', 'recipients_dispatch', 'receipts_pending']) expect(before[name]).not.toMatch(/WHERE/);
+    await new LiveRowIndexes1766400000001().up(runner);
+    expect(indexSql()).toEqual(after);
   });
 
   it('holds a part only while it is queued, submitting or has a message id, a recipient while waiting, a receipt while unmatched', async () => {
