@@ -12,6 +12,7 @@ import { SqliteRerouteStore } from '../../store/sqlite/reroute-queries.js';
 import type { EngineStepStores } from '../contracts.js';
 import type { DispatchStore, ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
 import { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
+import { SqlitePartWrites } from '../../store/sqlite/part-writes.js';
 import { insertCustomerDeliveries } from '../../store/sqlite/smpp-delivery-store.js';
 import type { PartRow } from '../../store/part-change-rows.js';
 import { acceptedPairs, partsInScope, type OutcomeFacts, type OutcomesPlan, type OutcomeStepStore, type SubmitResult } from '../steps/outcomes.js';
@@ -22,6 +23,8 @@ import { enqueueDeliveryReceipts, type DeliveryReceiptSink } from './delivery-re
 
 export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
   private readonly credits: SqliteCreditLedger;
+  /** The batch updates of parts and recipients (also the outcome step's acceptances). */
+  readonly writes: SqlitePartWrites;
 
   constructor(
     private readonly dispatch: DispatchStore,
@@ -29,6 +32,7 @@ export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
     private readonly sink: DeliveryReceiptSink,
   ) {
     this.credits = new SqliteCreditLedger(dispatch.db);
+    this.writes = new SqlitePartWrites(dispatch.db);
   }
 
   readRecipientFacts(recipientIds: readonly number[]): PartChangeFacts {
@@ -46,11 +50,11 @@ export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
   }
 
   writePartChanges(plan: PartChangesPlan, nowMs: number): void {
-    for (const w of plan.partReceipts) {
-      if (w.kind === 'finish') this.dispatch.finishPart(w.partId, w.state, w.status, w.errorCode, nowMs);
-      else this.dispatch.notePartStatus(w.partId, w.status, nowMs);
-    }
-    for (const r of plan.recipients) this.dispatch.updateRecipient(r.recipientId, r.status, r.lastStatus, nowMs);
+    // One statement a batch for the finishes and the recipients' statuses (at most one write a part
+    // and a recipient in a plan); a non-final receipt's note is rare and written alone.
+    this.writes.finishParts(plan.partReceipts.flatMap((w) => (w.kind === 'finish' ? [w] : [])), nowMs);
+    for (const w of plan.partReceipts) if (w.kind === 'note') this.dispatch.notePartStatus(w.partId, w.status, nowMs);
+    this.writes.updateRecipients(plan.recipients, nowMs);
     enqueueDeliveryReceipts(this.sink, this.dispatch.db, plan.outbox, nowMs);
     // An SMPP customer's receipt commits with the status that caused it, or not at all.
     insertCustomerDeliveries(this.dispatch.db, plan.customerDeliveries ?? []);
@@ -69,9 +73,8 @@ export class SqliteReceiptStepStore implements ReceiptStepStore<'sync'> {
   readReceiptFacts(items: readonly ArrivingReceipt[]): ReceiptFacts {
     const byTransport = new Map<string, string[]>();
     for (const { transport, receipt } of items) byTransport.set(transport, [...(byTransport.get(transport) ?? []), receipt.messageId]);
-    const targets = [...byTransport].flatMap(([transport, ids]) => this.queries.targets(transport, [...new Set(ids)]));
-    const parts = this.queries.parts([...new Set(targets.map((t) => t.part_id))]);
-    return { targets, ...this.changes.factsOfParts(parts) };
+    const found = [...byTransport].map(([transport, ids]) => this.queries.targetParts(transport, [...new Set(ids)]));
+    return { targets: found.flatMap((f) => f.targets), ...this.changes.factsOfParts(found.flatMap((f) => f.parts)) };
   }
 
   writeReceipts(plan: ReceiptsPlan, nowMs: number): void {
@@ -102,10 +105,11 @@ export class SqliteOutcomeStepStore implements OutcomeStepStore<'sync'> {
 
   writeOutcomes(plan: OutcomesPlan, nowMs: number): void {
     // The read and this write share one synchronous transaction: the guards (state 'submitting') hold.
+    // The acceptances, nearly every transition, in one statement a batch; a retry or a failure alone.
+    this.changes.writes.markSubmitted(plan.transitions.flatMap((t) => (t.kind === 'submitted' ? [t] : [])), nowMs);
     for (const t of plan.transitions) {
-      if (t.kind === 'submitted') this.dispatch.markSubmitted(t.partId, t.messageId, nowMs);
-      else if (t.kind === 'requeue') this.dispatch.requeue(t.partId, t.attempts, t.dueAtMs, t.status, t.errorCode, nowMs);
-      else this.dispatch.failPart(t.partId, t.attempts, t.status, t.errorCode, nowMs);
+      if (t.kind === 'requeue') this.dispatch.requeue(t.partId, t.attempts, t.dueAtMs, t.status, t.errorCode, nowMs);
+      else if (t.kind === 'fail') this.dispatch.failPart(t.partId, t.attempts, t.status, t.errorCode, nowMs);
     }
     for (const m of plan.matches) this.dispatch.matchReceipt(m.receiptId, m.partId);
     this.changes.writePartChanges(plan.changes, nowMs);

@@ -10,6 +10,7 @@ export type { DueCampaign } from '../dispatch-steps.js';
 import type { PartState, RecipientStatus } from '../entities.js';
 import type { SqliteDatabase } from './database.js';
 import { MultiRowInsert } from './multi-row-insert.js';
+import { SqlitePartWrites } from './part-writes.js';
 import { PART_INSERT_COLUMNS, SqlitePartInserts } from './part-inserts.js';
 import { SqliteRecoveryStore } from './recovery-queries.js';
 
@@ -127,6 +128,7 @@ const RECEIPT_INSERT_COLUMNS = '(transport, message_id, status, final, error_cod
 export class DispatchStore {
   private readonly s;
   private readonly receiptInserts: MultiRowInsert<ReceiptInsert>;
+  private readonly partWrites: SqlitePartWrites;
 
   private readonly recovery: SqliteRecoveryStore;
   private readonly partInserts: SqlitePartInserts;
@@ -136,6 +138,7 @@ export class DispatchStore {
     this.partInserts = new SqlitePartInserts(db);
     this.receiptInserts = new MultiRowInsert(db, `INSERT INTO receipts ${RECEIPT_INSERT_COLUMNS} VALUES`, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', (r) =>
       [r.transport, r.messageId, r.status, r.final ? 1 : 0, r.errorCode, r.doneAt, r.raw, r.receivedAt, r.matchState, r.partId]);
+    this.partWrites = new SqlitePartWrites(db);
     this.s = {
       dueCampaigns: db.prepare<[number, number], DueCampaign>(
         `SELECT id, client_id, sender, text, text_sent, smpp_submit FROM campaigns
@@ -165,10 +168,6 @@ export class DispatchStore {
       markSubmitting: db.prepare<[number, number], unknown>(
         `UPDATE message_parts SET state = 'submitting', updated_at = ? WHERE id = ? AND state = 'queued'`,
       ),
-      markSubmitted: db.prepare<[string, number, number, number], unknown>(
-        `UPDATE message_parts SET state = 'submitted', message_id = ?, attempts = attempts + 1, submitted_at = ?,
-           last_error_code = NULL, updated_at = ? WHERE id = ? AND state = 'submitting'`,
-      ),
       requeue: db.prepare<[number, number, string | null, string | null, number, number], unknown>(
         `UPDATE message_parts SET state = 'queued', attempts = ?, next_attempt_at = ?, last_status = ?, last_error_code = ?,
            updated_at = ? WHERE id = ? AND state = 'submitting'`,
@@ -179,10 +178,6 @@ export class DispatchStore {
       ),
       partByMessageId: db.prepare<[string, string], PartForReceipt>(
         `SELECT id, recipient_id, state FROM message_parts WHERE transport = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
-      ),
-      finishPart: db.prepare<[string, string, string | null, number, number, number], unknown>(
-        `UPDATE message_parts SET state = ?, last_status = ?, last_error_code = ?, final_at = ?, updated_at = ?
-         WHERE id = ? AND state NOT IN ('delivered', 'undelivered')`,
       ),
       notePartStatus: db.prepare<[string, number, number], unknown>(
         `UPDATE message_parts SET last_status = ?, updated_at = ? WHERE id = ? AND state NOT IN ('delivered', 'undelivered')`,
@@ -209,9 +204,6 @@ export class DispatchStore {
       ),
       partsOfRecipient: db.prepare<[number], PartStatusRow>(
         `SELECT part_number, state, last_status, final_at FROM message_parts WHERE recipient_id = ? ORDER BY part_number`,
-      ),
-      updateRecipient: db.prepare<[RecipientStatus, string | null, number, number], unknown>(
-        `UPDATE recipients SET status = ?, last_status = ?, updated_at = ? WHERE id = ?`,
       ),
       awaitingReceipt: db
         .prepare<[string], string>(
@@ -282,7 +274,7 @@ export class DispatchStore {
   }
 
   markSubmitted(partId: number, messageId: string, nowMs: number): boolean {
-    return this.s.markSubmitted.run(messageId, nowMs, nowMs, partId).changes > 0;
+    return this.partWrites.markSubmitted([{ partId, messageId }], nowMs) > 0;
   }
 
   requeue(partId: number, attempts: number, nextAttemptAt: number, lastStatus: string | null, errorCode: string | null, nowMs: number): boolean {
@@ -299,7 +291,7 @@ export class DispatchStore {
 
   /** Moves a part to its final state unless it already has one (a final state is never overwritten). */
   finishPart(partId: number, state: 'delivered' | 'undelivered', status: string, errorCode: string | null, nowMs: number): boolean {
-    return this.s.finishPart.run(state, status, errorCode, nowMs, nowMs, partId).changes > 0;
+    return this.partWrites.finishParts([{ partId, state, status, errorCode }], nowMs) > 0;
   }
 
   notePartStatus(partId: number, status: string, nowMs: number): boolean {
@@ -339,7 +331,7 @@ export class DispatchStore {
   }
 
   updateRecipient(recipientId: number, status: RecipientStatus, lastStatus: string | null, nowMs: number): void {
-    this.s.updateRecipient.run(status, lastStatus, nowMs, recipientId);
+    this.partWrites.updateRecipients([{ recipientId, status, lastStatus }], nowMs);
   }
 
   /** Message ids of the transport's parts still waiting for a final receipt (crash recovery of in-memory receipts). */

@@ -4,14 +4,21 @@
  */
 import type { SqliteDatabase } from './database.js';
 
+/**
+ * Parts left 'submitting' by a stop go back to the queue: read through the submitting parts'
+ * partial index (message_parts_submitting), the state literal so SQLite uses it. Exported so
+ * test/store/live-row-index-plans.test.ts checks the plan.
+ */
+export const RECOVERY_SQL = {
+  requeueSubmitting: `UPDATE message_parts SET state = 'queued', claimed_by = NULL, updated_at = ? WHERE state = 'submitting' AND claimed_by IS ?`,
+} as const;
+
 export class SqliteRecoveryStore {
   private readonly s;
 
   constructor(db: SqliteDatabase) {
     this.s = {
-      requeue: db.prepare<[number, string | null], unknown>(
-        `UPDATE message_parts SET state = 'queued', claimed_by = NULL, updated_at = ? WHERE state = 'submitting' AND claimed_by IS ?`,
-      ),
+      requeue: db.prepare<[number, string | null], unknown>(RECOVERY_SQL.requeueSubmitting),
       reopenRecipients: db.prepare<[], string>(
         `UPDATE recipients SET dispatch_state = 'waiting' WHERE dispatch_state = 'dispatched'
            AND NOT EXISTS (SELECT 1 FROM message_parts p WHERE p.recipient_id = recipients.id)

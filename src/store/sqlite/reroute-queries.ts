@@ -13,14 +13,18 @@ const QUEUED_PART = `SELECT p.id, p.recipient_id, p.transport, p.next_attempt_at
   JOIN clients cl ON cl.id = c.client_id`;
 
 /**
- * One statement per kind of query, each with the plan it needs: these parts by id; every queued
+ * One statement per kind of query (exported so test/store/live-row-index-plans.test.ts checks their plans), each with the plan it needs: these parts by id; every queued
  * part in id order (by rowid: the unary + keeps SQLite off the state index, which would read
- * and sort the whole queue for every batch); the due ones on some transports (the due index).
+ * and sort the whole queue for every batch); the due ones on some transports (the queued parts'
+ * partial index, message_parts_fair_claim).
  */
-const READ_QUEUED = {
+export const READ_QUEUED = {
   byIds: `${QUEUED_PART} WHERE p.id IN (SELECT value FROM json_each(@ids)) AND +p.state = 'queued' AND p.transport IS NOT NULL ORDER BY p.id`,
   // The first batch starts at the oldest queued part, not at the table's first row (delivered history).
-  all: `${QUEUED_PART} WHERE p.id > (CASE WHEN @after > 0 THEN @after ELSE COALESCE((SELECT MIN(id) FROM message_parts WHERE state = 'queued'), 1) - 1 END)
+  // That part is read from the queued parts' partial index (migrations/1766400000001-live-row-indexes.ts):
+  // left to itself SQLite would walk the rowids from the first, through the delivered history.
+  all: `${QUEUED_PART} WHERE p.id > (CASE WHEN @after > 0 THEN @after
+      ELSE COALESCE((SELECT MIN(id) FROM message_parts INDEXED BY message_parts_fair_claim WHERE state = 'queued'), 1) - 1 END)
     AND +p.state = 'queued' AND p.transport IS NOT NULL ORDER BY p.id LIMIT @limit`,
   due: `${QUEUED_PART} WHERE p.state = 'queued' AND p.next_attempt_at <= @dueBy AND p.id > @after
     AND p.transport IN (SELECT value FROM json_each(@transports)) ORDER BY p.id LIMIT @limit`,

@@ -1,7 +1,8 @@
 /**
  * Read-only SQL behind the admin status page, /metrics and `smsgate status`: queue
  * depths, webhook backlog per client, campaigns in progress, and the readiness write probe. Each
- * query uses an existing index (message_parts_claim, webhook_outbox_dead, recipients_status).
+ * query uses an existing index (message_parts_fair_claim, message_parts_submitting, webhook_outbox_dead,
+ * recipients_status).
  */
 import { lowCreditsChanges, type ClientCredits, type LowCreditsChange, type LowCreditsMark } from '../../accounts/low-credits.js';
 import type { DatabaseFileGuard } from './database-file-guard.js';
@@ -65,6 +66,20 @@ export interface ClientName {
 export type WriteProbe = { ok: true } | { ok: false; reason: string };
 
 /**
+ * The part counts of the status page, exported so test/store/live-row-index-plans.test.ts checks
+ * their plans: each state literal, so SQLite reads the partial index of that state's parts.
+ */
+export const STATUS_PART_SQL = {
+  queued: `SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = 'queued'`,
+  submitting: `SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = 'submitting'`,
+  /** Recipients with a part not yet answered, per campaign. */
+  unsentByCampaign: `SELECT campaign_id AS id, COUNT(DISTINCT recipient_id) AS n FROM (
+      SELECT campaign_id, recipient_id FROM message_parts WHERE state = 'queued'
+      UNION ALL SELECT campaign_id, recipient_id FROM message_parts WHERE state = 'submitting'
+    ) GROUP BY campaign_id`,
+} as const;
+
+/**
  * The status queries over one connection (the admin listener and `smsgate status` reach
  * them through `Async<StatusQueries>`; a PostgreSQL class with the same method names stands in).
  */
@@ -77,15 +92,19 @@ export class StatusQueries {
 
   /**
    * Parts queued and submitting per transport: one count per (transport, state), each a range of
-   * the covering index message_parts_claim (transport, state, next_attempt_at), so the cost is the
-   * number of such parts, never a table scan. `transports` names the transports to count.
+   * the partial index holding only the parts in that state (message_parts_fair_claim,
+   * message_parts_submitting: migrations/1766400000001-live-row-indexes.ts), so the cost is the
+   * number of such parts, never a table scan. The state is literal in each statement: SQLite uses
+   * a partial index only when the query's WHERE implies the index's. `transports` names the
+   * transports to count.
    */
   queuedPartsByTransport(transports: readonly string[]): QueuedParts[] {
-    const count = this.db.prepare<[string, string]>(`SELECT COUNT(*) FROM message_parts WHERE transport = ? AND state = ?`).pluck();
+    const queued = this.db.prepare<[string]>(STATUS_PART_SQL.queued).pluck();
+    const submitting = this.db.prepare<[string]>(STATUS_PART_SQL.submitting).pluck();
     return transports.map((transport) => ({
       transport,
-      queued: count.get(transport, 'queued') as number,
-      submitting: count.get(transport, 'submitting') as number,
+      queued: queued.get(transport) as number,
+      submitting: submitting.get(transport) as number,
     }));
   }
 
@@ -126,7 +145,7 @@ export class StatusQueries {
    * Campaigns still being processed, or ready with recipients still pending, newest first. The
    * counts use indexes only: recipients by status (recipients_status), recipients not yet
    * dispatched (recipients_dispatch), and one pass over the parts not yet answered for all campaigns
-   * (message_parts_due). `sent` = recipients - not dispatched - dispatched with a part unanswered.
+   * (the queued and the submitting partial indexes, each state literal so SQLite uses them). `sent` = recipients - not dispatched - dispatched with a part unanswered.
    */
   campaignsInProgress(maxCampaigns: number): CampaignProgress[] {
     const campaigns = this.db
@@ -141,7 +160,7 @@ export class StatusQueries {
     if (campaigns.length === 0) return [];
     const unsent = new Map(
       (this.db
-        .prepare(`SELECT campaign_id AS id, COUNT(DISTINCT recipient_id) AS n FROM message_parts WHERE state IN ('queued', 'submitting') GROUP BY campaign_id`)
+        .prepare(STATUS_PART_SQL.unsentByCampaign)
         .all() as { id: string; n: number }[]).map((row) => [row.id, row.n]),
     );
     const byStatus = this.db.prepare<[string]>(`SELECT status, COUNT(*) AS n FROM recipients WHERE campaign_id = ? GROUP BY status`);
