@@ -48,9 +48,11 @@ export interface WebhookOutbox {
   readonly retriesFailedWrites: boolean;
   /**
    * Due pending events, oldest due first, at most maxRows. A leasing outbox leases them for leaseMs:
-   * no other sender gets them until the lease ends or the result is written.
+   * no other sender gets them until the lease ends or the result is written. An unleased one is
+   * also asked for only the due events with an id above `afterId`, lowest id first: the rows
+   * queued since a read that returned afterId (the sender's cursor); a leasing one is never given it.
    */
-  claimDue(nowMs: number, maxRows: number, leaseMs: number): MaybePromise<DueOutboxRow[]>;
+  claimDue(nowMs: number, maxRows: number, leaseMs: number, afterId?: number): MaybePromise<DueOutboxRow[]>;
   /** Attempt results; a row no longer pending (or no longer leased to this sender) is left alone and reported. */
   recordAttempts(records: readonly AttemptRecord[]): MaybePromise<ResultsWritten>;
   /** Gives a row inserted without an event id its id, once; returns it. */

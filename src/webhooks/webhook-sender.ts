@@ -172,6 +172,19 @@ export class WebhookSender {
    * finished request would re-read (and throw away) every row still claimed.
    */
   private outboxMayHaveNewRows = true;
+  /**
+   * An unleased outbox (SQLite) is read from a cursor: the highest id any read returned. A wake
+   * (rows committed, results written) reads only the rows after it, so each new row is read once,
+   * not once per read while the sender holds it (three reads a webhook when every read re-read the
+   * rows in flight). Ids are assigned in commit order by the one writer, so the rows after the
+   * cursor are the ones queued since. Rows pending again under an older id (a retry falling due, a
+   * redrive, a replay by another process, a write that failed) are found by a full read from the
+   * due index's start, which every pass the clock brings makes (at least once per pollIntervalMs),
+   * as do the events below that set fullReadDue. Null until the first read.
+   */
+  private readCursor: number | null = null;
+  /** Whether the next read of an unleased outbox is a full one (see readCursor). */
+  private fullReadDue = true;
   private readonly secrets: SecretCache;
   /** What one attempt needs (attempt.ts). */
   private readonly attemptDeps: AttemptDeps;
@@ -217,7 +230,7 @@ export class WebhookSender {
       flushIntervalMs,
       flushBatchRows: options.flushBatchRows ?? 512,
       track: (call) => this.track(call),
-      written: (batch, written) => this.afterWrite(batch, written),
+      written: (batch, written, dropped) => this.afterWrite(batch, written, dropped),
     });
     this.secrets = new SecretCache(options.secretBox, this.logger);
     this.endpointLogs = new EndpointLogs(this.logger, this.now);
@@ -292,7 +305,7 @@ export class WebhookSender {
     // start() already made the first pass.
     if (cause === 'start') return;
     // The clock brought this pass (a poll, a retry falling due): look at the outbox again.
-    if (cause === 'due') this.outboxMayHaveNewRows = true;
+    if (cause === 'due') this.rowsBelowCursorMayBeDue();
     this.endpointLogs.flush();
     this.pump();
   }
@@ -414,7 +427,7 @@ export class WebhookSender {
       // Not expected (every outcome is recorded); the row stays pending and the next poll tries it again.
       this.logger.error({ err, outboxId: row.id }, 'webhook attempt failed unexpectedly');
       this.claimed.delete(row.id);
-      this.outboxMayHaveNewRows = true;
+      this.rowsBelowCursorMayBeDue();
     }).finally(() => {
       this.inFlight -= 1;
       this.notifyIfIdle();
@@ -431,18 +444,26 @@ export class WebhookSender {
     // A leasing outbox returns each row once: claim what the slots send in CLAIM_ROUNDS rounds, so
     // no row waits long under its lease (see leaseMs). An unleased one returns the rows this sender
     // holds too, which it skips.
+    // Unleased, a full read returns the rows held too; one from the cursor only rows after them.
+    const afterId = this.outbox.leasesRows || this.fullReadDue ? undefined : this.readCursor ?? undefined;
     const maxRows = this.outbox.leasesRows
       ? CLAIM_ROUNDS * this.config.concurrency - this.inFlight - this.queue.length
-      : this.claimed.size + this.readBatchRows;
-    // Cleared before the read: a wake while it is under way sets it again.
+      : afterId === undefined ? this.claimed.size + this.readBatchRows : this.readBatchRows;
+    // Cleared before the read: a wake (or a pass of the clock) while it is under way sets them again.
     this.outboxMayHaveNewRows = false;
+    if (afterId === undefined) this.fullReadDue = false;
     let readDone = (): void => undefined;
-    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
+    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs, afterId),
       (rows, deferred) => {
         this.outboxFailures.recovered();
-        // As many as asked for: more may be due. Fewer: every due row is now claimed, so until
-        // something changes there is nothing to read.
-        if (rows.length >= maxRows) this.outboxMayHaveNewRows = true;
+        // As many as asked for: more may be due, read next from where this read ended (a full read
+        // again from the start, as it is ordered by due time). Fewer: every due row is now
+        // claimed, so until something changes there is nothing to read.
+        if (rows.length >= maxRows) {
+          this.outboxMayHaveNewRows = true;
+          if (afterId === undefined) this.fullReadDue = true;
+        }
+        for (const row of rows) if (this.readCursor === null || row.id > this.readCursor) this.readCursor = row.id;
         if (deferred) {
           this.reading = null;
           readDone();
@@ -457,6 +478,7 @@ export class WebhookSender {
       },
       (err, deferred) => {
         this.outboxMayHaveNewRows = true;
+        if (afterId === undefined) this.fullReadDue = true;
         this.outboxFailures.failed(err, { what: 'reading due events' });
         if (deferred) {
           this.reading = null;
@@ -548,7 +570,7 @@ export class WebhookSender {
         this.probes.set(probe.id, target);
         this.counters.probes += 1;
         if (probe.claimed === null) {
-          this.outboxMayHaveNewRows = true;
+          this.rowsBelowCursorMayBeDue();
         } else if (this.running) {
           this.take([probe.claimed]);
         } else {
@@ -589,7 +611,13 @@ export class WebhookSender {
         (err) => this.logger.error({ err, clientId: target.clientId }, 'redriving webhook dead letters failed'));
     }
     this.recovered.clear();
+    this.rowsBelowCursorMayBeDue();
+  }
+
+  /** Rows may be due that a read from the cursor would not find (see readCursor): the next read is a full one. */
+  private rowsBelowCursorMayBeDue(): void {
     this.outboxMayHaveNewRows = true;
+    this.fullReadDue = true;
   }
 
   private record(row: DueOutboxRow, attempts: number, verdict: AttemptVerdict, lastError: string | null): void {
@@ -641,7 +669,9 @@ export class WebhookSender {
   }
 
   /** Once a batch of results is written (or failed to be): its rows may be read again. */
-  private afterWrite(batch: readonly AttemptRecord[], written: ResultsWritten): void {
+  private afterWrite(batch: readonly AttemptRecord[], written: ResultsWritten, dropped: boolean): void {
+    // Dropped results leave their rows pending and due under their old ids: the next read finds them.
+    if (dropped) this.rowsBelowCursorMayBeDue();
     if (written.refusedIds.length > 0) {
       this.counters.fencedResults += written.refusedIds.length;
       this.logger.warn({ rows: written.refusedIds.length },

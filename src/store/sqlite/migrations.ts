@@ -14,6 +14,7 @@ import { ClusterNodeSettings1765900000001 } from '../../../migrations/1765900000
 import { Accounts1766100000001 } from '../../../migrations/1766100000001-accounts.js';
 import { SmppServer1766200000001 } from '../../../migrations/1766200000001-smpp-server.js';
 import { SmppDeliveriesMessageIndex1766300000001 } from '../../../migrations/1766300000001-smpp-deliveries-message-index.js';
+import { WebhookOutboxPartialIndexes1766400000002 } from '../../../migrations/1766400000002-webhook-outbox-partial-indexes.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   Accounts1766100000001,
   SmppServer1766200000001,
   SmppDeliveriesMessageIndex1766300000001,
+  WebhookOutboxPartialIndexes1766400000002,
 ] as const;

@@ -92,6 +92,32 @@ export function openSenderConnection(path: string, busyTimeoutMs: number): Sqlit
   return db;
 }
 
+/** What the sender reads of a due event: the row, and its client's URL and secret as they are now (join `c`). */
+export const DUE_COLUMNS = `SELECT o.id, o.event_id AS eventId, o.kind, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts, o.created_at AS createdAt,
+              CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS webhookUrl,
+              c.webhook_secret_enc AS webhookSecretEnc`;
+
+/**
+ * Every due pending event, oldest due first: the partial index webhook_outbox_due from its start,
+ * in the order asked (SEARCH o USING INDEX webhook_outbox_due (next_attempt_at<?); SEARCH c USING
+ * INTEGER PRIMARY KEY). What finds retries, redrives and replays, whose ids are old.
+ */
+export const DUE_SQL = `${DUE_COLUMNS}
+       FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
+       WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+       ORDER BY o.next_attempt_at, o.id LIMIT ?`;
+
+/**
+ * A batch of deliveries in one statement: a JSON array of [id, attempts, delivered_at], each row
+ * found by its id (SCAN j, then SEARCH webhook_outbox USING INTEGER PRIMARY KEY (rowid=?)). NOT
+ * INDEXED keeps that plan on an ANALYZEd file, where the planner otherwise walks every pending row
+ * of webhook_outbox_due for each element. A row no longer pending (replayed, or changed by another
+ * process) is left alone.
+ */
+export const DELIVERED_SQL = `UPDATE webhook_outbox NOT INDEXED SET state = 'delivered', attempts = j.value ->> 1, delivered_at = j.value ->> 2
+       FROM json_each(?) AS j
+       WHERE webhook_outbox.id = j.value ->> 0 AND webhook_outbox.state = 'pending'`;
+
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at the first parameter. */
 const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
 
@@ -106,18 +132,9 @@ function prepareStatements(db: SqliteDatabase) {
       `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
        SELECT 'inbound', ?, NULL, ?, 'pending', 0, ?, ?, ? FROM clients WHERE id = ? AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
     ),
-    due: db.prepare<[number, number]>(
-      `SELECT o.id, o.event_id AS eventId, o.kind, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts, o.created_at AS createdAt,
-              CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS webhookUrl,
-              c.webhook_secret_enc AS webhookSecretEnc
-       FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
-       WHERE o.state = 'pending' AND o.next_attempt_at <= ?
-       ORDER BY o.next_attempt_at, o.id LIMIT ?`,
-    ),
+    due: db.prepare<[number, number]>(DUE_SQL),
     earliestPending: db.prepare<[]>(`SELECT MIN(next_attempt_at) FROM webhook_outbox WHERE state = 'pending'`).pluck(),
-    delivered: db.prepare<[number, number, number]>(
-      `UPDATE webhook_outbox SET state = 'delivered', attempts = ?, delivered_at = ? WHERE id = ? AND state = 'pending'`,
-    ),
+    delivered: db.prepare<[string]>(DELIVERED_SQL),
     retry: db.prepare<[number, number, string, number]>(
       `UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`,
     ),
@@ -204,7 +221,8 @@ export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
 }
 
 /**
- * Writes attempt results in one transaction. A row no longer pending (replayed or changed) is left alone.
+ * Writes attempt results in one transaction: the deliveries as one statement (DELIVERED_SQL), a
+ * retry or dead letter (rare) one each. A row no longer pending (replayed or changed) is left alone.
  *
  * The commit does not wait for the disk (synchronous NORMAL for this transaction only, WAL mode): a
  * result lost to a power cut leaves its row pending, so the event is sent again, which the spec allows
@@ -218,11 +236,14 @@ export function recordAttempts(db: SqliteDatabase, records: readonly AttemptReco
   if (previous > 1) db.pragma('synchronous = NORMAL');
   try {
     db.transaction(() => {
+      const delivered: [number, number, number][] = [];
       for (const r of records) {
-        if (r.kind === 'delivered') s.delivered.run(r.attempts, r.atMs, r.id);
+        if (r.kind === 'delivered') delivered.push([r.id, r.attempts, r.atMs]);
         else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
         else s.dead.run(r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id);
       }
+      // Nearly every result: one statement for the batch's, not one a webhook.
+      if (delivered.length > 0) s.delivered.run(JSON.stringify(delivered));
     })();
   } finally {
     if (previous > 1) db.pragma(`synchronous = ${previous}`);

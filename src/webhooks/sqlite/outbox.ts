@@ -8,6 +8,7 @@ import {
   assignEventId, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe,
   selectDueOutboxRows, type AttemptRecord, type DueOutboxRow, type RedriveEndpoint, type RedriveFilter,
 } from '../../store/sqlite/webhook-store.js';
+import { selectDueOutboxRowsAfter } from '../../store/sqlite/webhook-outbox-cursor.js';
 import { NOTHING_REFUSED, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from '../outbox.js';
 
 export class SqliteWebhookOutbox implements WebhookOutbox {
@@ -17,8 +18,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   constructor(private readonly db: SqliteDatabase) {}
 
-  claimDue(nowMs: number, maxRows: number): DueOutboxRow[] {
-    return selectDueOutboxRows(this.db, nowMs, maxRows);
+  claimDue(nowMs: number, maxRows: number, _leaseMs?: number, afterId?: number): DueOutboxRow[] {
+    return afterId === undefined ? selectDueOutboxRows(this.db, nowMs, maxRows) : selectDueOutboxRowsAfter(this.db, afterId, nowMs, maxRows);
   }
 
   recordAttempts(records: readonly AttemptRecord[]): ResultsWritten {

@@ -25,8 +25,8 @@ export class SenderThreadOutbox implements WebhookOutbox {
     private readonly writeOnGateway: (records: readonly AttemptRecord[]) => Promise<void>,
   ) {}
 
-  claimDue(nowMs: number, maxRows: number): DueOutboxRow[] {
-    return this.local.claimDue(nowMs, maxRows);
+  claimDue(nowMs: number, maxRows: number, leaseMs?: number, afterId?: number): DueOutboxRow[] {
+    return this.local.claimDue(nowMs, maxRows, leaseMs, afterId);
   }
 
   async recordAttempts(records: readonly AttemptRecord[]): Promise<ResultsWritten> {
