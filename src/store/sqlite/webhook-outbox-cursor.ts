@@ -9,13 +9,13 @@ import { DUE_COLUMNS, type DueOutboxRow } from './webhook-store.js';
 /**
  * The due pending events after id `?`, in id order: each row the engine queued since the last read,
  * read once, by the primary key from the cursor (SEARCH o USING INTEGER PRIMARY KEY (rowid>?)),
- * rather than the due index from its start past every row the sender already holds. NOT INDEXED
- * keeps that plan whatever statistics say (the rowid stays usable; without it, an ANALYZEd file
- * can make the planner prefer webhook_outbox_due and sort).
+ * rather than the due index from its start past every row the sender already holds. The unary +
+ * on state keeps that plan whatever statistics say (an ANALYZEd file can otherwise make the planner
+ * prefer webhook_outbox_due, and sort).
  */
 export const DUE_AFTER_SQL = `${DUE_COLUMNS}
-       FROM webhook_outbox o NOT INDEXED JOIN clients c ON c.id = o.client_id
-       WHERE o.id > ? AND o.state = 'pending' AND o.next_attempt_at <= ?
+       FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
+       WHERE o.id > ? AND +o.state = 'pending' AND o.next_attempt_at <= ?
        ORDER BY o.id LIMIT ?`;
 
 const statementsByDb = new WeakMap<SqliteDatabase, ReturnType<typeof prepare>>();

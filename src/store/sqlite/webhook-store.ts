@@ -109,14 +109,14 @@ export const DUE_SQL = `${DUE_COLUMNS}
 
 /**
  * A batch of deliveries in one statement: a JSON array of [id, attempts, delivered_at], each row
- * found by its id (SCAN j, then SEARCH webhook_outbox USING INTEGER PRIMARY KEY (rowid=?)). NOT
- * INDEXED keeps that plan on an ANALYZEd file, where the planner otherwise walks every pending row
- * of webhook_outbox_due for each element. A row no longer pending (replayed, or changed by another
- * process) is left alone.
+ * found by its id (SCAN j, then SEARCH webhook_outbox USING INTEGER PRIMARY KEY (rowid=?)). The
+ * unary + on state keeps that plan on an ANALYZEd file, where the planner otherwise walks every
+ * pending row of webhook_outbox_due for each element. A row no longer pending (replayed, or changed
+ * by another process) is left alone.
  */
-export const DELIVERED_SQL = `UPDATE webhook_outbox NOT INDEXED SET state = 'delivered', attempts = j.value ->> 1, delivered_at = j.value ->> 2
+export const DELIVERED_SQL = `UPDATE webhook_outbox SET state = 'delivered', attempts = j.value ->> 1, delivered_at = j.value ->> 2
        FROM json_each(?) AS j
-       WHERE webhook_outbox.id = j.value ->> 0 AND webhook_outbox.state = 'pending'`;
+       WHERE webhook_outbox.id = j.value ->> 0 AND +webhook_outbox.state = 'pending'`;
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at the first parameter. */
 const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
