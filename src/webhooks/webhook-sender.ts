@@ -42,7 +42,7 @@ import { attemptResult } from './attempt-result.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
 import { EndpointLogs } from './endpoint-logs.js';
-import { outboxFailureLog, settle, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from './outbox.js';
+import { outboxFailureLog, settle, type ProbeOutcome, type ResultsWritten, type UnleasedRead, type WebhookOutbox } from './outbox.js';
 import { ResultWriter } from './result-writer.js';
 import { SecretCache } from './secret-cache.js';
 import { SqliteWebhookOutbox } from './sqlite/outbox.js';
@@ -173,14 +173,15 @@ export class WebhookSender {
    */
   private outboxMayHaveNewRows = true;
   /**
-   * An unleased outbox (SQLite) is read from a cursor: the highest id any read returned. A wake
-   * (rows committed, results written) reads only the rows after it, so each new row is read once,
-   * not once per read while the sender holds it (three reads a webhook when every read re-read the
-   * rows in flight). Ids are assigned in commit order by the one writer, so the rows after the
-   * cursor are the ones queued since. Rows pending again under an older id (a retry falling due, a
-   * redrive, a replay by another process, a write that failed) are found by a full read from the
-   * due index's start, which every pass the clock brings makes (at least once per pollIntervalMs),
-   * as do the events below that set fullReadDue. Null until the first read.
+   * An unleased outbox (SQLite) is read so that each row comes back about once, not once per read
+   * while the sender holds it (every read used to return the rows in flight and awaiting their
+   * write again: three rows read a webhook). A wake (rows committed, results written) reads only
+   * the rows after this cursor, the highest id any read returned: ids are assigned in commit order
+   * by the one writer, so those are the rows queued since. Rows pending again under an older id (a
+   * retry falling due, a redrive, a replay by another process, a results write that failed) are
+   * found by a full read, every due row but those held, which every pass the clock brings makes
+   * (at least once per pollIntervalMs) and the events that set fullReadDue ask for. Null until a
+   * read returned a row.
    */
   private readCursor: number | null = null;
   /** Whether the next read of an unleased outbox is a full one (see readCursor). */
@@ -444,16 +445,17 @@ export class WebhookSender {
     // A leasing outbox returns each row once: claim what the slots send in CLAIM_ROUNDS rounds, so
     // no row waits long under its lease (see leaseMs). An unleased one returns the rows this sender
     // holds too, which it skips.
-    // Unleased, a full read returns the rows held too; one from the cursor only rows after them.
-    const afterId = this.outbox.leasesRows || this.fullReadDue ? undefined : this.readCursor ?? undefined;
-    const maxRows = this.outbox.leasesRows
-      ? CLAIM_ROUNDS * this.config.concurrency - this.inFlight - this.queue.length
-      : afterId === undefined ? this.claimed.size + this.readBatchRows : this.readBatchRows;
+    // Unleased: from the cursor, or (a full read) every due row but those held.
+    const read: UnleasedRead | undefined = this.outbox.leasesRows ? undefined
+      : this.fullReadDue || this.readCursor === null ? { kind: 'all-but', heldIds: this.claimed }
+      : { kind: 'after', afterId: this.readCursor };
+    const fullRead = read?.kind === 'all-but';
+    const maxRows = this.outbox.leasesRows ? CLAIM_ROUNDS * this.config.concurrency - this.inFlight - this.queue.length : this.readBatchRows;
     // Cleared before the read: a wake (or a pass of the clock) while it is under way sets them again.
     this.outboxMayHaveNewRows = false;
-    if (afterId === undefined) this.fullReadDue = false;
+    if (fullRead) this.fullReadDue = false;
     let readDone = (): void => undefined;
-    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs, afterId),
+    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs, read),
       (rows, deferred) => {
         this.outboxFailures.recovered();
         // As many as asked for: more may be due, read next from where this read ended (a full read
@@ -461,7 +463,7 @@ export class WebhookSender {
         // claimed, so until something changes there is nothing to read.
         if (rows.length >= maxRows) {
           this.outboxMayHaveNewRows = true;
-          if (afterId === undefined) this.fullReadDue = true;
+          if (fullRead) this.fullReadDue = true;
         }
         for (const row of rows) if (this.readCursor === null || row.id > this.readCursor) this.readCursor = row.id;
         if (deferred) {
@@ -478,7 +480,7 @@ export class WebhookSender {
       },
       (err, deferred) => {
         this.outboxMayHaveNewRows = true;
-        if (afterId === undefined) this.fullReadDue = true;
+        if (fullRead) this.fullReadDue = true;
         this.outboxFailures.failed(err, { what: 'reading due events' });
         if (deferred) {
           this.reading = null;
