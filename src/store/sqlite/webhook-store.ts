@@ -232,7 +232,7 @@ export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
 export function recordAttempts(db: SqliteDatabase, records: readonly AttemptRecord[]): void {
   const s = statements(db);
   // Inside a caller's transaction the pragma cannot change; the caller's commit decides then.
-  const previous = db.inTransaction ? 0 : (db.pragma('synchronous', { simple: true }) as number);
+  const previous = db.inTransaction ? 0 : synchronousLevelOf(db);
   if (previous > 1) db.pragma('synchronous = NORMAL');
   try {
     db.transaction(() => {
@@ -248,6 +248,22 @@ export function recordAttempts(db: SqliteDatabase, records: readonly AttemptReco
   } finally {
     if (previous > 1) db.pragma(`synchronous = ${previous}`);
   }
+}
+
+/**
+ * The connection's synchronous level (0 OFF ... 3 EXTRA), read once: it is set when the connection
+ * opens (database.ts) and changed after that only by recordAttempts, which puts it back, so one
+ * read saves a PRAGMA statement on every results batch.
+ */
+const synchronousByDb = new WeakMap<SqliteDatabase, number>();
+
+function synchronousLevelOf(db: SqliteDatabase): number {
+  let level = synchronousByDb.get(db);
+  if (level === undefined) {
+    level = db.pragma('synchronous', { simple: true }) as number;
+    synchronousByDb.set(db, level);
+  }
+  return level;
 }
 
 /**
