@@ -14,7 +14,7 @@ import { SqliteWebhookOutbox } from '../../src/webhooks/sqlite/outbox.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 
-const FAST: WebhookSenderConfig = { timeoutMs: 2_000, retryDelaysMs: [20, 40, 80], breakerOpenMs: 60_000, breakerFailures: 100, concurrency: 8 };
+const FAST: Partial<WebhookSenderConfig> = { timeoutMs: 2_000, retryDelaysMs: [20, 40, 80], breakerOpenMs: 60_000, breakerFailures: 100, concurrency: 8 };
 const WAIT = { timeout: 20_000, interval: 10 };
 
 /** The real SQLite outbox, counting the rows its reads return. */
