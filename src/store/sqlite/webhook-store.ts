@@ -108,15 +108,16 @@ export const DUE_SQL = `${DUE_COLUMNS}
        ORDER BY o.next_attempt_at, o.id LIMIT ?`;
 
 /**
- * A batch of deliveries in one statement: a JSON array of [id, attempts, delivered_at], each row
- * found by its id (SCAN j, then SEARCH webhook_outbox USING INTEGER PRIMARY KEY (rowid=?)). The
+ * The deliveries of a batch that took the same number of attempts, in one statement: their ids as
+ * a JSON array, each row found by its id (SEARCH webhook_outbox USING INTEGER PRIMARY KEY (rowid=?),
+ * LIST SUBQUERY over json_each). Cheaper than one UPDATE a row (about 3 against 5 us a row on this
+ * machine, commits included) where an UPDATE ... FROM json_each of [id, attempts, time] is not. The
  * unary + on state keeps that plan on an ANALYZEd file, where the planner otherwise walks every
- * pending row of webhook_outbox_due for each element. A row no longer pending (replayed, or changed
- * by another process) is left alone.
+ * pending row of webhook_outbox_due. A row no longer pending (replayed, or changed by another
+ * process) is left alone.
  */
-export const DELIVERED_SQL = `UPDATE webhook_outbox SET state = 'delivered', attempts = j.value ->> 1, delivered_at = j.value ->> 2
-       FROM json_each(?) AS j
-       WHERE webhook_outbox.id = j.value ->> 0 AND +webhook_outbox.state = 'pending'`;
+export const DELIVERED_SQL = `UPDATE webhook_outbox SET state = 'delivered', attempts = ?, delivered_at = ?
+       WHERE id IN (SELECT value FROM json_each(?)) AND +state = 'pending'`;
 
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at the first parameter. */
 const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
@@ -134,7 +135,7 @@ function prepareStatements(db: SqliteDatabase) {
     ),
     due: db.prepare<[number, number]>(DUE_SQL),
     earliestPending: db.prepare<[]>(`SELECT MIN(next_attempt_at) FROM webhook_outbox WHERE state = 'pending'`).pluck(),
-    delivered: db.prepare<[string]>(DELIVERED_SQL),
+    delivered: db.prepare<[number, number, string]>(DELIVERED_SQL),
     retry: db.prepare<[number, number, string, number]>(
       `UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`,
     ),
@@ -221,8 +222,8 @@ export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
 }
 
 /**
- * Writes attempt results in one transaction: the deliveries as one statement (DELIVERED_SQL), a
- * retry or dead letter (rare) one each. A row no longer pending (replayed or changed) is left alone.
+ * Writes attempt results in one transaction: the deliveries as one statement per attempt count
+ * (DELIVERED_SQL), a retry or dead letter (rare) one each. A row no longer pending (replayed or changed) is left alone.
  *
  * The commit does not wait for the disk (synchronous NORMAL for this transaction only, WAL mode): a
  * result lost to a power cut leaves its row pending, so the event is sent again, which the spec allows
@@ -236,14 +237,22 @@ export function recordAttempts(db: SqliteDatabase, records: readonly AttemptReco
   if (previous > 1) db.pragma('synchronous = NORMAL');
   try {
     db.transaction(() => {
-      const delivered: [number, number, number][] = [];
+      // Nearly every result: one statement for the batch's deliveries of each attempt count (one,
+      // nearly always), not one a webhook. Each is stamped with the latest answer of its group,
+      // at most a batch (the sender's flush interval) after its own.
+      const delivered = new Map<number, { ids: number[]; atMs: number }>();
       for (const r of records) {
-        if (r.kind === 'delivered') delivered.push([r.id, r.attempts, r.atMs]);
-        else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
+        if (r.kind === 'delivered') {
+          const group = delivered.get(r.attempts);
+          if (group === undefined) delivered.set(r.attempts, { ids: [r.id], atMs: r.atMs });
+          else {
+            group.ids.push(r.id);
+            if (r.atMs > group.atMs) group.atMs = r.atMs;
+          }
+        } else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
         else s.dead.run(r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id);
       }
-      // Nearly every result: one statement for the batch's, not one a webhook.
-      if (delivered.length > 0) s.delivered.run(JSON.stringify(delivered));
+      for (const [attempts, { ids, atMs }] of delivered) s.delivered.run(attempts, atMs, JSON.stringify(ids));
     })();
   } finally {
     if (previous > 1) db.pragma(`synchronous = ${previous}`);
