@@ -46,8 +46,8 @@ export interface WebhookOutbox {
   /**
    * Whether claimDue leases what it returns to this sender alone (PostgreSQL). A leased row is never
    * returned again while its lease lasts, so the sender claims only what it can send soon; an
-   * unleased outbox (SQLite, one sender per file) returns every due row each time and the sender
-   * skips those it holds.
+   * unleased outbox (SQLite, one sender per file) is told what the sender holds (UnleasedRead)
+   * and leaves those rows out.
    */
   readonly leasesRows: boolean;
   /**

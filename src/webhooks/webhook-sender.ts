@@ -443,9 +443,8 @@ export class WebhookSender {
   private refill(): boolean {
     if (!this.outboxMayHaveNewRows || this.reading !== null) return false;
     // A leasing outbox returns each row once: claim what the slots send in CLAIM_ROUNDS rounds, so
-    // no row waits long under its lease (see leaseMs). An unleased one returns the rows this sender
-    // holds too, which it skips.
-    // Unleased: from the cursor, or (a full read) every due row but those held.
+    // no row waits long under its lease (see leaseMs). An unleased one is read from the cursor, or
+    // (a full read) for every due row but those held (see readCursor).
     const read: UnleasedRead | undefined = this.outbox.leasesRows ? undefined
       : this.fullReadDue || this.readCursor === null ? { kind: 'all-but', heldIds: this.claimed }
       : { kind: 'after', afterId: this.readCursor };
