@@ -20,6 +20,15 @@ export interface ResultsWritten {
   refusedIds: readonly number[];
 }
 
+/**
+ * Which due events an unleased outbox returns: those with an id above `afterId`, lowest id first
+ * (the rows queued since a read that returned afterId); or all of them but `heldIds` (the rows the
+ * sender holds), oldest due first.
+ */
+export type UnleasedRead =
+  | { kind: 'after'; afterId: number }
+  | { kind: 'all-but'; heldIds: ReadonlySet<number> };
+
 export const NOTHING_REFUSED: ResultsWritten = Object.freeze({ refusedIds: Object.freeze([]) });
 
 /**
@@ -37,8 +46,8 @@ export interface WebhookOutbox {
   /**
    * Whether claimDue leases what it returns to this sender alone (PostgreSQL). A leased row is never
    * returned again while its lease lasts, so the sender claims only what it can send soon; an
-   * unleased outbox (SQLite, one sender per file) returns every due row each time and the sender
-   * skips those it holds.
+   * unleased outbox (SQLite, one sender per file) is told what the sender holds (UnleasedRead)
+   * and leaves those rows out.
    */
   readonly leasesRows: boolean;
   /**
@@ -48,9 +57,11 @@ export interface WebhookOutbox {
   readonly retriesFailedWrites: boolean;
   /**
    * Due pending events, oldest due first, at most maxRows. A leasing outbox leases them for leaseMs:
-   * no other sender gets them until the lease ends or the result is written.
+   * no other sender gets them until the lease ends or the result is written. An unleased one is
+   * told what the sender already holds (`read`), so it returns each row about once; a leasing one
+   * is never given `read`.
    */
-  claimDue(nowMs: number, maxRows: number, leaseMs: number): MaybePromise<DueOutboxRow[]>;
+  claimDue(nowMs: number, maxRows: number, leaseMs: number, read?: UnleasedRead): MaybePromise<DueOutboxRow[]>;
   /** Attempt results; a row no longer pending (or no longer leased to this sender) is left alone and reported. */
   recordAttempts(records: readonly AttemptRecord[]): MaybePromise<ResultsWritten>;
   /** Gives a row inserted without an event id its id, once; returns it. */

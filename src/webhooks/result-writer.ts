@@ -23,8 +23,11 @@ export interface ResultWriterOptions {
   flushBatchRows: number;
   /** Keeps a write answering later (PostgreSQL) until its answer is handled: the sender's stop waits for it. */
   track(call: Promise<void>): void;
-  /** A batch is written (or failed to be, or was given up): its rows may be read again. */
-  written(batch: readonly AttemptRecord[], written: ResultsWritten): void;
+  /**
+   * A batch is written, or failed to be and was given up (`dropped`: its rows are still pending,
+   * and due, so they are sent again): its rows may be read again.
+   */
+  written(batch: readonly AttemptRecord[], written: ResultsWritten, dropped: boolean): void;
 }
 
 export class ResultWriter {
@@ -92,7 +95,7 @@ export class ResultWriter {
         if (deferred) this.writing -= 1;
         outboxFailures.recovered();
         this.dropped.recovered();
-        this.options.written(batch, written);
+        this.options.written(batch, written, false);
       },
       (err, deferred) => {
         if (deferred) this.writing -= 1;
@@ -107,7 +110,7 @@ export class ResultWriter {
         }
         // The rows stay 'pending' in the outbox, so they are attempted again: a duplicate, not a loss.
         this.dropped.failed(err, { rows: batch.length });
-        this.options.written(batch, NOTHING_REFUSED);
+        this.options.written(batch, NOTHING_REFUSED, true);
       });
     if (later === null) return;
     this.writing += 1;

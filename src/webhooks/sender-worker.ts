@@ -21,6 +21,16 @@ const data = workerData as SenderThreadData;
 const post = (message: FromSenderThread): void => port.postMessage(message);
 
 const db = openSenderConnection(data.databasePath, data.busyTimeoutMs);
+
+/**
+ * The thread's results go to the gateway at most this often (the in-process sender's 25 ms flush
+ * otherwise): each batch is one transaction on the gateway's main thread, between its submits and
+ * receipts, and four times fewer of them, each four times larger, cost that thread fewer commits
+ * and WAL pages (neighbouring rows share pages). What it risks is only what a lost "delivered"
+ * mark costs: after a crash, the events of the last 100 ms are sent again (at-least-once, with the
+ * same X-Event-Id).
+ */
+const RESULTS_FLUSH_INTERVAL_MS = 100;
 const logger = createLogger({ level: data.logLevel, destination: { write: (line: string) => post({ type: 'log', line }) } });
 
 /** Attempts since the last results batch: they travel with it, counted by the gateway once written. */
@@ -42,6 +52,7 @@ const sender = new WebhookSender({
   secretBox: SecretBox.fromKeyFile(data.keyFile),
   logger,
   config: data.config,
+  flushIntervalMs: RESULTS_FLUSH_INTERVAL_MS,
   // Metrics are the gateway's: each attempt travels with its results batch.
   observer: { ...NOOP_OBSERVER, webhookAttempt: (result, lagMs, detail) => void observed.push({ result, lagMs, ...(detail === undefined ? {} : { detail }) }) },
 });

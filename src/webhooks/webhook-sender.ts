@@ -42,7 +42,7 @@ import { attemptResult } from './attempt-result.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookSenderConfig } from './config.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
 import { EndpointLogs } from './endpoint-logs.js';
-import { outboxFailureLog, settle, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from './outbox.js';
+import { outboxFailureLog, settle, type ProbeOutcome, type ResultsWritten, type UnleasedRead, type WebhookOutbox } from './outbox.js';
 import { ResultWriter } from './result-writer.js';
 import { SecretCache } from './secret-cache.js';
 import { SqliteWebhookOutbox } from './sqlite/outbox.js';
@@ -172,6 +172,20 @@ export class WebhookSender {
    * finished request would re-read (and throw away) every row still claimed.
    */
   private outboxMayHaveNewRows = true;
+  /**
+   * An unleased outbox (SQLite) is read so that each row comes back about once, not once per read
+   * while the sender holds it (every read used to return the rows in flight and awaiting their
+   * write again: three rows read a webhook). A wake (rows committed, results written) reads only
+   * the rows after this cursor, the highest id any read returned: ids are assigned in commit order
+   * by the one writer, so those are the rows queued since. Rows pending again under an older id (a
+   * retry falling due, a redrive, a replay by another process, a results write that failed) are
+   * found by a full read, every due row but those held, which every pass the clock brings makes
+   * (at least once per pollIntervalMs) and the events that set fullReadDue ask for. Null until a
+   * read returned a row.
+   */
+  private readCursor: number | null = null;
+  /** Whether the next read of an unleased outbox is a full one (see readCursor). */
+  private fullReadDue = true;
   private readonly secrets: SecretCache;
   /** What one attempt needs (attempt.ts). */
   private readonly attemptDeps: AttemptDeps;
@@ -217,7 +231,7 @@ export class WebhookSender {
       flushIntervalMs,
       flushBatchRows: options.flushBatchRows ?? 512,
       track: (call) => this.track(call),
-      written: (batch, written) => this.afterWrite(batch, written),
+      written: (batch, written, dropped) => this.afterWrite(batch, written, dropped),
     });
     this.secrets = new SecretCache(options.secretBox, this.logger);
     this.endpointLogs = new EndpointLogs(this.logger, this.now);
@@ -292,7 +306,7 @@ export class WebhookSender {
     // start() already made the first pass.
     if (cause === 'start') return;
     // The clock brought this pass (a poll, a retry falling due): look at the outbox again.
-    if (cause === 'due') this.outboxMayHaveNewRows = true;
+    if (cause === 'due') this.rowsBelowCursorMayBeDue();
     this.endpointLogs.flush();
     this.pump();
   }
@@ -414,7 +428,7 @@ export class WebhookSender {
       // Not expected (every outcome is recorded); the row stays pending and the next poll tries it again.
       this.logger.error({ err, outboxId: row.id }, 'webhook attempt failed unexpectedly');
       this.claimed.delete(row.id);
-      this.outboxMayHaveNewRows = true;
+      this.rowsBelowCursorMayBeDue();
     }).finally(() => {
       this.inFlight -= 1;
       this.notifyIfIdle();
@@ -429,20 +443,28 @@ export class WebhookSender {
   private refill(): boolean {
     if (!this.outboxMayHaveNewRows || this.reading !== null) return false;
     // A leasing outbox returns each row once: claim what the slots send in CLAIM_ROUNDS rounds, so
-    // no row waits long under its lease (see leaseMs). An unleased one returns the rows this sender
-    // holds too, which it skips.
-    const maxRows = this.outbox.leasesRows
-      ? CLAIM_ROUNDS * this.config.concurrency - this.inFlight - this.queue.length
-      : this.claimed.size + this.readBatchRows;
-    // Cleared before the read: a wake while it is under way sets it again.
+    // no row waits long under its lease (see leaseMs). An unleased one is read from the cursor, or
+    // (a full read) for every due row but those held (see readCursor).
+    const read: UnleasedRead | undefined = this.outbox.leasesRows ? undefined
+      : this.fullReadDue || this.readCursor === null ? { kind: 'all-but', heldIds: this.claimed }
+      : { kind: 'after', afterId: this.readCursor };
+    const fullRead = read?.kind === 'all-but';
+    const maxRows = this.outbox.leasesRows ? CLAIM_ROUNDS * this.config.concurrency - this.inFlight - this.queue.length : this.readBatchRows;
+    // Cleared before the read: a wake (or a pass of the clock) while it is under way sets them again.
     this.outboxMayHaveNewRows = false;
+    if (fullRead) this.fullReadDue = false;
     let readDone = (): void => undefined;
-    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs),
+    const answered = this.outboxCall(() => this.outbox.claimDue(this.now(), maxRows, this.leaseMs, read),
       (rows, deferred) => {
         this.outboxFailures.recovered();
-        // As many as asked for: more may be due. Fewer: every due row is now claimed, so until
-        // something changes there is nothing to read.
-        if (rows.length >= maxRows) this.outboxMayHaveNewRows = true;
+        // As many as asked for: more may be due, read next from where this read ended (a full read
+        // again from the start, as it is ordered by due time). Fewer: every due row is now
+        // claimed, so until something changes there is nothing to read.
+        if (rows.length >= maxRows) {
+          this.outboxMayHaveNewRows = true;
+          if (fullRead) this.fullReadDue = true;
+        }
+        for (const row of rows) if (this.readCursor === null || row.id > this.readCursor) this.readCursor = row.id;
         if (deferred) {
           this.reading = null;
           readDone();
@@ -457,6 +479,7 @@ export class WebhookSender {
       },
       (err, deferred) => {
         this.outboxMayHaveNewRows = true;
+        if (fullRead) this.fullReadDue = true;
         this.outboxFailures.failed(err, { what: 'reading due events' });
         if (deferred) {
           this.reading = null;
@@ -548,7 +571,7 @@ export class WebhookSender {
         this.probes.set(probe.id, target);
         this.counters.probes += 1;
         if (probe.claimed === null) {
-          this.outboxMayHaveNewRows = true;
+          this.rowsBelowCursorMayBeDue();
         } else if (this.running) {
           this.take([probe.claimed]);
         } else {
@@ -589,7 +612,13 @@ export class WebhookSender {
         (err) => this.logger.error({ err, clientId: target.clientId }, 'redriving webhook dead letters failed'));
     }
     this.recovered.clear();
+    this.rowsBelowCursorMayBeDue();
+  }
+
+  /** Rows may be due that a read from the cursor would not find (see readCursor): the next read is a full one. */
+  private rowsBelowCursorMayBeDue(): void {
     this.outboxMayHaveNewRows = true;
+    this.fullReadDue = true;
   }
 
   private record(row: DueOutboxRow, attempts: number, verdict: AttemptVerdict, lastError: string | null): void {
@@ -641,7 +670,9 @@ export class WebhookSender {
   }
 
   /** Once a batch of results is written (or failed to be): its rows may be read again. */
-  private afterWrite(batch: readonly AttemptRecord[], written: ResultsWritten): void {
+  private afterWrite(batch: readonly AttemptRecord[], written: ResultsWritten, dropped: boolean): void {
+    // Dropped results leave their rows pending and due under their old ids: the next read finds them.
+    if (dropped) this.rowsBelowCursorMayBeDue();
     if (written.refusedIds.length > 0) {
       this.counters.fencedResults += written.refusedIds.length;
       this.logger.warn({ rows: written.refusedIds.length },

@@ -15,6 +15,7 @@ import { Accounts1766100000001 } from '../../../migrations/1766100000001-account
 import { SmppServer1766200000001 } from '../../../migrations/1766200000001-smpp-server.js';
 import { SmppDeliveriesMessageIndex1766300000001 } from '../../../migrations/1766300000001-smpp-deliveries-message-index.js';
 import { LiveRowIndexes1766400000001 } from '../../../migrations/1766400000001-live-row-indexes.js';
+import { WebhookOutboxPartialIndexes1766400000002 } from '../../../migrations/1766400000002-webhook-outbox-partial-indexes.js';
 
 export const MIGRATIONS = [
   InitialSchema1763740000000,
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   SmppServer1766200000001,
   SmppDeliveriesMessageIndex1766300000001,
   LiveRowIndexes1766400000001,
+  WebhookOutboxPartialIndexes1766400000002,
 ] as const;

@@ -92,6 +92,33 @@ export function openSenderConnection(path: string, busyTimeoutMs: number): Sqlit
   return db;
 }
 
+/** What the sender reads of a due event: the row, and its client's URL and secret as they are now (join `c`). */
+export const DUE_COLUMNS = `SELECT o.id, o.event_id AS eventId, o.kind, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts, o.created_at AS createdAt,
+              CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS webhookUrl,
+              c.webhook_secret_enc AS webhookSecretEnc`;
+
+/**
+ * Every due pending event, oldest due first: the partial index webhook_outbox_due from its start,
+ * in the order asked (SEARCH o USING INDEX webhook_outbox_due (next_attempt_at<?); SEARCH c USING
+ * INTEGER PRIMARY KEY). What finds retries, redrives and replays, whose ids are old.
+ */
+export const DUE_SQL = `${DUE_COLUMNS}
+       FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
+       WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+       ORDER BY o.next_attempt_at, o.id LIMIT ?`;
+
+/**
+ * The deliveries of a batch that took the same number of attempts, in one statement: their ids as
+ * a JSON array, each row found by its id (SEARCH webhook_outbox USING INTEGER PRIMARY KEY (rowid=?),
+ * LIST SUBQUERY over json_each). Cheaper than one UPDATE a row (about 3 against 5 us a row on this
+ * machine, commits included) where an UPDATE ... FROM json_each of [id, attempts, time] is not. The
+ * unary + on state keeps that plan on an ANALYZEd file, where the planner otherwise walks every
+ * pending row of webhook_outbox_due. A row no longer pending (replayed, or changed by another
+ * process) is left alone.
+ */
+export const DELIVERED_SQL = `UPDATE webhook_outbox SET state = 'delivered', attempts = ?, delivered_at = ?
+       WHERE id IN (SELECT value FROM json_each(?)) AND +state = 'pending'`;
+
 /** A dead letter back in the queue as a fresh series: pending, no attempts, due at the first parameter. */
 const REQUEUE_SET = `state = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, dead_at = NULL, dead_reason = NULL, dead_url = NULL`;
 
@@ -106,18 +133,9 @@ function prepareStatements(db: SqliteDatabase) {
       `INSERT INTO webhook_outbox (kind, client_id, recipient_id, body, state, attempts, next_attempt_at, created_at, event_id)
        SELECT 'inbound', ?, NULL, ?, 'pending', 0, ?, ?, ? FROM clients WHERE id = ? AND inbound_webhook_url IS NOT NULL AND inbound_webhook_url <> ''`,
     ),
-    due: db.prepare<[number, number]>(
-      `SELECT o.id, o.event_id AS eventId, o.kind, o.client_id AS clientId, o.recipient_id AS recipientId, o.body, o.attempts, o.created_at AS createdAt,
-              CASE o.kind WHEN 'inbound' THEN c.inbound_webhook_url ELSE c.webhook_url END AS webhookUrl,
-              c.webhook_secret_enc AS webhookSecretEnc
-       FROM webhook_outbox o JOIN clients c ON c.id = o.client_id
-       WHERE o.state = 'pending' AND o.next_attempt_at <= ?
-       ORDER BY o.next_attempt_at, o.id LIMIT ?`,
-    ),
+    due: db.prepare<[number, number]>(DUE_SQL),
     earliestPending: db.prepare<[]>(`SELECT MIN(next_attempt_at) FROM webhook_outbox WHERE state = 'pending'`).pluck(),
-    delivered: db.prepare<[number, number, number]>(
-      `UPDATE webhook_outbox SET state = 'delivered', attempts = ?, delivered_at = ? WHERE id = ? AND state = 'pending'`,
-    ),
+    delivered: db.prepare<[number, number, string]>(DELIVERED_SQL),
     retry: db.prepare<[number, number, string, number]>(
       `UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`,
     ),
@@ -204,7 +222,8 @@ export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
 }
 
 /**
- * Writes attempt results in one transaction. A row no longer pending (replayed or changed) is left alone.
+ * Writes attempt results in one transaction: the deliveries as one statement per attempt count
+ * (DELIVERED_SQL), a retry or dead letter (rare) one each. A row no longer pending (replayed or changed) is left alone.
  *
  * The commit does not wait for the disk (synchronous NORMAL for this transaction only, WAL mode): a
  * result lost to a power cut leaves its row pending, so the event is sent again, which the spec allows
@@ -214,19 +233,46 @@ export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
 export function recordAttempts(db: SqliteDatabase, records: readonly AttemptRecord[]): void {
   const s = statements(db);
   // Inside a caller's transaction the pragma cannot change; the caller's commit decides then.
-  const previous = db.inTransaction ? 0 : (db.pragma('synchronous', { simple: true }) as number);
+  const previous = db.inTransaction ? 0 : synchronousLevelOf(db);
   if (previous > 1) db.pragma('synchronous = NORMAL');
   try {
     db.transaction(() => {
+      // Nearly every result: one statement for the batch's deliveries of each attempt count (one,
+      // nearly always), not one a webhook. Each is stamped with the latest answer of its group,
+      // at most a batch (the sender's flush interval) after its own.
+      const delivered = new Map<number, { ids: number[]; atMs: number }>();
       for (const r of records) {
-        if (r.kind === 'delivered') s.delivered.run(r.attempts, r.atMs, r.id);
-        else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
+        if (r.kind === 'delivered') {
+          const group = delivered.get(r.attempts);
+          if (group === undefined) delivered.set(r.attempts, { ids: [r.id], atMs: r.atMs });
+          else {
+            group.ids.push(r.id);
+            if (r.atMs > group.atMs) group.atMs = r.atMs;
+          }
+        } else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
         else s.dead.run(r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id);
       }
+      for (const [attempts, { ids, atMs }] of delivered) s.delivered.run(attempts, atMs, JSON.stringify(ids));
     })();
   } finally {
     if (previous > 1) db.pragma(`synchronous = ${previous}`);
   }
+}
+
+/**
+ * The connection's synchronous level (0 OFF ... 3 EXTRA), read once: it is set when the connection
+ * opens (database.ts) and changed after that only by recordAttempts, which puts it back, so one
+ * read saves a PRAGMA statement on every results batch.
+ */
+const synchronousByDb = new WeakMap<SqliteDatabase, number>();
+
+function synchronousLevelOf(db: SqliteDatabase): number {
+  let level = synchronousByDb.get(db);
+  if (level === undefined) {
+    level = db.pragma('synchronous', { simple: true }) as number;
+    synchronousByDb.set(db, level);
+  }
+  return level;
 }
 
 /**

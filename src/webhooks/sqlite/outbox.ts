@@ -8,7 +8,8 @@ import {
   assignEventId, listRedriveEndpoints, recordAttempts, redriveDeadLetters, requeueProbe,
   selectDueOutboxRows, type AttemptRecord, type DueOutboxRow, type RedriveEndpoint, type RedriveFilter,
 } from '../../store/sqlite/webhook-store.js';
-import { NOTHING_REFUSED, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from '../outbox.js';
+import { selectDueOutboxRowsAfter, selectDueOutboxRowsExcept } from '../../store/sqlite/webhook-outbox-cursor.js';
+import { NOTHING_REFUSED, type ProbeOutcome, type ResultsWritten, type UnleasedRead, type WebhookOutbox } from '../outbox.js';
 
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly leasesRows = false;
@@ -17,8 +18,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   constructor(private readonly db: SqliteDatabase) {}
 
-  claimDue(nowMs: number, maxRows: number): DueOutboxRow[] {
-    return selectDueOutboxRows(this.db, nowMs, maxRows);
+  claimDue(nowMs: number, maxRows: number, _leaseMs?: number, read?: UnleasedRead): DueOutboxRow[] {
+    if (read === undefined) return selectDueOutboxRows(this.db, nowMs, maxRows);
+    switch (read.kind) {
+      case 'after':
+        return selectDueOutboxRowsAfter(this.db, read.afterId, nowMs, maxRows);
+      case 'all-but':
+        return read.heldIds.size === 0 ? selectDueOutboxRows(this.db, nowMs, maxRows) : selectDueOutboxRowsExcept(this.db, nowMs, maxRows, read.heldIds);
+    }
   }
 
   recordAttempts(records: readonly AttemptRecord[]): ResultsWritten {

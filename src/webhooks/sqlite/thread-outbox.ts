@@ -11,7 +11,7 @@
  * failed results write is dropped, its rows still pending and sent again.
  */
 import type { AttemptRecord, DueOutboxRow, RedriveEndpoint, RedriveFilter } from '../../store/sqlite/webhook-store.js';
-import { NOTHING_REFUSED, type ProbeOutcome, type ResultsWritten, type WebhookOutbox } from '../outbox.js';
+import { NOTHING_REFUSED, type ProbeOutcome, type ResultsWritten, type UnleasedRead, type WebhookOutbox } from '../outbox.js';
 import type { SqliteWebhookOutbox } from './outbox.js';
 
 export class SenderThreadOutbox implements WebhookOutbox {
@@ -25,8 +25,8 @@ export class SenderThreadOutbox implements WebhookOutbox {
     private readonly writeOnGateway: (records: readonly AttemptRecord[]) => Promise<void>,
   ) {}
 
-  claimDue(nowMs: number, maxRows: number): DueOutboxRow[] {
-    return this.local.claimDue(nowMs, maxRows);
+  claimDue(nowMs: number, maxRows: number, leaseMs?: number, read?: UnleasedRead): DueOutboxRow[] {
+    return this.local.claimDue(nowMs, maxRows, leaseMs, read);
   }
 
   async recordAttempts(records: readonly AttemptRecord[]): Promise<ResultsWritten> {
