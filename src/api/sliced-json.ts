@@ -82,13 +82,20 @@ export async function parseJsonInSlices(bytes: Uint8Array, yieldToLoop: Yield = 
 export class LazyJsonArray {
   constructor(
     readonly length: number,
-    private readonly produceRuns: () => AsyncGenerator<unknown[]>,
+    private readonly produceRuns: () => AsyncGenerator<JsonRun>,
   ) {}
 
   /** The elements in order, in runs of up to PARSE_SLICE_BYTES of JSON, yielding to the event loop between runs. */
-  runs(): AsyncGenerator<unknown[]> {
+  runs(): AsyncGenerator<JsonRun> {
     return this.produceRuns();
   }
+}
+
+/** A run of a LazyJsonArray's elements: their values, and the array text they were parsed from. */
+export interface JsonRun {
+  values: unknown[];
+  /** `[` + the elements' bytes as sent, commas and whitespace included + `]`: JSON.parse(json) gives `values`. */
+  json: string;
 }
 
 /**
@@ -353,28 +360,32 @@ class Builder {
   /** Elements given as [start, end) pairs, none split: parsed in runs of up to PARSE_SLICE_BYTES. */
   private async buildFlatArray(bounds: readonly number[]): Promise<unknown[]> {
     const out: unknown[] = [];
-    for await (const run of this.flatArrayRuns(bounds)) for (const value of run) out.push(value);
+    for await (const run of this.flatArrayRuns(bounds)) for (const value of run.values) out.push(value);
     return out;
   }
 
-  private async *flatArrayRuns(bounds: readonly number[]): AsyncGenerator<unknown[]> {
+  private async *flatArrayRuns(bounds: readonly number[]): AsyncGenerator<JsonRun> {
     const count = bounds.length / 2;
     let i = 0;
     while (i < count) {
       const runStart = bounds[2 * i]!;
       let last = i;
       while (last + 1 < count && bounds[2 * (last + 1) + 1]! - runStart <= PARSE_SLICE_BYTES) last++;
-      yield this.parseArrayRun(runStart, bounds[2 * last + 1]!);
+      yield this.parseArrayRunWithText(runStart, bounds[2 * last + 1]!);
       i = last + 1;
       await this.maybeYield();
     }
   }
 
   private parseArrayRun(start: number, end: number): unknown[] {
+    return this.parseArrayRunWithText(start, end).values;
+  }
+
+  private parseArrayRunWithText(start: number, end: number): JsonRun {
     this.sinceYield += end - start;
-    const text = `[${this.decode(start, end)}]`;
+    const json = `[${this.decode(start, end)}]`;
     try {
-      return JSON.parse(text) as unknown[];
+      return { values: JSON.parse(json) as unknown[], json };
     } catch (err) {
       throw new JsonSyntaxError(err instanceof Error ? err.message : String(err), 'syntax');
     }

@@ -22,7 +22,7 @@ import type { InboundStore } from '../store/sqlite/inbound-store.js';
 import type { Async } from '../store/ports.js';
 import { isPostgresRefusal } from '../store/write-refusal.js';
 import { settleAtProcessing } from './campaign-credits.js';
-import type { RecipientRequest } from './campaign-request.js';
+import { readStoredRecipients, type RecipientRequest } from './campaign-request.js';
 import { isPermittedForIreland, RecipientPlanner } from './recipient-plan.js';
 import { DEFAULT_NUMBERING_COUNTRY, numberingPlanFor, type NumberingPlan } from '../sms/index.js';
 import { localToUtcMs, parseSendAt, SEND_AT_ZONE } from './send-at.js';
@@ -235,7 +235,7 @@ export class CampaignProcessor {
   /** The request's recipients: the one JSON column of a small request, else its stored slices in order. */
   private async *requestedSlices(campaign: CampaignToProcess): AsyncGenerator<RecipientRequest[]> {
     if (campaign.request_recipients !== null) {
-      yield parseStoredRecipients(campaign.request_recipients);
+      yield readStoredRecipients(campaign.request_recipients);
       return;
     }
     const sliceCount = await this.requests.sliceCount(campaign.id);
@@ -243,7 +243,7 @@ export class CampaignProcessor {
     for (let seq = 0; seq < sliceCount; seq++) {
       const json = await this.requests.slice(campaign.id, seq);
       if (json === undefined) throw new Error(`stored recipients slice ${seq} is missing`);
-      yield parseStoredRecipients(json);
+      yield readStoredRecipients(json);
     }
   }
 
@@ -328,11 +328,6 @@ export function sendAtInstantMs(sendAtLocal: string | null, nowMs: number, timeZ
   return localToUtcMs(parsed.local, timeZone);
 }
 
-function parseStoredRecipients(json: string): RecipientRequest[] {
-  const parsed: unknown = JSON.parse(json);
-  if (!Array.isArray(parsed)) throw new Error('stored recipients are not an array');
-  return parsed as RecipientRequest[];
-}
 
 
 function isTransient(err: unknown): boolean {
