@@ -55,6 +55,8 @@ export interface HealthProbes {
   readonly modes: readonly ProbeMode[];
   /** A kept-alive agent the caller may use for its own polling. */
   readonly keptAlive: Agent;
+  /** Forgets what was measured so far (a warm-up's probes). */
+  clear(): void;
   /** Stops probing, waits for the probes in flight, closes the agents. */
   stop(): Promise<void>;
 }
@@ -85,6 +87,13 @@ export function startHealthProbes(port: number, intervalMs: number): HealthProbe
   return {
     modes,
     keptAlive,
+    clear: () => {
+      for (const mode of modes) {
+        mode.latenciesMs.length = 0;
+        mode.startsMs.length = 0;
+        mode.errors.length = 0;
+      }
+    },
     stop: async () => {
       clearInterval(timer);
       while (outstanding > 0) await new Promise((resolve) => setTimeout(resolve, 10));
