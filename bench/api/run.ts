@@ -4,6 +4,11 @@
  * (recipients per second), and peak RSS. Prints a table; asserts nothing (the machine is shared).
  * Goals: 100,000 recipients accepted in under 1 s and ready in under 5 s.
  *
+ * Then one POST of 1,000,000 recipients to a gateway in its own process (./million.ts), with
+ * /health probed and the gateway's loop turns measured throughout; `--recipients N` runs only that,
+ * at N recipients. Goals: accepted in at most 3 s, ready in at most 30 s, /health p99 under 100 ms,
+ * no event-loop turn over 100 ms.
+ *
  * `--credits [--concurrency N]`: instead, the credit reservation's cost (./credits.ts): the same
  * POSTs from a client with a balance and from an unlimited one, side by side.
  */
@@ -11,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { SqliteCreditLedger } from '../../src/store/sqlite/credit-ledger.js';
 import { startApiFixture, type ApiFixture } from '../../test/support/api-fixture.js';
 import { runCreditsBench } from './credits.js';
+import { printMillion, runMillion } from './million.js';
 
 interface Row {
   case: string;
@@ -122,5 +128,10 @@ async function processOneCampaign(fixture: ApiFixture): Promise<number> {
   return count;
 }
 
+const recipientsAt = process.argv.indexOf('--recipients');
 if (process.argv.includes('--credits')) await runCreditsBench();
-else await main();
+else if (recipientsAt >= 0) printMillion(await runMillion(Number(process.argv[recipientsAt + 1])));
+else {
+  await main();
+  printMillion(await runMillion(1_000_000));
+}

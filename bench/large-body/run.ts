@@ -1,6 +1,6 @@
 /**
  * Four concurrent 60 MiB POST /v1/campaign against a real gateway (its own process,
- * bench/large-body/gateway-child.ts) bound over SMPP to the test SMSC, while /health is requested
+ * bench/common/gateway-child.ts) bound over SMPP to the test SMSC, while /health is requested
  * every 10 ms whether or not the previous one was answered (open loop, so a stall shows in every
  * request it delays). Prints /health latency p50/p99/max from the first POST until all four
  * campaigns are processed, the gateway's event-loop delay p99 and max, its peak RSS, and whether
@@ -18,22 +18,19 @@
  * kept-alive connections (a monitoring agent). SMSGATE_BENCH_TIMELINE=1 adds the worst /health
  * latency of each second.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { REPO_ROOT, seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
+import { seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
 import { TestSmsc } from '../../test/support/smsc/test-smsc.js';
+import { startGatewayUnderTest } from '../common/gateway-under-test.js';
+import { get, post, startHealthProbes } from '../common/http-probes.js';
 import { percentile } from '../e2e/stats.js';
 
 const BODY_MIB = Number(process.env['SMSGATE_BENCH_BODY_MIB'] ?? 60);
 const POSTS = Number(process.env['SMSGATE_BENCH_POSTS'] ?? 4);
 const PROBE_INTERVAL_MS = 10;
-
-interface GatewayStats { eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number; peakRssBytes: number; turnP50Ms: number; turnP99Ms: number; turnMaxMs: number }
 
 /** A campaign body of about `mib` MiB: distinct Irish mobiles with a ClientReference each. */
 function largeBody(mib: number): Buffer {
@@ -47,34 +44,6 @@ function largeBody(mib: number): Buffer {
   }
   parts.push(']}');
   return Buffer.from(parts.join(''));
-}
-
-function post(port: number, path: string, token: string, body: Buffer): Promise<{ status: number; text: string; ms: number }> {
-  const startedMs = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: {
-      authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length,
-    } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, ms: performance.now() - startedMs }));
-    });
-    req.on('error', (err) => reject(new Error(`POST ${path}: ${err.message}`)));
-    req.end(body);
-  });
-}
-
-function get(agent: Agent, port: number, path: string, token?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'smsgate-bench-large-body-'));
@@ -91,14 +60,9 @@ const { path: configPath, config } = writeGatewayConfig(dir, {
   });
 const { token } = await seedAccount(config);
 // SMSGATE_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process.
-const nodeArgs = process.env['SMSGATE_GATEWAY_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
-const child = spawn(process.execPath, [...nodeArgs, join(REPO_ROOT, 'dist', 'bench', 'large-body', 'gateway-child.js'), configPath], {
-  stdio: ['pipe', 'pipe', 'inherit'],
-});
+const gateway = await startGatewayUnderTest(configPath);
 try {
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const nextLine = async <T>(): Promise<T> => JSON.parse(String((await lines.next()).value)) as T;
-  const { port } = await nextLine<{ port: number }>();
+  const { port } = gateway;
   const bindDeadline = Date.now() + 10_000;
   while (smsc.boundSessions().length === 0 && Date.now() < bindDeadline) await new Promise((resolve) => setTimeout(resolve, 20));
   const sessionsBefore = smsc.boundSessions().map((s) => s.id);
@@ -106,36 +70,13 @@ try {
   if (sessionsBefore.length === 0) throw new Error('the gateway did not bind to the SMSC');
 
   const body = largeBody(BODY_MIB);
-  // Both probe modes at once, each every PROBE_INTERVAL_MS: a new connection per probe (a load
-  // balancer's check: needs the gateway to accept) and kept-alive connections (a monitoring agent).
-  // Idle kept-alive sockets are closed by the client after 4 s, before the server's 5 s
-  // keepAliveTimeout can close one just as it is reused (ECONNRESET, a client race, not a failure).
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 });
-  const probeModes = [
-    { name: 'a new connection per probe', agent: new Agent({ keepAlive: false, maxSockets: 256 }) },
-    { name: 'kept-alive connections', agent },
-  ].map((mode) => ({ ...mode, latenciesMs: [] as number[], startsMs: [] as number[], errors: [] as string[] }));
-  let probesOutstanding = 0;
-  let probing = true;
-  const probe = setInterval(() => {
-    if (!probing) return;
-    for (const mode of probeModes) {
-      const startedMs = performance.now();
-      probesOutstanding++;
-      void get(mode.agent, port, '/health').then(() => {
-        probesOutstanding--;
-        mode.latenciesMs.push(performance.now() - startedMs);
-        mode.startsMs.push(startedMs);
-      }, (err: Error) => {
-        probesOutstanding--;
-        mode.errors.push(err.message);
-      });
-    }
-  }, PROBE_INTERVAL_MS);
+  const probes = startHealthProbes(port, PROBE_INTERVAL_MS);
+  const probeModes = probes.modes;
+  const agent = probes.keptAlive;
 
   const clientDelay = monitorEventLoopDelay({ resolution: 10 });
   clientDelay.enable();
-  child.stdin!.write('reset\n');
+  gateway.reset();
   const startedMs = performance.now();
   const posts = await Promise.all(Array.from({ length: POSTS }, () => post(port, '/v1/campaign', token, body)));
   const postsDoneMs = performance.now() - startedMs;
@@ -147,14 +88,10 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const processedMs = performance.now() - startedMs;
-  probing = false;
-  clearInterval(probe);
-  while (probesOutstanding > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-  child.stdin!.write('stats\n');
-  const stats = await nextLine<GatewayStats>();
+  await probes.stop();
+  const stats = await gateway.stats();
   const sessionsAfter = smsc.boundSessions().map((s) => s.id);
   const bindDropped = smsc.bindAttempts.length !== bindsBefore || sessionsAfter.join() !== sessionsBefore.join();
-  for (const mode of probeModes) mode.agent.destroy();
 
   const ms = (v: number): string => `${v.toFixed(1)} ms`;
   console.log(`large-body bench: ${POSTS} concurrent POST /v1/campaign of ${(body.length / 1048576).toFixed(1)} MiB each, /health every ${PROBE_INTERVAL_MS} ms in each of two modes (open loop)`);
@@ -185,11 +122,7 @@ try {
   console.log(`  SMPP bind dropped: ${bindDropped ? 'yes' : 'no'} (enquire_link every 1 s, 2 s response timeout; ${smsc.enquireLinksReceived} enquire_links answered)`);
   console.log(`  target /health p99 < 200 ms in both modes, no probe failed, no bind dropped: ${targetMet && !bindDropped ? 'met' : 'NOT met'}`);
 } finally {
-  child.stdin!.end();
-  await new Promise<void>((resolve) => {
-    if (child.exitCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
+  await gateway.stop();
   await smsc.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -82,13 +82,20 @@ export async function parseJsonInSlices(bytes: Uint8Array, yieldToLoop: Yield = 
 export class LazyJsonArray {
   constructor(
     readonly length: number,
-    private readonly produceRuns: () => AsyncGenerator<unknown[]>,
+    private readonly produceRuns: () => AsyncGenerator<JsonRun>,
   ) {}
 
   /** The elements in order, in runs of up to PARSE_SLICE_BYTES of JSON, yielding to the event loop between runs. */
-  runs(): AsyncGenerator<unknown[]> {
+  runs(): AsyncGenerator<JsonRun> {
     return this.produceRuns();
   }
+}
+
+/** A run of a LazyJsonArray's elements: their values, and the array text they were parsed from. */
+export interface JsonRun {
+  values: unknown[];
+  /** `[` + the elements' bytes as sent, commas and whitespace included + `]`: JSON.parse(json) gives `values`. */
+  json: string;
 }
 
 /**
@@ -113,6 +120,9 @@ export async function parseJsonLazily(bytes: Uint8Array, isLazy: (key: string) =
 class Scanner {
   private pos = 0;
   private sinceYield = 0;
+  /** Where skipOpaqueValue is inside a value it paused in (-1: not paused), and at what depth. */
+  private opaqueStart = -1;
+  private opaqueDepth = 0;
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -135,7 +145,7 @@ class Scanner {
     if (level <= 1 && byte === OPEN_BRACE) return this.scanObject(level);
     if (level <= 1 && byte === OPEN_BRACKET) return this.scanArray(level);
     const start = this.pos;
-    await this.skipOpaqueValue();
+    while (!this.skipOpaqueValue()) await this.yieldToLoop();
     return { start, end: this.pos };
   }
 
@@ -186,9 +196,15 @@ class Scanner {
     }
     for (;;) {
       this.skipWhitespace();
-      const element = await this.scanValue(level + 1);
-      if (level === 0) elements.push(element);
-      else bounds.push(element.start, element.end);
+      if (level === 0) elements.push(await this.scanValue(level + 1));
+      else {
+        // Elements below the first level are never split: skipped in place, awaiting only when a
+        // slice is used up (an await per element was two promises per recipient, a gigabyte of
+        // garbage for a million-recipient body).
+        const elementStart = this.pos;
+        while (!this.skipOpaqueValue()) await this.yieldToLoop();
+        bounds.push(elementStart, this.pos);
+      }
       this.skipWhitespace();
       const next = this.bytes[this.pos];
       this.pos++;
@@ -197,22 +213,25 @@ class Scanner {
         this.pos--;
         throw this.unexpected();
       }
-      await this.maybeYield();
+      if (this.sinceYield >= SCAN_SLICE_BYTES) await this.maybeYield();
     }
   }
 
   /**
    * Skips one value without splitting it: a string, or a run of bytes up to the delimiter that
-   * closes it at this depth. Its content is JSON.parse's to judge.
+   * closes it at this depth. Its content is JSON.parse's to judge. Returns false when a slice of
+   * bytes was used up inside the value: the caller yields to the event loop and calls it again,
+   * and it goes on where it stopped (opaqueDepth and opaqueStart keep its place).
    */
-  private async skipOpaqueValue(): Promise<void> {
+  private skipOpaqueValue(): boolean {
     const b = this.bytes;
-    if (b[this.pos] === QUOTE) {
+    if (this.opaqueStart === -1 && b[this.pos] === QUOTE) {
       this.skipString();
-      return;
+      return true;
     }
-    let depth = 0;
-    const start = this.pos;
+    let depth = this.opaqueDepth;
+    if (this.opaqueStart === -1) this.opaqueStart = this.pos;
+    const start = this.opaqueStart;
     while (this.pos < b.length) {
       const byte = b[this.pos]!;
       if (byte === QUOTE) {
@@ -231,11 +250,15 @@ class Scanner {
       this.pos++;
       if (++this.sinceYield >= SCAN_SLICE_BYTES) {
         this.sinceYield = 0;
-        await this.yieldToLoop();
+        this.opaqueDepth = depth;
+        return false;
       }
     }
+    this.opaqueStart = -1;
+    this.opaqueDepth = 0;
     if (this.pos === start) throw this.unexpected();
     if (depth > 0) throw new JsonSyntaxError('unexpected end of JSON input', 'syntax');
+    return true;
   }
 
   /** From an opening quote to just past its closing quote. */
@@ -337,28 +360,32 @@ class Builder {
   /** Elements given as [start, end) pairs, none split: parsed in runs of up to PARSE_SLICE_BYTES. */
   private async buildFlatArray(bounds: readonly number[]): Promise<unknown[]> {
     const out: unknown[] = [];
-    for await (const run of this.flatArrayRuns(bounds)) for (const value of run) out.push(value);
+    for await (const run of this.flatArrayRuns(bounds)) for (const value of run.values) out.push(value);
     return out;
   }
 
-  private async *flatArrayRuns(bounds: readonly number[]): AsyncGenerator<unknown[]> {
+  private async *flatArrayRuns(bounds: readonly number[]): AsyncGenerator<JsonRun> {
     const count = bounds.length / 2;
     let i = 0;
     while (i < count) {
       const runStart = bounds[2 * i]!;
       let last = i;
       while (last + 1 < count && bounds[2 * (last + 1) + 1]! - runStart <= PARSE_SLICE_BYTES) last++;
-      yield this.parseArrayRun(runStart, bounds[2 * last + 1]!);
+      yield this.parseArrayRunWithText(runStart, bounds[2 * last + 1]!);
       i = last + 1;
       await this.maybeYield();
     }
   }
 
   private parseArrayRun(start: number, end: number): unknown[] {
+    return this.parseArrayRunWithText(start, end).values;
+  }
+
+  private parseArrayRunWithText(start: number, end: number): JsonRun {
     this.sinceYield += end - start;
-    const text = `[${this.decode(start, end)}]`;
+    const json = `[${this.decode(start, end)}]`;
     try {
-      return JSON.parse(text) as unknown[];
+      return { values: JSON.parse(json) as unknown[], json };
     } catch (err) {
       throw new JsonSyntaxError(err instanceof Error ? err.message : String(err), 'syntax');
     }

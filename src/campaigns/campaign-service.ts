@@ -1,8 +1,8 @@
 /**
  * The campaign API's domain side: accept a request durably, read a summary, list senders.
  * Accepting only stores the request (one INSERT, synchronous=FULL, so a 202 survives kill -9 and a
- * power cut; a request of more than RECIPIENTS_PER_REQUEST_SLICE recipients is stored in slices
- * first, and its campaign row last); the CampaignProcessor turns it into recipients in the background.
+ * power cut; a request whose recipients make more than one slice (CampaignRequest.recipientSlicesJson)
+ * is stored in slices first, and its campaign row last); the CampaignProcessor turns it into recipients in the background.
  */
 import { randomUUID } from 'node:crypto';
 import type { PricingRule } from '../accounts/credits.js';

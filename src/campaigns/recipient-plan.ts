@@ -45,7 +45,8 @@ export function planRecipients(
  * large campaign); duplicates are found across slices.
  */
 export class RecipientPlanner {
-  private readonly accepted: PlannedRecipient[] = [];
+  private accepted: PlannedRecipient[] = [];
+  private drainedCount = 0;
   private readonly skipped = { invalid: 0, duplicate: 0, unpermitted: 0, suppressed: 0 };
   private readonly seen = new Set<string>();
 
@@ -77,6 +78,23 @@ export class RecipientPlanner {
       }
       accepted.push({ msisdn, clientReference: entry.clientReference });
     }
+  }
+
+  /**
+   * The recipients accepted since the last drain, in request order, handed over so a caller that
+   * writes them as it goes (the processor, a transaction at a time) never holds all of a
+   * million-recipient campaign's at once. plan() then returns only those not drained.
+   */
+  drainAccepted(): PlannedRecipient[] {
+    const drained = this.accepted;
+    this.accepted = [];
+    this.drainedCount += drained.length;
+    return drained;
+  }
+
+  /** Recipients accepted so far, drained or not. */
+  get acceptedCount(): number {
+    return this.drainedCount + this.accepted.length;
   }
 
   plan(): RecipientPlan {

@@ -7,6 +7,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { commitWithoutOwnSync } from './deferred-sync.js';
 
 export class CampaignRequestStore {
   private readonly insertStmt: Statement<[string, number, string]>;
@@ -29,11 +30,15 @@ export class CampaignRequestStore {
     );
   }
 
-  /** Slices firstSeq, firstSeq + 1, ... in one transaction. */
+  /**
+   * Slices firstSeq, firstSeq + 1, ... in one transaction, committed without an fsync of its own:
+   * nothing is acknowledged for them until the campaign row's synchronous=FULL commit, which makes
+   * them durable with it (deferred-sync.ts); slices a crash leaves without a campaign row are orphans.
+   */
   insertSlices(campaignId: string, firstSeq: number, slicesJson: readonly string[]): void {
-    this.db.transaction(() => {
+    commitWithoutOwnSync(this.db, () => this.db.transaction(() => {
       slicesJson.forEach((json, i) => this.insertStmt.run(campaignId, firstSeq + i, json));
-    })();
+    })());
   }
 
   sliceCount(campaignId: string): number {
@@ -45,9 +50,13 @@ export class CampaignRequestStore {
     return this.sliceStmt.get(campaignId, seq)?.recipients_json;
   }
 
-  /** Deletes up to `maxSlices` of a campaign's slices; returns how many. */
+  /**
+   * Deletes up to `maxSlices` of a campaign's slices; returns how many. No fsync of its own
+   * (deferred-sync.ts): slices a crash brings back belong to a campaign already processed or never
+   * stored, and both kinds are deleted at the next start.
+   */
   deleteSlices(campaignId: string, maxSlices: number): number {
-    return this.deleteSomeStmt.run(campaignId, campaignId, maxSlices).changes;
+    return commitWithoutOwnSync(this.db, () => this.deleteSomeStmt.run(campaignId, campaignId, maxSlices).changes);
   }
 
   /** Slices of campaigns already processed (their delete failed at the time). */

@@ -9,6 +9,7 @@ import { releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import type { CampaignRow, CampaignState, RecipientStatus } from '../entities.js';
 import { SqliteCreditLedger } from './credit-ledger.js';
 import type { SqliteDatabase } from './database.js';
+import { commitWithoutOwnSync } from './deferred-sync.js';
 import { IdempotencyKeyGuard, type HeldKey } from './idempotency-store.js';
 
 /** What POST /v1/campaign stores before it answers 202. */
@@ -244,7 +245,10 @@ export class CampaignStore {
    * The engine reads only 'ready' campaigns, so rows written here stay invisible until markReady.
    */
   appendRecipients(campaignId: string, recipients: readonly RecipientToWrite[], updatedAtMs: number, _nodeId?: string): boolean {
-    return this.db.transaction((): boolean => {
+    // No fsync of its own (deferred-sync.ts): the rows count only once markReady's synchronous=FULL
+    // commit, which makes them durable with it; a crash before leaves the campaign 'processing', and
+    // processing starts it again from scratch (deletePartialRecipients).
+    return commitWithoutOwnSync(this.db, () => this.db.transaction((): boolean => {
       if (!this.isProcessing(campaignId)) return false;
       const fullBatches = Math.floor(recipients.length / RECIPIENT_ROWS_PER_INSERT);
       const values: Array<string | number | null> = new Array(RECIPIENT_ROWS_PER_INSERT * RECIPIENT_COLUMNS);
@@ -267,7 +271,7 @@ export class CampaignStore {
         this.insertRecipientStmt.run(campaignId, r.msisdn, r.clientReference, 'waiting', 'pending', updatedAtMs, r.creditsPerPart ?? 0);
       }
       return true;
-    })();
+    })());
   }
 
   /**

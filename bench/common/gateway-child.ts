@@ -1,9 +1,10 @@
 /**
- * The gateway under test for bench/large-body: `createGateway` from a config file (what `smsgate
- * serve` runs), in its own process so the client's work does not share its event loop. It measures
- * its own event-loop delay (perf_hooks). Protocol on stdio, one JSON line each: prints {"port"} once
- * listening; reads "reset" (clear the delay histogram) and "stats" (print the figures); stops when
- * stdin ends.
+ * The gateway under test for bench:large-body and bench:api's million-recipient run
+ * (./gateway-under-test.ts spawns it): `createGateway` from a config file (what `smsgate serve`
+ * runs), in its own process so the client's work does not share its event loop. It measures its
+ * own event-loop delay (perf_hooks) and loop turn lengths. Protocol on stdio, one JSON line each:
+ * prints {"port"} once listening; reads "reset" (clear the histograms) and "stats" (print the
+ * figures); stops when stdin ends.
  */
 import { createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
