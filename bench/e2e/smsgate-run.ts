@@ -4,7 +4,7 @@
  * signed webhooks to a receiver in its own process. Every stage is timestamped where it happens
  * (the SMSC, the receiver, the gateway's "campaign ready" log line) on one monotonic clock.
  */
-import { mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayProcess, seedAccount, writeGatewayConfig } from '../../test/support/gateway-process.js';
 import { campaignBody, postCampaign, readyTimeOf, webhookNotes } from './campaign.js';
@@ -197,6 +197,9 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRun
   } finally {
     gateway?.kill('SIGKILL');
     await stopSinks(sinks);
+    // SMSGATE_BENCH_KEEP_PROFILE=<dir> keeps the .cpuprofile files (open them in Chrome DevTools) past the run.
+    const keep = process.env['SMSGATE_BENCH_KEEP_PROFILE'];
+    if (keep !== undefined && keep !== '') cpSync(profileDir, keep, { recursive: true });
     removeTempDir(dir);
   }
 }

@@ -44,16 +44,26 @@ export interface WriteGroup<I, R> {
   apply(items: readonly I[]): R[];
 }
 
-interface Pending {
-  /** A write of its own; undefined for an item of a group. */
-  write: (() => void) | undefined;
-  group: WriteGroup<unknown, unknown> | undefined;
-  item: unknown;
-  /** Keeps what the run that committed returned (a group's result for this item). */
-  keep: (result: unknown) => void;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-  first: boolean;
+/**
+ * One queued write. A plain class with fixed fields (no per-write closures or object spread):
+ * the engine queues one per submit outcome and per receipt, so its shape is on the hot path.
+ */
+class Pending {
+  /** What the run that committed returned (a group's result for this item). */
+  result: unknown = undefined;
+  constructor(
+    /** A write of its own; undefined for an item of a group. */
+    readonly write: (() => unknown) | undefined,
+    readonly group: WriteGroup<unknown, unknown> | undefined,
+    readonly item: unknown,
+    readonly first: boolean,
+    private readonly settle: (value: unknown) => void,
+    readonly reject: (err: unknown) => void,
+  ) {}
+
+  resolve(): void {
+    this.settle(this.result);
+  }
 }
 
 export const WRITE_BATCH_DEFAULTS = { maxDelayMs: 2, maxBatch: 128, retryBaseDelayMs: 100, retryMaxDelayMs: 2_000 } as const;
@@ -115,7 +125,7 @@ export class WriteBatcher {
    * the promise, not inside `write`.
    */
   run<T>(write: () => T, options: { first?: boolean } = {}): Promise<T> {
-    return this.enqueue<T>((keep) => ({ write: () => keep(write()), group: undefined, item: undefined }), options);
+    return this.enqueue<T>(write, undefined, undefined, options.first === true);
   }
 
   /**
@@ -123,31 +133,22 @@ export class WriteBatcher {
    * holding it committed. Same ordering, retry and failure rules as run().
    */
   runInGroup<I, R>(group: WriteGroup<I, R>, item: I, options: { first?: boolean } = {}): Promise<R> {
-    return this.enqueue<R>(() => ({ write: undefined, group: group as WriteGroup<unknown, unknown>, item }), options);
+    return this.enqueue<R>(undefined, group as WriteGroup<unknown, unknown>, item, options.first === true);
   }
 
-  private enqueue<T>(
-    make: (keep: (result: T) => void) => Pick<Pending, 'write' | 'group' | 'item'>,
-    options: { first?: boolean },
-  ): Promise<T> {
+  private enqueue<T>(write: (() => T) | undefined, group: WriteGroup<unknown, unknown> | undefined, item: unknown, first: boolean): Promise<T> {
+    if (this.closed) return Promise.reject(new GatewayError('STORE_CLOSED', 'the write batcher is closed'));
     return new Promise<T>((resolve, reject) => {
-      if (this.closed) {
-        reject(new GatewayError('STORE_CLOSED', 'the write batcher is closed'));
-        return;
-      }
-      let result: T;
-      const keep = (value: T): void => {
-        result = value;
-      };
-      const first = options.first === true;
-      const pending: Pending = { ...make(keep), keep: keep as (value: unknown) => void, resolve: () => resolve(result), reject, first };
-      (first ? this.pendingFirst : this.pending).push(pending);
+      (first ? this.pendingFirst : this.pending).push(new Pending(write, group, item, first, resolve as (value: unknown) => void, reject));
       // While stalled the retry timer commits everything queued; no earlier attempt.
       if (this.stalled) return;
       if (this.pending.length + this.pendingFirst.length >= this.maxBatch) this.flushSoon();
-      else this.timer ??= setTimeout(() => this.flush(), this.maxDelayMs);
+      else this.timer ??= setTimeout(this.flushFromTimer, this.maxDelayMs);
     });
   }
+
+  /** One bound callback for every batch's timer rather than a closure per batch. */
+  private readonly flushFromTimer = (): void => this.flush();
 
   /**
    * A full batch commits once the current I/O callbacks and their promise continuations have run,
@@ -157,7 +158,7 @@ export class WriteBatcher {
    * three times the writes. A batch may so grow past maxBatch by what one read brings.
    */
   private flushSoon(): void {
-    this.immediate ??= setImmediate(() => this.flush());
+    this.immediate ??= setImmediate(this.flushFromTimer);
   }
 
   /** Commits whatever is queued now (also during a stall: a retry without waiting for the backoff). */
@@ -240,7 +241,7 @@ export class WriteBatcher {
     this.pending = [...batch.filter((p) => !p.first), ...this.pending];
     this.failureLog.failed(err, { writes: batch.length });
     const delayMs = backoffDelayMs(this.consecutiveFailures, this.retryBaseDelayMs, this.retryMaxDelayMs);
-    this.retryTimer = setTimeout(() => this.flush(), delayMs);
+    this.retryTimer = setTimeout(this.flushFromTimer, delayMs);
   }
 
   private clearTimers(): void {
@@ -259,16 +260,17 @@ function applyAll(batch: readonly Pending[]): void {
   while (i < batch.length) {
     const p = batch[i] as Pending;
     if (p.group === undefined) {
-      p.write?.();
+      if (p.write !== undefined) p.result = p.write();
       i++;
       continue;
     }
     let end = i + 1;
     while (end < batch.length && (batch[end] as Pending).group === p.group) end++;
-    const members = batch.slice(i, end);
-    const results = p.group.apply(members.map((m) => m.item));
-    if (results.length !== members.length) throw new Error(`a write group returned ${results.length} results for ${members.length} items`);
-    members.forEach((m, k) => m.keep(results[k]));
+    const items: unknown[] = [];
+    for (let k = i; k < end; k++) items.push((batch[k] as Pending).item);
+    const results = p.group.apply(items);
+    if (results.length !== items.length) throw new Error(`a write group returned ${results.length} results for ${items.length} items`);
+    for (let k = i; k < end; k++) (batch[k] as Pending).result = results[k - i];
     i = end;
   }
 }
