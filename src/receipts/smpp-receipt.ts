@@ -52,15 +52,40 @@ export function parseReceiptDate(value: string | undefined): string | undefined 
   return undefined;
 }
 
-/** YYYYMMDDhhmmss as an ISO-8601 instant read as UTC, or undefined when it names no real instant. */
+/**
+ * YYYYMMDDhhmmss as an ISO-8601 instant read as UTC, or undefined when it names no real instant.
+ * Read digit by digit and written without a Date: it runs once per receipt on the protocol thread.
+ */
 function calendarInstant(digits: string): string | undefined {
-  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(digits);
-  if (match === null) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  return date.toISOString();
+  if (digits.length !== 14) return undefined;
+  const year = digitsAt(digits, 0, 4);
+  const month = digitsAt(digits, 4, 2);
+  const day = digitsAt(digits, 6, 2);
+  const hour = digitsAt(digits, 8, 2);
+  const minute = digitsAt(digits, 10, 2);
+  const second = digitsAt(digits, 12, 2);
+  // Years before 0100 are no receipt's (and were refused when this went through Date.UTC, which reads 0-99 as 19YY).
+  if (year < 100 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  // Date.prototype.toISOString's form (years 0000-9999 here): YYYY-MM-DDThh:mm:ss.000Z.
+  return `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}T${digits.slice(8, 10)}:${digits.slice(10, 12)}:${digits.slice(12, 14)}.000Z`;
+}
+
+/** The decimal value of text[from, from + count), or -1 when any of them is not a digit. */
+function digitsAt(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+/** Days in a month of the proleptic Gregorian calendar (what Date.UTC uses). */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 export function parseSmppReceipt(input: SmppReceiptInput, idMode: MessageIdMode): SmppReceiptResult {

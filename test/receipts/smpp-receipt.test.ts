@@ -45,4 +45,28 @@ describe('parseReceiptDate', () => {
     expect(parseReceiptDate('2301012460')).toBeUndefined();
     expect(parseReceiptDate('abc')).toBeUndefined();
   });
+
+  it('applies the Gregorian leap rules and every field range, as the calendar does', () => {
+    expect(parseReceiptDate('20000229000000')).toBe('2000-02-29T00:00:00.000Z');
+    expect(parseReceiptDate('21000229000000')).toBeUndefined();
+    expect(parseReceiptDate('2404310000')).toBeUndefined();
+    expect(parseReceiptDate('2412310000')).toBe('2024-12-31T00:00:00.000Z');
+    expect(parseReceiptDate('2413010000')).toBeUndefined();
+    expect(parseReceiptDate('2400010000')).toBeUndefined();
+    expect(parseReceiptDate('2401002359')).toBeUndefined();
+    expect(parseReceiptDate('240101235960')).toBeUndefined();
+    expect(parseReceiptDate('2401012400')).toBeUndefined();
+  });
+
+  it('gives the same instant as Date.UTC for every minute of a leap year', () => {
+    let checked = 0;
+    for (let t = Date.UTC(2024, 0, 1); t < Date.UTC(2025, 0, 1); t += 60_000 * 7) {
+      const d = new Date(t);
+      const two = (n: number): string => String(n).padStart(2, '0');
+      const digits = `${two(d.getUTCFullYear() % 100)}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}${two(d.getUTCHours())}${two(d.getUTCMinutes())}`;
+      expect(parseReceiptDate(digits)).toBe(d.toISOString());
+      checked++;
+    }
+    expect(checked).toBe(75_292);
+  });
 });
