@@ -40,11 +40,18 @@ export class PartWindow {
    */
   acquire(parts: number): Promise<boolean> {
     if (this.currentSize === 0) return Promise.resolve(false);
-    if (this.waiters.length === 0 && this.fits(parts)) {
-      this.inFlightParts += parts;
-      return Promise.resolve(true);
-    }
+    if (this.tryAcquire(parts)) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => this.waiters.push({ parts, resolve }));
+  }
+
+  /**
+   * Takes `parts` slots now when they fit and nobody waits ahead (true), else takes nothing (false:
+   * call acquire to wait). The lane's common case, without a promise and its microtask turn a message.
+   */
+  tryAcquire(parts: number): boolean {
+    if (this.waiters.length !== 0 || !this.fits(parts)) return false;
+    this.inFlightParts += parts;
+    return true;
   }
 
   release(parts: number): void {

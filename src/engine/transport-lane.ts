@@ -212,7 +212,7 @@ export class TransportLane {
     const stillOurs = claimedAs === null ? undefined : (): boolean => backend.leaseHeld && backend.claimantId() === claimedAs;
     const message = this.messageFor(parts, first, plan, sender, stillOurs);
     this.syncWindow();
-    if (!(await this.window.acquire(parts.length))) {
+    if (!this.window.tryAcquire(parts.length) && !(await this.window.acquire(parts.length))) {
       // The window closed (the node gave up, or lost, every bind slot of the transport) before
       // these parts went out: back to the queue unsent, no attempt spent, for a node holding slots.
       await this.writeOutcomes(parts, claimedAs, parts.map((p) => ({ part: p.part_number, kind: 'not-sent', reason: 'TRANSPORT_DOWN' })));

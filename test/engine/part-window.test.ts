@@ -10,6 +10,24 @@ async function settled(labels: string[], promises: Promise<void>[]): Promise<str
 }
 
 describe('PartWindow', () => {
+  it('tryAcquire takes slots at once when they fit and nobody waits, and never jumps the queue', async () => {
+    const window = new PartWindow(3);
+    expect(window.tryAcquire(2)).toBe(true);
+    expect(window.inFlight).toBe(2);
+    expect(window.tryAcquire(2)).toBe(false);
+    expect(window.inFlight).toBe(2);
+    const big = window.acquire(3);
+    // One slot is free, but the 3-part message waits ahead: the 1-part try must not overtake it.
+    expect(window.tryAcquire(1)).toBe(false);
+    window.release(2);
+    expect(await big).toBe(true);
+    expect(window.inFlight).toBe(3);
+    window.release(3);
+    window.resize(0);
+    expect(window.tryAcquire(1)).toBe(false);
+    expect(await window.acquire(1)).toBe(false);
+  });
+
   it('counts parts, not messages: a 3-part message takes three slots', async () => {
     const window = new PartWindow(4);
     await window.acquire(3);
