@@ -442,14 +442,17 @@ export class SmppTransport implements Transport {
       connection.respond(pdu, COMMAND_STATUS_CODE.ESME_RX_P_APPN);
       return;
     }
-    const { truncatedFromChars, ...fields } = parsed.receipt;
+    // The parsed receipt goes on as it is (no copy a receipt); only the rare cut status is copied without its note.
+    let receipt: TransportReceipt = parsed.receipt;
+    const { truncatedFromChars } = parsed.receipt;
     if (truncatedFromChars !== undefined) {
       this.logger.warn(
-        { messageId: fields.messageId, truncatedFromChars, receipt: withoutMessageText(fields.raw) },
+        { messageId: parsed.receipt.messageId, truncatedFromChars, receipt: withoutMessageText(parsed.receipt.raw) },
         'receipt status cut to 30 characters',
       );
+      const { truncatedFromChars: _cut, ...fields } = parsed.receipt;
+      receipt = fields;
     }
-    const receipt: TransportReceipt = fields;
     try {
       await handlers.onReceipt(receipt);
       connection.respond(pdu);
