@@ -30,7 +30,8 @@ export interface GatewayUnderTest {
 }
 
 /**
- * SMSGATE_GATEWAY_NODE_ARGS (space-separated node options, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+ * SMSGATE_GATEWAY_NODE_ARGS (space-separated node options, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof",
+ * or "--trace-gc", whose lines are passed to stderr)
  * are passed to the gateway process.
  */
 export async function startGatewayUnderTest(configPath: string): Promise<GatewayUnderTest> {
@@ -39,10 +40,16 @@ export async function startGatewayUnderTest(configPath: string): Promise<Gateway
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  // Lines that are not the protocol's JSON (node's own output, e.g. --trace-gc through
+  // SMSGATE_GATEWAY_NODE_ARGS) go to stderr rather than breaking the protocol.
   const nextLine = async <T>(): Promise<T> => {
-    const line = await lines.next();
-    if (line.done === true) throw new Error('the gateway process exited');
-    return JSON.parse(String(line.value)) as T;
+    for (;;) {
+      const line = await lines.next();
+      if (line.done === true) throw new Error('the gateway process exited');
+      const text = String(line.value);
+      if (text.startsWith('{')) return JSON.parse(text) as T;
+      process.stderr.write(`${text}\n`);
+    }
   };
   const stop = async (): Promise<void> => {
     child.stdin!.end();

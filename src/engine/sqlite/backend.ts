@@ -8,6 +8,8 @@
 import type { Logger } from '../../common/log.js';
 import type { Store } from '../../store/sqlite/database.js';
 import { DispatchStore, type DueCampaign } from '../../store/sqlite/dispatch-store.js';
+import type { MaterialiseWritten } from '../../store/dispatch-steps.js';
+import { CommitDeferredUnless } from '../../store/sqlite/deferred-sync.js';
 import { InboundStore } from '../../store/sqlite/inbound-store.js';
 import { asyncPort, type Async } from '../../store/ports.js';
 import { UndecodablePduStore } from '../../store/sqlite/undecodable-pdu-store.js';
@@ -24,7 +26,7 @@ import type { DeliveryReceiptSink } from './delivery-receipt-sink.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { ReceiptApplier } from './receipt-applier.js';
 import { MaterialiseReport } from '../materialise-report.js';
-import { DUE_CAMPAIGNS_PER_PASS, planMaterialise, planShares, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
+import { DUE_CAMPAIGNS_PER_PASS, materialiseNeedsOwnSync, planMaterialise, planShares, type MaterialisePlan, type MaterialiseStepStore, type MaterializeResult, type Routing } from '../steps/materialise.js';
 import { planStartRecovery, planStopRequeue, type RecoveryStepStore } from '../steps/recovery.js';
 import { sqliteStepStores } from './step-stores.js';
 import { planReroute, type PartReroute, type QueuedPartsQuery, type RerouteStepStore } from '../steps/reroute.js';
@@ -60,6 +62,8 @@ export class SqliteEngineBackend implements EngineBackend {
   private readonly materialise: MaterialiseStepStore<'sync'>;
   private readonly recovery: RecoveryStepStore<'sync'>;
   private readonly report: MaterialiseReport;
+  /** Materialise passes that only queue parts commit without their own fsync (materialiseNeedsOwnSync). */
+  private readonly materialiseCommits: CommitDeferredUnless<{ plan: MaterialisePlan; written: MaterialiseWritten }>;
   private readonly unmatched: UnmatchedReceiptStore<'sync'>;
   private readonly reroute: RerouteStepStore<'sync'>;
 
@@ -97,6 +101,7 @@ export class SqliteEngineBackend implements EngineBackend {
     this.materialise = steps.materialise;
     this.recovery = steps.recovery;
     this.report = new MaterialiseReport(logger);
+    this.materialiseCommits = new CommitDeferredUnless(deps.store.db, ({ plan }) => materialiseNeedsOwnSync(plan));
   }
 
   get stalled(): boolean {
@@ -130,12 +135,12 @@ export class SqliteEngineBackend implements EngineBackend {
   materializeDue(nowMs: number, batchSize: number): Promise<MaterializeResult> {
     const { plans } = this.deps;
     const routing = this.deps.routing();
-    const { plan, written } = this.deps.store.db.transaction(() => {
+    const { plan, written } = this.materialiseCommits.run(() => {
       const ready = this.materialise.readReadyCampaigns(nowMs, DUE_CAMPAIGNS_PER_PASS, batchSize);
       const taken = this.materialise.takeRecipients(planShares(ready, batchSize, nowMs));
       const plan = planMaterialise({ ready, cap: batchSize, taken, plans, routing, nowMs });
       return { plan, written: this.materialise.writeMaterialise(plan) };
-    })();
+    });
     return Promise.resolve(this.report.committed(plan, written));
   }
 

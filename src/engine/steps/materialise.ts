@@ -172,6 +172,20 @@ export function planMaterialise(facts: MaterialiseFacts): MaterialisePlan {
   return { nowMs, parts, dispatched, statuses, webhooks, closeCampaigns, credits, recipients: dispatched.length, queuedByTransport, unrouted };
 }
 
+/**
+ * Whether a pass's write must reach the disk at its own commit, or may wait for the next
+ * synchronous commit on the connection (SQLite: src/store/sqlite/deferred-sync.ts). A pass that
+ * only queues parts tells nobody anything: a part leaves the box only after its claim, whose own
+ * synchronous commit comes later in the same WAL and so makes this pass durable first; a crash
+ * before that leaves its recipients waiting, materialised again from scratch. A pass that finishes
+ * a recipient (NO_ROUTE: its status, its Delivery Receipt in the outbox, which the webhook sender
+ * may send as soon as it is committed, its credits released) or closes a campaign makes something
+ * visible that must not be lost after it was seen, so it syncs at its commit as before.
+ */
+export function materialiseNeedsOwnSync(plan: MaterialiseWrite): boolean {
+  return plan.statuses.length > 0 || plan.webhooks.length > 0 || plan.credits.length > 0 || plan.closeCampaigns.length > 0;
+}
+
 /** A recipient's parts: 'queued' on its transport, or 'undelivered' with NO_ROUTE, final now, when there is none. */
 function partsFor(recipient: DueRecipient, partsTotal: number, transport: string | undefined, dueAtMs: number, nowMs: number): NewPart[] {
   const concatReference = concatReferenceFor(recipient.id);

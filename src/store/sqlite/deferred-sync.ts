@@ -21,6 +21,8 @@ import type { SqliteDatabase } from './database.js';
 const NORMAL = 1;
 
 export function commitWithoutOwnSync<T>(db: SqliteDatabase, transaction: () => T): T {
+  // Inside an open transaction the level cannot change; the outer commit decides.
+  if (db.inTransaction) return transaction();
   const level = db.pragma('synchronous', { simple: true }) as number;
   if (level <= NORMAL) return transaction();
   db.pragma(`synchronous = ${NORMAL}`);
@@ -28,5 +30,44 @@ export function commitWithoutOwnSync<T>(db: SqliteDatabase, transaction: () => T
     return transaction();
   } finally {
     db.pragma(`synchronous = ${level}`);
+  }
+}
+
+/** Thrown inside a deferred transaction to roll it back when its result turns out to need its own fsync. */
+class OwnSyncNeeded extends Error {}
+
+/**
+ * Transactions of one kind (e.g. the engine's materialise passes) committed without an fsync of
+ * their own unless what one wrote needs it (`needsOwnSync` of its result): such a transaction is
+ * rolled back and run again at the connection's own level, and the next one then starts at that
+ * level until one does not need it (so a run of them costs at most one pass twice). Whether a
+ * transaction needs its own fsync is known only once it has planned its writes, and
+ * PRAGMA synchronous cannot change inside a transaction ("Safety level may not be changed inside
+ * a transaction"), hence the rollback. `work` must be safe to run twice: it runs inside a
+ * transaction, so its first run's writes are gone when it runs again.
+ */
+export class CommitDeferredUnless<T> {
+  private lastNeededOwnSync = false;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly needsOwnSync: (result: T) => boolean,
+  ) {}
+
+  run(work: () => T): T {
+    if (!this.lastNeededOwnSync) {
+      try {
+        return commitWithoutOwnSync(this.db, () => this.db.transaction(() => {
+          const result = work();
+          if (this.needsOwnSync(result)) throw new OwnSyncNeeded();
+          return result;
+        })());
+      } catch (err) {
+        if (!(err instanceof OwnSyncNeeded)) throw err;
+      }
+    }
+    const result = this.db.transaction(work)();
+    this.lastNeededOwnSync = this.needsOwnSync(result);
+    return result;
   }
 }

@@ -9,7 +9,7 @@ import { mergeMovements } from '../../../src/accounts/credits.js';
 import { CampaignPlans } from '../../../src/engine/campaign-plans.js';
 import { RouteTable } from '../../../src/engine/routing.js';
 import { concatReferenceFor } from '../../../src/sms/udh.js';
-import { NO_ROUTE_STATUS, planMaterialise, planShares, type Routing } from '../../../src/engine/steps/materialise.js';
+import { materialiseNeedsOwnSync, NO_ROUTE_STATUS, planMaterialise, planShares, type Routing } from '../../../src/engine/steps/materialise.js';
 import type { DueRecipient, ReadyCampaign } from '../../../src/store/dispatch-steps.js';
 
 const NOW = 1_700_000_000_000;
@@ -139,5 +139,30 @@ describe('planMaterialise', () => {
     const later = campaign('later', 0, { send_at: NOW + 1 });
     const taken = [recipient('emptied', '353870000010'), recipient('emptied', '353870000011'), recipient('partly', '353870000012'), recipient('at-cap', '353870000013')];
     expect(plan([emptied, partly, atCap, nobody, later], taken).closeCampaigns).toEqual(['emptied', 'nobody']);
+  });
+});
+
+describe('materialiseNeedsOwnSync: which passes must reach the disk at their own commit', () => {
+  it('lets a pass that only queues parts wait for the next synchronous commit (its parts leave only after a claim commits)', () => {
+    // More waiting than taken: the campaign is not closed by this pass.
+    const queued = plan([campaign('c', CAP)], [recipient('c', '353871000001'), recipient('c', '353871000002')]);
+    expect(queued.parts.length).toBe(2);
+    expect(materialiseNeedsOwnSync(queued)).toBe(false);
+  });
+
+  it('syncs a pass that finishes a recipient with no running transport (its Delivery Receipt may be sent once committed)', () => {
+    const unrouted = plan([campaign('c', CAP)], [recipient('c', '353871000003'), recipient('c', '353861000004')]);
+    expect(unrouted.webhooks.length).toBe(1);
+    expect(materialiseNeedsOwnSync(unrouted)).toBe(true);
+    // Without a webhook URL the status change alone still needs it.
+    const noHook = plan([campaign('c', CAP)], [recipient('c', '353861000005', { webhook_url: null })]);
+    expect(noHook.webhooks.length).toBe(0);
+    expect(materialiseNeedsOwnSync(noHook)).toBe(true);
+  });
+
+  it('syncs a pass that closes a campaign', () => {
+    const last = plan([campaign('c', 1)], [recipient('c', '353871000006')]);
+    expect(last.closeCampaigns).toEqual(['c']);
+    expect(materialiseNeedsOwnSync(last)).toBe(true);
   });
 });
