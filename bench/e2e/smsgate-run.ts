@@ -13,6 +13,7 @@ import { summariseProfiles } from './cpu-profile.js';
 import { collectSinks, runFigures, startHarnessMeter } from './run-figures.js';
 import { startSinks, stopSinks, type RunSinks } from './sinks.js';
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
+import { rssSplitNote, rssSplitOf, samplePeakRss } from './memory-split.js';
 import { cpuMsOf, mainThreadTimesOf, percentile, peakRssBytesOf, syscallsBetween, syscallsOf, type EventLoopFigures, type RunFigures } from './stats.js';
 import type { SmscSinkConfig } from './sink-protocol.js';
 import { freePort, waitFor, waitForCount } from './wait.js';
@@ -113,6 +114,8 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRun
     // scrape: this one makes the scrape at the end cover exactly the run.
     await scrapeMetrics(adminUrl);
     const harness = startHarnessMeter(smsc, receiver);
+    const idleRss = rssSplitOf(running.pid);
+    const rssSampler = samplePeakRss(running.pid);
     const countsAtStart = countsOf(readCounts(countsDir), [running.pid]);
     const cpuAtStart = { all: cpuMsOfGateway(running), main: mainThreadTimesOf(running.pid) };
     const syscallsAtStart = syscallsOf(running.pid);
@@ -159,6 +162,12 @@ export async function runSmsgate(options: SmsgateRunOptions): Promise<SmsgateRun
       sqliteCounts = diffCounts(countsOf(readCounts(countsDir), [running.pid]), countsAtStart);
     }
     const peakRssBytes = peakRssBytesOf(running.pid);
+    notes.push(
+      rssSplitNote(idleRss, rssSampler.stop(), {
+        totalBytes: metricValue(metrics, 'nodejs_heap_size_total_bytes'),
+        usedBytes: metricValue(metrics, 'nodejs_heap_size_used_bytes'),
+      }),
+    );
     const { sink, receiverEvents } = await collectSinks(smsc, receiver, startedAtMs);
     notes.push(...webhookNotes(receiver, receiverEvents));
 

@@ -13,6 +13,7 @@ import { createGateway } from '../../index.js';
 import { parseArgs, UsageError, withUsage } from '../args.js';
 import { listenErrorCode, listenFailureText } from '../listen-check.js';
 import { createProcessLogger } from '../process-logger.js';
+import { limitHeapGrowth } from '../serve-heap.js';
 
 const USAGE = 'smsgate serve [--config FILE]';
 
@@ -20,6 +21,8 @@ export async function run(args: string[]): Promise<number> {
   return withUsage(async () => {
     const parsed = parseArgs(args, { values: ['config'] }, USAGE);
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`, USAGE);
+    // Before anything allocates much: bounds the old generation's garbage (serve-heap.ts).
+    limitHeapGrowth();
     const file = locateConfig(parsed.values.get('config'));
     const config = loadConfig(file);
     const logs = createProcessLogger({ level: config.logging.level, ...(config.logging.file === undefined ? {} : { file: config.logging.file }) });
