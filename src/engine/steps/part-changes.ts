@@ -212,7 +212,7 @@ function customerReceiptOf(recipient: RecipientRow, accountId: number, carrierEr
   if (!wantsReceipt(cut.registeredDelivery, recipient.status === 'delivered')) return { kind: 'none' };
   const deliverSm = receiptDeliverSm({
     messageId: recipient.campaign_id, recipientMsisdn: recipient.msisdn, customerSourceAddr: recipient.sender, cut,
-    outcome: receiptOutcomeOf(recipient.last_status, carrierErr), submittedAtMs: recipient.campaign_created_at ?? nowMs, doneAtMs: nowMs,
+    outcome: receiptOutcomeOf(recipient.status === 'delivered', recipient.last_status, carrierErr), submittedAtMs: recipient.campaign_created_at ?? nowMs, doneAtMs: nowMs,
     text: recipient.smpp_text ?? '',
   });
   return { kind: 'deliver', write: { accountId, kind: 'receipt', messageId: recipient.campaign_id, deliverSm: serializeDeliverSm(deliverSm), createdAtMs: nowMs, expiresAtMs: nowMs + retentionMs } };
