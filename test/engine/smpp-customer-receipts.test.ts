@@ -98,6 +98,10 @@ describe('receipts for SMPP customers in the part-change plan', () => {
     const plan = receiptOn(smppRecipient(1, { smpp_submit: '{not json' }), 'DELIVRD', null);
     expect(plan.customerDeliveries).toBeUndefined();
     expect(plan.logs.map((l) => l.level)).toEqual(['warn']);
+    // The planner refuses a cut whose data_coding is not 0, 3 or 8: the receipt writer reads it the same way.
+    const badCoding = receiptOn(smppRecipient(1, { smpp_submit: JSON.stringify({ dataCoding: 4, concat: null, registeredDelivery: 1, sourceAddrTon: 5, sourceAddrNpi: 0 }) }), 'DELIVRD', null);
+    expect(badCoding.customerDeliveries).toBeUndefined();
+    expect(badCoding.logs.map((l) => l.level)).toEqual(['warn']);
   });
 });
 
