@@ -37,7 +37,7 @@ export function planCustomerCut(smppSubmit: string | null | undefined, text: str
   const { cut } = parsed;
   const { concat } = cut;
   if (concat === null) return { kind: 'as-text' };
-  const refusal = cutPartRefusal(text, cut.dataCoding, cutHeaderOctets(concat.scheme));
+  const refusal = cutPartRefusal(text, cut.dataCoding, cutHeaderOctets(concat));
   if (refusal !== null) return { kind: 'refused', segment: text, refusal };
   return { kind: 'cut', encoding: airEncoding(cut.dataCoding, text), segment: text, cut: { dataCoding: cut.dataCoding, concat } };
 }

@@ -14,13 +14,15 @@
  * - message_payload (TLV 0x0424) carries the user data instead of short_message (SMPP 3.4
  *   §5.3.2.32: not both). Without a concatenation it is a whole long message: cut.concat null,
  *   and the engine splits it as it splits a campaign's text.
- * - A cut part (a concatenation set) must fit one SMS: 140 octets of TP-User-Data with its UDH
- *   (TS 23.040 §9.2.3.16), i.e. 153 septets or 134 octets after an 8-bit reference UDH.
+ * - A cut part (a concatenation set) must fit one SMS as the engine will send it (cutPartRefusal:
+ *   140 octets of TP-User-Data with its UDH, TS 23.040 §9.2.3.16, i.e. 153 septets or 134 octets
+ *   after an 8-bit reference UDH; every character in its coding): ESME_RINVMSGLEN when too long,
+ *   ESME_RINVPARAM when a character has no code there (a national shift character).
  */
 import { GatewayError } from '../../common/errors.js';
 import { decodeUserData, type DecodedUserData } from '../../pdu/index.js';
-import { decodeGsm7Septets, decodeUcs2, gsm7SeptetCapacity, IEI, USER_DATA_MAX_OCTETS, type Gsm7Shift } from '../../sms/index.js';
-import { udhOctetsFor, IE_OCTETS } from '../../sms/user-data-capacity.js';
+import { decodeGsm7Septets, decodeUcs2, IEI, type Gsm7Shift } from '../../sms/index.js';
+import { cutHeaderOctets, cutPartRefusal } from '../../transports/customer-cut.js';
 import { SERVER_STATUS, type ConcatHeader, type CustomerCut, type CustomerDataCoding, type ServerStatus, type SubmitSmFields } from '../contracts.js';
 
 /** SMPP 3.4 §5.2.12: esm_class bit 6, a UDH starts the user data. */
@@ -75,19 +77,6 @@ function validConcat(total: number, sequence: number): boolean {
   return total >= 1 && total <= 255 && sequence >= 1 && sequence <= total;
 }
 
-/**
- * Whether one cut part fits one SMS. The UDH that will carry its concatenation upstream counts:
- * the customer's own UDH as sent, or for SAR the 8- or 16-bit reference UDH the reference needs.
- */
-function fitsOnePart(dataCoding: CustomerDataCoding, bodyOctets: number, udhOctets: number, concat: ConcatHeader): boolean {
-  const headerOctets = concat.scheme === 'sar'
-    ? udhOctetsFor(concat.reference > 0xff ? IE_OCTETS.concat16 : IE_OCTETS.concat8)
-    : udhOctets;
-  // SMSC default alphabet: one septet per octet as sent (an escape pair is two septets).
-  if (dataCoding === DATA_CODING.smscDefault) return bodyOctets <= gsm7SeptetCapacity(headerOctets);
-  return headerOctets + bodyOctets <= USER_DATA_MAX_OCTETS;
-}
-
 function decodeText(dataCoding: CustomerDataCoding, body: Uint8Array, shift: Gsm7Shift): { kind: 'text'; text: string } | { kind: 'refused'; status: ServerStatus } {
   switch (dataCoding) {
     case DATA_CODING.smscDefault:
@@ -129,9 +118,13 @@ export function decodeSubmit(fields: SubmitSmFields): DecodedSubmit {
   }
   const body = userData.subarray(udhOctets);
   if (body.length === 0) return refused(SERVER_STATUS.invalidMessageLength);
-  if (concat !== null && !fitsOnePart(dataCoding, body.length, udhOctets, concat)) return refused(SERVER_STATUS.invalidMessageLength);
   const decoded = decodeText(dataCoding, body, shift);
   if (decoded.kind === 'refused') return decoded;
+  if (concat !== null) {
+    // The engine's own rule (cutPartRefusal): a part the intake takes is one the engine sends as cut.
+    const refusal = cutPartRefusal(decoded.text, dataCoding, cutHeaderOctets(concat));
+    if (refusal !== null) return refused(refusal.status === 'CUSTOMER_PART_TOO_LONG' ? SERVER_STATUS.invalidMessageLength : SERVER_STATUS.invalidParameter);
+  }
   return {
     kind: 'decoded',
     text: decoded.text,

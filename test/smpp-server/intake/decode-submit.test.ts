@@ -84,6 +84,9 @@ describe('decodeSubmit concatenation', () => {
     // Turkish single shift (IE 0x24, language 1): ESC 0x63 is 'ç', where the default extension table has none ('c').
     const decoded = decodeSubmit(fields({ esmClass: 0x40, shortMessage: hex('03 24 01 01 48 1B 63') }));
     expect(decoded).toEqual({ kind: 'decoded', text: 'Hç', cut: { dataCoding: 0, concat: null, registeredDelivery: 1, sourceAddrTon: 5, sourceAddrNpi: 0 } });
+    // A cut part goes upstream in the default alphabet with only its concatenation header: 'ç' has no
+    // code there, so the engine could not send it as cut, and the intake refuses it by the same rule.
+    expect(decodeSubmit(fields({ esmClass: 0x40, shortMessage: hex('08 00 03 01 02 01 24 01 01 48 1B 63') }))).toEqual({ kind: 'refused', status: SERVER_STATUS.invalidParameter });
   });
 });
 
