@@ -79,10 +79,16 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
  * an SMPP customer's source_addr).
  */
 export function senderProblem(from: string): string | undefined {
+  const sender = checkedSender(from);
+  return sender.ok ? undefined : sender.reason;
+}
+
+/** The sender id as senderProblem's rules keep it (trimmed), or senderProblem's reason: one validateSender call. */
+export function checkedSender(from: string): { ok: true; value: string } | { ok: false; reason: string } {
   const sender = validateSender(from);
-  if (!sender.ok) return `from is invalid: ${sender.reason}`;
-  if (CONTROL_CHARACTER.test(sender.value)) return 'from must not contain control characters';
-  return undefined;
+  if (!sender.ok) return { ok: false, reason: `from is invalid: ${sender.reason}` };
+  if (CONTROL_CHARACTER.test(sender.value)) return { ok: false, reason: 'from must not contain control characters' };
+  return { ok: true, value: sender.value };
 }
 
 /** SPEC Recipient: digits with an optional leading `+`; no spaces, brackets or hyphens. */

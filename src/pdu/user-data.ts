@@ -45,6 +45,12 @@ export interface DecodedUserData {
   text: string;
   /** The user data after the header, as hex. */
   dataHex: string;
+  /**
+   * The national language tables the header's shift elements name (TS 23.040 §9.2.3.24.15-16),
+   * present only when it has one: a reader that decodes the septets itself (an SMPP customer's
+   * unpacked data_coding 0) needs them to read the text as the sender wrote it.
+   */
+  shift?: Gsm7Shift;
 }
 
 function bad(message: string, details: Record<string, unknown>): GatewayError {
@@ -118,5 +124,6 @@ export function decodeUserData(userData: Uint8Array, udl: number, alphabet: Alph
   } else if (alphabet === 'UCS-2') {
     text = decodeUcs2(body);
   }
-  return { udh: header.elements, concat: header.concat, text, dataHex: octetsToHex(body) };
+  const hasShift = header.shift.single !== undefined || header.shift.locking !== undefined;
+  return { udh: header.elements, concat: header.concat, text, dataHex: octetsToHex(body), ...(hasShift ? { shift: header.shift } : {}) };
 }

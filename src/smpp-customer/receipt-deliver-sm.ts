@@ -50,28 +50,38 @@ const NAME_TO_COMMAND_STATUS: ReadonlyMap<string, { value: number; permanent: bo
 );
 
 /**
- * The one mapping from a recipient's final status (its last_status: a carrier receipt's stat, or
- * the status a submit failure left) and the carrier's `err:` to what the customer's receipt says:
+ * The one mapping from a recipient's final state and status (its last_status: a carrier receipt's
+ * stat, or the status a submit failure left) and the carrier's `err:` to what the customer's
+ * receipt says. Whether it was delivered is the engine's verdict (the recipient's final state,
+ * decided by isDeliveredStatus on the status as received, SPEC "Campaign Summary"), never
+ * decided again here, so the receipt and the recipient always agree:
  *
- * - a status beginning DELIV (SPEC "Campaign Summary": delivered): DELIVRD, err 000;
- * - an Appendix B state (EXPIRED, DELETED, UNDELIV, UNKNOWN, REJECTD, or the long spellings
- *   UNDELIVERABLE, REJECTED): that state;
+ * - delivered: DELIVRD, err 000 unless the carrier gave one;
+ * - else an Appendix B state (EXPIRED, DELETED, UNDELIV, UNKNOWN, REJECTD, or the long spellings
+ *   UNDELIVERABLE, REJECTED, compared upper-cased): that state;
  * - an SMPP command_status name (the upstream SMSC refused the submit_sm): REJECTD when SMPP 3.4
  *   §5.1.3 classes it permanent (ESME_RINVDSTADR...), UNDELIV when it is a temporary one whose
  *   retries were spent (ESME_RTHROTTLED, ESME_RMSGQFUL...); err is the command_status value;
- * - anything else (NO_ROUTE, NO_OUTCOME, a transport's own failure, a carrier's unknown word):
- *   UNDELIV: the message did not reach the handset and no more is known.
+ * - anything else (NO_ROUTE, NO_OUTCOME, a transport's own failure, a carrier's unknown word, a
+ *   delivered-looking status the engine did not count delivered, e.g. a lower-case `delivrd`):
+ *   UNDELIV: the message did not reach the handset as far as smsgate counts it.
  *
  * err: the carrier's err when it is 1 to 3 digits, else the command_status value when it fits
  * three digits, else 000.
  */
-export function receiptOutcomeOf(lastStatus: string, carrierErr: string | null): ReceiptOutcome {
+export function receiptOutcomeOf(delivered: boolean, lastStatus: string, carrierErr: string | null): ReceiptOutcome {
   const status = lastStatus.trim().toUpperCase();
   const esme = commandStatusOf(status);
-  const stat: ReceiptStat = status.startsWith('DELIV') ? 'DELIVRD'
-    : STAT_SPELLINGS[status] ?? (esme === undefined ? 'UNDELIV' : esme.permanent ? 'REJECTD' : 'UNDELIV');
+  const stat: ReceiptStat = delivered ? 'DELIVRD' : undeliveredStatOf(status, esme);
   const err = threeDigits(carrierErr) ?? (esme !== undefined && esme.value <= 999 ? String(esme.value).padStart(3, '0') : '000');
-  return { stat, err, messageState: RECEIPT_STATES[stat], delivered: stat === 'DELIVRD' };
+  return { stat, err, messageState: RECEIPT_STATES[stat], delivered };
+}
+
+/** The stat of a message the engine did not count delivered: never DELIVRD. */
+function undeliveredStatOf(status: string, esme: { permanent: boolean } | undefined): Exclude<ReceiptStat, 'DELIVRD'> {
+  const spelled = STAT_SPELLINGS[status];
+  if (spelled !== undefined && spelled !== 'DELIVRD') return spelled;
+  return esme !== undefined && esme.permanent ? 'REJECTD' : 'UNDELIV';
 }
 
 /** An SMPP command_status name as our client writes it (its table's names, or ESME_0xNNNNNNNN). */

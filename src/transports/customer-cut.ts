@@ -4,8 +4,12 @@
  * can never disagree about what fits.
  *
  * - The part carries the customer's concatenation header: an 8-bit reference UDH takes 6 octets of
- *   the 140 (05 00 03 ref total seq), a 16-bit one 7 (06 08 04 refHi refLo total seq), SAR TLVs
- *   none of the short_message (SMPP 3.4 §5.3.2.22-24: the SMSC builds the header).
+ *   the 140 (05 00 03 ref total seq), a 16-bit one 7 (06 08 04 refHi refLo total seq); SAR TLVs
+ *   none of the short_message, but the SMSC builds such a UDH from them (SMPP 3.4 §5.3.2.22-24),
+ *   so a SAR part is held to the one its reference needs.
+ * - The SMPP server's intake, the engine's plan and the SMPP transport's guard all ask
+ *   cutPartRefusal with cutHeaderOctets(concat): one answer to "does it fit one SMS". The modem
+ *   asks again in its own air coding (a SAR part goes as a 16-bit reference UDH there).
  * - What fits is counted in the data coding the part goes out in (3GPP TS 23.040 §9.2.3.16,
  *   §9.2.3.24): GSM-7 septets after the UDH and its fill bits, Latin-1 octets, UCS-2 code units.
  * - A transport that speaks only the TS 23.038 alphabets (a modem's TP-DCS) sends a Latin-1
@@ -27,11 +31,19 @@ export interface CutRefusal {
   detail: string;
 }
 
-/** Octets of the 140 the concatenation header takes in the part itself (TS 23.040 §9.2.3.24.1/.8: UDHL included). */
-export function cutHeaderOctets(scheme: ConcatHeader['scheme'] | null): number {
+/**
+ * Octets of the 140 the concatenation header takes in the part on the air (TS 23.040
+ * §9.2.3.24.1/.8: UDHL included): 6 for an 8-bit reference UDH, 7 for a 16-bit one. SAR TLVs
+ * (SMPP 3.4 §5.3.2.22-24) take none of the short_message, but the SMSC turns them into such a
+ * UDH, so a SAR part counts the one its reference needs (8-bit up to 255, else 16-bit; 16-bit
+ * when the reference is not given).
+ */
+export function cutHeaderOctets(header: ConcatHeader['scheme'] | Pick<ConcatHeader, 'scheme' | 'reference'> | null): number {
+  if (header === null) return 0;
+  const { scheme, reference } = typeof header === 'string' ? { scheme: header, reference: undefined } : header;
   if (scheme === 'udh8') return 6;
   if (scheme === 'udh16') return 7;
-  return 0;
+  return reference !== undefined && reference <= 0xff ? 6 : 7;
 }
 
 /** Septets a text takes in the GSM 7 bit default alphabet (an extension character counts 2), or null if it has a character outside it. */

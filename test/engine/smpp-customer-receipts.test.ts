@@ -86,10 +86,22 @@ describe('receipts for SMPP customers in the part-change plan', () => {
     expect(plan.changes.outbox).toEqual([]);
   });
 
+  it('a lower-case stat:delivrd: the customer\'s receipt says what the recipient\'s state says (not delivered), never DELIVRD', () => {
+    const plan = receiptOn(smppRecipient(1), 'delivrd', '000');
+    expect(plan.recipients).toEqual([{ recipientId: 10, status: 'undelivered', lastStatus: 'delivrd' }]);
+    const deliverSm = parseDeliverSm(plan.customerDeliveries?.[0]?.deliverSm ?? '{}');
+    expect(deliverSm.messageState).toBe(MESSAGE_STATE.UNDELIVERABLE);
+    expect(decodedText(deliverSm.shortMessageHex)).toMatch(/ dlvrd:000 .* stat:UNDELIV err:000 /);
+  });
+
   it('a stored submit whose cut cannot be read is logged, and nothing is sent', () => {
     const plan = receiptOn(smppRecipient(1, { smpp_submit: '{not json' }), 'DELIVRD', null);
     expect(plan.customerDeliveries).toBeUndefined();
     expect(plan.logs.map((l) => l.level)).toEqual(['warn']);
+    // The planner refuses a cut whose data_coding is not 0, 3 or 8: the receipt writer reads it the same way.
+    const badCoding = receiptOn(smppRecipient(1, { smpp_submit: JSON.stringify({ dataCoding: 4, concat: null, registeredDelivery: 1, sourceAddrTon: 5, sourceAddrNpi: 0 }) }), 'DELIVRD', null);
+    expect(badCoding.customerDeliveries).toBeUndefined();
+    expect(badCoding.logs.map((l) => l.level)).toEqual(['warn']);
   });
 });
 

@@ -10,17 +10,18 @@ import { SimulatorTransport } from '../../src/transports/simulator/index.js';
 import type { TransportReceipt } from '../../src/transports/transport.js';
 
 const fits = (text: string, dataCoding: 0 | 3 | 8, scheme: 'udh8' | 'udh16' | 'sar'): string =>
-  cutPartRefusal(text, dataCoding, cutHeaderOctets(scheme))?.status ?? 'fits';
+  cutPartRefusal(text, dataCoding, cutHeaderOctets({ scheme, reference: 7 }))?.status ?? 'fits';
 
 describe('a customer part fits one part beside its header', () => {
-  it('counts the header each scheme carries in the part: 6 octets (8-bit UDH), 7 (16-bit UDH), none for SAR TLVs', () => {
-    expect([cutHeaderOctets('udh8'), cutHeaderOctets('udh16'), cutHeaderOctets('sar'), cutHeaderOctets(null)]).toEqual([6, 7, 0, 0]);
+  it('counts the header each part carries on the air: 6 octets (8-bit UDH), 7 (16-bit UDH), for SAR TLVs the UDH the SMSC builds for the reference', () => {
+    expect([cutHeaderOctets('udh8'), cutHeaderOctets('udh16'), cutHeaderOctets(null)]).toEqual([6, 7, 0]);
+    expect([cutHeaderOctets({ scheme: 'sar', reference: 0xff }), cutHeaderOctets({ scheme: 'sar', reference: 0x100 }), cutHeaderOctets('sar')]).toEqual([6, 7, 7]);
   });
 
-  it('data_coding 0: 153 septets beside an 8-bit UDH, 152 beside a 16-bit one, 160 with SAR; an extension character counts two', () => {
+  it('data_coding 0: 153 septets beside an 8-bit UDH, 152 beside a 16-bit one, 153 with SAR (8-bit reference); an extension character counts two', () => {
     expect([fits('a'.repeat(153), 0, 'udh8'), fits('a'.repeat(154), 0, 'udh8')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
     expect([fits('a'.repeat(152), 0, 'udh16'), fits('a'.repeat(153), 0, 'udh16')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
-    expect([fits('a'.repeat(160), 0, 'sar'), fits('a'.repeat(161), 0, 'sar')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
+    expect([fits('a'.repeat(153), 0, 'sar'), fits('a'.repeat(154), 0, 'sar')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
     expect([fits('€'.repeat(76), 0, 'udh8'), fits('€'.repeat(77), 0, 'udh8')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
   });
 
@@ -28,17 +29,17 @@ describe('a customer part fits one part beside its header', () => {
     expect(cutPartRefusal('abcЖ', 0, 6)).toEqual({ status: 'CUSTOMER_PART_UNENCODABLE', detail: "character 'Ж' (U+0416) has no GSM 7 bit code" });
   });
 
-  it('data_coding 3: 134 Latin-1 octets beside an 8-bit UDH, 133 beside a 16-bit one, 140 with SAR; nothing above U+00FF', () => {
+  it('data_coding 3: 134 Latin-1 octets beside an 8-bit UDH, 133 beside a 16-bit one, 134 with SAR (8-bit reference); nothing above U+00FF', () => {
     expect([fits('é'.repeat(134), 3, 'udh8'), fits('é'.repeat(135), 3, 'udh8')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
     expect([fits('é'.repeat(133), 3, 'udh16'), fits('é'.repeat(134), 3, 'udh16')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
-    expect([fits('é'.repeat(140), 3, 'sar'), fits('é'.repeat(141), 3, 'sar')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
+    expect([fits('é'.repeat(134), 3, 'sar'), fits('é'.repeat(135), 3, 'sar')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
     expect(cutPartRefusal('price €5', 3, 0)).toEqual({ status: 'CUSTOMER_PART_UNENCODABLE', detail: "character '€' (U+20AC) has no Latin-1 code" });
   });
 
-  it('data_coding 8: 67 UTF-16 units beside an 8-bit UDH, 66 beside a 16-bit one, 70 with SAR; an emoji counts two', () => {
+  it('data_coding 8: 67 UTF-16 units beside an 8-bit UDH, 66 beside a 16-bit one, 67 with SAR (8-bit reference); an emoji counts two', () => {
     expect([fits('ж'.repeat(67), 8, 'udh8'), fits('ж'.repeat(68), 8, 'udh8')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
     expect([fits('ж'.repeat(66), 8, 'udh16'), fits('ж'.repeat(67), 8, 'udh16')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
-    expect([fits('ж'.repeat(70), 8, 'sar'), fits('ж'.repeat(71), 8, 'sar')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
+    expect([fits('ж'.repeat(67), 8, 'sar'), fits('ж'.repeat(68), 8, 'sar')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
     expect([fits('😀'.repeat(33), 8, 'udh8'), fits('😀'.repeat(34), 8, 'udh8')]).toEqual(['fits', 'CUSTOMER_PART_TOO_LONG']);
   });
 });

@@ -26,7 +26,7 @@
  */
 import { chargeOf, releaseOf, type CreditMovement } from '../../accounts/credits.js';
 import { isDeliveredStatus } from '../../receipts/index.js';
-import { receiptRetentionMs, wantsReceipt, type CustomerCut } from '../../smpp-customer/customer-cut.js';
+import { parseCustomerCut, receiptRetentionMs, wantsReceipt } from '../../smpp-customer/customer-cut.js';
 import { serializeDeliverSm } from '../../smpp-customer/deliver-sm.js';
 import { receiptDeliverSm, receiptOutcomeOf } from '../../smpp-customer/receipt-deliver-sm.js';
 import type { CustomerDeliveryWrite } from '../../store/smpp-delivery-port.js';
@@ -207,27 +207,16 @@ type CustomerReceipt = { kind: 'deliver'; write: CustomerDeliveryWrite } | { kin
  */
 function customerReceiptOf(recipient: RecipientRow, accountId: number, carrierErr: string | null, nowMs: number, retentionMs: number): CustomerReceipt {
   if (recipient.status === 'pending' || recipient.last_status === null) return { kind: 'none' };
-  const cut = readCut(recipient.smpp_submit ?? null);
-  if (cut === undefined || recipient.campaign_id === undefined) return { kind: 'unreadable' };
+  const parsed = recipient.smpp_submit === null || recipient.smpp_submit === undefined ? undefined : parseCustomerCut(recipient.smpp_submit);
+  if (parsed === undefined || !parsed.ok || recipient.campaign_id === undefined) return { kind: 'unreadable' };
+  const { cut } = parsed;
   if (!wantsReceipt(cut.registeredDelivery, recipient.status === 'delivered')) return { kind: 'none' };
   const deliverSm = receiptDeliverSm({
     messageId: recipient.campaign_id, recipientMsisdn: recipient.msisdn, customerSourceAddr: recipient.sender, cut,
-    outcome: receiptOutcomeOf(recipient.last_status, carrierErr), submittedAtMs: recipient.campaign_created_at ?? nowMs, doneAtMs: nowMs,
+    outcome: receiptOutcomeOf(recipient.status === 'delivered', recipient.last_status, carrierErr), submittedAtMs: recipient.campaign_created_at ?? nowMs, doneAtMs: nowMs,
     text: recipient.smpp_text ?? '',
   });
   return { kind: 'deliver', write: { accountId, kind: 'receipt', messageId: recipient.campaign_id, deliverSm: serializeDeliverSm(deliverSm), createdAtMs: nowMs, expiresAtMs: nowMs + retentionMs } };
-}
-
-function readCut(json: string | null): Pick<CustomerCut, 'registeredDelivery' | 'sourceAddrTon' | 'sourceAddrNpi'> | undefined {
-  if (json === null) return undefined;
-  try {
-    const cut = JSON.parse(json) as Partial<CustomerCut>;
-    const { registeredDelivery, sourceAddrTon, sourceAddrNpi } = cut;
-    if (typeof registeredDelivery !== 'number' || typeof sourceAddrTon !== 'number' || typeof sourceAddrNpi !== 'number') return undefined;
-    return { registeredDelivery, sourceAddrTon, sourceAddrNpi };
-  } catch {
-    return undefined;
-  }
 }
 
 function isFinal(part: PartRow): boolean {

@@ -7,14 +7,12 @@ import type { IntakeMessage } from '../../store/smpp-intake-port.js';
 import { MESSAGE_STATE, type MessageState, type QueryOutcome } from '../contracts.js';
 
 /**
- * A final recipient's status (a receipt's stat, or ours) as message_state (SMPP 3.4 §5.2.28): the
- * same mapping as the receipt the customer gets (receiptOutcomeOf), so query_sm and the receipt
- * never disagree. A recipient not delivered is never DELIVERED, whatever its last part said.
+ * A final recipient's state and status as message_state (SMPP 3.4 §5.2.28): the same mapping as
+ * the receipt the customer gets (receiptOutcomeOf, given the engine's delivered verdict), so
+ * query_sm and the receipt never disagree.
  */
 function finalState(delivered: boolean, lastStatus: string | null): MessageState {
-  if (delivered) return MESSAGE_STATE.DELIVERED;
-  const { messageState } = receiptOutcomeOf(lastStatus ?? '', null);
-  return messageState === MESSAGE_STATE.DELIVERED ? MESSAGE_STATE.UNDELIVERABLE : messageState;
+  return receiptOutcomeOf(delivered, lastStatus ?? '', null).messageState;
 }
 
 const two = (n: number): string => String(n).padStart(2, '0');

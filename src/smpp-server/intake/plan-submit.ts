@@ -4,7 +4,7 @@
  * HTTP campaign path's, called here rather than copied:
  * - destination and the Irish permitted-sender rule and the opt-outs: planRecipients
  *   (src/campaigns/recipient-plan.ts), the destination as a one-recipient request;
- * - the sender: senderProblem (src/campaigns/campaign-request.ts);
+ * - the sender: checkedSender, senderProblem's rules (src/campaigns/campaign-request.ts);
  * - the route: planRoute (src/engine/routing.ts), as materialise routes a recipient;
  * - the price: creditsPerPart (src/accounts/credits.ts) x the parts; a whole message
  *   (concatenation null) in the parts the SMS core splits a campaign's text into (partsPerMessage);
@@ -14,8 +14,8 @@
  * ESME_RTHROTTLED. Too few credits (ESME_RSUBMITFAIL) is decided in the store's transaction.
  */
 import { creditsPerPart, type PricingRule } from '../../accounts/credits.js';
-import { analyzeText, normalizeMsisdn, validateSender, type MsisdnResult, type NumberingPlan } from '../../sms/index.js';
-import { senderProblem } from '../../campaigns/campaign-request.js';
+import { analyzeText, normalizeMsisdn, type MsisdnResult, type NumberingPlan } from '../../sms/index.js';
+import { checkedSender } from '../../campaigns/campaign-request.js';
 import { isPermittedForIreland, planRecipients } from '../../campaigns/recipient-plan.js';
 import { planRoute } from '../../engine/routing.js';
 import { advancedTo, burstOf, partsAllowed, type SendRateState } from '../../engine/send-rate.js';
@@ -30,8 +30,7 @@ export function intakeDestination(fields: Pick<SubmitSmFields, 'destinationAddr'
 
 /** The sender as the sender rules keep it (trimmed), or undefined when they refuse it. */
 export function intakeSender(fields: Pick<SubmitSmFields, 'sourceAddr'>): string | undefined {
-  if (senderProblem(fields.sourceAddr) !== undefined) return undefined;
-  const sender = validateSender(fields.sourceAddr);
+  const sender = checkedSender(fields.sourceAddr);
   return sender.ok ? sender.value : undefined;
 }
 

@@ -118,7 +118,7 @@ function planCutPart(
   message: OutboundMessage, dataCoding: OutboundCustomerCut['dataCoding'], concat: ConcatHeader, part: number, config: SmppSubmitConfig,
 ): PlannedSubmit | Extract<SubmitPlan, { ok: false }> {
   const text = message.segments[part - 1]!;
-  const refusal = cutPartRefusal(text, dataCoding, cutHeaderOctets(concat.scheme));
+  const refusal = cutPartRefusal(text, dataCoding, cutHeaderOctets(concat));
   if (refusal !== null) return { ok: false, ...refusal };
   const coded = encodeCutText(text, dataCoding);
   if (!coded.ok) return coded;

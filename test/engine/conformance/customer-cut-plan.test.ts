@@ -53,6 +53,16 @@ describe('planning a customer\'s submit', () => {
       expect([plan.segments, plan.refusal?.status, plan.customerCut]).toEqual([[text], status, undefined]);
     }
     expect(makePlan({ ...campaign('x', null), smpp_submit: '{not json' }).refusal?.status).toBe('CUSTOMER_CUT_INVALID');
+    // SAR: the UDH the SMSC builds from the TLVs counts, as the SMPP server's intake counts it (8-bit reference up to 255, 16-bit beyond).
+    const sar = (reference: number): unknown => stored(0, { scheme: 'sar', reference, total: 2, sequence: 1 });
+    expect(makePlan(campaign('A'.repeat(153), sar(7))).refusal).toBeUndefined();
+    expect(makePlan(campaign('A'.repeat(154), sar(7))).refusal?.status).toBe('CUSTOMER_PART_TOO_LONG');
+    expect(makePlan(campaign('A'.repeat(153), sar(700))).refusal?.status).toBe('CUSTOMER_PART_TOO_LONG');
+    // One reader for the stored cut: a field the receipt needs (registered_delivery, source ton/npi) missing or not an octet is as unreadable to the planner.
+    const header = { scheme: 'udh8', reference: 1, total: 2, sequence: 1 };
+    for (const broken of [{ dataCoding: 0, concat: header, sourceAddrTon: 5, sourceAddrNpi: 0 }, { ...stored(0, header), sourceAddrTon: 256 }, { ...stored(0, header), sourceAddrNpi: '0' }]) {
+      expect(makePlan(campaign('x', broken)).refusal?.status, JSON.stringify(broken)).toBe('CUSTOMER_CUT_INVALID');
+    }
   });
 
   it('leaves an HTTP campaign (no smpp_submit) as it was: the text after replacements, cut by the SMS core', () => {

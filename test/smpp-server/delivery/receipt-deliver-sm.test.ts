@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSmppReceipt } from '../../../src/receipts/index.js';
+import { isDeliveredStatus, parseSmppReceipt } from '../../../src/receipts/index.js';
 import { MESSAGE_STATE } from '../../../src/smpp-server/contracts.js';
 import { receiptDeliverSm, receiptOutcomeOf, type ReceiptDeliverSmInput } from '../../../src/smpp-customer/receipt-deliver-sm.js';
 import { decodeGsm7Septets } from '../../../src/sms/gsm7.js';
@@ -10,7 +10,7 @@ const DONE_MS = Date.UTC(2026, 10, 26, 9, 2, 7);
 function build(lastStatus: string, carrierErr: string | null, text = 'Hello from ACME, your code is 1234'): ReturnType<typeof receiptDeliverSm> {
   const input: ReceiptDeliverSmInput = {
     messageId: 'c-7f3a', recipientMsisdn: '353871234567', customerSourceAddr: 'ACME', cut: { sourceAddrTon: 5, sourceAddrNpi: 0 },
-    outcome: receiptOutcomeOf(lastStatus, carrierErr), submittedAtMs: SUBMITTED_MS, doneAtMs: DONE_MS, text,
+    outcome: receiptOutcomeOf(isDeliveredStatus(lastStatus), lastStatus, carrierErr), submittedAtMs: SUBMITTED_MS, doneAtMs: DONE_MS, text,
   };
   return receiptDeliverSm(input);
 }
@@ -51,7 +51,8 @@ describe('a customer receipt as deliver_sm', () => {
     const cases: [string, string | null, string, string, number][] = [
       ['DELIVRD', null, 'DELIVRD', '000', 2],
       ['DELIVERED', '0', 'DELIVRD', '000', 2],
-      ['delivrd', null, 'DELIVRD', '000', 2],
+      // The engine counts only a status beginning DELIV (case as received) delivered; the receipt follows it.
+      ['delivrd', null, 'UNDELIV', '000', 5],
       ['UNDELIVERABLE', null, 'UNDELIV', '000', 5],
       ['REJECTED', '5', 'REJECTD', '005', 8],
       ['DELETED', null, 'DELETED', '000', 4],
@@ -65,7 +66,7 @@ describe('a customer receipt as deliver_sm', () => {
       ['UNDELIV', 'X-99', 'UNDELIV', '000', 5],
     ];
     for (const [status, err, stat, errOut, state] of cases) {
-      expect(receiptOutcomeOf(status, err), status).toEqual({ stat, err: errOut, messageState: state, delivered: stat === 'DELIVRD' });
+      expect(receiptOutcomeOf(isDeliveredStatus(status), status, err), status).toEqual({ stat, err: errOut, messageState: state, delivered: stat === 'DELIVRD' });
     }
   });
 

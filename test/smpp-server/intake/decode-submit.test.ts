@@ -76,7 +76,17 @@ describe('decodeSubmit concatenation', () => {
       hex('05 00 02 01 02 41'), // concatenation IE of the wrong length
     ];
     for (const shortMessage of cases) expect(decodeSubmit(fields({ esmClass: 0x40, shortMessage }))).toEqual({ kind: 'refused', status: SERVER_STATUS.invalidParameter });
-    expect(decodeSubmit(fields({ shortMessage: Buffer.from('x'), sar: { reference: 1, total: 0, sequence: 1 } }))).toEqual({ kind: 'refused', status: SERVER_STATUS.invalidParameter });
+    // A shift element naming a national language smsgate has no table for: the text cannot be read.
+    expect(decodeSubmit(fields({ esmClass: 0x40, shortMessage: hex('03 25 01 7F 48') }))).toEqual({ kind: 'refused', status: SERVER_STATUS.invalidParameter });
+  });
+
+  it('reads data_coding 0 with the national language table a shift element in the UDH names (TS 23.040 §9.2.3.24.15)', () => {
+    // Turkish single shift (IE 0x24, language 1): ESC 0x63 is 'ç', where the default extension table has none ('c').
+    const decoded = decodeSubmit(fields({ esmClass: 0x40, shortMessage: hex('03 24 01 01 48 1B 63') }));
+    expect(decoded).toEqual({ kind: 'decoded', text: 'Hç', cut: { dataCoding: 0, concat: null, registeredDelivery: 1, sourceAddrTon: 5, sourceAddrNpi: 0 } });
+    // A cut part goes upstream in the default alphabet with only its concatenation header: 'ç' has no
+    // code there, so the engine could not send it as cut, and the intake refuses it by the same rule.
+    expect(decodeSubmit(fields({ esmClass: 0x40, shortMessage: hex('08 00 03 01 02 01 24 01 01 48 1B 63') }))).toEqual({ kind: 'refused', status: SERVER_STATUS.invalidParameter });
   });
 });
 

@@ -61,6 +61,11 @@ describe('decodeSubmitSm', () => {
       destination_addr: '1', short_message: Buffer.from('a'), sar_msg_ref_num: 1, sar_total_segments: 2, sar_segment_seqnum: 3,
     }));
     expect(past).toMatchObject({ kind: 'refused', status: SERVER_STATUS.invalidParameter });
+    // The one SAR range check (the intake trusts it): a total or sequence of 0 is refused here too.
+    for (const [total, sequence] of [[0, 1], [2, 0]] as const) {
+      const zero = decodeSubmitSm(packageSubmitSm({ destination_addr: '1', short_message: Buffer.from('a'), sar_msg_ref_num: 1, sar_total_segments: total, sar_segment_seqnum: sequence }));
+      expect(zero).toMatchObject({ kind: 'refused', status: SERVER_STATUS.invalidParameter });
+    }
   });
 
   it('calls a body cut short undecodable (ESME_RINVCMDLEN) at every length before its end, echoing the sequence number', () => {
