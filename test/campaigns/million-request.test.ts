@@ -18,6 +18,7 @@ import { readStoredRecipients } from '../../src/campaigns/campaign-request.js';
 import { CampaignRequestStore } from '../../src/store/sqlite/campaign-request-store.js';
 import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { startApiFixture, type ApiFixture } from '../support/api-fixture.js';
+import { recordSyncPragmas } from '../support/sync-pragmas.js';
 
 let fixture: ApiFixture | undefined;
 let store: Store | undefined;
@@ -30,17 +31,6 @@ afterEach(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
-
-/** Every PRAGMA synchronous the connection is given or asked for, in order. */
-function recordSyncPragmas(db: Store['db']): string[] {
-  const seen: string[] = [];
-  const pragma = db.pragma.bind(db);
-  db.pragma = ((source: string, options?: { simple?: boolean }) => {
-    if (source.startsWith('synchronous')) seen.push(source);
-    return pragma(source, options);
-  }) as typeof db.pragma;
-  return seen;
-}
 
 describe('a million-recipient request', () => {
   it('commits its slices without their own fsync and leaves the connection at synchronous=FULL', async () => {

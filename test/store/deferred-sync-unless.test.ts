@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { CommitDeferredUnless } from '../../src/store/sqlite/deferred-sync.js';
+import { recordSyncPragmas } from '../support/sync-pragmas.js';
 
 let store: Store | undefined;
 let dir: string | undefined;
@@ -20,17 +21,6 @@ afterEach(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
-
-/** Every PRAGMA synchronous the connection is given or asked for, in order. */
-function recordSyncPragmas(db: Store['db']): string[] {
-  const seen: string[] = [];
-  const pragma = db.pragma.bind(db);
-  db.pragma = ((source: string, options?: { simple?: boolean }) => {
-    if (source.startsWith('synchronous')) seen.push(source);
-    return pragma(source, options);
-  }) as typeof db.pragma;
-  return seen;
-}
 
 async function openFullStore(): Promise<Store['db']> {
   dir = mkdtempSync(join(tmpdir(), 'smsgate-deferred-unless-'));
