@@ -80,13 +80,17 @@ describe('credits and idempotency keys across three nodes on one PostgreSQL', ()
       `SELECT kind, COUNT(*)::int AS n, SUM(credits)::int AS sum FROM credit_ledger WHERE client_id = $1 GROUP BY kind ORDER BY kind`, [clientId])).rows;
     expect(ledger.find((r) => r.kind === 'reserve')).toEqual({ kind: 'reserve', n: COVERED, sum: COVERED });
     expect((await pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM campaigns WHERE client_id = $1', [clientId])).rows[0]!.n).toBe(COVERED);
-    const now = await account();
-    expect(now.balance - now.reserved).toBeGreaterThanOrEqual(0);
-    // The sums are the ledger's.
-    const sums = (await pool.query<{ balance: number; reserved: number }>(
-      `SELECT COALESCE(SUM(credits) FILTER (WHERE kind IN ('top-up', 'correction', 'charge')), 0)::int AS balance,
-              COALESCE(SUM(credits) FILTER (WHERE kind IN ('reserve', 'release')), 0)::int AS reserved FROM credit_ledger WHERE client_id = $1`, [clientId])).rows[0]!;
-    expect(now).toEqual(sums);
+    // The sums are the ledger's. The nodes keep sending and charging the accepted campaigns
+    // meanwhile, so the row and the ledger are read in ONE statement (one snapshot): each movement
+    // and the row's change are written in one transaction.
+    const { balance, reserved, ledgerBalance, ledgerReserved } = (await pool.query<{ balance: number; reserved: number; ledgerBalance: number; ledgerReserved: number }>(
+      `SELECT c.balance, c.reserved,
+              COALESCE(SUM(l.credits) FILTER (WHERE l.kind IN ('top-up', 'correction', 'charge')), 0)::int AS "ledgerBalance",
+              COALESCE(SUM(l.credits) FILTER (WHERE l.kind IN ('reserve', 'release')), 0)::int AS "ledgerReserved"
+         FROM client_credits c LEFT JOIN credit_ledger l ON l.client_id = c.client_id
+        WHERE c.client_id = $1 GROUP BY c.balance, c.reserved`, [clientId])).rows[0]!;
+    expect(balance - reserved).toBeGreaterThanOrEqual(0);
+    expect({ balance, reserved }).toEqual({ balance: ledgerBalance, reserved: ledgerReserved });
   }, 120_000);
 
   it('makes one campaign of one Idempotency-Key sent to every node at once, and answers another body 422 on any node', async () => {
