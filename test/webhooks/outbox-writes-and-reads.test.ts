@@ -77,7 +77,7 @@ describe('webhook outbox on SQLite: writes and reads a message', () => {
       : { state: 'delivered', attempts: 1, delivered_at: 5_199 }));
     expect(fx.row(retried)).toMatchObject({ state: 'pending', attempts: 1, next_attempt_at: 9_000, last_error: 'HTTP_503' });
     expect(fx.row(replayedAway)).toMatchObject({ state: 'dead', delivered_at: null });
-    // Neither a BEGIN/COMMIT per row nor a PRAGMA read per batch: one transaction, the level put back.
+    // No BEGIN/COMMIT per row: one transaction, and the connection's level put back.
     expect(statements.filter((sql) => /^\s*COMMIT/i.test(sql))).toHaveLength(1);
     expect(db.pragma('synchronous', { simple: true })).toBe(fx.store.db.pragma('synchronous', { simple: true }));
   });

@@ -7,6 +7,7 @@ import { MultiRowInsert } from './multi-row-insert.js';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { commitWithoutOwnSync } from './deferred-sync.js';
 
 export type OutboxState = 'pending' | 'delivered' | 'dead';
 /** What an event is; it chooses the client URL it goes to (webhook_url or inbound_webhook_url). */
@@ -225,54 +226,31 @@ export function earliestPendingAttemptAt(db: SqliteDatabase): number | null {
  * Writes attempt results in one transaction: the deliveries as one statement per attempt count
  * (DELIVERED_SQL), a retry or dead letter (rare) one each. A row no longer pending (replayed or changed) is left alone.
  *
- * The commit does not wait for the disk (synchronous NORMAL for this transaction only, WAL mode): a
+ * The commit does not wait for the disk (commitWithoutOwnSync: synchronous NORMAL for this transaction only, WAL mode): a
  * result lost to a power cut leaves its row pending, so the event is sent again, which the spec allows
  * (SPEC "Events" point 8). The next FULL commit of the connection syncs these frames too. Waiting for
  * the disk here would cost one sync per batch on the hot path of every webhook.
  */
 export function recordAttempts(db: SqliteDatabase, records: readonly AttemptRecord[]): void {
   const s = statements(db);
-  // Inside a caller's transaction the pragma cannot change; the caller's commit decides then.
-  const previous = db.inTransaction ? 0 : synchronousLevelOf(db);
-  if (previous > 1) db.pragma('synchronous = NORMAL');
-  try {
-    db.transaction(() => {
-      // Nearly every result: one statement for the batch's deliveries of each attempt count (one,
-      // nearly always), not one a webhook. Each is stamped with the latest answer of its group,
-      // at most a batch (the sender's flush interval) after its own.
-      const delivered = new Map<number, { ids: number[]; atMs: number }>();
-      for (const r of records) {
-        if (r.kind === 'delivered') {
-          const group = delivered.get(r.attempts);
-          if (group === undefined) delivered.set(r.attempts, { ids: [r.id], atMs: r.atMs });
-          else {
-            group.ids.push(r.id);
-            if (r.atMs > group.atMs) group.atMs = r.atMs;
-          }
-        } else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
-        else s.dead.run(r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id);
-      }
-      for (const [attempts, { ids, atMs }] of delivered) s.delivered.run(attempts, atMs, JSON.stringify(ids));
-    })();
-  } finally {
-    if (previous > 1) db.pragma(`synchronous = ${previous}`);
-  }
-}
-
-/**
- * The connection's synchronous level (0 OFF ... 3 EXTRA), read once: it is set when the connection
- * opens (database.ts) and changed after that only by recordAttempts, which puts it back, so one
- * read saves a PRAGMA statement on every results batch.
- */
-const synchronousByDb = new WeakMap<SqliteDatabase, number>();
-
-function synchronousLevelOf(db: SqliteDatabase): number {
-  let level = synchronousByDb.get(db);
-  if (level === undefined) {
-    level = db.pragma('synchronous', { simple: true }) as number;
-    synchronousByDb.set(db, level);
-  }
-  return level;
+  commitWithoutOwnSync(db, () => db.transaction(() => {
+    // Nearly every result: one statement for the batch's deliveries of each attempt count (one,
+    // nearly always), not one a webhook. Each is stamped with the latest answer of its group,
+    // at most a batch (the sender's flush interval) after its own.
+    const delivered = new Map<number, { ids: number[]; atMs: number }>();
+    for (const r of records) {
+      if (r.kind === 'delivered') {
+        const group = delivered.get(r.attempts);
+        if (group === undefined) delivered.set(r.attempts, { ids: [r.id], atMs: r.atMs });
+        else {
+          group.ids.push(r.id);
+          if (r.atMs > group.atMs) group.atMs = r.atMs;
+        }
+      } else if (r.kind === 'retry') s.retry.run(r.attempts, r.nextAttemptAt, r.lastError, r.id);
+      else s.dead.run(r.attempts, r.atMs, r.lastError, r.reason, r.url, r.id);
+    }
+    for (const [attempts, { ids, atMs }] of delivered) s.delivered.run(attempts, atMs, JSON.stringify(ids));
+  })());
 }
 
 /**
