@@ -12,7 +12,7 @@ import { SqliteRerouteStore } from '../../store/sqlite/reroute-queries.js';
 import type { EngineStepStores } from '../contracts.js';
 import type { DispatchStore, ExpiredReceipt } from '../../store/sqlite/dispatch-store.js';
 import { PartChangeQueries } from '../../store/sqlite/part-change-queries.js';
-import { SqlitePartWrites } from '../../store/sqlite/part-writes.js';
+import type { SqlitePartWrites } from '../../store/sqlite/part-writes.js';
 import { insertCustomerDeliveries } from '../../store/sqlite/smpp-delivery-store.js';
 import type { PartRow } from '../../store/part-change-rows.js';
 import { acceptedPairs, partsInScope, type OutcomeFacts, type OutcomesPlan, type OutcomeStepStore, type SubmitResult } from '../steps/outcomes.js';
@@ -23,7 +23,7 @@ import { enqueueDeliveryReceipts, type DeliveryReceiptSink } from './delivery-re
 
 export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
   private readonly credits: SqliteCreditLedger;
-  /** The batch updates of parts and recipients (also the outcome step's acceptances). */
+  /** The batch updates of parts and recipients (also the outcome step's acceptances): the dispatch store's. */
   readonly writes: SqlitePartWrites;
 
   constructor(
@@ -32,7 +32,7 @@ export class SqlitePartChangesStore implements PartChangesStore<'sync'> {
     private readonly sink: DeliveryReceiptSink,
   ) {
     this.credits = new SqliteCreditLedger(dispatch.db);
-    this.writes = new SqlitePartWrites(dispatch.db);
+    this.writes = dispatch.partWrites;
   }
 
   readRecipientFacts(recipientIds: readonly number[]): PartChangeFacts {

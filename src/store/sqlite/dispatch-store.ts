@@ -128,7 +128,8 @@ const RECEIPT_INSERT_COLUMNS = '(transport, message_id, status, final, error_cod
 export class DispatchStore {
   private readonly s;
   private readonly receiptInserts: MultiRowInsert<ReceiptInsert>;
-  private readonly partWrites: SqlitePartWrites;
+  /** The batch updates of parts and recipients, shared with the engine's step stores on this connection. */
+  readonly partWrites: SqlitePartWrites;
 
   private readonly recovery: SqliteRecoveryStore;
   private readonly partInserts: SqlitePartInserts;
