@@ -154,8 +154,8 @@ export class PgEngineBackend implements EngineBackend {
   }
 
   /** Units still waiting for a retry get one last attempt; then this node's own 'submitting' parts go back to the queue. */
-  finishStop(nowMs: number): Promise<number> {
-    this.units.close();
+  async finishStop(nowMs: number): Promise<number> {
+    await this.units.close();
     const plan = planStopRequeue(this.deps.node.nodeId());
     return plan.kind === 'requeue' ? new PgRecoveryStore(this.deps.pool).requeueSubmitting(plan.claimant, nowMs) : Promise.resolve(0);
   }

@@ -72,6 +72,8 @@ export class PgUnitRunner {
   /** Failed attempts since the last commit; > 0 means stalled. */
   private consecutiveFailures = 0;
   private closed = false;
+  /** Transactions started and not yet ended. */
+  private readonly flushing = new Set<Promise<void>>();
   private readonly failureLog: FailureLog;
   private readonly options: Required<Omit<PgWriteRetryOptions, 'failureLogIntervalMs'>>;
 
@@ -118,13 +120,19 @@ export class PgUnitRunner {
     this.schedule();
   }
 
-  /** No new units; a batch waiting for its retry makes one last attempt now, and fails if refused. */
-  close(): void {
+  /**
+   * No new units; what is queued (a batch waiting for its retry included) makes one last attempt
+   * now, and fails if refused. Resolves once every transaction this runner started has ended: a
+   * stopped engine leaves no write of its own running (it would race the next owner of the rows).
+   */
+  async close(): Promise<void> {
     this.closed = true;
-    if (this.retryTimer !== undefined) {
-      clearTimeout(this.retryTimer);
-      this.retryTimer = undefined;
+    for (const timer of [this.timer, this.retryTimer]) if (timer !== undefined) clearTimeout(timer);
+    this.timer = undefined;
+    this.retryTimer = undefined;
+    while (this.pending.length + this.pendingFirst.length > 0 || this.flushing.size > 0) {
       this.retryNow();
+      await Promise.allSettled([...this.flushing]);
     }
   }
 
@@ -136,6 +144,8 @@ export class PgUnitRunner {
   /** While every transaction slot is busy, units gather for the next one; a stalled batch waits for its retry timer. */
   private schedule(): void {
     if (this.retryTimer !== undefined || this.inFlight >= this.options.maxConcurrent) return;
+    // Closing: nothing gathers any more, close() takes what is left at once.
+    if (this.closed) return;
     if (this.pending.length + this.pendingFirst.length >= this.options.maxBatch) {
       void this.flush();
       return;
@@ -146,7 +156,15 @@ export class PgUnitRunner {
     }, this.options.maxDelayMs);
   }
 
-  private async flush(): Promise<void> {
+  /** One transaction over what waits, tracked until it ends (close waits for it). */
+  private flush(): Promise<void> {
+    const running = this.flushOnce();
+    this.flushing.add(running);
+    void running.finally(() => this.flushing.delete(running));
+    return running;
+  }
+
+  private async flushOnce(): Promise<void> {
     if (this.inFlight >= this.options.maxConcurrent) return;
     const batch = this.take();
     if (batch.length === 0) return;

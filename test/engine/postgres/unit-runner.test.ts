@@ -79,8 +79,40 @@ it('refuses new units after close, and a batch waiting for its retry gets one la
     return attempts;
   });
   await until(async () => runner.stalled, (stalled) => stalled);
-  runner.close();
+  await runner.close();
   expect(await written).toBe(2);
   await expect(runner.write(insert(1))).rejects.toMatchObject({ code: 'STORE_CLOSED' });
   expect(await stored(pool)).toEqual([9]);
+});
+
+it('close resolves only after the units queued and the transaction running have ended', async () => {
+  const pool = await scratch();
+  // A long gathering delay: without close the queued unit would wait for its timer.
+  const runner = new PgUnitRunner(pool, silentLogger(), { maxBatch: 1, maxConcurrent: 1, maxDelayMs: 60_000 });
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let running = false;
+  const first = runner.write(async (client) => {
+    running = true;
+    await held;
+    await client.query('INSERT INTO scratch (n) VALUES (1)');
+    return 1;
+  });
+  await until(async () => running, (r) => r);
+  const second = runner.write(insert(2));
+  let closed = false;
+  const closing = runner.close().then(() => {
+    closed = true;
+  });
+  // The first transaction is still open: close has not resolved, and nothing is committed.
+  expect(await stored(pool)).toEqual([]);
+  expect(closed).toBe(false);
+  release();
+  await closing;
+  // Once close resolved both units have committed: no transaction of this runner is left running.
+  expect(await stored(pool)).toEqual([1, 2]);
+  expect(await Promise.all([first, second])).toEqual([1, 20]);
+  expect(runner.commits).toBe(2);
 });
