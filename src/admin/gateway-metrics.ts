@@ -10,7 +10,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ClusterStats } from './cluster-stats.js';
 import { packageVersion } from '../common/package-version.js';
 import type { GatewayObserver, PartOutcomeKind, WebhookAttemptResult } from '../gateway-observer.js';
-import { MESSAGE_STATE_NAMES } from '../receipts/index.js';
+import { MESSAGE_STATE } from '../receipts/index.js';
 import type { SmppServerStatusSource } from '../smpp-server/contracts.js';
 import type { Async } from '../store/ports.js';
 import type { StatusQueries } from '../store/sqlite/status-store.js';
@@ -38,7 +38,7 @@ const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_req
 
 const WEBHOOK_RESULTS: readonly WebhookAttemptResult[] = ['delivered', 'retry', 'dead'];
 /** Receipt statuses kept as label values; any other text is counted as OTHER (carriers' texts are unbounded). */
-const RECEIPT_STATUSES = new Set([...Object.values(MESSAGE_STATE_NAMES), 'BUFFRED']);
+const RECEIPT_STATUSES = new Set<string>([...Object.keys(MESSAGE_STATE), 'BUFFRED']);
 
 export function receiptStatusLabel(status: string): string {
   const upper = status.trim().toUpperCase();

@@ -10,12 +10,13 @@ export {
   isDeliveredStatus,
   isFinalStatus,
   MAX_STATUS_CHARS,
+  MESSAGE_STATE,
   MESSAGE_STATE_NAMES,
   messageStateName,
   receiptStatus,
   statusFromTpStatus,
 } from './status.js';
-export type { FittedStatus, ReceiptStatusInput } from './status.js';
+export type { FittedStatus, MessageState, MessageStateName, ReceiptStatusInput } from './status.js';
 export { MESSAGE_ID_MODES, normalizeMessageId } from './message-id.js';
 export type { MessageIdMode } from './message-id.js';
 export { parseReceiptDate, parseSmppReceipt } from './smpp-receipt.js';

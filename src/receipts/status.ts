@@ -13,22 +13,22 @@ import { parseReceiptText } from './receipt-text.js';
 export const MAX_STATUS_CHARS = 30;
 
 /**
- * SMPP 3.4 §5.2.28 message_state values and the Appendix B receipt names for them. Values that
- * SMPP 3.4 does not define (0 SCHEDULED and 9 SKIPPED come from SMPP 5.0) are not mapped: the
- * receipt text is used instead.
+ * SMPP 3.4 §5.2.28 message_state, each under its Appendix B receipt name: the one table the
+ * receipts read (the TLV's name) and the SMPP server writes (a customer's receipt and query_sm).
+ * Values SMPP 3.4 does not define (0 SCHEDULED and 9 SKIPPED come from SMPP 5.0) are not here:
+ * the receipt text is used instead.
  */
-export const MESSAGE_STATE_NAMES: Readonly<Record<number, string>> = {
-  1: 'ENROUTE',
-  2: 'DELIVRD',
-  3: 'EXPIRED',
-  4: 'DELETED',
-  5: 'UNDELIV',
-  6: 'ACCEPTD',
-  7: 'UNKNOWN',
-  8: 'REJECTD',
-};
+export const MESSAGE_STATE = { ENROUTE: 1, DELIVRD: 2, EXPIRED: 3, DELETED: 4, UNDELIV: 5, ACCEPTD: 6, UNKNOWN: 7, REJECTD: 8 } as const;
+export type MessageStateName = keyof typeof MESSAGE_STATE;
+export type MessageState = (typeof MESSAGE_STATE)[MessageStateName];
 
-export function messageStateName(messageState: number): string | undefined {
+/** The same table by value: each message_state's Appendix B name (exported as smsgate/receipts has since its first release). */
+export const MESSAGE_STATE_NAMES: Readonly<Record<number, MessageStateName>> = Object.fromEntries(
+  (Object.keys(MESSAGE_STATE) as MessageStateName[]).map((name) => [MESSAGE_STATE[name], name]),
+);
+
+/** The Appendix B name of a message_state value, undefined for one SMPP 3.4 does not define. */
+export function messageStateName(messageState: number): MessageStateName | undefined {
   return MESSAGE_STATE_NAMES[messageState];
 }
 

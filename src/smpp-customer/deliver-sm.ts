@@ -5,11 +5,9 @@
  * own commits; the SMPP server (src/smpp-server/) sends them.
  */
 
-/** SMPP 3.4 §5.2.28 message_state. */
-export type MessageState = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
-export const MESSAGE_STATE = {
-  ENROUTE: 1, DELIVERED: 2, EXPIRED: 3, DELETED: 4, UNDELIVERABLE: 5, ACCEPTED: 6, UNKNOWN: 7, REJECTED: 8,
-} as const satisfies Record<string, MessageState>;
+import type { MessageState } from '../receipts/status.js';
+
+export { MESSAGE_STATE, type MessageState } from '../receipts/status.js';
 
 /** A deliver_sm to send (SMPP 3.4 §4.6.1), stored as JSON in smpp_deliveries.deliver_sm. */
 export interface DeliverSmFields {

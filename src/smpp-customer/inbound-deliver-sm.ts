@@ -14,11 +14,9 @@ import { encodeParts } from '../sms/encode-parts.js';
 import { chooseLayout, splitSegments } from '../sms/message-layout.js';
 import type { MessagePlan } from '../sms/message-plan.js';
 import type { CustomerDeliveryWrite, SmppAccountPresence } from '../store/smpp-delivery-port.js';
+import { ESM_UDHI } from '../transports/smpp/esm-class.js';
 import { SESSION_STALE_MS } from './session-liveness.js';
 import { serializeDeliverSm, type DeliverSmFields } from './deliver-sm.js';
-
-/** SMPP 3.4 §5.2.12: UDHI, the short_message begins with a user data header. */
-export const ESM_CLASS_UDHI = 0x40;
 
 
 export interface InboundForCustomer {
@@ -61,7 +59,7 @@ export function inboundDeliverSms(message: InboundForCustomer, reference: number
       destAddrTon: international.test(message.to) ? 1 : 0,
       destAddrNpi: 1,
       destinationAddr: message.to,
-      esmClass: part.udh === null ? 0 : ESM_CLASS_UDHI,
+      esmClass: part.udh === null ? 0 : ESM_UDHI,
       dataCoding: plan.encoding === 'GSM-7' ? 0 : 8,
       shortMessageHex: octets.toString('hex'),
     };

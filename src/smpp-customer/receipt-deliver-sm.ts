@@ -9,22 +9,16 @@
 import { encodeGsm7Septets } from '../sms/gsm7.js';
 import { DEFAULT_GSM7_CHARSET } from '../sms/gsm7-charset.js';
 import { COMMAND_STATUS } from '../transports/smpp/command-status.js';
+import { ESM_MESSAGE_TYPE } from '../transports/smpp/esm-class.js';
 import type { CustomerCut } from './customer-cut.js';
+import type { MessageStateName } from '../receipts/status.js';
 import { MESSAGE_STATE, type DeliverSmFields, type MessageState } from './deliver-sm.js';
 
-/** SMPP 3.4 §5.2.12: esm_class bits 2-5 = 0001, "SMSC Delivery Receipt". */
-export const ESM_CLASS_DELIVERY_RECEIPT = 0x04;
-
-/** The Appendix B `stat:` values smsgate writes, with their message_state (§5.2.28). */
-export const RECEIPT_STATES = {
-  DELIVRD: MESSAGE_STATE.DELIVERED,
-  EXPIRED: MESSAGE_STATE.EXPIRED,
-  DELETED: MESSAGE_STATE.DELETED,
-  UNDELIV: MESSAGE_STATE.UNDELIVERABLE,
-  UNKNOWN: MESSAGE_STATE.UNKNOWN,
-  REJECTD: MESSAGE_STATE.REJECTED,
-} as const satisfies Record<string, MessageState>;
-export type ReceiptStat = keyof typeof RECEIPT_STATES;
+/**
+ * The Appendix B `stat:` values smsgate writes: final states only, each sent with the
+ * message_state of that name (§5.2.28, MESSAGE_STATE).
+ */
+export type ReceiptStat = Extract<MessageStateName, 'DELIVRD' | 'EXPIRED' | 'DELETED' | 'UNDELIV' | 'UNKNOWN' | 'REJECTD'>;
 
 /** What the customer is told about its message. */
 export interface ReceiptOutcome {
@@ -74,7 +68,7 @@ export function receiptOutcomeOf(delivered: boolean, lastStatus: string, carrier
   const esme = commandStatusOf(status);
   const stat: ReceiptStat = delivered ? 'DELIVRD' : undeliveredStatOf(status, esme);
   const err = threeDigits(carrierErr) ?? (esme !== undefined && esme.value <= 999 ? String(esme.value).padStart(3, '0') : '000');
-  return { stat, err, messageState: RECEIPT_STATES[stat], delivered };
+  return { stat, err, messageState: MESSAGE_STATE[stat], delivered };
 }
 
 /** The stat of a message the engine did not count delivered: never DELIVRD. */
@@ -163,7 +157,7 @@ export function receiptDeliverSm(input: ReceiptDeliverSmInput): DeliverSmFields 
     destAddrTon: input.cut.sourceAddrTon,
     destAddrNpi: input.cut.sourceAddrNpi,
     destinationAddr: input.customerSourceAddr,
-    esmClass: ESM_CLASS_DELIVERY_RECEIPT,
+    esmClass: ESM_MESSAGE_TYPE.smscDeliveryReceipt,
     dataCoding: 0,
     // Unpacked septets, one per octet: SMPP data_coding 0 as the server reads it from customers.
     shortMessageHex: Buffer.from(encodeGsm7Septets(text)).toString('hex'),

@@ -37,7 +37,7 @@ describe('receipts for SMPP customers in the part-change plan', () => {
     const row = plan.customerDeliveries![0]!;
     expect(row).toMatchObject({ accountId: 3, kind: 'receipt', messageId: 'c-smpp-1', createdAtMs: NOW_MS, expiresAtMs: NOW_MS + 72 * HOUR_MS });
     const deliverSm = parseDeliverSm(row.deliverSm);
-    expect(deliverSm).toMatchObject({ sourceAddr: '3538700000010', destinationAddr: 'ACME', destAddrTon: 5, destAddrNpi: 0, esmClass: 0x04, receiptedMessageId: 'c-smpp-1', messageState: MESSAGE_STATE.DELIVERED });
+    expect(deliverSm).toMatchObject({ sourceAddr: '3538700000010', destinationAddr: 'ACME', destAddrTon: 5, destAddrNpi: 0, esmClass: 0x04, receiptedMessageId: 'c-smpp-1', messageState: MESSAGE_STATE.DELIVRD });
     expect(decodeGsm7Septets(Buffer.from(deliverSm.shortMessageHex, 'hex'))).toMatch(/^id:c-smpp-1 sub:001 dlvrd:001 .* stat:DELIVRD err:000 text:Your code is 4821$/);
   });
 
@@ -81,7 +81,7 @@ describe('receipts for SMPP customers in the part-change plan', () => {
     const row = plan.changes.customerDeliveries?.[0];
     expect(row?.expiresAtMs).toBe(NOW_MS + HOUR_MS);
     const deliverSm = parseDeliverSm(row?.deliverSm ?? '{}');
-    expect(deliverSm.messageState).toBe(MESSAGE_STATE.REJECTED);
+    expect(deliverSm.messageState).toBe(MESSAGE_STATE.REJECTD);
     expect(decodedText(deliverSm.shortMessageHex)).toContain('stat:REJECTD err:011');
     expect(plan.changes.outbox).toEqual([]);
   });
@@ -90,7 +90,7 @@ describe('receipts for SMPP customers in the part-change plan', () => {
     const plan = receiptOn(smppRecipient(1), 'delivrd', '000');
     expect(plan.recipients).toEqual([{ recipientId: 10, status: 'undelivered', lastStatus: 'delivrd' }]);
     const deliverSm = parseDeliverSm(plan.customerDeliveries?.[0]?.deliverSm ?? '{}');
-    expect(deliverSm.messageState).toBe(MESSAGE_STATE.UNDELIVERABLE);
+    expect(deliverSm.messageState).toBe(MESSAGE_STATE.UNDELIV);
     expect(decodedText(deliverSm.shortMessageHex)).toMatch(/ dlvrd:000 .* stat:UNDELIV err:000 /);
   });
 

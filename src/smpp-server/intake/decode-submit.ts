@@ -23,10 +23,8 @@ import { GatewayError } from '../../common/errors.js';
 import { decodeUserData, type DecodedUserData } from '../../pdu/index.js';
 import { decodeGsm7Septets, decodeUcs2, IEI, type Gsm7Shift } from '../../sms/index.js';
 import { cutHeaderOctets, cutPartRefusal } from '../../transports/customer-cut.js';
+import { ESM_UDHI } from '../../transports/smpp/esm-class.js';
 import { SERVER_STATUS, type ConcatHeader, type CustomerCut, type CustomerDataCoding, type ServerStatus, type SubmitSmFields } from '../contracts.js';
-
-/** SMPP 3.4 §5.2.12: esm_class bit 6, a UDH starts the user data. */
-export const ESM_CLASS_UDHI = 0x40;
 
 /** SMPP 3.4 §5.2.19 data_coding values the server takes. */
 export const DATA_CODING = { smscDefault: 0, latin1: 3, ucs2: 8 } as const satisfies Record<string, CustomerDataCoding>;
@@ -104,7 +102,7 @@ export function decodeSubmit(fields: SubmitSmFields): DecodedSubmit {
   let udhOctets = 0;
   let concat: ConcatHeader | null = null;
   let shift: Gsm7Shift = {};
-  if ((fields.esmClass & ESM_CLASS_UDHI) !== 0) {
+  if ((fields.esmClass & ESM_UDHI) !== 0) {
     const udh = parseUdh(userData);
     if (udh.kind === 'malformed') return refused(SERVER_STATUS.invalidParameter);
     udhOctets = udh.udhOctets;

@@ -9,12 +9,10 @@ import smpp from 'smpp';
 import type { OutgoingPdu, PDU } from 'smpp';
 import type { BindType, DeliverSmFields } from '../contracts.js';
 import { SMPP_HEADER_BYTES } from '../../transports/smpp/frame-reader.js';
+import { INTERFACE_VERSION_3_4 } from '../../transports/smpp/smpp-connection.js';
 
 /** SMPP 3.4 §4.1.2: the system_id the server names itself with in bind_*_resp. */
 export const SERVER_SYSTEM_ID = 'smsgate';
-
-/** SMPP 3.4 §5.2.4 / §5.3.2.25: interface_version 0x34 is SMPP 3.4. */
-export const INTERFACE_VERSION_3_4 = 0x34;
 
 /** SMPP 3.4 §5.1.2 command ids the server reads before decoding a frame. */
 export const COMMAND_ID = {

@@ -1,4 +1,15 @@
-/** SMPP 3.4 §5.2.12 esm_class of a deliver_sm / data_sm: its message type (bits 5-2, mask 0x3C). */
+/**
+ * SMPP 3.4 §5.2.12 esm_class, the one definition every SMPP part of smsgate reads and writes it
+ * with (our client's submit_sm and deliver_sm, the server's submit_sm and deliver_sm to customers).
+ */
+
+/** Bit 6, UDHI: the user data (short_message or message_payload) starts with a user data header (3GPP TS 23.040 §9.2.3.24). */
+export const ESM_UDHI = 0x40;
+
+/** A submit_sm in default SMSC mode (bits 1-0 00), of the default message type (bits 5-2 0000), no feature bits. */
+export const ESM_SUBMIT_DEFAULT = 0x00;
+
+/** The message type of a deliver_sm / data_sm (bits 5-2, mask 0x3C). */
 export const ESM_MESSAGE_TYPE_MASK = 0x3c;
 export const ESM_MESSAGE_TYPE = {
   normal: 0x00,

@@ -17,7 +17,7 @@ import type { PDU } from 'smpp';
 import { decodeUserData, IEI, type InformationElement } from '../../pdu/index.js';
 import { decodeGsm7Septets, decodeUcs2, type Gsm7Shift, isNationalLanguage, NATIONAL_LANGUAGE_ID, type NationalLanguage } from '../../sms/index.js';
 import type { ConcatHeader, InboundMessage } from '../transport.js';
-import { isReceiptType } from './esm-class.js';
+import { ESM_UDHI, isReceiptType } from './esm-class.js';
 
 const RAW_USER_DATA = Symbol('smsgate.rawUserData');
 
@@ -69,9 +69,6 @@ function isAsciiReceipt(pdu: FilterablePdu): boolean {
 export function rawUserData(pdu: PDU): Readonly<RawUserData> {
   return (pdu as unknown as FilterablePdu)[RAW_USER_DATA] ?? {};
 }
-
-/** SMPP 3.4 §5.2.12: esm_class 0x40 is UDHI (the user data starts with a header). */
-const ESM_UDHI = 0x40;
 
 export type MoCoding = 'gsm7' | 'ucs2' | 'binary' | 'other';
 

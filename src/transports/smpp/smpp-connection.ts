@@ -18,7 +18,10 @@ import { EncodedPdu, EncodedResponse } from './submit-sm-encoder.js';
 
 export type { RequestFailureCode, RequestResult } from './session-window.js';
 
-/** SMPP 3.4 §5.2.4: interface_version 0x34 announces SMPP 3.4 (the package's default is 5.0). */
+/**
+ * SMPP 3.4 §5.2.4: interface_version 0x34 announces SMPP 3.4 (the package's default is 5.0); the
+ * server answers a 3.4 bind with it as sc_interface_version (§5.3.2.25).
+ */
 export const INTERFACE_VERSION_3_4 = 0x34;
 
 /** Longest wait for unbind_resp on stop. */

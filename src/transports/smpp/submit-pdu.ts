@@ -18,6 +18,7 @@
 import { concatUdh, gsm7SeptetCapacity, ucs2UnitCapacity } from '../../sms/index.js';
 import type { OutboundMessage } from '../transport.js';
 import type { ResolvedSmppTransportConfig } from './config.js';
+import { ESM_SUBMIT_DEFAULT, ESM_UDHI } from './esm-class.js';
 import { encodeSubmitSm } from './submit-sm-encoder.js';
 import type { SubmitSmFields } from './submit-sm-fields.js';
 import { cutHeaderOctets, cutPartRefusal, gsm7Septets, type CutRefusalStatus } from '../customer-cut.js';
@@ -25,12 +26,6 @@ import type { ConcatHeader, OutboundCustomerCut } from '../transport.js';
 import { encodeCutText, encodePartText, type TextCodingResult } from './text-coding.js';
 
 export type { SubmitSmFields, SubmitSmMandatoryFields } from './submit-sm-fields.js';
-
-/** SMPP 3.4 §5.2.12 esm_class bits smsgate sets. */
-export const ESM_CLASS = {
-  defaultMode: 0x00,
-  udhIndicator: 0x40,
-} as const;
 
 /** SMPP 3.4 §5.2.5/§5.2.6: destinations are international ISDN numbers. */
 export const DESTINATION_TON = 1;
@@ -123,14 +118,14 @@ function planCutPart(
   const coded = encodeCutText(text, dataCoding);
   if (!coded.ok) return coded;
   if (concat.scheme === 'sar') {
-    const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_CLASS.defaultMode);
+    const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_SUBMIT_DEFAULT);
     fields.sar_msg_ref_num = concat.reference;
     fields.sar_total_segments = concat.total;
     fields.sar_segment_seqnum = concat.sequence;
     return planned([part], fields);
   }
   const udh = concatUdh(concat.reference, concat.total, concat.sequence, concat.scheme === 'udh8' ? 8 : 16);
-  return planned([part], submitFields(message, config, coded.dataCoding, withUdh(udh, coded.octets), ESM_CLASS.udhIndicator));
+  return planned([part], submitFields(message, config, coded.dataCoding, withUdh(udh, coded.octets), ESM_UDHI));
 }
 
 export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig): SubmitPlan {
@@ -152,7 +147,7 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
   if (config.concatenation === 'payload' && total > 1) {
     const coded = encodeText(message.segments.join(''), message, gsm7Coding);
     if (!coded.ok) return coded;
-    const fields = submitFields(message, config, coded.dataCoding, Buffer.alloc(0), ESM_CLASS.defaultMode);
+    const fields = submitFields(message, config, coded.dataCoding, Buffer.alloc(0), ESM_SUBMIT_DEFAULT);
     fields.message_payload = coded.octets;
     return { ok: true, submits: [planned([...parts], fields)] };
   }
@@ -169,10 +164,10 @@ export function planSubmits(message: OutboundMessage, config: SmppSubmitConfig):
       const udh = concatUdh(reference, total, part, bits);
       const tooLong = capacityCheck(text, message, udh.length);
       if (tooLong !== null) return { ok: false, status: 'SMS_PART_TOO_LONG', detail: `part ${part}: ${tooLong}` };
-      submits.push(planned([part], submitFields(message, config, coded.dataCoding, withUdh(udh, coded.octets), ESM_CLASS.udhIndicator)));
+      submits.push(planned([part], submitFields(message, config, coded.dataCoding, withUdh(udh, coded.octets), ESM_UDHI)));
       continue;
     }
-    const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_CLASS.defaultMode);
+    const fields = submitFields(message, config, coded.dataCoding, coded.octets, ESM_SUBMIT_DEFAULT);
     if (total > 1) {
       fields.sar_msg_ref_num = message.concatReference & 0xffff;
       fields.sar_total_segments = total;

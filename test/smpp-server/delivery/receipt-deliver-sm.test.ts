@@ -24,7 +24,7 @@ describe('a customer receipt as deliver_sm', () => {
     const fields = build('DELIVRD', '000');
     expect(fields).toEqual({
       sourceAddrTon: 1, sourceAddrNpi: 1, sourceAddr: '353871234567', destAddrTon: 5, destAddrNpi: 0, destinationAddr: 'ACME',
-      esmClass: 0x04, dataCoding: 0, shortMessageHex: fields.shortMessageHex, receiptedMessageId: 'c-7f3a', messageState: MESSAGE_STATE.DELIVERED,
+      esmClass: 0x04, dataCoding: 0, shortMessageHex: fields.shortMessageHex, receiptedMessageId: 'c-7f3a', messageState: MESSAGE_STATE.DELIVRD,
     });
     expect(textOf(fields)).toBe('id:c-7f3a sub:001 dlvrd:001 submit date:2611260845 done date:2611260902 stat:DELIVRD err:000 text:Hello from ACME, you');
   });
@@ -32,7 +32,7 @@ describe('a customer receipt as deliver_sm', () => {
   it('an undelivered message keeps the carrier\'s error code, three digits', () => {
     const fields = build('UNDELIV', '27');
     expect(textOf(fields)).toBe('id:c-7f3a sub:001 dlvrd:000 submit date:2611260845 done date:2611260902 stat:UNDELIV err:027 text:Hello from ACME, you');
-    expect(fields.messageState).toBe(MESSAGE_STATE.UNDELIVERABLE);
+    expect(fields.messageState).toBe(MESSAGE_STATE.UNDELIV);
   });
 
   it('an expired message', () => {
@@ -44,7 +44,7 @@ describe('a customer receipt as deliver_sm', () => {
   it('a message the upstream SMSC rejected at submit: REJECTD with the command_status as err', () => {
     const fields = build('ESME_RINVDSTADR', '11');
     expect(textOf(fields)).toBe('id:c-7f3a sub:001 dlvrd:000 submit date:2611260845 done date:2611260902 stat:REJECTD err:011 text:Hello from ACME, you');
-    expect(fields.messageState).toBe(MESSAGE_STATE.REJECTED);
+    expect(fields.messageState).toBe(MESSAGE_STATE.REJECTD);
   });
 
   it('maps every kind of final status once', () => {

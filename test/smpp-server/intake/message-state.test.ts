@@ -34,12 +34,12 @@ describe('queryOutcomeOf', () => {
         recipientStatus: status, recipientLastStatus: lastStatus,
         parts: [{ id: 1, state: status, lastStatus, lastErrorCode, finalAt: DONE_MS, credits: 1 }],
       }));
-    expect(final('delivered', 'DELIVRD', '000')).toEqual({ kind: 'found', messageState: MESSAGE_STATE.DELIVERED, finalDate: '261126090507000+', errorCode: 0 });
+    expect(final('delivered', 'DELIVRD', '000')).toEqual({ kind: 'found', messageState: MESSAGE_STATE.DELIVRD, finalDate: '261126090507000+', errorCode: 0 });
     expect(final('undelivered', 'EXPIRED', '027')).toEqual({ kind: 'found', messageState: MESSAGE_STATE.EXPIRED, finalDate: '261126090507000+', errorCode: 27 });
     expect(final('undelivered', 'DELETED', null)).toMatchObject({ messageState: MESSAGE_STATE.DELETED, errorCode: 0 });
-    expect(final('undelivered', 'REJECTD', '11')).toMatchObject({ messageState: MESSAGE_STATE.REJECTED, errorCode: 11 });
-    expect(final('undelivered', 'UNDELIV', '1024')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE, errorCode: 0 });
-    expect(final('undelivered', 'NO_ROUTE', 'ESME_RINVDSTADR')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE, errorCode: 0 });
+    expect(final('undelivered', 'REJECTD', '11')).toMatchObject({ messageState: MESSAGE_STATE.REJECTD, errorCode: 11 });
+    expect(final('undelivered', 'UNDELIV', '1024')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIV, errorCode: 0 });
+    expect(final('undelivered', 'NO_ROUTE', 'ESME_RINVDSTADR')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIV, errorCode: 0 });
   });
 
   it('answers the message_state the customer\'s receipt carries for every final status', () => {
@@ -49,12 +49,12 @@ describe('queryOutcomeOf', () => {
         parts: [{ id: 1, state: 'undelivered', lastStatus, lastErrorCode: null, finalAt: DONE_MS, credits: 1 }],
       }));
     // Long spellings, an upstream SMSC's permanent refusal and UNKNOWN: as the receipt's stat says them.
-    expect(final('REJECTED')).toMatchObject({ messageState: MESSAGE_STATE.REJECTED });
-    expect(final('ESME_RINVDSTADR')).toMatchObject({ messageState: MESSAGE_STATE.REJECTED });
-    expect(final('ESME_RTHROTTLED')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE });
-    expect(final('UNDELIVERABLE')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE });
+    expect(final('REJECTED')).toMatchObject({ messageState: MESSAGE_STATE.REJECTD });
+    expect(final('ESME_RINVDSTADR')).toMatchObject({ messageState: MESSAGE_STATE.REJECTD });
+    expect(final('ESME_RTHROTTLED')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIV });
+    expect(final('UNDELIVERABLE')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIV });
     expect(final('UNKNOWN')).toMatchObject({ messageState: MESSAGE_STATE.UNKNOWN });
     // A recipient not delivered is not DELIVERED, whatever its last part's status.
-    expect(final('DELIVRD')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIVERABLE });
+    expect(final('DELIVRD')).toMatchObject({ messageState: MESSAGE_STATE.UNDELIV });
   });
 });

@@ -131,7 +131,7 @@ describe.each(['sqlite', 'postgres'] as const)('submit intake into the engine (%
     // Charged on acceptance upstream: the reservation became a charge.
     expect(await rig.credits(session.account.clientId)).toMatchObject({ balance: 9, reserved: 0, ledgerBalance: 9, ledgerReserved: 0 });
     const query = await intake.query(session, messageId, '447700900001');
-    expect(query).toMatchObject({ kind: 'found', messageState: MESSAGE_STATE.DELIVERED, errorCode: 0 });
+    expect(query).toMatchObject({ kind: 'found', messageState: MESSAGE_STATE.DELIVRD, errorCode: 0 });
     expect((query as { finalDate: string }).finalDate).toMatch(/^\d{12}000\+$/);
     // Gone upstream: no longer cancellable.
     expect(await intake.cancel(session, messageId, '', '')).toEqual({ status: SERVER_STATUS.cancelFailed });
