@@ -3,6 +3,7 @@
  * Pure: no clock, no I/O.
  */
 import { IANAZone } from 'luxon';
+import { isCalendarDate, isTimeOfDay } from '../common/calendar.js';
 
 /** SPEC.md Scheduling rule 2. No zone designator or offset can match it (rule 4). */
 export const SEND_AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -34,10 +35,8 @@ export function parseSendAt(raw: string): SendAtParse {
   }
   const [year, month, day, hour, minute] = match.slice(1, 6).map(Number) as [number, number, number, number, number];
   const second = match[6] === undefined ? 0 : Number(match[6]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
-    return { ok: false, reason: 'is not a real calendar date' };
-  }
-  if (hour > 23 || minute > 59 || second > 59) return { ok: false, reason: 'is not a real time of day' };
+  if (!isCalendarDate(year, month, day)) return { ok: false, reason: 'is not a real calendar date' };
+  if (!isTimeOfDay(hour, minute, second)) return { ok: false, reason: 'is not a real time of day' };
   return { ok: true, local: { year, month, day, hour, minute } };
 }
 
@@ -73,13 +72,6 @@ export function localToUtcMs(local: LocalMinute, zoneName: string): number {
     .map((c) => c.instantMs);
   if (candidates.length > 0) return Math.min(...candidates);
   return wallAsUtcMs - offsetBeforeMin * MS_PER_MINUTE;
-}
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
-
-function daysInMonth(year: number, month: number): number {
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 /** Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not. */

@@ -3,6 +3,7 @@
  * needs, from its short_message text and its TLVs. The TLVs win when present (SMPP 3.4 §5.3.2.12
  * receipted_message_id, §5.3.2.35 message_state) because they are typed and not free text.
  */
+import { isCalendarDate, isTimeOfDay } from '../common/calendar.js';
 import { normalizeMessageId, type MessageIdMode } from './message-id.js';
 import { parseReceiptText } from './receipt-text.js';
 import { fitStatus, fullReceiptStatus, isFinalStatus } from './status.js';
@@ -65,8 +66,7 @@ function calendarInstant(digits: string): string | undefined {
   const minute = digitsAt(digits, 10, 2);
   const second = digitsAt(digits, 12, 2);
   // Years before 0100 are no receipt's (and were refused when this went through Date.UTC, which reads 0-99 as 19YY).
-  if (year < 100 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  if (year < 100 || !isCalendarDate(year, month, day) || !isTimeOfDay(hour, minute, second)) return undefined;
   // Date.prototype.toISOString's form (years 0000-9999 here): YYYY-MM-DDThh:mm:ss.000Z.
   return `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}T${digits.slice(8, 10)}:${digits.slice(10, 12)}:${digits.slice(12, 14)}.000Z`;
 }
@@ -80,12 +80,6 @@ function digitsAt(text: string, from: number, count: number): number {
     value = value * 10 + d;
   }
   return value;
-}
-
-/** Days in a month of the proleptic Gregorian calendar (what Date.UTC uses). */
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 export function parseSmppReceipt(input: SmppReceiptInput, idMode: MessageIdMode): SmppReceiptResult {
