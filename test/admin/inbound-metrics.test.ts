@@ -3,33 +3,21 @@
  * comes is delivered incomplete by the reassembly sweep, and counted as one message, one part and
  * one incomplete message; a repeated part is not counted again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/admin/gateway-metrics.js';
 import { TransportActivity } from '../../src/admin/transport-activity.js';
 import { InboundService } from '../../src/inbound/inbound-service.js';
 import { silentLogger } from '../../src/common/log.js';
-import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { sqliteStorePorts } from '../../src/store/store-ports.js';
 import { parseMetrics } from './admin-fixture.js';
+import { useTempSqliteStore } from '../support/temp-sqlite-store.js';
 
 const TIMEOUT_MS = 60_000;
-let dir: string | undefined;
-let store: Store | undefined;
-
-afterEach(async () => {
-  await store?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  store = undefined;
-  dir = undefined;
-});
+const openTempStore = useTempSqliteStore('inbound-metrics');
 
 describe('inbound metrics', () => {
   it('count a message delivered incomplete after the reassembly timeout, its part, and not a repeated part', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'smsgate-inbound-metrics-'));
-    store = await openStore({ path: join(dir, 'smsgate.sqlite') });
+    const store = await openTempStore();
     const ports = sqliteStorePorts(store);
     let nowMs = Date.UTC(2026, 0, 15, 12, 0, 0);
     const metrics = new GatewayMetrics({ status: ports.status, transports: () => [], activity: new TransportActivity(() => nowMs), now: () => nowMs });

@@ -9,33 +9,24 @@
  *   recipient back once, in order, with its ClientReference;
  * - the body's scan pauses inside an element longer than a slice and resumes where it stopped.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJsonLazily, SCAN_SLICE_BYTES, type LazyJsonArray } from '../../src/api/sliced-json.js';
 import { readStoredRecipients } from '../../src/campaigns/campaign-request.js';
 import { CampaignRequestStore } from '../../src/store/sqlite/campaign-request-store.js';
-import { openStore, type Store } from '../../src/store/sqlite/database.js';
 import { startApiFixture, type ApiFixture } from '../support/api-fixture.js';
 import { recordSyncPragmas } from '../support/sync-pragmas.js';
+import { useTempSqliteStore } from '../support/temp-sqlite-store.js';
 
 let fixture: ApiFixture | undefined;
-let store: Store | undefined;
-let dir: string | undefined;
+const openTempStore = useTempSqliteStore('million');
 afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
-  await store?.close();
-  store = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
 });
 
 describe('a million-recipient request', () => {
   it('commits its slices without their own fsync and leaves the connection at synchronous=FULL', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'smsgate-million-'));
-    store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'FULL' });
+    const store = await openTempStore({ synchronous: 'FULL' });
     const slices = new CampaignRequestStore(store.db);
     const seen = recordSyncPragmas(store.db);
     slices.insertSlices('c1', 0, ['[{"msisdn":"1"}]', '[{"msisdn":"2"}]']);
@@ -48,8 +39,7 @@ describe('a million-recipient request', () => {
   });
 
   it('leaves a connection configured synchronous=NORMAL as it is', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'smsgate-million-'));
-    store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
+    const store = await openTempStore({ synchronous: 'NORMAL' });
     const seen = recordSyncPragmas(store.db);
     new CampaignRequestStore(store.db).insertSlices('c1', 0, ['[]']);
     expect(seen).toEqual(['synchronous']);

@@ -5,26 +5,16 @@
  * given), that a transaction that turns out to need its own fsync is rolled back and written once
  * at FULL, and that the connection is always left at FULL.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/sqlite/database.js';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/sqlite/database.js';
 import { CommitDeferredUnless } from '../../src/store/sqlite/deferred-sync.js';
 import { recordSyncPragmas } from '../support/sync-pragmas.js';
+import { useTempSqliteStore } from '../support/temp-sqlite-store.js';
 
-let store: Store | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await store?.close();
-  store = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const openTempStore = useTempSqliteStore('deferred-unless');
 
 async function openFullStore(): Promise<Store['db']> {
-  dir = mkdtempSync(join(tmpdir(), 'smsgate-deferred-unless-'));
-  store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'FULL' });
+  const store = await openTempStore({ synchronous: 'FULL' });
   store.db.exec('CREATE TABLE passes (id INTEGER PRIMARY KEY, urgent INTEGER NOT NULL)');
   return store.db;
 }

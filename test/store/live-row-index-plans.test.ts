@@ -8,34 +8,25 @@
  * table), and on the batch updates of a commit (one statement for many rows, the per-row guards
  * kept).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { QueryRunner } from 'typeorm';
 import { LiveRowIndexes1766400000001 } from '../../migrations/1766400000001-live-row-indexes.js';
 import { MultiRowUpdate } from '../../src/store/sqlite/multi-row-update.js';
-import { openStore, type Store } from '../../src/store/sqlite/database.js';
+import type { Store } from '../../src/store/sqlite/database.js';
 import { DispatchStore } from '../../src/store/sqlite/dispatch-store.js';
 import { PART_CHANGE_SQL } from '../../src/store/sqlite/part-change-queries.js';
 import { ROW_UPDATES_SQL, SqlitePartWrites } from '../../src/store/sqlite/part-writes.js';
 import { RECOVERY_SQL } from '../../src/store/sqlite/recovery-queries.js';
 import { READ_QUEUED } from '../../src/store/sqlite/reroute-queries.js';
 import { STATUS_PART_SQL, StatusQueries } from '../../src/store/sqlite/status-store.js';
+import { useTempSqliteStore } from '../support/temp-sqlite-store.js';
 
-let store: Store | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  store = undefined;
-});
+const openTempStore = useTempSqliteStore('live-indexes');
 
 type Db = Store['db'];
 
 async function openDb(): Promise<Db> {
-  dir = mkdtempSync(join(tmpdir(), 'smsgate-live-indexes-'));
-  store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
+  const store = await openTempStore({ synchronous: 'NORMAL' });
   store.db.prepare(`INSERT INTO clients (id, name, active, created_at) VALUES (1, 'c', 1, 0)`).run();
   store.db.prepare(
     `INSERT INTO campaigns (id, client_id, state, name, sender, text, send_at, text_sent, encoding, parts_per_message, total_sent, skipped_count, created_at, ready_at)

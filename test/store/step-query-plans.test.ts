@@ -5,26 +5,17 @@
  * transport or campaign; a pass counts and takes waiting recipients through recipients_dispatch.
  * Checked on the query plans of the very text the stores prepare, and on the rows they return.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIM_CANDIDATES_SQL, SqliteClaimStore } from '../../src/store/sqlite/claim-queries.js';
-import { openStore, type Store } from '../../src/store/sqlite/database.js';
+import type { Store } from '../../src/store/sqlite/database.js';
 import { DispatchStore } from '../../src/store/sqlite/dispatch-store.js';
 import { MATERIALISE_SQL } from '../../src/store/sqlite/materialise-queries.js';
+import { useTempSqliteStore } from '../support/temp-sqlite-store.js';
 
-let store: Store | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  store = undefined;
-});
+const openTempStore = useTempSqliteStore('step-plans');
 
 async function seeded(): Promise<Store['db']> {
-  dir = mkdtempSync(join(tmpdir(), 'smsgate-step-plans-'));
-  store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
+  const store = await openTempStore({ synchronous: 'NORMAL' });
   const db = store.db;
   const dispatch = new DispatchStore(db);
   db.prepare(`INSERT INTO clients (id, name, active, created_at) VALUES (1, 'c', 1, 0)`).run();

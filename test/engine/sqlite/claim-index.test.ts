@@ -5,26 +5,16 @@
  * are never walked, and the campaigns are found by one index seek each. Checked on the query plans
  * and on the rows the statements return.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../../src/store/sqlite/database.js';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/store/sqlite/database.js';
 import { CLAIM_FIRST_OF_CAMPAIGNS_SQL } from '../../../src/store/sqlite/claim-queries.js';
 import { BATCH_SQL, CLAIM_SQL, DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
+import { useTempSqliteStore } from '../../support/temp-sqlite-store.js';
 
-let store: Store | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  store = undefined;
-  dir = undefined;
-});
+const openTempStore = useTempSqliteStore('claim');
 
 async function seeded(): Promise<{ db: Store['db']; dispatch: DispatchStore }> {
-  dir = mkdtempSync(join(tmpdir(), 'smsgate-claim-'));
-  store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
+  const store = await openTempStore({ synchronous: 'NORMAL' });
   const db = store.db;
   db.prepare(`INSERT INTO clients (id, name, active, created_at) VALUES (1, 'c', 1, 0)`).run();
   for (const id of ['k', 'm']) {

@@ -4,27 +4,16 @@
  * of the next claim however large the other campaign's backlog; a campaign alone gets the whole
  * claim; with more campaigns than a claim holds, successive claims rotate through them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FairClaimer } from '../../../src/engine/fair-claim.js';
 import { claimSizesFor } from '../../../src/engine/transport-lane.js';
-import { openStore, type Store } from '../../../src/store/sqlite/database.js';
 import { DispatchStore, type ClaimablePart } from '../../../src/store/sqlite/dispatch-store.js';
+import { useTempSqliteStore } from '../../support/temp-sqlite-store.js';
 
-let store: Store | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await store?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  store = undefined;
-  dir = undefined;
-});
+const openTempStore = useTempSqliteStore('fair');
 
 async function storeWith(campaigns: Record<string, { recipients: number; parts?: number }>): Promise<DispatchStore> {
-  dir = mkdtempSync(join(tmpdir(), 'smsgate-fair-'));
-  store = await openStore({ path: join(dir, 'smsgate.sqlite'), synchronous: 'NORMAL' });
+  const store = await openTempStore({ synchronous: 'NORMAL' });
   const db = store.db;
   const dispatch = new DispatchStore(db);
   db.prepare(`INSERT INTO clients (id, name, active, created_at) VALUES (1, 'c', 1, 0)`).run();
