@@ -6,6 +6,7 @@
  * as proc(5) counts them. VmHWM stays the peak the bench reports; this says what filled it.
  */
 import { readFileSync } from 'node:fs';
+import { statusFieldBytes } from './stats.js';
 
 export interface RssSplit {
   rssBytes: number;
@@ -16,10 +17,6 @@ export interface RssSplit {
 
 const SAMPLE_EVERY_MS = 250;
 
-function kb(status: string, field: string): number {
-  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-}
-
 export function rssSplitOf(pid: number): RssSplit | undefined {
   let status: string;
   try {
@@ -27,7 +24,8 @@ export function rssSplitOf(pid: number): RssSplit | undefined {
   } catch {
     return undefined;
   }
-  return { rssBytes: kb(status, 'VmRSS'), anonBytes: kb(status, 'RssAnon'), fileBytes: kb(status, 'RssFile'), shmemBytes: kb(status, 'RssShmem') };
+  const kb = (field: string): number => statusFieldBytes(status, field);
+  return { rssBytes: kb('VmRSS'), anonBytes: kb('RssAnon'), fileBytes: kb('RssFile'), shmemBytes: kb('RssShmem') };
 }
 
 /** Samples until stop(); returns the split at the highest VmRSS sampled. */

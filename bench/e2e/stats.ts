@@ -48,12 +48,16 @@ export function mainThreadTimesOf(pid: number | undefined): ThreadTimes {
   }
 }
 
+/** A `Name:   N kB` field of a /proc/<pid>/status text (proc(5)), in bytes; 0 when absent. */
+export function statusFieldBytes(status: string, field: string): number {
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+}
+
 /** Peak resident set size of a live process (VmHWM: the kernel keeps the high-water mark), bytes. */
 export function peakRssBytesOf(pid: number | undefined): number {
   if (pid === undefined) return 0;
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+    return statusFieldBytes(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmHWM');
   } catch {
     return 0;
   }
