@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { SqliteCreditLedger } from '../../src/store/sqlite/credit-ledger.js';
 import { startApiFixture, type ApiFixture } from '../../test/support/api-fixture.js';
+import { percentile } from '../e2e/stats.js';
 
 interface Case {
   recipients: number;
@@ -33,11 +34,6 @@ function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);
   const value = at === -1 ? undefined : Number(process.argv[at + 1]);
   return value !== undefined && Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
-function percentile(sortedMs: readonly number[], p: number): number {
-  const index = Math.min(sortedMs.length - 1, Math.ceil((p / 100) * sortedMs.length) - 1);
-  return sortedMs[Math.max(0, index)]!;
 }
 
 function campaignBody(recipients: number, round: number): string {

@@ -15,6 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import { SqliteCreditLedger } from '../../src/store/sqlite/credit-ledger.js';
 import { startApiFixture, type ApiFixture } from '../../test/support/api-fixture.js';
+import { percentile } from '../e2e/stats.js';
 import { runCreditsBench } from './credits.js';
 import { printMillion, runMillion } from './million.js';
 
@@ -24,11 +25,6 @@ interface Row {
   p50Ms: string;
   p99Ms: string;
   maxMs: string;
-}
-
-function percentile(sortedMs: readonly number[], p: number): number {
-  const index = Math.min(sortedMs.length - 1, Math.ceil((p / 100) * sortedMs.length) - 1);
-  return sortedMs[Math.max(0, index)]!;
 }
 
 function campaignBody(recipients: number): string {
