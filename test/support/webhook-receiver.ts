@@ -57,12 +57,15 @@ export class WebhookReceiver {
   signatureFailures = 0;
   /** Requests answered 2xx, including those not kept. */
   acknowledged = 0;
+  /** TCP connections accepted (a sender on kept-alive connections opens few). */
+  connections = 0;
   private readonly scripted: ScriptedResponse[] = [];
   private responder: Responder | undefined;
   private readonly waiters = new Set<() => void>();
 
   private constructor(
     private readonly server: Server,
+    readonly port: number,
     readonly url: string,
     private readonly options: Required<Omit<WebhookReceiverOptions, 'secret' | 'port'>> & { secret: string | null },
   ) {}
@@ -77,12 +80,15 @@ export class WebhookReceiver {
     let receiver: WebhookReceiver | undefined;
     const server = createServer((req, res) => receiver?.handle(req, res));
     server.keepAliveTimeout = 30_000;
+    server.on('connection', () => {
+      if (receiver !== undefined) receiver.connections += 1;
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}/webhook`, resolved);
+    receiver = new WebhookReceiver(server, port, `http://127.0.0.1:${port}/webhook`, resolved);
     return receiver;
   }
 

@@ -5,9 +5,6 @@
  * over a real SQLite outbox, a real node:http receiver on loopback; writes counted where net.Socket
  * hands bytes to its handle.
  */
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createNodeHttpClient, enqueueDeliveryReceipt, WebhookSender, type WebhookHttpClient, type WebhookSenderConfig,
@@ -15,6 +12,7 @@ import {
 import { createUndiciHttpClient } from '../../src/webhooks/undici-http-client.js';
 import { pollUntil } from '../support/poll-until.js';
 import { countSocketWrites, type SocketWriteCounter } from '../support/socket-writes.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 
 const WEBHOOKS = 50;
@@ -23,49 +21,8 @@ const CONFIG: WebhookSenderConfig = {
   timeoutMs: 5_000, retryDelaysMs: [20, 40, 80], breakerOpenMs: 60_000, breakerFailures: 100, concurrency: CONCURRENCY, redriveWithinMs: 0,
 };
 
-interface CountingReceiver {
-  url: string;
-  port: number;
-  /** TCP connections accepted. */
-  connections: number;
-  /** Request bodies, in arrival order. */
-  bodies: string[];
-  close(): Promise<void>;
-}
-
-/** node:http with keep-alive; answers each request with `status(body)` (200 by default). */
-async function countingReceiver(status: (body: string) => number = () => 200): Promise<CountingReceiver> {
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      receiver.bodies.push(body);
-      res.writeHead(status(body), { 'Content-Type': 'text/plain' }).end('ok');
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  server.on('connection', () => {
-    receiver.connections += 1;
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const receiver: CountingReceiver = {
-    url: `http://127.0.0.1:${port}/webhook`,
-    port,
-    connections: 0,
-    bodies: [],
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-  return receiver;
-}
-
 let fx: WebhookFixture;
-let receiver: CountingReceiver | undefined;
+let receiver: WebhookReceiver | undefined;
 let counter: SocketWriteCounter | undefined;
 const senders: WebhookSender[] = [];
 const clients: WebhookHttpClient[] = [];
@@ -89,7 +46,7 @@ describe('webhook requests on kept-alive connections', () => {
     ['undici (the default)', (): WebhookHttpClient | undefined => undefined],
     ['node:http', (): WebhookHttpClient | undefined => createNodeHttpClient({ maxSockets: CONCURRENCY })],
   ])(`%s: ${WEBHOOKS} webhooks use at most concurrency (${CONCURRENCY}) connections and one write each`, async (_name, makeClient) => {
-    const target = await countingReceiver();
+    const target = await WebhookReceiver.start({ secret: 'whsec' });
     receiver = target;
     const clientId = fx.addClient('acme', { url: target.url, secret: 'whsec' });
     for (let i = 0; i < WEBHOOKS; i++) {
@@ -108,7 +65,8 @@ describe('webhook requests on kept-alive connections', () => {
     sender.start();
     const delivered = (): number => Number(fx.store.db.prepare(`SELECT COUNT(*) FROM webhook_outbox WHERE state = 'delivered'`).pluck().get());
     await pollUntil(() => delivered() === WEBHOOKS, 10_000, () => `${WEBHOOKS} webhooks delivered (${delivered()} so far)`);
-    expect(target.bodies).toHaveLength(WEBHOOKS);
+    expect(target.count).toBe(WEBHOOKS);
+    expect(target.signatureFailures).toBe(0);
     expect(target.connections).toBeGreaterThan(0);
     expect(target.connections).toBeLessThanOrEqual(CONCURRENCY);
     expect(counter.tally.writes).toBe(WEBHOOKS);
@@ -116,7 +74,7 @@ describe('webhook requests on kept-alive connections', () => {
 
   it(`pipelining 8: ${WEBHOOKS} requests over one connection, the requests of a turn in one write, each answer matched to its request`, async () => {
     // The status says which request it answers, so an answer given to the wrong request shows.
-    const target = await countingReceiver((body) => 200 + (Number(body) % 5));
+    const target = (await WebhookReceiver.start()).respondWith((request) => ({ kind: 'status', statusCode: 200 + (Number(request.rawBody.toString('utf8')) % 5) }));
     receiver = target;
     counter = countSocketWrites((socket) => socket.remotePort === target.port);
     const client = createUndiciHttpClient({ maxSockets: 8, timeoutMs: 5_000, pipelining: 8 });
@@ -124,7 +82,7 @@ describe('webhook requests on kept-alive connections', () => {
     const answers = await Promise.all(Array.from({ length: WEBHOOKS }, (_, i) =>
       client.post({ url: target.url, headers: { 'Content-Type': 'text/plain' }, body: String(i), timeoutMs: 5_000 })));
     expect(answers).toEqual(Array.from({ length: WEBHOOKS }, (_, i) => ({ kind: 'response', statusCode: 200 + (i % 5) })));
-    expect(target.bodies).toHaveLength(WEBHOOKS);
+    expect(target.count).toBe(WEBHOOKS);
     expect(target.connections).toBe(1);
     // One write a request without the cork; the first eight alone share one.
     expect(counter.tally.writes).toBeLessThanOrEqual(WEBHOOKS - 7);
