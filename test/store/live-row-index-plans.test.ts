@@ -19,6 +19,7 @@ import { ROW_UPDATES_SQL, SqlitePartWrites } from '../../src/store/sqlite/part-w
 import { RECOVERY_SQL } from '../../src/store/sqlite/recovery-queries.js';
 import { READ_QUEUED } from '../../src/store/sqlite/reroute-queries.js';
 import { STATUS_PART_SQL, StatusQueries } from '../../src/store/sqlite/status-store.js';
+import { queryPlan } from '../support/query-plan.js';
 import { useTempSqliteStore } from '../support/temp-sqlite-store.js';
 
 const openTempStore = useTempSqliteStore('live-indexes');
@@ -57,10 +58,6 @@ function entries(db: Db, index: string): number {
 function indexEntries(db: Db): Record<string, number> {
   return Object.fromEntries(['message_parts_fair_claim', 'message_parts_submitting', 'message_parts_message_id', 'recipients_dispatch', 'receipts_pending']
     .map((name) => [name, entries(db, name)]));
-}
-
-function planOf(db: Db, sql: string, ...params: unknown[]): string[] {
-  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
 }
 
 const receipt = { transport: 'up', status: 'DELIVRD', final: true, errorCode: null, doneAt: null, raw: 'r', receivedAt: 0 } as const;
@@ -132,14 +129,14 @@ describe('live-row indexes of parts, recipients and receipts on SQLite', () => {
     const db = await openDb();
     seedParts(db, 3);
     const plans: Record<string, string[]> = {
-      targetParts: planOf(db, PART_CHANGE_SQL.targetParts, { transport: 'up', ids: '["m1"]' }),
-      matchable: planOf(db, PART_CHANGE_SQL.matchable, 10),
-      unmatchedOf: planOf(db, PART_CHANGE_SQL.unmatchedOf, 'up', '["m1"]'),
-      queued: planOf(db, STATUS_PART_SQL.queued, 'up'),
-      submitting: planOf(db, STATUS_PART_SQL.submitting, 'up'),
-      unsent: planOf(db, STATUS_PART_SQL.unsentByCampaign),
-      requeue: planOf(db, RECOVERY_SQL.requeueSubmitting, 1, null),
-      rerouteAll: planOf(db, READ_QUEUED.all, { after: 0, limit: 10 }),
+      targetParts: queryPlan(db, PART_CHANGE_SQL.targetParts, { transport: 'up', ids: '["m1"]' }),
+      matchable: queryPlan(db, PART_CHANGE_SQL.matchable, 10),
+      unmatchedOf: queryPlan(db, PART_CHANGE_SQL.unmatchedOf, 'up', '["m1"]'),
+      queued: queryPlan(db, STATUS_PART_SQL.queued, 'up'),
+      submitting: queryPlan(db, STATUS_PART_SQL.submitting, 'up'),
+      unsent: queryPlan(db, STATUS_PART_SQL.unsentByCampaign),
+      requeue: queryPlan(db, RECOVERY_SQL.requeueSubmitting, 1, null),
+      rerouteAll: queryPlan(db, READ_QUEUED.all, { after: 0, limit: 10 }),
     };
     expect(plans['targetParts']).toContain('SEARCH message_parts USING COVERING INDEX message_parts_message_id (transport=? AND message_id=?)');
     expect(plans['matchable']).toContain('SEARCH r USING INDEX receipts_pending (match_state=?)');
@@ -164,7 +161,7 @@ describe('live-row indexes of parts, recipients and receipts on SQLite', () => {
       for (const rows of [1, 2, 64]) {
         const text = MultiRowUpdate.text(sql, rows);
         const params = Array.from({ length: (text.match(/\?/g) ?? []).length }, (_, i) => i + 1);
-        const plan = planOf(db, text, ...params);
+        const plan = queryPlan(db, text, ...params);
         expect(plan, `${name} x${rows}`).toContainEqual(expect.stringMatching(/^SEARCH (message_parts|recipients) USING INTEGER PRIMARY KEY \(rowid=\?\)$/));
         expect(plan.filter((line) => /^SCAN (message_parts|recipients)\b/.test(line)), `${name} x${rows}`).toEqual([]);
       }

@@ -10,6 +10,7 @@ import { CLAIM_CANDIDATES_SQL, SqliteClaimStore } from '../../src/store/sqlite/c
 import type { Store } from '../../src/store/sqlite/database.js';
 import { DispatchStore } from '../../src/store/sqlite/dispatch-store.js';
 import { MATERIALISE_SQL } from '../../src/store/sqlite/materialise-queries.js';
+import { queryPlan } from '../support/query-plan.js';
 import { useTempSqliteStore } from '../support/temp-sqlite-store.js';
 
 const openTempStore = useTempSqliteStore('step-plans');
@@ -38,14 +39,10 @@ async function seeded(): Promise<Store['db']> {
   return db;
 }
 
-function planOf(db: Store['db'], sql: string, ...params: unknown[]): string[] {
-  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
-}
-
 describe('query plans of the claim and materialise steps on SQLite', () => {
   it('reads a claim\'s candidates by index seeks and index-only counts, never scanning parts', async () => {
     const db = await seeded();
-    const plan = planOf(db, CLAIM_CANDIDATES_SQL, { transport: 'up', cursor: 'b', now: 1_000, limit: 10 });
+    const plan = queryPlan(db, CLAIM_CANDIDATES_SQL, { transport: 'up', cursor: 'b', now: 1_000, limit: 10 });
     const partAccesses = plan.filter((line) => /message_parts| p /.test(line));
     expect(partAccesses.length).toBeGreaterThanOrEqual(5);
     for (const line of partAccesses) expect(line).toMatch(/^SEARCH (message_parts|p) USING COVERING INDEX message_parts_fair_claim \(transport=\? AND state=\?/);
@@ -78,7 +75,7 @@ describe('query plans of the claim and materialise steps on SQLite', () => {
     expect(claims.readClaimCandidates('up', '', 1_000, 2).map((c) => [c.campaignId, c.clientId, c.partsPerSecond, c.nextPartAtUs])).toEqual([
       ['a', 1, 50, 123], ['b', 2, null, null],
     ]);
-    const plan = planOf(db, CLAIM_CANDIDATES_SQL, { transport: 'up', cursor: 'b', now: 1_000, limit: 10 });
+    const plan = queryPlan(db, CLAIM_CANDIDATES_SQL, { transport: 'up', cursor: 'b', now: 1_000, limit: 10 });
     // The campaign and the rate by key; the constant check that any rate exists, once.
     expect(plan.filter((line) => /\b(c|r|client_send_rates)\b/.test(line) && !/message_parts/.test(line))).toEqual([
       expect.stringMatching(/^SEARCH c USING INDEX sqlite_autoindex_campaigns_1 \(id=\?\)( LEFT-JOIN)?$/),
@@ -91,10 +88,10 @@ describe('query plans of the claim and materialise steps on SQLite', () => {
 
   it('counts and takes waiting recipients through the recipients_dispatch index', async () => {
     const db = await seeded();
-    for (const line of planOf(db, MATERIALISE_SQL.readyCampaigns, { now: 1, limit: 16, cap: 500 }).filter((l) => /\br\b|recipients/.test(l))) {
+    for (const line of queryPlan(db, MATERIALISE_SQL.readyCampaigns, { now: 1, limit: 16, cap: 500 }).filter((l) => /\br\b|recipients/.test(l))) {
       expect(line).toMatch(/^SEARCH r USING COVERING INDEX recipients_dispatch \(campaign_id=\? AND dispatch_state=\?\)$/);
     }
-    const take = planOf(db, MATERIALISE_SQL.waitingRecipients, 'a', 10);
+    const take = queryPlan(db, MATERIALISE_SQL.waitingRecipients, 'a', 10);
     expect(take).toContain('SEARCH r USING INDEX recipients_dispatch (campaign_id=? AND dispatch_state=?)');
     expect(take.join('\n')).not.toMatch(/TEMP B-TREE|SCAN r/);
   });

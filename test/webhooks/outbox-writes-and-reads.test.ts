@@ -11,6 +11,7 @@ import { DELIVERED_SQL, DUE_SQL, recordAttempts, type AttemptRecord, type DueOut
 import { enqueueDeliveryReceipts, WebhookSender, type WebhookSenderConfig } from '../../src/webhooks/index.js';
 import type { UnleasedRead } from '../../src/webhooks/outbox.js';
 import { SqliteWebhookOutbox } from '../../src/webhooks/sqlite/outbox.js';
+import { queryPlan } from '../support/query-plan.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openWebhookFixture, type WebhookFixture } from './fixture.js';
 
@@ -95,7 +96,7 @@ describe('webhook outbox on SQLite: writes and reads a message', () => {
     expect(db.prepare(`SELECT COUNT(*) FROM webhook_outbox INDEXED BY webhook_outbox_due WHERE state = 'pending'`).pluck().get()).toBe(5);
     expect(db.prepare(`SELECT COUNT(*) FROM webhook_outbox INDEXED BY webhook_outbox_dead WHERE state = 'dead'`).pluck().get()).toBe(5);
 
-    const plan = (sql: string, ...params: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    const plan = (sql: string, ...params: unknown[]) => queryPlan(db, sql, ...params).join(' | ');
     const expectPlans = () => {
       expect(plan(DUE_SQL, 5_000, 10)).toMatch(/^SEARCH o USING INDEX webhook_outbox_due \(next_attempt_at<\?\)/);
       expect(plan(DUE_SQL, 5_000, 10)).not.toMatch(/TEMP B-TREE/);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/sqlite/database.js';
 import { CLAIM_FIRST_OF_CAMPAIGNS_SQL } from '../../../src/store/sqlite/claim-queries.js';
 import { BATCH_SQL, CLAIM_SQL, DispatchStore } from '../../../src/store/sqlite/dispatch-store.js';
+import { queryPlan } from '../../support/query-plan.js';
 import { useTempSqliteStore } from '../../support/temp-sqlite-store.js';
 
 const openTempStore = useTempSqliteStore('claim');
@@ -40,7 +41,7 @@ async function seeded(): Promise<{ db: Store['db']; dispatch: DispatchStore }> {
 }
 
 function planOf(db: Store['db'], sql: string, ...params: unknown[]): string {
-  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('\n');
+  return queryPlan(db, sql, ...params).join('\n');
 }
 
 describe('claiming parts per transport, round robin over campaigns', () => {
