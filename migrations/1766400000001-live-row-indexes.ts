@@ -23,7 +23,7 @@ import { dialectOf } from './dialect.js';
  *   left submitting at start (recovery-queries.ts). A part enters it at its claim and leaves at its
  *   outcome: 2 B-tree writes, where the due and fair-claim indexes took 4 for the same two steps.
  * - message_parts_message_id (transport, message_id) WHERE message_id IS NOT NULL: a receipt's part
- *   (part-change-queries.ts `targets`, `matchable`: `SEARCH ... USING INDEX message_parts_message_id
+ *   (part-change-queries.ts `targetParts`, `matchable`: `SEARCH ... USING INDEX message_parts_message_id
  *   (transport=? AND message_id=?)`), the simulator's recovery (messageIdsAwaitingReceipt). A part
  *   enters it once, when the carrier gives its id; a queued part is not in it.
  * - message_parts_due (state, next_attempt_at): dropped. Every query that read it asks for queued
